@@ -1,0 +1,31 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'cdk.out/', '.data/', 'coverage/', 'docs/openapi/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-syntax': [
+        'error',
+        { selector: "CallExpression[callee.name='parseFloat']", message: 'Amounts are integer minor units.' },
+      ],
+    },
+  },
+  {
+    files: ['test/**', 'bench/**'],
+    rules: {
+      // Tests read JSON bodies whose shape is the assertion itself.
+      '@typescript-eslint/no-explicit-any': 'off',
+      'no-restricted-properties': [
+        'error',
+        { object: 'it', property: 'only' },
+        { object: 'describe', property: 'only' },
+        { object: 'test', property: 'only' },
+      ],
+    },
+  },
+);

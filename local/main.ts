@@ -1,0 +1,56 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { gateways, type GatewayName } from '../shared/http/gateways';
+import { routes } from '../shared/routes';
+import { queues, workers } from '../shared/workers';
+import { LocalStartError } from './errors';
+import { startPlatform, type Platform } from './platform';
+
+/**
+ * `npm start`: the whole platform on this machine, no Docker, no AWS account. Data lives in .data/
+ * (git-ignored) and survives restarts; Ctrl-C stops everything, DynamoDB Local's JVM included.
+ */
+const dataDir = resolve(process.env.DATA_DIR ?? resolve(import.meta.dirname, '..', '.data'));
+mkdirSync(dataDir, { recursive: true });
+
+let platform: Platform | undefined;
+let stopping = false;
+
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping the embedded platform...`);
+  await platform?.stop();
+  console.log('stopped.');
+  process.exit(0);
+}
+
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+try {
+  const started = Date.now();
+  platform = await startPlatform({
+    dataDir,
+    routes,
+    workers,
+    queues,
+    log: (line) => console.error(line),
+  });
+  if (stopping) await platform.stop();
+  const count = (name: GatewayName) => routes.filter((r) => gateways[name].apis.includes(r.api)).length;
+  console.log(`Wallet platform (embedded) is up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  for (const name of Object.keys(gateways) as GatewayName[]) {
+    console.log(`  ${gateways[name].description.padEnd(58)} ${platform.urls[name]}  (${count(name)} routes)`);
+  }
+  console.log(`  ${`DynamoDB Local (data in ${dataDir}/dynamodb)`.padEnd(58)} ${platform.dynamodbEndpoint}`);
+  console.log(`  ${'Workers: stream / queue / schedule'.padEnd(58)} ${['stream', 'queue', 'schedule'].map((k) => workers.filter((w) => w.trigger.kind === k).length).join(' / ')}`);
+  console.log(`Try: curl ${platform.urls.public}/healthz    Ctrl-C stops everything.`);
+} catch (error) {
+  if (error instanceof LocalStartError) {
+    console.error(`error: ${error.message}`);
+  } else {
+    console.error('error: the embedded platform failed to start:', error);
+  }
+  process.exit(1);
+}

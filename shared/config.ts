@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+/**
+ * Configuration, read from the environment once at cold start and validated, so a missing or
+ * malformed setting fails the first invocation loudly instead of a request deep in a service.
+ * The CDK stacks set these on every function; the embedded platform sets them before it loads
+ * any handler.
+ */
+const schema = z.object({
+  STAGE: z.string().min(1).default('local'),
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  LEDGER_TABLE: z.string().min(1).optional(),
+  WALLET_TABLE: z.string().min(1).optional(),
+  /** Set only by the embedded platform and tests: DynamoDB Local's address. */
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+  PLATFORM_VERSION: z.string().min(1).default('0.1.0'),
+  /** The embedded platform checks every response against the manifest's schema. */
+  VALIDATE_RESPONSES: z.stringbool().default(false),
+});
+
+export type Config = z.infer<typeof schema>;
+
+function load(): Config {
+  const parsed = schema.safeParse(process.env);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`Invalid configuration: ${fields.join('; ')}`);
+  }
+  return parsed.data;
+}
+
+export const config: Config = load();
+
+/** The table name a function was bound to; failing here means the stack forgot bindTable. */
+export function tableName(envVar: 'LEDGER_TABLE' | 'WALLET_TABLE'): string {
+  const name = config[envVar];
+  if (!name) throw new Error(`${envVar} is not set: this function is not bound to that table`);
+  return name;
+}

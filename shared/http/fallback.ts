@@ -1,0 +1,44 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { AppError } from '../errors';
+import { problemResponse } from './problem';
+import { compilePath, type AnyRoute } from './route';
+import { gateways, type GatewayName } from './gateways';
+
+/**
+ * Route matching for one gateway, and the problem+json answer for requests no route serves:
+ * 404 `not_found` for an unknown path, 405 `method_not_allowed` (with Allow) for a known path
+ * and a wrong method. The local gateway and the AWS fallback function both answer through here.
+ */
+export interface RouteTable {
+  match(method: string, path: string): { route: AnyRoute; params: Record<string, string> } | { allowed: string[] } | null;
+}
+
+export function routeTable(routes: readonly AnyRoute[], gateway: GatewayName): RouteTable {
+  const served = routes
+    .filter((route) => gateways[gateway].apis.includes(route.api))
+    .map((route) => ({ route, matchPath: compilePath(route.path) }));
+  return {
+    match(method, path) {
+      const allowed: string[] = [];
+      for (const { route, matchPath } of served) {
+        const params = matchPath(path);
+        if (!params) continue;
+        if (route.method === method) return { route, params };
+        allowed.push(route.method);
+      }
+      return allowed.length > 0 ? { allowed: [...new Set(allowed)] } : null;
+    },
+  };
+}
+
+export function unroutedResponse(allowed: string[] | null, method: string, path: string, requestId: string): APIGatewayProxyResult {
+  if (allowed) {
+    return problemResponse(
+      new AppError('method_not_allowed', `${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}.`, {
+        headers: { allow: allowed.join(', ') },
+      }),
+      requestId,
+    );
+  }
+  return problemResponse(new AppError('not_found', `No operation is served at ${method} ${path}.`), requestId);
+}

@@ -1,0 +1,57 @@
+import { AppError } from '../errors';
+
+/**
+ * Amounts are integer minor units everywhere, so a number literal with a fraction or an exponent
+ * is refused wherever it appears in a body. JSON.parse cannot tell `10.0` from `10`, so the raw
+ * text is scanned (strings skipped) before parsing.
+ */
+export function assertNoFractionalNumbers(text: string): void {
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c /* \ */) i += 1;
+      else if (ch === 0x22 /* " */) inString = false;
+      continue;
+    }
+    if (ch === 0x22) {
+      inString = true;
+      continue;
+    }
+    const isNumberStart = ch === 0x2d /* - */ || (ch >= 0x30 && ch <= 0x39);
+    if (!isNumberStart) continue;
+    let end = i + 1;
+    while (end < text.length && /[0-9.eE+-]/.test(text[end]!)) end += 1;
+    const literal = text.slice(i, end);
+    if (/[.eE]/.test(literal)) {
+      throw new AppError(
+        'invalid_request',
+        `Numbers must be integers (amounts are in minor units); found ${literal.slice(0, 40)}.`,
+      );
+    }
+    i = end - 1;
+  }
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** Decodes a request body as strict UTF-8; invalid byte sequences are the client's error. */
+export function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    throw new AppError('invalid_request', 'The request body is not valid UTF-8.');
+  }
+}
+
+export function parseJsonBody(text: string): unknown {
+  assertNoFractionalNumbers(text);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError('invalid_request', 'The request body is not valid JSON.');
+  }
+}
+
+export const isJsonContentType = (value: string | undefined): boolean =>
+  value !== undefined && /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i.test(value.trim());

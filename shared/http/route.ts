@@ -1,0 +1,105 @@
+import type { z } from 'zod';
+import type { ErrorCode } from '../errors';
+import type { PrincipalKind } from '../auth/principal';
+import type { TableKey } from '../tables';
+
+/**
+ * One endpoint, described once. The CDK stacks build a Lambda and an API Gateway method from it,
+ * the local gateway routes to it, the OpenAPI documents are generated from it, and the handler
+ * factory validates requests and enforces access with it.
+ */
+
+export type Api = 'wallet' | 'auth' | 'ledger' | 'console';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export type Access =
+  | 'public'
+  | {
+      /** Principal kinds that may call the route at all. */
+      principals: readonly PrincipalKind[];
+      /** The caller needs at least one of these scopes; empty means none is needed. */
+      scopes: readonly string[];
+      /** The code answered to a principal kind not in `principals` (default `forbidden`). */
+      wrongPrincipal?: ErrorCode;
+    };
+
+export interface IdempotencyRule {
+  required: boolean;
+  minLength: number;
+  maxLength: number;
+}
+
+export type TableAccess = Partial<Record<TableKey, 'RO' | 'RW'>>;
+
+export interface RouteDefinition<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  /** Unique, camelCase; the OpenAPI operationId and the Lambda's name. */
+  operationId: string;
+  method: HttpMethod;
+  /** API Gateway style template: `/v1/ledgers/{ledgerId}/postings`. */
+  path: string;
+  api: Api;
+  /** Entry point under functions/, without extension; it exports `handler`. */
+  handler: string;
+  summary: string;
+  tags: readonly string[];
+  access: Access;
+  request: {
+    params?: P;
+    query?: Q;
+    /** Absent: the route takes no body. A schema that accepts `undefined` makes the body optional. */
+    body?: B;
+  };
+  response: {
+    status: number;
+    body: R;
+    description: string;
+  };
+  /** Codes the route may answer besides the ones every route may (401, 403 and 400 as access says). */
+  errors: readonly ErrorCode[];
+  idempotency?: IdempotencyRule;
+  /** Tables the function touches and how; the stack grants exactly this. */
+  tables: TableAccess;
+  /** Lambda settings for a route that needs more than the defaults. */
+  function?: { timeoutSeconds?: number; memoryMb?: number };
+}
+
+export type AnyRoute = RouteDefinition<z.ZodType, z.ZodType, z.ZodType, z.ZodType>;
+
+/** Keeps the schema types of a route literal so handlers get typed params, query and body. */
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+  route: RouteDefinition<P, Q, B, R>,
+): RouteDefinition<P, Q, B, R> {
+  return route;
+}
+
+/** `/v1/ledgers/{ledgerId}` to a matcher that returns the path parameters, or null. */
+export function compilePath(template: string): (path: string) => Record<string, string> | null {
+  const names: string[] = [];
+  const pattern = template
+    .split('/')
+    .map((segment) => {
+      const match = /^\{(\w+)\+?\}$/.exec(segment);
+      if (!match) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(match[1]!);
+      return segment.endsWith('+}') ? '(.+)' : '([^/]+)';
+    })
+    .join('/');
+  const regex = new RegExp(`^${pattern}/?$`);
+  return (path) => {
+    const found = regex.exec(path);
+    if (!found) return null;
+    const params: Record<string, string> = {};
+    names.forEach((name, index) => {
+      params[name] = decodeURIComponent(found[index + 1]!);
+    });
+    return params;
+  };
+}
+
+/** Idempotency-Key bounds: spec part 8 (1..255 for ledger postings and reversals). */
+export const idempotencyRequired = (maxLength = 255): IdempotencyRule => ({ required: true, minLength: 1, maxLength });

@@ -1,0 +1,38 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then random bits, so ids sort by creation time.
+ * Within one millisecond a process keeps ids increasing by bumping the 12-bit sequence, so a
+ * cursor over ids never skips a sibling created in the same millisecond by this process.
+ */
+let lastMs = -1;
+let sequence = 0;
+
+export type IdGenerator = () => string;
+
+export const uuidv7: IdGenerator = () => {
+  let ms = Date.now();
+  if (ms <= lastMs) {
+    sequence += 1;
+    if (sequence > 0xfff) {
+      // Sequence exhausted inside one millisecond: borrow the next millisecond.
+      lastMs += 1;
+      sequence = 0;
+    }
+    ms = lastMs;
+  } else {
+    lastMs = ms;
+    sequence = randomBytes(2).readUInt16BE(0) & 0x7ff; // leave headroom for bumps
+  }
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(ms, 0, 6);
+  bytes[6] = 0x70 | ((sequence >> 8) & 0x0f);
+  bytes[7] = sequence & 0xff;
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+};
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);

@@ -1,0 +1,10 @@
+import type { AnyRoute } from './http/route';
+import { platformRoutes } from './platform/routes';
+
+/**
+ * THE route manifest: every endpoint of every API, once. Each area keeps its entries next to its
+ * schemas (shared/<area>/routes.ts) so a function imports only its own area; this list joins them
+ * for the consumers that need all of them: the CDK stacks, the local gateway, the OpenAPI
+ * generator and the manifest tests.
+ */
+export const routes: readonly AnyRoute[] = [...Object.values(platformRoutes)];

@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { Platform } from '../../local/platform';
+import { errorCatalogue } from '../../shared/errors';
+import { createHttpHandler } from '../../shared/http/handler';
+import { defineRoute, idempotencyRequired } from '../../shared/http/route';
+import { amount } from '../../shared/http/schemas';
+import { routes } from '../../shared/routes';
+import { call, startTestPlatform } from '../support/platform';
+
+// Routes that exist only in this test: a public body route to exercise the request pipeline, and
+// an authenticated one to show the credential hook refuses everyone until verifiers are plugged in.
+const echoRoute = defineRoute({
+  operationId: 'testEcho',
+  method: 'POST',
+  path: '/v1/test/echo/{echoId}',
+  api: 'wallet',
+  handler: 'test/echo',
+  summary: 'echo',
+  tags: ['test'],
+  access: 'public',
+  request: {
+    params: z.object({ echoId: z.uuid() }),
+    body: z.object({ amount, note: z.string().max(10).optional() }).strict(),
+  },
+  response: { status: 201, body: z.object({ amount: z.number().int(), echo_id: z.string() }), description: 'echo' },
+  errors: [],
+  idempotency: idempotencyRequired(),
+  tables: {},
+});
+const guardedRoute = defineRoute({
+  ...echoRoute,
+  operationId: 'testGuarded',
+  method: 'GET',
+  path: '/v1/test/guarded',
+  handler: 'test/guarded',
+  access: { principals: ['api_key'], scopes: [] },
+  request: {},
+  idempotency: undefined,
+});
+const crashRoute = defineRoute({ ...guardedRoute, operationId: 'testCrash', path: '/v1/test/crash', handler: 'test/crash', access: 'public' });
+
+const testHandlers: Record<string, unknown> = {
+  'test/echo': createHttpHandler(echoRoute, async ({ body, params }) => ({ body: { amount: body.amount, echo_id: params.echoId } })),
+  'test/guarded': createHttpHandler(guardedRoute, async () => ({ body: {} })),
+  'test/crash': createHttpHandler(crashRoute, async () => {
+    throw new Error('secret table name wallet-prod-xyz');
+  }),
+};
+
+const ECHO = '/v1/test/echo/0199a1fc-8554-7abe-92b9-6f9c4e64e589';
+const idem = { 'idempotency-key': 'k-1' };
+
+let platform: Platform;
+let base: string;
+
+beforeAll(async () => {
+  const { loadHandler } = await import('../../local/gateway');
+  platform = await startTestPlatform({
+    routes: [...routes, echoRoute, guardedRoute, crashRoute],
+    handlerFor: async (entry) => testHandlers[entry] ?? loadHandler(entry),
+  });
+  base = platform.urls.public;
+});
+
+afterAll(() => platform?.stop());
+
+function expectProblem(result: { status: number; headers: Headers; body: any }, code: keyof typeof errorCatalogue) {
+  expect(result.headers.get('content-type')).toBe('application/problem+json');
+  expect(result.body).toMatchObject({ code, status: errorCatalogue[code].status, title: errorCatalogue[code].title });
+  expect(result.status).toBe(errorCatalogue[code].status);
+  expect(result.body.type).toBe(`urn:wallet:problem:${code}`);
+  expect(result.body.request_id).toBe(result.headers.get('x-request-id'));
+  expect(typeof result.body.detail).toBe('string');
+}
+
+describe('probes', () => {
+  it('answers /healthz and /version without a credential on the wallet and ledger APIs', async () => {
+    for (const url of [platform.urls.public, platform.urls.ledger]) {
+      const health = await call(url, 'GET', '/healthz');
+      expect(health.status).toBe(200);
+      expect(health.body).toEqual({ status: 'ok' });
+      const version = await call(url, 'GET', '/version');
+      expect(version.status).toBe(200);
+      expect(version.body).toMatchObject({ stage: 'local', version: expect.any(String) });
+    }
+  });
+
+  it('binds every listener to loopback only', () => {
+    for (const url of Object.values(platform.urls)) expect(new URL(url).hostname).toBe('127.0.0.1');
+  });
+});
+
+describe('the request pipeline', () => {
+  it('passes a valid request through to the handler', async () => {
+    const result = await call(base, 'POST', ECHO, { body: { amount: 1250 }, headers: idem });
+    expect(result.status).toBe(201);
+    expect(result.body).toEqual({ amount: 1250, echo_id: '0199a1fc-8554-7abe-92b9-6f9c4e64e589' });
+  });
+
+  it('refuses malformed JSON with invalid_request', async () => {
+    const result = await call(base, 'POST', ECHO, { rawBody: '{"amount": 12', headers: { ...idem, 'content-type': 'application/json' } });
+    expectProblem(result, 'invalid_request');
+    expect(result.body.detail).toMatch(/not valid JSON/);
+  });
+
+  it('refuses a body sent with a non-JSON content type', async () => {
+    const result = await call(base, 'POST', ECHO, { rawBody: 'amount=12', headers: { ...idem, 'content-type': 'application/x-www-form-urlencoded' } });
+    expectProblem(result, 'invalid_request');
+    expect(result.body.detail).toMatch(/Content-Type: application\/json/);
+  });
+
+  it.each([['10.5'], ['10.0'], ['1e3']])('refuses the non-integer amount %s', async (literal) => {
+    const result = await call(base, 'POST', ECHO, { rawBody: `{"amount": ${literal}}`, headers: { ...idem, 'content-type': 'application/json' } });
+    expectProblem(result, 'invalid_request');
+    expect(result.body.detail).toMatch(/integers/);
+  });
+
+  it('refuses a string amount with a per-field detail', async () => {
+    const result = await call(base, 'POST', ECHO, { body: { amount: '10' }, headers: idem });
+    expectProblem(result, 'invalid_request');
+    expect(result.body.errors).toEqual([{ field: 'amount', message: expect.any(String) }]);
+  });
+
+  it('names every invalid field, in the path and the body', async () => {
+    const result = await call(base, 'POST', '/v1/test/echo/not-a-uuid', { body: { amount: 5, note: 'far too long a note', extra: 1 }, headers: idem });
+    expectProblem(result, 'invalid_request');
+    const fields = result.body.errors.map((e: { field: string }) => e.field).sort();
+    expect(fields).toEqual(['body', 'note', 'path.echoId']);
+  });
+
+  it('ignores decimals inside strings', async () => {
+    const result = await call(base, 'POST', ECHO, { body: { amount: 3, note: '10.5' }, headers: idem });
+    expect(result.status).toBe(201);
+  });
+
+  it('requires the Idempotency-Key header where the manifest says so, within its length bounds', async () => {
+    expectProblem(await call(base, 'POST', ECHO, { body: { amount: 1 } }), 'invalid_request');
+    const long = await call(base, 'POST', ECHO, { body: { amount: 1 }, headers: { 'idempotency-key': 'x'.repeat(256) } });
+    expectProblem(long, 'invalid_request');
+    expect(long.body.errors[0].field).toBe('header.Idempotency-Key');
+  });
+
+  it('refuses a body that is not UTF-8', async () => {
+    const bytes = Buffer.concat([Buffer.from('{"amount": 1, "note": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const result = await call(base, 'POST', ECHO, { rawBody: bytes, headers: { ...idem, 'content-type': 'application/json' } });
+    expectProblem(result, 'invalid_request');
+  });
+
+  it('refuses an oversized body with payload_too_large', async () => {
+    const result = await call(base, 'POST', ECHO, { body: { amount: 1, note: 'x'.repeat(300_000) }, headers: idem });
+    expectProblem(result, 'payload_too_large');
+  });
+
+  it('answers an unknown path with not_found', async () => {
+    expectProblem(await call(base, 'GET', '/v1/nothing/here'), 'not_found');
+  });
+
+  it('answers a wrong method with method_not_allowed and an Allow header', async () => {
+    const result = await call(base, 'DELETE', '/healthz');
+    expectProblem(result, 'method_not_allowed');
+    expect(result.headers.get('allow')).toBe('GET');
+  });
+
+  it('does not serve ledger routes on the public listener, nor wallet routes on the ledger listener', async () => {
+    expectProblem(await call(platform.urls.ledger, 'POST', ECHO, { body: { amount: 1 }, headers: idem }), 'not_found');
+  });
+
+  it('refuses every credential on an authenticated route until verifiers are plugged in', async () => {
+    expectProblem(await call(base, 'GET', '/v1/test/guarded'), 'unauthenticated');
+    expectProblem(await call(base, 'GET', '/v1/test/guarded', { token: 'sk_sandbox_abc_def' }), 'unauthenticated');
+  });
+
+  it('answers an unexpected failure with internal_error and leaks nothing', async () => {
+    const result = await call(base, 'GET', '/v1/test/crash');
+    expectProblem(result, 'internal_error');
+    expect(result.text).not.toMatch(/secret|wallet-prod|Error:|at /);
+  });
+});

@@ -1,0 +1,154 @@
+import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBStreamEvent, ScheduledEvent, SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import type { Platform } from '../../local/platform';
+import { ensureTables } from '../../local/tables';
+import { ManualClock } from '../../shared/clock';
+import { queueTransport } from '../../shared/platform/transport';
+import { walletTable } from '../../shared/tables';
+import type { QueueDefinition, WorkerDefinition } from '../../shared/workers';
+import { startTestPlatform } from '../support/platform';
+
+// Workers that exist only in this test, driven exactly as the manifest's workers are.
+const testQueue: QueueDefinition = { name: 'testJobs', visibilityTimeoutSeconds: 30, maxReceiveCount: 3 };
+const testWorkers: WorkerDefinition[] = [
+  { name: 'testStream', handler: 'test/stream', description: 'records stream events', trigger: { kind: 'stream', table: 'wallet', batchSize: 10 }, tables: {} },
+  { name: 'testQueueWorker', handler: 'test/queue', description: 'records queue events', trigger: { kind: 'queue', queue: 'testJobs', batchSize: 5 }, tables: {} },
+  { name: 'testSchedule', handler: 'test/schedule', description: 'records schedule events', trigger: { kind: 'schedule', rateMinutes: 60 }, tables: {} },
+];
+
+const streamEvents: DynamoDBStreamEvent[] = [];
+const queueEvents: SQSEvent[] = [];
+const scheduleEvents: ScheduledEvent[] = [];
+let failStreamOnce = true;
+
+const handlers: Record<string, unknown> = {
+  'test/stream': async (event: DynamoDBStreamEvent) => {
+    if (failStreamOnce && event.Records.some((r) => r.dynamodb?.NewImage?.pk?.S === 'FAIL#1')) {
+      failStreamOnce = false;
+      throw new Error('transient');
+    }
+    streamEvents.push(event);
+  },
+  'test/queue': async (event: SQSEvent) => {
+    queueEvents.push(event);
+    return { batchItemFailures: event.Records.filter((r) => r.body === 'poison').map((r) => ({ itemIdentifier: r.messageId })) };
+  },
+  'test/schedule': async (event: ScheduledEvent) => {
+    scheduleEvents.push(event);
+  },
+};
+
+const clock = new ManualClock('2026-03-01T00:00:00Z');
+let platform: Platform;
+let client: DynamoDBClient;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ workers: testWorkers, queues: [testQueue], clock, handlerFor: async (entry) => handlers[entry] });
+  client = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+});
+
+afterAll(async () => {
+  client?.destroy();
+  await platform?.stop();
+});
+
+const until = async (check: () => boolean, timeoutMs = 10_000) => {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+describe('tables', () => {
+  it('creates the wallet table from its definition: keys, indexes, stream and TTL', async () => {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: platform.tables.wallet.name }));
+    expect(Table?.KeySchema).toEqual([
+      { AttributeName: 'pk', KeyType: 'HASH' },
+      { AttributeName: 'sk', KeyType: 'RANGE' },
+    ]);
+    expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort()).toEqual(walletTable.indexes.map((i) => i.name).sort());
+    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' });
+    const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: platform.tables.wallet.name }));
+    expect(ttl.TimeToLiveDescription?.AttributeName).toBe(walletTable.ttlAttribute);
+  });
+
+  it('leaves existing tables alone on a second start', async () => {
+    const again = await ensureTables(client, platform.tables.wallet.name.replace(/-WalletTable$/, ''));
+    expect(again.wallet).toEqual(platform.tables.wallet);
+  });
+});
+
+describe('the stream driver', () => {
+  it('delivers each new item to the stream worker as a DynamoDBStreamEvent', async () => {
+    await client.send(new PutItemCommand({ TableName: platform.tables.wallet.name, Item: { pk: { S: 'EVT#1' }, sk: { S: 'A' }, n: { N: '7' } } }));
+    await until(() => streamEvents.flatMap((e) => e.Records).some((r) => r.dynamodb?.Keys?.pk?.S === 'EVT#1'));
+    const record = streamEvents.flatMap((e) => e.Records).find((r) => r.dynamodb?.Keys?.pk?.S === 'EVT#1')!;
+    expect(record).toMatchObject({
+      eventName: 'INSERT',
+      eventSource: 'aws:dynamodb',
+      eventSourceARN: platform.tables.wallet.streamArn,
+      dynamodb: { NewImage: { pk: { S: 'EVT#1' }, sk: { S: 'A' }, n: { N: '7' } }, StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    });
+    expect(typeof record.dynamodb?.ApproximateCreationDateTime).toBe('number');
+  });
+
+  it('retries a failed batch until the worker succeeds, losing nothing', async () => {
+    await client.send(new PutItemCommand({ TableName: platform.tables.wallet.name, Item: { pk: { S: 'FAIL#1' }, sk: { S: 'A' } } }));
+    await until(() => streamEvents.flatMap((e) => e.Records).some((r) => r.dynamodb?.Keys?.pk?.S === 'FAIL#1'));
+    expect(failStreamOnce).toBe(false);
+  });
+});
+
+describe('the queue driver', () => {
+  it('delivers sent messages as an SQSEvent through the same transport functions use', async () => {
+    await queueTransport().send('testJobs', '{"job":1}');
+    await platform.queues.drain();
+    const record = queueEvents.flatMap((e) => e.Records).find((r) => r.body === '{"job":1}')!;
+    expect(record).toMatchObject({ eventSource: 'aws:sqs', attributes: { ApproximateReceiveCount: '1' } });
+  });
+
+  it('holds a delayed message until the clock passes its delay', async () => {
+    await queueTransport().send('testJobs', 'later', { delaySeconds: 600 });
+    await platform.queues.drain();
+    expect(queueEvents.flatMap((e) => e.Records).some((r) => r.body === 'later')).toBe(false);
+    clock.advance(600_000);
+    await platform.queues.drain();
+    expect(queueEvents.flatMap((e) => e.Records).some((r) => r.body === 'later')).toBe(true);
+  });
+
+  it('refuses a delay SQS would refuse', async () => {
+    await expect(queueTransport().send('testJobs', 'x', { delaySeconds: 901 })).rejects.toThrow(/DelaySeconds/);
+  });
+
+  it('redelivers a failed message after the visibility timeout, then dead-letters it', async () => {
+    await queueTransport().send('testJobs', 'poison');
+    for (let receive = 1; receive <= 3; receive += 1) {
+      await platform.queues.drain();
+      clock.advance(30_000);
+    }
+    const receives = queueEvents.flatMap((e) => e.Records).filter((r) => r.body === 'poison').map((r) => r.attributes.ApproximateReceiveCount);
+    expect(receives).toEqual(['1', '2', '3']);
+    expect(platform.queues.deadLetters('testJobs')).toEqual(['poison']);
+    expect(platform.queues.depth('testJobs')).toBe(0);
+  });
+});
+
+describe('the scheduler', () => {
+  it('invokes a schedule worker with the EventBridge scheduled event', async () => {
+    await platform.scheduler.run('testSchedule', new Date('2026-03-01T00:05:00Z'));
+    expect(scheduleEvents.at(-1)).toMatchObject({
+      source: 'aws.events',
+      'detail-type': 'Scheduled Event',
+      time: '2026-03-01T00:05:00Z',
+      resources: ['arn:aws:events:us-east-1:000000000000:rule/testSchedule'],
+    });
+  });
+});
+
+it('uses the run-wide DynamoDB Local', () => {
+  expect(platform.dynamodbEndpoint).toBe(inject('dynamodbEndpoint'));
+});

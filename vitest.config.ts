@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // One DynamoDB Local (in memory, free port) for the whole run; each file makes its own tables.
+    globalSetup: ['test/support/global-setup.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    env: { LOG_LEVEL: 'SILENT' },
+  },
+});
