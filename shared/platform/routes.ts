@@ -38,6 +38,23 @@ const probes = (api: Api, prefix: string) => ({
   }),
 });
 
+/** Each API serves its own OpenAPI document, generated from the manifest (spec part 9). */
+const openApi = (api: Api, handler: string) =>
+  defineRoute({
+    operationId: `${api}OpenApi`,
+    method: 'GET',
+    path: '/openapi.json',
+    api,
+    handler,
+    summary: 'OpenAPI 3.0.3 description of this API',
+    tags: ['platform'],
+    access: 'public',
+    request: {},
+    response: { status: 200, body: z.record(z.string(), z.unknown()), description: 'The OpenAPI document.' },
+    errors: [],
+    tables: {},
+  });
+
 const wallet = probes('wallet', 'wallet');
 const ledger = probes('ledger', 'ledger');
 
@@ -47,4 +64,6 @@ export const platformRoutes = {
   walletVersion: wallet.version,
   ledgerHealthz: ledger.healthz,
   ledgerVersion: ledger.version,
+  walletOpenApi: openApi('wallet', 'platform/openapi-wallet'),
+  ledgerOpenApi: openApi('ledger', 'platform/openapi-ledger'),
 };

@@ -1,0 +1,10 @@
+import { config } from '../../shared/config';
+import { createHttpHandler } from '../../shared/http/handler';
+import { buildOpenApi } from '../../shared/http/openapi';
+import { platformRoutes } from '../../shared/platform/routes';
+import { routes } from '../../shared/routes';
+
+/** Built once per cold start: the manifest cannot change while the function lives. */
+const document = buildOpenApi(routes, 'public', { version: config.PLATFORM_VERSION });
+
+export const handler = createHttpHandler(platformRoutes.walletOpenApi, async () => ({ body: document }));

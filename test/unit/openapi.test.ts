@@ -1,0 +1,390 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { OPENAPI_DIR, OPENAPI_FILES, renderOpenApiFiles } from '../../scripts/openapi';
+import { gatewayOf, type GatewayName } from '../../shared/http/gateways';
+import { buildOpenApi, toOpenApi30, type JsonObject, type OpenApiDocument } from '../../shared/http/openapi';
+import { defineRoute, idempotencyRequired, type AnyRoute } from '../../shared/http/route';
+import { cursor, metadata, pageLimit, positiveAmount, timestamp, uuid } from '../../shared/http/schemas';
+import { routes } from '../../shared/routes';
+
+const GATEWAYS: GatewayName[] = ['public', 'ledger', 'console'];
+const info = { version: '9.9.9' };
+
+// A route that exists only in this test, with every kind of input the generator must describe.
+const thingBody = z
+  .object({
+    name: z.string().min(1).max(100),
+    tier: z.enum(['bronze', 'silver', 'gold']),
+    legs: z
+      .array(z.object({ account_id: uuid, direction: z.enum(['debit', 'credit']), amount: positiveAmount }).strict())
+      .min(2)
+      .max(32),
+    limits: z.record(z.string(), z.object({ max: z.number().int().min(0), window: z.enum(['day', 'month']) })),
+    note: z.string().max(200).nullable(),
+    metadata: metadata.optional(),
+    effective_at: timestamp.optional(),
+    nested: z.object({ deep: z.object({ flags: z.array(z.boolean()), ratio: z.number().gt(0).lt(1) }) }),
+  })
+  .strict();
+
+const syntheticRoute = defineRoute({
+  operationId: 'testCreateThing',
+  method: 'POST',
+  path: '/v1/ledgers/{ledgerId}/things/{thingId}',
+  api: 'ledger',
+  handler: 'test/create-thing',
+  summary: 'Create a thing',
+  tags: ['test'],
+  access: { principals: ['ledger_consumer'], scopes: ['things:write'], wrongPrincipal: 'consumer_token_required' },
+  request: {
+    params: z.object({ ledgerId: uuid, thingId: uuid }),
+    query: z.object({
+      limit: pageLimit(),
+      cursor,
+      status: z.enum(['open', 'closed']).optional().describe('Only things in this status'),
+      since: timestamp,
+    }),
+    body: thingBody,
+  },
+  response: {
+    status: 201,
+    body: z.object({ id: uuid, created_at: timestamp, next: z.string().nullable() }),
+    description: 'The thing, created.',
+  },
+  errors: ['ledger_not_found', 'insufficient_funds', 'unbalanced', 'idempotency_key_reuse'],
+  idempotency: idempotencyRequired(),
+  tables: {},
+});
+
+const optionalBodyRoute = defineRoute({
+  ...syntheticRoute,
+  operationId: 'testReverseThing',
+  path: '/v1/ledgers/{ledgerId}/things/{thingId}/reversals',
+  request: {
+    params: z.object({ ledgerId: uuid, thingId: uuid }),
+    body: z.object({ reason: z.string().max(200) }).strict().optional(),
+  },
+  idempotency: { required: false, minLength: 8, maxLength: 64 },
+});
+
+const THING = '/v1/ledgers/{ledgerId}/things/{thingId}';
+
+async function validate(document: OpenApiDocument): Promise<void> {
+  // The parser dereferences in place: validate a copy so the assertions read the document as built.
+  await SwaggerParser.validate(structuredClone(document) as never);
+}
+
+const documents = () => Object.fromEntries(GATEWAYS.map((gateway) => [gateway, buildOpenApi(routes, gateway, info)]));
+
+function operations(document: OpenApiDocument): JsonObject[] {
+  return Object.values(document.paths).flatMap((item) => Object.values(item));
+}
+
+/** Keywords that are JSON Schema but not OpenAPI 3.0, wherever they hide in a document. */
+function forbiddenKeywords(node: unknown, at = '#'): string[] {
+  if (Array.isArray(node)) return node.flatMap((item, index) => forbiddenKeywords(item, `${at}/${index}`));
+  if (typeof node !== 'object' || node === null) return [];
+  const found: string[] = [];
+  for (const [key, value] of Object.entries(node)) {
+    if (['$schema', '$defs', 'definitions', 'const', 'propertyNames', 'prefixItems', 'patternProperties', 'contentEncoding'].includes(key)) {
+      found.push(`${at}/${key}`);
+    }
+    if (key === 'type' && Array.isArray(value)) found.push(`${at}/type (array)`);
+    if ((key === 'exclusiveMinimum' || key === 'exclusiveMaximum') && typeof value === 'number') found.push(`${at}/${key} (number)`);
+    if (key === '$ref' && typeof value === 'string' && !value.startsWith('#/components/')) found.push(`${at}/$ref ${value}`);
+    // `examples` is legal on media types and components, never inside a schema.
+    if (key === 'schema' || key === 'properties' || key === 'items') {
+      const schemas = key === 'properties' ? Object.values(value as object) : [value];
+      for (const schema of schemas) if (schema && typeof schema === 'object' && 'examples' in schema) found.push(`${at}/${key}/examples`);
+    }
+    found.push(...forbiddenKeywords(value, `${at}/${key}`));
+  }
+  return found;
+}
+
+describe('the generated OpenAPI documents', () => {
+  it.each(GATEWAYS)('validates the %s document as OpenAPI 3.0.3', async (gateway) => {
+    const document = buildOpenApi(routes, gateway, info);
+
+    await validate(document);
+
+    expect(document.openapi).toBe('3.0.3');
+  });
+
+  it('contains no JSON Schema keyword that OpenAPI 3.0 forbids', () => {
+    const all = { ...documents(), synthetic: buildOpenApi([...routes, syntheticRoute, optionalBodyRoute], 'ledger', info) };
+
+    expect(forbiddenKeywords(all)).toEqual([]);
+  });
+
+  it('puts every manifest route on its own gateway document, by operationId, and on no other', () => {
+    const built = documents();
+
+    for (const gateway of GATEWAYS) {
+      const ids = operations(built[gateway]!).map((operation) => operation.operationId).sort();
+      const expected = routes.filter((route) => gatewayOf(route.api) === gateway).map((route) => route.operationId).sort();
+      expect(ids, gateway).toEqual(expected);
+    }
+  });
+
+  it('keeps every ledger route off the wallet document', () => {
+    const walletIds = new Set(operations(buildOpenApi(routes, 'public', info)).map((operation) => operation.operationId));
+
+    const leaked = routes.filter((route) => route.api === 'ledger' && walletIds.has(route.operationId));
+
+    expect(leaked.map((route) => route.operationId)).toEqual([]);
+    expect(walletIds.has('ledgerHealthz')).toBe(false);
+    expect(walletIds.has('walletHealthz')).toBe(true);
+  });
+
+  it('names each gateway and points its server at a placeholder with a local default', () => {
+    const built = documents();
+
+    expect(built.public!.info).toMatchObject({ title: 'Wallet and Auth API', version: '9.9.9' });
+    expect(built.ledger!.info).toMatchObject({ title: 'Ledger API' });
+    expect(built.console!.info).toMatchObject({ title: 'Console API' });
+    expect(built.public!.servers).toMatchObject([{ url: '{base_url}', variables: { base_url: { default: 'http://localhost:3000' } } }]);
+    expect(built.ledger!.servers).toMatchObject([{ url: '{ledger_url}', variables: { ledger_url: { default: 'http://localhost:8095' } } }]);
+    expect(built.console!.servers).toMatchObject([{ url: '{base_url}', variables: { base_url: { default: 'http://localhost:3001' } } }]);
+  });
+
+  it('makes bearer authentication global and lifts it on public routes', () => {
+    const ledger = buildOpenApi([...routes, syntheticRoute], 'ledger', info);
+
+    expect(ledger.security).toEqual([{ bearerAuth: [] }]);
+    expect(ledger.components).toMatchObject({ securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } });
+    expect(ledger.paths['/healthz']!.get!.security).toEqual([]);
+    expect(ledger.paths[THING]!.post!.security).toBeUndefined();
+  });
+
+  it('matches the committed docs/openapi files, so a route change without regenerating fails', () => {
+    const expected = renderOpenApiFiles();
+
+    expect(Object.keys(expected).sort()).toEqual(Object.keys(OPENAPI_FILES).sort());
+    for (const [file, text] of Object.entries(expected)) {
+      const committed = readFileSync(join(OPENAPI_DIR, file), 'utf8');
+      expect(committed, `docs/openapi/${file} is stale: run npm run openapi`).toBe(text);
+    }
+  });
+
+  it('serves the wallet document from GET /openapi.json', async () => {
+    const { handler } = await import('../../functions/platform/openapi-wallet');
+    const event = {
+      httpMethod: 'GET',
+      path: '/openapi.json',
+      headers: {},
+      body: null,
+      isBase64Encoded: false,
+      pathParameters: null,
+      queryStringParameters: null,
+      requestContext: { requestId: 'req-1' },
+    } as unknown as APIGatewayProxyEvent;
+
+    const response = await handler(event, {} as Context);
+
+    expect(response.statusCode).toBe(200);
+    const served = JSON.parse(response.body) as OpenApiDocument;
+    expect(served.info).toMatchObject({ title: 'Wallet and Auth API' });
+    expect(Object.keys(served.paths)).toEqual(Object.keys(buildOpenApi(routes, 'public', info).paths));
+  });
+});
+
+describe('an operation generated from a route', () => {
+  let document: OpenApiDocument;
+  let operation: any;
+  beforeAll(() => {
+    document = buildOpenApi([...routes, syntheticRoute, optionalBodyRoute], 'ledger', info);
+    operation = document.paths[THING]!.post;
+  });
+
+  it('validates with a synthetic route that uses every kind of input', async () => {
+    await validate(document);
+  });
+
+  it('stays off the other gateways', () => {
+    const wallet = buildOpenApi([...routes, syntheticRoute], 'public', info);
+
+    expect(wallet.paths[THING]).toBeUndefined();
+  });
+
+  it('lists path, query and Idempotency-Key parameters with what the manifest requires', () => {
+    const listed = operation.parameters.map((p: any) => `${p.in} ${p.name} ${p.required}`);
+
+    expect(listed).toEqual([
+      'path ledgerId true',
+      'path thingId true',
+      'query limit false',
+      'query cursor false',
+      'query status false',
+      'query since true',
+      'header Idempotency-Key true',
+    ]);
+  });
+
+  it('describes parameters by their input side, with formats', () => {
+    const byName = Object.fromEntries(operation.parameters.map((p: any) => [p.name, p]));
+
+    expect(byName.ledgerId.schema).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(byName.since.schema).toMatchObject({ type: 'string', format: 'date-time' });
+    // pageLimit() transforms a string into a number: the client sends the string.
+    expect(byName.limit.schema).toMatchObject({ type: 'string', pattern: '^-?\\d{1,9}$' });
+    expect(byName.status).toMatchObject({ description: 'Only things in this status', schema: { type: 'string', enum: ['open', 'closed'] } });
+    expect(byName['Idempotency-Key'].schema).toEqual({ type: 'string', minLength: 1, maxLength: 255 });
+  });
+
+  it('describes a required JSON body with nested objects, arrays, records, enums, nullable and optional fields', () => {
+    expect(operation.requestBody.required).toBe(true);
+    const body = operation.requestBody.content['application/json'].schema;
+
+    expect(body.additionalProperties).toBe(false);
+    expect(body.required).toEqual(['name', 'tier', 'legs', 'limits', 'note', 'nested']);
+    expect(body.properties.tier).toEqual({ type: 'string', enum: ['bronze', 'silver', 'gold'] });
+    expect(body.properties.legs).toMatchObject({ type: 'array', minItems: 2, maxItems: 32 });
+    expect(body.properties.legs.items.properties.account_id).toMatchObject({ type: 'string', format: 'uuid' });
+    expect(body.properties.legs.items.properties.amount).toMatchObject({ type: 'integer', minimum: 1 });
+    expect(body.properties.limits).toMatchObject({
+      type: 'object',
+      additionalProperties: { type: 'object', properties: { window: { enum: ['day', 'month'] } }, required: ['max', 'window'] },
+    });
+    expect(body.properties.note).toEqual({ type: 'string', maxLength: 200, nullable: true });
+    expect(body.properties.metadata).toMatchObject({ type: 'object', additionalProperties: { type: 'string', maxLength: 500 } });
+    expect(body.properties.effective_at).toMatchObject({ type: 'string', format: 'date-time' });
+    expect(body.properties.nested.properties.deep.properties.ratio).toEqual({
+      type: 'number',
+      minimum: 0,
+      exclusiveMinimum: true,
+      maximum: 1,
+      exclusiveMaximum: true,
+    });
+  });
+
+  it('makes the body optional when its schema accepts undefined', () => {
+    const reversal = document.paths[`${THING}/reversals`]!.post as any;
+
+    expect(reversal.requestBody.required).toBe(false);
+    expect(reversal.requestBody.content['application/json'].schema).toMatchObject({ type: 'object', properties: { reason: { type: 'string' } } });
+    expect(reversal.parameters.at(-1)).toMatchObject({ name: 'Idempotency-Key', required: false, schema: { minLength: 8, maxLength: 64 } });
+  });
+
+  it('answers the success status with the response schema', () => {
+    const created = operation.responses['201'];
+
+    expect(created.description).toBe('The thing, created.');
+    expect(created.content['application/json'].schema).toMatchObject({
+      type: 'object',
+      properties: { id: { format: 'uuid' }, next: { type: 'string', nullable: true } },
+    });
+  });
+
+  it('documents every problem the route and the middleware can answer, grouped by status', () => {
+    const codes = Object.fromEntries(
+      Object.entries(operation.responses as Record<string, any>)
+        .filter(([status]) => /^[45]/.test(status))
+        .map(([status, response]) => [status, response['x-problem-codes']]),
+    );
+
+    expect(codes).toEqual({
+      '400': ['invalid_request'],
+      '401': ['unauthenticated'],
+      '403': ['consumer_token_required', 'insufficient_scope'],
+      '404': ['ledger_not_found'],
+      '409': ['idempotency_key_reuse'],
+      '422': ['insufficient_funds', 'unbalanced'],
+    });
+    const forbidden = operation.responses['403'];
+    expect(forbidden.description).toContain('`insufficient_scope`');
+    expect(forbidden.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    expect(document.components).toMatchObject({ examples: { insufficient_funds: { value: { code: 'insufficient_funds', status: 422 } } } });
+  });
+
+  it('answers no 400, 401 or 403 on a public route without input', () => {
+    expect(Object.keys(document.paths['/healthz']!.get!.responses as object)).toEqual(['200', 'default']);
+  });
+
+  it('records the principal kinds and scopes in extensions and in the description', () => {
+    expect(operation['x-principal-kinds']).toEqual(['ledger_consumer']);
+    expect(operation['x-required-scopes']).toEqual(['things:write']);
+    expect(operation.description).toContain('`things:write`');
+    expect(operation.description).toContain('`ledger_consumer`');
+  });
+});
+
+describe('component schemas', () => {
+  it('names a shared schema once, with an Input variant when what clients send differs from what they read', async () => {
+    const money = z.object({ amount: positiveAmount, currency: z.string().default('USD') }).meta({ id: 'TestMoney' });
+    const route = defineRoute({
+      ...syntheticRoute,
+      request: { params: syntheticRoute.request.params, body: z.object({ price: money, fee: money.optional() }) },
+      response: { status: 201, body: z.object({ price: money }), description: 'Priced.' },
+    });
+
+    const document = buildOpenApi([route], 'ledger', info);
+
+    await validate(document);
+    const schemas = (document.components as any).schemas;
+    expect(Object.keys(schemas).sort()).toEqual(['Problem', 'TestMoney', 'TestMoneyInput']);
+    expect(schemas.TestMoney.required).toEqual(['amount', 'currency']);
+    expect(schemas.TestMoneyInput.required).toEqual(['amount']);
+    const operation = document.paths[THING]!.post as any;
+    expect(operation.requestBody.content['application/json'].schema.properties.price).toEqual({ $ref: '#/components/schemas/TestMoneyInput' });
+    expect(operation.responses['201'].content['application/json'].schema.properties.price).toEqual({ $ref: '#/components/schemas/TestMoney' });
+  });
+
+  it('refers to a recursive schema instead of expanding it forever', async () => {
+    type Node = { name: string; children: Node[] };
+    const node: z.ZodType<Node> = z.lazy(() => z.object({ name: z.string(), children: z.array(node) }));
+    const route = defineRoute({ ...syntheticRoute, request: { params: syntheticRoute.request.params, body: z.object({ root: node }) } });
+
+    const document = buildOpenApi([route], 'ledger', info);
+
+    await validate(document);
+    const root = (document.paths[THING]!.post as any).requestBody.content['application/json'].schema.properties.root;
+    const name = /^#\/components\/schemas\/(.+)$/.exec(root.$ref)?.[1];
+    expect(name).toBe('testCreateThing_body_0');
+    expect((document.components as any).schemas[name!].properties.children.items).toEqual({ $ref: root.$ref });
+  });
+
+  it('refuses a response schema it cannot describe, naming the operation', () => {
+    const route: AnyRoute = defineRoute({
+      ...syntheticRoute,
+      response: { status: 201, body: z.object({ size: z.string().transform((value) => value.length) }), description: 'x' },
+    });
+
+    expect(() => buildOpenApi([route], 'ledger', info)).toThrow(/testCreateThing\.response/);
+  });
+});
+
+describe('toOpenApi30', () => {
+  it('rewrites JSON Schema keywords into their OpenAPI 3.0 form', () => {
+    const converted = toOpenApi30({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      properties: {
+        kind: { const: 'posting' },
+        note: { type: ['string', 'null'], examples: ['hi'] },
+        count: { type: 'integer', exclusiveMinimum: 0 },
+        pair: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] },
+        labels: { type: 'object', propertyNames: { pattern: '^[a-z]+$' }, additionalProperties: { type: 'string' } },
+        tagged: { anyOf: [{ type: 'string' }, { not: {} }] },
+      },
+      required: ['kind'],
+    });
+
+    expect(converted).toEqual({
+      type: 'object',
+      properties: {
+        kind: { enum: ['posting'] },
+        note: { type: 'string', nullable: true, example: 'hi' },
+        count: { type: 'integer', minimum: 0, exclusiveMinimum: true },
+        pair: { type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }] } },
+        labels: { type: 'object', additionalProperties: { type: 'string' } },
+        tagged: { type: 'string' },
+      },
+      required: ['kind'],
+    });
+  });
+});
