@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gateways, type GatewayName } from '../shared/http/gateways';
 import { routes } from '../shared/routes';
@@ -12,6 +12,8 @@ import { startPlatform, type Platform } from './platform';
  */
 const dataDir = resolve(process.env.DATA_DIR ?? resolve(import.meta.dirname, '..', '.data'));
 mkdirSync(dataDir, { recursive: true });
+/** Where scripts (dev:token, ledger:consumers) find the running platform without flags. */
+const stateFile = resolve(dataDir, 'platform.json');
 
 let platform: Platform | undefined;
 let stopping = false;
@@ -21,6 +23,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   console.log(`\n${signal}: stopping the embedded platform...`);
   await platform?.stop();
+  rmSync(stateFile, { force: true });
   console.log('stopped.');
   process.exit(0);
 }
@@ -38,11 +41,20 @@ try {
     log: (line) => console.error(line),
   });
   if (stopping) await platform.stop();
+  writeFileSync(
+    stateFile,
+    JSON.stringify(
+      { pid: process.pid, urls: platform.urls, oidc_issuer: platform.issuer.issuer, dynamodb_endpoint: platform.dynamodbEndpoint, tables: platform.tables },
+      null,
+      2,
+    ),
+  );
   const count = (name: GatewayName) => routes.filter((r) => gateways[name].apis.includes(r.api)).length;
   console.log(`Wallet platform (embedded) is up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   for (const name of Object.keys(gateways) as GatewayName[]) {
     console.log(`  ${gateways[name].description.padEnd(58)} ${platform.urls[name]}  (${count(name)} routes)`);
   }
+  console.log(`  ${'Development OIDC issuer (ledger consumer tokens)'.padEnd(58)} ${platform.issuer.issuer}`);
   console.log(`  ${`DynamoDB Local (data in ${dataDir}/dynamodb)`.padEnd(58)} ${platform.dynamodbEndpoint}`);
   console.log(`  ${'Workers: stream / queue / schedule'.padEnd(58)} ${['stream', 'queue', 'schedule'].map((k) => workers.filter((w) => w.trigger.kind === k).length).join(' / ')}`);
   console.log(`Try: curl ${platform.urls.public}/healthz    Ctrl-C stops everything.`);

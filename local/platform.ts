@@ -11,6 +11,7 @@ import { LocalScheduler, type ScheduleHandler } from './drivers/schedule';
 import { StreamDriver, type StreamHandler } from './drivers/stream';
 import { loadHandler, startGateway, type LambdaHandler, type LocalGateway } from './gateway';
 import { assertPortFree } from './ports';
+import { startDevIssuer, type DevIssuer } from './oidc-issuer';
 import { ensureTables, type LocalTable } from './tables';
 import type { TableKey } from '../shared/tables';
 
@@ -35,6 +36,8 @@ export interface PlatformOptions {
   routes: readonly AnyRoute[];
   workers: readonly WorkerDefinition[];
   queues: readonly QueueDefinition[];
+  /** The development OIDC issuer's port (stands in for Cognito); 0 picks a free one. Default 8090 or OIDC_PORT. */
+  issuerPort?: number;
   /** Extra environment for the handlers (secrets generated into .data/, issuer URLs...). */
   env?: Record<string, string>;
   /** Replaces handler loading; tests use it for routes whose handlers live in the test. */
@@ -43,8 +46,12 @@ export interface PlatformOptions {
   log?: (line: string) => void;
 }
 
+/** The audience ledger consumer tokens carry (the Cognito resource server identifier in AWS). */
+export const LEDGER_AUDIENCE = 'ledger';
+
 export interface Platform {
   urls: Record<GatewayName, string>;
+  issuer: DevIssuer;
   dynamodbEndpoint: string;
   tables: Record<TableKey, LocalTable>;
   queues: LocalQueues;
@@ -85,7 +92,17 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const tables = await ensureTables(client, options.tablePrefix ?? 'wallet-local');
     client.destroy();
 
+    const issuer = await startDevIssuer({
+      port: options.issuerPort ?? Number(process.env.OIDC_PORT ?? 8090),
+      dataDir: options.dataDir,
+      audience: LEDGER_AUDIENCE,
+      clock: options.clock,
+    });
+    stack.push(() => issuer.close());
+
     Object.assign(process.env, {
+      OIDC_ISSUER: issuer.issuer,
+      OIDC_AUDIENCE: LEDGER_AUDIENCE,
       STAGE: 'local',
       AWS_REGION: LOCAL_REGION,
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -153,7 +170,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       urls[name] = gateway.url;
     }
 
-    return { urls, dynamodbEndpoint: endpoint, tables, queues, streams, scheduler, stop };
+    return { urls, issuer, dynamodbEndpoint: endpoint, tables, queues, streams, scheduler, stop };
   } catch (error) {
     await stop();
     throw error;

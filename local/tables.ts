@@ -51,7 +51,7 @@ async function ensureTable(client: DynamoDBClient, name: string, definition: Tab
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: 'ALL' },
+        Projection: { ProjectionType: index.projection },
       })),
       StreamSpecification: definition.stream ? { StreamEnabled: true, StreamViewType: definition.stream } : undefined,
     }),

@@ -15,6 +15,12 @@ const schema = z.object({
   DYNAMODB_ENDPOINT: z.url().optional(),
   LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
   PLATFORM_VERSION: z.string().min(1).default('0.1.0'),
+  /** Ledger API: the OIDC issuer of consumer tokens and the audience they must carry. */
+  OIDC_ISSUER: z.url().optional(),
+  OIDC_AUDIENCE: z.string().min(1).default('ledger'),
+  OIDC_JWKS_URL: z.url().optional(),
+  LEDGER_IDEMPOTENCY_RETENTION_SECONDS: z.coerce.number().int().min(60).default(24 * 3600),
+  LEDGER_FEED_SETTLE_MS: z.coerce.number().int().min(0).default(2_000),
   /** The embedded platform checks every response against the manifest's schema. */
   VALIDATE_RESPONSES: z.stringbool().default(false),
 });

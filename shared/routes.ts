@@ -1,4 +1,5 @@
 import type { AnyRoute } from './http/route';
+import { ledgerRoutes } from './ledger/routes';
 import { platformRoutes } from './platform/routes';
 
 /**
@@ -7,4 +8,4 @@ import { platformRoutes } from './platform/routes';
  * for the consumers that need all of them: the CDK stacks, the local gateway, the OpenAPI
  * generator and the manifest tests.
  */
-export const routes: readonly AnyRoute[] = [...Object.values(platformRoutes)];
+export const routes: readonly AnyRoute[] = [...Object.values(platformRoutes), ...Object.values(ledgerRoutes)];

@@ -10,6 +10,11 @@ export interface IndexDefinition {
   name: string;
   partitionKey: string;
   sortKey: string;
+  /**
+   * KEYS_ONLY for indexes over items that change on every write (account balances): updates to
+   * non-key attributes then cost no index write, and readers fetch the items by key.
+   */
+  projection: 'ALL' | 'KEYS_ONLY';
 }
 
 export interface TableDefinition {
@@ -31,8 +36,10 @@ export const ledgerTable: TableDefinition = {
   partitionKey: 'pk',
   sortKey: 'sk',
   indexes: [
-    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
+    // Transactions by ledger (feed, listings), ledgers by consumer, consumers.
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
+    // Accounts by ledger (sharded), open pendings by expiry: items whose balances change often.
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'KEYS_ONLY' },
   ],
   ttlAttribute: 'expires_at_epoch',
 };
@@ -43,9 +50,9 @@ export const walletTable: TableDefinition = {
   partitionKey: 'pk',
   sortKey: 'sk',
   indexes: [
-    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk' },
-    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk' },
-    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk' },
+    { name: 'gsi1', partitionKey: 'gsi1pk', sortKey: 'gsi1sk', projection: 'ALL' },
+    { name: 'gsi2', partitionKey: 'gsi2pk', sortKey: 'gsi2sk', projection: 'ALL' },
+    { name: 'gsi3', partitionKey: 'gsi3pk', sortKey: 'gsi3sk', projection: 'ALL' },
   ],
   ttlAttribute: 'expires_at_epoch',
   // The outbox relay reads new items; old images let workers see transitions.

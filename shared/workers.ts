@@ -42,7 +42,15 @@ export interface WorkerDefinition {
 
 export const queues: readonly QueueDefinition[] = [];
 
-export const workers: readonly WorkerDefinition[] = [];
+export const workers: readonly WorkerDefinition[] = [
+  {
+    name: 'ledgerExpirePendings',
+    handler: 'ledger/expire-pendings',
+    description: 'Voids pending postings whose expiry has passed',
+    trigger: { kind: 'schedule', rateMinutes: 1 },
+    tables: { ledger: 'RW' },
+  },
+];
 
 /** The env var a function reads a queue's URL from. */
 export const queueUrlEnv = (queue: string): string => `QUEUE_URL_${queue.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;

@@ -160,26 +160,40 @@ function credentialHook(
   };
 }
 
+/** The ledger API answers malformed input with its own catalogue code, `invalid`. */
+const invalidCodeOf = (route: AnyRoute): ErrorCode => (route.api === 'ledger' ? 'invalid' : 'invalid_request');
+
 function requestParsing(route: AnyRoute): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
   return {
     before: (request) => {
-      const state = stateOf(request);
-      const { event } = request;
-      const rawBody = readBody(event);
-      const body = route.request.body ? parseBody(rawBody, state.headers['content-type']) : undefined;
-      if (!route.request.body && rawBody.length > 0 && route.method !== 'GET' && route.method !== 'DELETE') {
-        throw new AppError('invalid_request', 'This operation takes no request body.');
+      try {
+        parseRequest(route, request);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'invalid_request' && invalidCodeOf(route) !== 'invalid_request') {
+          throw new AppError(invalidCodeOf(route), error.message, { errors: error.errors });
+        }
+        throw error;
       }
-      const errors: FieldError[] = [];
-      const params = validatePart(route.request.params, event.pathParameters ?? {}, 'path', errors);
-      const query = validatePart(route.request.query, event.queryStringParameters ?? {}, 'query', errors);
-      const validBody = route.request.body ? validatePart(route.request.body, body, 'body', errors) : undefined;
-      if (errors.length > 0) {
-        throw new AppError('invalid_request', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
-      }
-      state.parsed = { params, query, body: validBody, rawBody, idempotencyKey: idempotencyKeyOf(route, state.headers) };
     },
   };
+}
+
+function parseRequest(route: AnyRoute, request: MiddyRequest): void {
+  const state = stateOf(request);
+  const { event } = request;
+  const rawBody = readBody(event);
+  const body = route.request.body ? parseBody(rawBody, state.headers['content-type']) : undefined;
+  if (!route.request.body && rawBody.length > 0 && route.method !== 'GET' && route.method !== 'DELETE') {
+    throw new AppError('invalid_request', 'This operation takes no request body.');
+  }
+  const errors: FieldError[] = [];
+  const params = validatePart(route.request.params, event.pathParameters ?? {}, 'path', errors);
+  const query = validatePart(route.request.query, event.queryStringParameters ?? {}, 'query', errors);
+  const validBody = route.request.body ? validatePart(route.request.body, body, 'body', errors) : undefined;
+  if (errors.length > 0) {
+    throw new AppError('invalid_request', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
+  }
+  state.parsed = { params, query, body: validBody, rawBody, idempotencyKey: idempotencyKeyOf(route, state.headers) };
 }
 
 function readBody(event: APIGatewayProxyEvent): string {
@@ -240,15 +254,15 @@ function idempotencyKeyOf(route: AnyRoute, headers: Record<string, string>): str
 function toResponse(route: AnyRoute, result: HttpResult, requestId: string): APIGatewayProxyResult {
   const status = result.status ?? route.response.status;
   const headers = { 'content-type': 'application/json', 'x-request-id': requestId, ...result.headers };
-  if ('rawBody' in result) return { statusCode: status, headers, body: result.rawBody };
+  const body = 'rawBody' in result ? (JSON.parse(result.rawBody) as unknown) : result.body;
   if (config.VALIDATE_RESPONSES && status === route.response.status) {
-    const checked = route.response.body.safeParse(result.body);
+    const checked = route.response.body.safeParse(body);
     if (!checked.success) {
       logger.error('response does not match the manifest schema', { operation: route.operationId, issues: checked.error.issues });
       throw new AppError('internal_error', 'An internal error occurred.');
     }
   }
-  return { statusCode: status, headers, body: JSON.stringify(result.body) };
+  return { statusCode: status, headers, body: 'rawBody' in result ? result.rawBody : JSON.stringify(body) };
 }
 
 export function lowerCaseHeaders(headers: APIGatewayProxyEvent['headers'] | null | undefined): Record<string, string> {

@@ -14,7 +14,7 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 function start(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', ...env },
+    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', OIDC_PORT: '0', ...env },
   });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));

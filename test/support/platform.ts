@@ -13,6 +13,7 @@ export async function startTestPlatform(overrides: Partial<PlatformOptions> = {}
     dynamodbEndpoint: inject('dynamodbEndpoint'),
     tablePrefix: `t${uuidv7().replace(/-/g, '').slice(-12)}`,
     ports: { public: 0, ledger: 0, console: 0 },
+    issuerPort: 0,
     routes: manifestRoutes,
     workers: manifestWorkers,
     queues: manifestQueues,

@@ -1,0 +1,10 @@
+import type { ScheduledEvent } from 'aws-lambda';
+import { logger } from '../../shared/log';
+import { ledgerRuntime } from '../../shared/ledger/runtime';
+
+/** Scheduled: voids every pending posting whose expiry has passed (status `expired`). */
+export const handler = async (_event: ScheduledEvent): Promise<{ expired: number }> => {
+  const expired = await ledgerRuntime().service.expirePendings();
+  if (expired > 0) logger.info('expired pending postings', { expired });
+  return { expired };
+};

@@ -1,0 +1,6 @@
+import { ledgerRoutes } from '../../shared/ledger/routes';
+import { ledgerHandler } from '../../shared/ledger/runtime';
+
+export const handler = ledgerHandler(ledgerRoutes.getRollup, async ({ request, service, consumerId }) => ({
+  body: await service.rollup(consumerId, request.params.ledgerId),
+}));

@@ -1,0 +1,117 @@
+import { parseArgs } from 'node:util';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
+import { systemClock } from '../shared/clock';
+import { uuidv7 } from '../shared/ids';
+import { createConsumerStore, type Consumer, type ConsumerStore } from '../shared/ledger/consumers';
+import { readPlatformState } from './platform-state';
+
+/**
+ * The operator's command for ledger consumers (spec part 1: created only by someone with database
+ * access, never through the API). It writes straight to the LedgerTable:
+ *   - the running embedded platform's DynamoDB Local, found through .data/platform.json;
+ *   - with LEDGER_TABLE set, that table in AWS (standard AWS credentials and region;
+ *     DYNAMODB_ENDPOINT, if set, overrides the endpoint).
+ * Results are JSON on stdout; a failure is one `error: ...` line on stderr and a non-zero exit.
+ */
+
+const USAGE = `usage: npm run ledger:consumers -- <command>
+  create --name <name> --sub <sub>    create a consumer (fails if the name or sub is taken)
+  ensure --name <name> --sub <sub>    create it unless exactly this pairing exists
+  list                                list every consumer
+  block-feed --name <name>            refuse the consumer's event feed reads
+  unblock-feed --name <name>          allow them again
+Targets the running embedded platform; set LEDGER_TABLE (with AWS credentials) for a table in AWS.`;
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<unknown> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { name: { type: 'string' }, sub: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [command, ...extra] = positionals;
+  if (values.help) return USAGE;
+  if (!command) throw new UsageError('a command is needed');
+  if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
+  const need = (option: 'name' | 'sub'): string => {
+    const value = values[option];
+    if (value === undefined) throw new UsageError(`${command} needs --${option}`);
+    return value;
+  };
+
+  // Every argument is checked before anything is touched.
+  let run: (store: ConsumerStore) => Promise<unknown>;
+  switch (command) {
+    case 'create': {
+      const input = { name: need('name'), sub: need('sub') };
+      run = async (store) => toJson(await store.createConsumer(input));
+      break;
+    }
+    case 'ensure': {
+      const input = { name: need('name'), sub: need('sub') };
+      run = async (store) => {
+        const { consumer, created } = await store.ensureConsumer(input);
+        return { created, consumer: toJson(consumer) };
+      };
+      break;
+    }
+    case 'list':
+      run = async (store) => (await store.listConsumers()).map(toJson);
+      break;
+    case 'block-feed':
+    case 'unblock-feed': {
+      const name = need('name');
+      run = async (store) => toJson(await store.setFeedBlocked(name, command === 'block-feed'));
+      break;
+    }
+    default:
+      throw new UsageError(`unknown command ${command}`);
+  }
+
+  const target = resolveTarget();
+  process.stderr.write(`ledger table ${target.tableName} (${target.where})\n`);
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient(target.clientConfig), {
+    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
+  });
+  try {
+    return await run(createConsumerStore(client, target.tableName, systemClock, uuidv7));
+  } finally {
+    client.destroy();
+  }
+}
+
+function resolveTarget(): { tableName: string; where: string; clientConfig: DynamoDBClientConfig } {
+  const tableName = process.env.LEDGER_TABLE;
+  if (tableName) {
+    const endpoint = process.env.DYNAMODB_ENDPOINT;
+    return {
+      tableName,
+      where: endpoint ?? `AWS ${process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'default region'}`,
+      clientConfig: { maxAttempts: 3, ...(endpoint ? { endpoint } : {}) },
+    };
+  }
+  const state = readPlatformState();
+  return {
+    tableName: state.tables.ledger,
+    where: `DynamoDB Local at ${state.dynamodbEndpoint}`,
+    clientConfig: { endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 2 },
+  };
+}
+
+/** The stored field names, as the ledger reads them. */
+function toJson(consumer: Consumer) {
+  return { id: consumer.id, name: consumer.name, sub: consumer.sub, feed_blocked: consumer.feedBlocked, created_at: consumer.createdAt };
+}
+
+try {
+  const result = await main(process.argv.slice(2));
+  process.stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
+} catch (error) {
+  const usage = error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`error: ${message.split('\n')[0]}${usage ? ' (--help shows the commands)' : ''}\n`);
+  process.exit(usage ? 2 : 1);
+}

@@ -1,0 +1,69 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Where the running embedded platform (`npm start`) is: local/main.ts writes
+ * <DATA_DIR or .data>/platform.json when it is up and deletes it when it stops. Scripts such as
+ * ledger:consumers and dev:token read it, so they need no flags on a laptop.
+ */
+
+export interface PlatformState {
+  pid: number;
+  urls: { public: string; ledger: string; console: string };
+  dynamodbEndpoint: string;
+  tables: { ledger: string; wallet: string };
+  /** The development OIDC issuer's base URL, when the platform runs one. */
+  oidcIssuer: string | undefined;
+}
+
+/** One line for the user: the platform is not running, or its state file is unreadable. */
+export class PlatformStateError extends Error {}
+
+const schema = z.object({
+  pid: z.number().int().positive(),
+  urls: z.object({ public: z.string(), ledger: z.string(), console: z.string() }),
+  dynamodb_endpoint: z.string(),
+  tables: z.object({ ledger: z.object({ name: z.string() }), wallet: z.object({ name: z.string() }) }),
+  oidc_issuer: z.string().optional(),
+});
+
+export function platformStateFile(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.DATA_DIR ?? resolve(import.meta.dirname, '..', '.data'), 'platform.json');
+}
+
+export function readPlatformState(file = platformStateFile()): PlatformState {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new PlatformStateError(`the embedded platform is not running (no ${file}); start it with npm start`);
+  }
+  let parsed: z.infer<typeof schema>;
+  try {
+    parsed = schema.parse(JSON.parse(text));
+  } catch {
+    throw new PlatformStateError(`${file} is not a platform state file; restart the platform with npm start`);
+  }
+  // A crash leaves the file behind; say so instead of failing later on a refused connection.
+  if (!isAlive(parsed.pid)) {
+    throw new PlatformStateError(`the embedded platform is not running (process ${parsed.pid} in ${file} is gone); start it with npm start`);
+  }
+  return {
+    pid: parsed.pid,
+    urls: parsed.urls,
+    dynamodbEndpoint: parsed.dynamodb_endpoint,
+    tables: { ledger: parsed.tables.ledger.name, wallet: parsed.tables.wallet.name },
+    oidcIssuer: parsed.oidc_issuer,
+  };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

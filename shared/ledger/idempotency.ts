@@ -1,0 +1,127 @@
+import { createHash } from 'node:crypto';
+import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { AppError, problemBody } from '../errors';
+import { ledgerKeys } from './keys';
+import type { TransactItem } from './transact';
+
+/**
+ * Idempotency records of the ledger. A record is written in the same TransactWriteItems as the
+ * money it answers for, so "posted" and "remembered" cannot come apart: a concurrent or later
+ * request with the same key fails the record's condition and replays the stored bytes. State-
+ * dependent refusals (insufficient funds, a frozen account...) are remembered too, as Stripe does,
+ * so a retry cannot post what the first attempt refused; malformed requests are not (nothing began).
+ */
+
+export interface Outcome {
+  status: number;
+  /** The exact response bytes; a replay returns these unchanged. */
+  body: string;
+  replayed: boolean;
+}
+
+export interface IdempotencyContext {
+  /** `<ledgerId>` or `CONSUMER#<id>` for ledger creation. */
+  scope: string;
+  key: string;
+  operation: string;
+  fingerprint: string;
+  requestId: string;
+}
+
+interface StoredRecord {
+  key: string;
+  operation: string;
+  fingerprint: string;
+  status_code: number;
+  body: string;
+  created_at: string;
+  expires_at_epoch: number;
+}
+
+/** A request's identity: the operation and its canonical parameters, whitespace and key order aside. */
+export function fingerprintOf(operation: string, parts: unknown): string {
+  return createHash('sha256').update(operation).update('\n').update(canonicalJson(parts)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export class IdempotencyStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly table: string,
+    private readonly retentionSeconds: number,
+  ) {}
+
+  /** The Put that records a success inside the operation's own transaction. */
+  recordItem(context: IdempotencyContext, status: number, body: string, now: Date): TransactItem {
+    return {
+      Put: {
+        TableName: this.table,
+        Item: this.record(context, status, body, now),
+        ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch < :now',
+        ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
+      },
+    };
+  }
+
+  /** The stored answer for this key, if one is live; a different request under it is refused. */
+  async replay(context: IdempotencyContext, now: Date): Promise<Outcome | undefined> {
+    const stored = await this.read(context.scope, context.key, now);
+    if (!stored) return undefined;
+    if (stored.fingerprint !== context.fingerprint || stored.operation !== context.operation) {
+      throw new AppError('idempotency_key_reuse', 'This Idempotency-Key was already used for a different request.');
+    }
+    return { status: stored.status_code, body: stored.body, replayed: true };
+  }
+
+  /** Remembers a state-dependent refusal; if another answer got there first, that one stands. */
+  async rememberRefusal(context: IdempotencyContext, error: AppError, now: Date): Promise<Outcome> {
+    const body = JSON.stringify(problemBody(error, context.requestId));
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.table,
+          Item: this.record(context, error.status, body, now),
+          ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch < :now',
+          ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
+        }),
+      );
+      return { status: error.status, body, replayed: false };
+    } catch (putError) {
+      if ((putError as { name?: string }).name !== 'ConditionalCheckFailedException') throw putError;
+      const stored = await this.replay(context, now);
+      if (!stored) throw putError;
+      return stored;
+    }
+  }
+
+  async read(scope: string, key: string, now: Date): Promise<StoredRecord | undefined> {
+    const result = await this.client.send(new GetCommand({ TableName: this.table, Key: ledgerKeys.idempotency(scope, key), ConsistentRead: true }));
+    const item = result.Item as StoredRecord | undefined;
+    if (!item || item.expires_at_epoch < Math.floor(now.getTime() / 1000)) return undefined;
+    return item;
+  }
+
+  private record(context: IdempotencyContext, status: number, body: string, now: Date): StoredRecord & Record<string, unknown> {
+    return {
+      ...ledgerKeys.idempotency(context.scope, context.key),
+      entity: 'idempotency',
+      key: context.key,
+      operation: context.operation,
+      fingerprint: context.fingerprint,
+      status_code: status,
+      body,
+      created_at: now.toISOString(),
+      expires_at_epoch: Math.floor(now.getTime() / 1000) + this.retentionSeconds,
+    };
+  }
+}

@@ -1,0 +1,109 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../aws/dynamodb';
+import { createConsumerAuthenticator } from '../auth/oidc';
+import { systemClock } from '../clock';
+import { config, tableName } from '../config';
+import { AppError, PROBLEM_CONTENT_TYPE } from '../errors';
+import { createHttpHandler, type Authenticator, type HttpRequest, type HttpResult } from '../http/handler';
+import type { AnyRoute, RouteDefinition } from '../http/route';
+import { uuidv7 } from '../ids';
+import { createConsumerStore } from './consumers';
+import { fingerprintOf, type IdempotencyContext, type Outcome } from './idempotency';
+import { LedgerService } from './service';
+import type { z } from 'zod';
+
+/**
+ * What every ledger function shares, built once per Lambda container on first use: the document
+ * client, the service, and the credential hook that admits only registered consumers' OIDC
+ * client-credentials tokens.
+ */
+interface LedgerRuntime {
+  client: DynamoDBDocumentClient;
+  service: LedgerService;
+  consumers: ReturnType<typeof createConsumerStore>;
+}
+
+let runtime: LedgerRuntime | undefined;
+
+export function ledgerRuntime(): LedgerRuntime {
+  if (runtime) return runtime;
+  const client = createDocumentClient();
+  const table = tableName('LEDGER_TABLE');
+  runtime = {
+    client,
+    service: new LedgerService({
+      client,
+      table,
+      clock: systemClock,
+      ids: uuidv7,
+      idempotencyRetentionSeconds: config.LEDGER_IDEMPOTENCY_RETENTION_SECONDS,
+      feedSettleMs: config.LEDGER_FEED_SETTLE_MS,
+    }),
+    consumers: createConsumerStore(client, table, systemClock, uuidv7),
+  };
+  return runtime;
+}
+
+type RequestOf<R> = R extends RouteDefinition<infer P, infer Q, infer B, z.ZodType> ? HttpRequest<z.output<P>, z.output<Q>, z.output<B>> : never;
+
+export interface LedgerCall<R> {
+  request: RequestOf<R>;
+  service: LedgerService;
+  /** The calling consumer's id. */
+  consumerId: string;
+  /** The idempotency context of this request, scoped to the path's ledger (or the consumer). */
+  idempotency(scope: string): IdempotencyContext | undefined;
+}
+
+/** The ledger's handler factory: the shared middleware stack with the consumer-token hook. */
+export function ledgerHandler<R extends AnyRoute>(route: R, serve: (call: LedgerCall<R>) => Promise<HttpResult>) {
+  // Built on the first request, so loading a handler needs no configuration (tests, bundling).
+  let verifier: Authenticator | undefined;
+  const authenticate: Authenticator = (request) => {
+    verifier ??= createConsumerAuthenticator({
+      issuer: requiredIssuer(),
+      audience: config.OIDC_AUDIENCE,
+      jwksUrl: config.OIDC_JWKS_URL,
+      findConsumerBySub: (sub) => ledgerRuntime().consumers.findConsumerBySub(sub),
+    });
+    return verifier(request);
+  };
+  return createHttpHandler(
+    route,
+    async (request) => {
+      const consumerId = request.principal.consumerId!;
+      return serve({
+        request: request as RequestOf<R>,
+        service: ledgerRuntime().service,
+        consumerId,
+        idempotency: (scope) =>
+          request.idempotencyKey === undefined
+            ? undefined
+            : {
+                scope,
+                key: request.idempotencyKey,
+                operation: route.operationId,
+                fingerprint: fingerprintOf(route.operationId, { params: request.params, body: request.body }),
+                requestId: request.requestId,
+              },
+      });
+    },
+    { authenticate },
+  );
+}
+
+function requiredIssuer(): string {
+  if (!config.OIDC_ISSUER) throw new AppError('service_unavailable', 'OIDC_ISSUER is not configured.');
+  return config.OIDC_ISSUER;
+}
+
+/** An idempotent write's answer: the exact stored bytes, marked when replayed. */
+export const outcomeResult = (outcome: Outcome): HttpResult => ({
+  status: outcome.status,
+  rawBody: outcome.body,
+  headers: {
+    // A remembered refusal is a problem body like any other error.
+    ...(outcome.status >= 400 ? { 'content-type': PROBLEM_CONTENT_TYPE } : {}),
+    ...(outcome.replayed ? { 'idempotent-replayed': 'true' } : {}),
+  },
+});

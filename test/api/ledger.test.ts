@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Platform } from '../../local/platform';
+import { errorCatalogue } from '../../shared/errors';
+import { uuidv7 } from '../../shared/ids';
+import { ledgerConsumer } from '../support/consumers';
+import { call, startTestPlatform } from '../support/platform';
+
+let platform: Platform;
+let base: string;
+let token: string;
+let otherToken: string;
+let ledgerId: string;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ env: { LEDGER_FEED_SETTLE_MS: '0' } });
+  base = platform.urls.ledger;
+  token = (await ledgerConsumer(platform)).token;
+  otherToken = (await ledgerConsumer(platform)).token;
+  ledgerId = (await api('POST', '/v1/ledgers', { body: { name: 'main', commodity: 'USD' } })).body.id;
+});
+afterAll(() => platform?.stop());
+
+function api(method: string, path: string, options: { body?: unknown; key?: string; as?: string } = {}) {
+  return call(base, method, path, {
+    body: options.body,
+    token: options.as ?? token,
+    headers: options.key ? { 'idempotency-key': options.key } : {},
+  });
+}
+
+const L = () => `/v1/ledgers/${ledgerId}`;
+const leg = (account_id: string, direction: string, amount: number, commodity = 'USD') => ({ account_id, direction, amount, commodity });
+
+async function open(extra: Record<string, unknown> = {}) {
+  const result = await api('POST', `${L()}/accounts`, { body: { owner_type: 'user', owner_id: uuidv7(), purpose: 'cash', commodity: 'USD', ...extra } });
+  expect(result.status).toBe(201);
+  return result.body as { id: string; version: number };
+}
+
+const post = (legs: unknown[], extra: Record<string, unknown> = {}, key = uuidv7()) =>
+  api('POST', `${L()}/postings`, { body: { type: 'transfer', legs, ...extra }, key });
+
+function expectCode(result: { status: number; body: any; headers: Headers }, code: keyof typeof errorCatalogue) {
+  expect(result.headers.get('content-type')).toBe('application/problem+json');
+  expect(result.body.code).toBe(code);
+  expect(result.status).toBe(errorCatalogue[code].status);
+}
+
+describe('ledger API authentication', () => {
+  it('refuses a request without a credential, with an API key, and with a token of another issuer', async () => {
+    expectCode(await call(base, 'GET', L()), 'unauthenticated');
+    expectCode(await call(base, 'GET', L(), { token: 'sk_sandbox_0199a1fc_secret' }), 'unauthenticated');
+    const foreign = await platform.issuer.mintToken({ iss: 'https://idp.example.test/realms/wallet', sub: 'someone', aud: 'ledger', exp: Math.floor(Date.now() / 1000) + 60 });
+    expectCode(await call(base, 'GET', L(), { token: foreign }), 'unauthenticated');
+  });
+
+  it('refuses an expired token and a valid token whose subject is no registered consumer', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await platform.issuer.mintToken({ iss: platform.issuer.issuer, sub: 'x', aud: 'ledger', iat: now - 7200, exp: now - 3600 });
+    expectCode(await call(base, 'GET', L(), { token: expired }), 'unauthenticated');
+    const stranger = await platform.issuer.mintToken({ iss: platform.issuer.issuer, sub: 'not-a-consumer', aud: 'ledger', iat: now, exp: now + 60 });
+    expectCode(await call(base, 'GET', L(), { token: stranger }), 'unauthenticated');
+  });
+
+  it("answers another consumer's ledger, account and transaction with 404, as if missing", async () => {
+    const source = await open({ floor: null });
+    const user = await open();
+    const posted = await post([leg(source.id, 'debit', 5), leg(user.id, 'credit', 5)]);
+    for (const path of [L(), `${L()}/accounts/${user.id}`, `${L()}/transactions/${posted.body.id}`, `${L()}/rollup`]) {
+      const result = await api('GET', path, { as: otherToken });
+      expectCode(result, 'ledger_not_found');
+    }
+    const theirs = (await api('POST', '/v1/ledgers', { body: { name: 'theirs', commodity: 'USD' }, as: otherToken })).body.id;
+    expectCode(await api('GET', `/v1/ledgers/${theirs}/accounts/${user.id}`, { as: otherToken }), 'account_not_found');
+    expectCode(await api('GET', `/v1/ledgers/${theirs}/transactions/${posted.body.id}`, { as: otherToken }), 'transaction_not_found');
+  });
+});
+
+describe('postings over HTTP', () => {
+  it('posts, replays byte for byte with the same key, and refuses the key reused for another body', async () => {
+    const source = await open({ floor: null });
+    const user = await open();
+    const key = uuidv7();
+    const first = await post([leg(source.id, 'debit', 250), leg(user.id, 'credit', 250)], {}, key);
+    expect(first.status).toBe(201);
+    const replay = await post([leg(source.id, 'debit', 250), leg(user.id, 'credit', 250)], {}, key);
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expectCode(await post([leg(source.id, 'debit', 251), leg(user.id, 'credit', 251)], {}, key), 'idempotency_key_reuse');
+    const stored = await api('GET', `${L()}/idempotency/${key}`);
+    expect(stored.body).toMatchObject({ key, status_code: 201, response: first.body, operation: 'createPosting' });
+    expect((await api('GET', `${L()}/accounts/${user.id}`)).body.balance).toEqual({ posted: 250, pending_debits: 0, pending_credits: 0, available: 250 });
+  });
+
+  it('requires an Idempotency-Key on postings and refuses malformed postings with invalid', async () => {
+    const source = await open({ floor: null });
+    const user = await open();
+    const withoutKey = await call(base, 'POST', `${L()}/postings`, { token, body: { type: 'transfer', legs: [leg(source.id, 'debit', 1), leg(user.id, 'credit', 1)] } });
+    expectCode(withoutKey, 'invalid');
+    expectCode(await post([leg(source.id, 'debit', 0), leg(user.id, 'credit', 0)]), 'invalid');
+    expectCode(await post([leg(source.id, 'debit', 1.5), leg(user.id, 'credit', 1.5)]), 'invalid');
+    expectCode(await post([leg(source.id, 'debit', 2), leg(user.id, 'credit', 1)]), 'unbalanced');
+    expectCode(await post([leg(source.id, 'debit', 1), leg(uuidv7(), 'credit', 1)]), 'account_not_found');
+  });
+
+  it('answers each account refusal with its code', async () => {
+    const source = await open({ floor: null });
+    const user = await open();
+    await post([leg(source.id, 'debit', 100), leg(user.id, 'credit', 100)]);
+    expectCode(await post([leg(user.id, 'debit', 101), leg(source.id, 'credit', 101)]), 'insufficient_funds');
+    expectCode(await post([leg(user.id, 'debit', 1), leg(source.id, 'credit', 1)], { version_is: [{ account_id: user.id, version: 99 }] }), 'precondition_failed');
+    expectCode(await post([leg(user.id, 'debit', 1), leg(source.id, 'credit', 1)], { min_available_after: [{ account_id: user.id, amount: 100 }] }), 'precondition_failed');
+    expectCode(await post([leg(source.id, 'debit', 5), leg(user.id, 'credit', 5)], { limit_claims: [{ key: 'daily', amount: 5, max: 4 }] }), 'limit_exceeded');
+
+    expect((await api('PATCH', `${L()}/accounts/${user.id}`, { body: { status: 'frozen' } })).body.status).toBe('frozen');
+    expectCode(await post([leg(source.id, 'debit', 1), leg(user.id, 'credit', 1)]), 'account_frozen');
+    const empty = await open();
+    await api('PATCH', `${L()}/accounts/${empty.id}`, { body: { status: 'closed' } });
+    expectCode(await post([leg(source.id, 'debit', 1), leg(empty.id, 'credit', 1)]), 'account_closed');
+    expectCode(await api('PATCH', `${L()}/accounts/${empty.id}`, { body: { status: 'active' } }), 'account_closed');
+  });
+
+  it('reserves, posts a part, refuses posting more than reserved, and voids', async () => {
+    const source = await open({ floor: null });
+    const payer = await open();
+    const merchant = await open({ owner_type: 'merchant', purpose: 'settlement' });
+    await post([leg(source.id, 'debit', 1000), leg(payer.id, 'credit', 1000)]);
+    const pending = await api('POST', `${L()}/pendings`, { body: { type: 'payment', legs: [leg(payer.id, 'debit', 800), leg(merchant.id, 'credit', 800)] }, key: uuidv7() });
+    expect(pending.status).toBe(201);
+    expectCode(await post([leg(payer.id, 'debit', 801), leg(merchant.id, 'credit', 801)], { post_pending_id: pending.body.id }), 'post_exceeds_pending');
+    const captured = await post([leg(payer.id, 'debit', 300), leg(merchant.id, 'credit', 300)], { post_pending_id: pending.body.id });
+    expect(captured.status).toBe(201);
+    expect((await api('GET', `${L()}/accounts/${payer.id}`)).body.balance).toEqual({ posted: 700, pending_debits: 0, pending_credits: 0, available: 700 });
+
+    const hold = await api('POST', `${L()}/pendings`, { body: { type: 'payment', legs: [leg(payer.id, 'debit', 100), leg(merchant.id, 'credit', 100)] }, key: uuidv7() });
+    const voided = await api('POST', `${L()}/pendings/${hold.body.id}/void`, { key: uuidv7() });
+    expect(voided.status).toBe(200);
+    expect(voided.body.status).toBe('voided');
+    expectCode(await api('POST', `${L()}/pendings/${hold.body.id}/void`, { key: uuidv7() }), 'conflict');
+  });
+
+  it('reverses once; the second reversal is conflict; a closed period refuses back-dated postings', async () => {
+    const source = await open({ floor: null });
+    const user = await open();
+    const original = await post([leg(source.id, 'debit', 40), leg(user.id, 'credit', 40)]);
+    const reversal = await api('POST', `${L()}/transactions/${original.body.id}/reverse`, { body: {}, key: uuidv7() });
+    expect(reversal.status).toBe(201);
+    expect(reversal.body.reverses_txn_id).toBe(original.body.id);
+    expect((await api('GET', `${L()}/transactions/${original.body.id}`)).body.reversed_by).toBe(reversal.body.id);
+    expectCode(await api('POST', `${L()}/transactions/${original.body.id}/reverse`, { key: uuidv7() }), 'conflict');
+
+    const closedThrough = new Date(Date.now() - 60_000).toISOString();
+    expect((await api('POST', `${L()}/periods`, { body: { closed_through: closedThrough } })).body.closed_through).toBe(closedThrough);
+    expectCode(await post([leg(source.id, 'debit', 1), leg(user.id, 'credit', 1)], { effective_at: new Date(Date.now() - 3600_000).toISOString() }), 'period_closed');
+  });
+
+  it('rolls balances up to zero per commodity and feeds committed transactions after a cursor', async () => {
+    const rollup = await api('GET', `${L()}/rollup`);
+    expect(rollup.status).toBe(200);
+    expect(rollup.body.balanced).toBe(true);
+    expect(rollup.body.rows.length).toBeGreaterThan(0);
+    const first = await api('GET', `${L()}/events?limit=2`);
+    expect(first.body.data).toHaveLength(2);
+    const next = await api('GET', `${L()}/events?limit=2&cursor=${first.body.next_cursor}`);
+    expect(next.body.data[0].id > first.body.data[1].id).toBe(true);
+    const list = await api('GET', `${L()}/transactions?limit=3`);
+    expect(list.body.data).toHaveLength(3);
+    expect(list.body.data[0].id > list.body.data[2].id).toBe(true);
+    const page2 = await api('GET', `${L()}/transactions?limit=3&cursor=${list.body.next_cursor}`);
+    expect(page2.body.data[0].id < list.body.data[2].id).toBe(true);
+    expectCode(await api('GET', `${L()}/transactions?cursor=garbage`), 'invalid');
+  });
+});

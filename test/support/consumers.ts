@@ -1,0 +1,37 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import type { Platform } from '../../local/platform';
+import { systemClock } from '../../shared/clock';
+import { uuidv7 } from '../../shared/ids';
+import { createConsumerStore } from '../../shared/ledger/consumers';
+
+/**
+ * A ledger consumer as an operator and its deployment would set one up: the operator registers it
+ * in LedgerTable (never through the API), and the consumer gets its token from the issuer with a
+ * real client_credentials exchange.
+ */
+export async function ledgerConsumer(platform: Platform, name = `consumer-${uuidv7().slice(-8)}`): Promise<{ name: string; token: string; consumerId: string }> {
+  const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  try {
+    const store = createConsumerStore(DynamoDBDocumentClient.from(raw), platform.tables.ledger.name, systemClock, uuidv7);
+    const { consumer } = await store.ensureConsumer({ name, sub: name });
+    return { name, token: await clientCredentialsToken(platform, name), consumerId: consumer.id };
+  } finally {
+    raw.destroy();
+  }
+}
+
+export async function clientCredentialsToken(platform: Platform, clientId: string): Promise<string> {
+  const { client_secret } = platform.issuer.registerClient(clientId);
+  const response = await fetch(platform.issuer.tokenUrl, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${clientId}:${client_secret}`).toString('base64')}`,
+    },
+    body: 'grant_type=client_credentials',
+  });
+  if (!response.ok) throw new Error(`token exchange failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
