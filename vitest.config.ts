@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
     // One DynamoDB Local (in memory, free port) for the whole run; each file makes its own tables.
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
