@@ -1,0 +1,33 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { bundle } from '../scripts/bundle';
+import { FunctionCode, skipBundling } from '../lib/function';
+import { LedgerStack } from '../lib/ledger-stack';
+import { WalletStack } from '../lib/wallet-stack';
+
+/**
+ * The CDK app: `npx cdk synth` (bundles first) or `npx cdk synth -c skipBundling=true`.
+ * Environment-agnostic on purpose: no lookups, so synth works offline and without an AWS account;
+ * account and region come from the CLI profile at deploy time.
+ */
+const app = new App();
+const stage = String(app.node.tryGetContext('stage') ?? 'dev');
+if (!/^[a-z][a-z0-9]{0,15}$/.test(stage)) throw new Error(`stage "${stage}" must be lowercase letters and digits`);
+
+const code = skipBundling(app) ? FunctionCode.standIn() : FunctionCode.bundled((await bundle()).outdir);
+
+const ledger = new LedgerStack(app, 'Ledger', {
+  stackName: `wallet-platform-${stage}-ledger`,
+  description: 'Wallet platform: ledger (VPC, LedgerTable, private ledger API, OIDC issuer)',
+  stage,
+  code,
+});
+new WalletStack(app, 'Wallet', {
+  stackName: `wallet-platform-${stage}-wallet`,
+  description: 'Wallet platform: public wallet+auth API, console API, WalletTable, workers, events',
+  stage,
+  code,
+  ledger: ledger.exports,
+});
+
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

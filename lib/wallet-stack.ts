@@ -1,0 +1,178 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as events from 'aws-cdk-lib/aws-events';
+import type { Construct } from 'constructs';
+import { gateways } from '../shared/http/gateways';
+import type { AnyRoute } from '../shared/http/route';
+import { routes as manifestRoutes } from '../shared/routes';
+import { walletTable } from '../shared/tables';
+import {
+  queues as manifestQueues,
+  queueUrlEnv,
+  workers as manifestWorkers,
+  type QueueDefinition,
+  type WorkerDefinition,
+} from '../shared/workers';
+import { ProjectApi, type ThrottleSettings } from './api';
+import { FunctionCode, type Capability, type FunctionContext, type FunctionNetwork } from './function';
+import type { LedgerExports } from './ledger-stack';
+import { baseEnvironment, isLedgerWorker, routeCallsLedger } from './manifest';
+import { ProjectTable } from './table';
+import { ProjectQueue, Workers } from './workers';
+
+/**
+ * Everything except the ledger: the public API (wallet + auth), the operators' console API,
+ * WalletTable with its stream, the workers, their queues and the `wallet-events` bus.
+ */
+
+export interface WalletStackProps extends StackProps {
+  stage: string;
+  ledger: LedgerExports;
+  routes?: readonly AnyRoute[];
+  workers?: readonly WorkerDefinition[];
+  queues?: readonly QueueDefinition[];
+  code?: FunctionCode;
+  /** Stage-wide defaults; the spec asks for gateway rate limits with 429 + Retry-After (part 8). */
+  publicThrottle?: ThrottleSettings;
+  consoleThrottle?: ThrottleSettings;
+}
+
+export class WalletStack extends Stack {
+  readonly table: ProjectTable;
+  readonly bus: events.EventBus;
+  readonly publicApi: ProjectApi;
+  readonly consoleApi: ProjectApi;
+  readonly queues = new Map<string, ProjectQueue>();
+  readonly workers: Workers;
+
+  constructor(scope: Construct, id: string, props: WalletStackProps) {
+    super(scope, id, props);
+    const allRoutes = props.routes ?? manifestRoutes;
+    const workers = (props.workers ?? manifestWorkers).filter((worker) => !isLedgerWorker(worker));
+    const code = props.code ?? FunctionCode.fromContext(this);
+    const ledger = props.ledger;
+
+    this.table = new ProjectTable(this, walletTable);
+    this.bus = new events.EventBus(this, 'Events', { eventBusName: `wallet-events-${props.stage}`, description: 'Wallet domain events (outbox relay)' });
+    for (const definition of props.queues ?? manifestQueues) this.queues.set(definition.name, new ProjectQueue(this, definition));
+
+    // Functions that call the ledger run in the ledger's VPC (isolated subnets) to reach its
+    // private API through the execute-api endpoint; their credentials come from Secrets Manager.
+    const walletSg = new ec2.SecurityGroup(this, 'WalletFunctions', {
+      vpc: ledger.vpc,
+      description: 'Wallet functions that call the ledger: no ingress; egress only reaches the VPC endpoints',
+      allowAllOutbound: true,
+    });
+    admit(ledger.apiEndpoint, walletSg, 'Wallet functions call the ledger API and the console API');
+    const network: FunctionNetwork = {
+      vpc: ledger.vpc,
+      subnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+      securityGroups: [walletSg],
+    };
+    const ledgerClient: Capability = {
+      key: 'ledger-client',
+      environment: {
+        LEDGER_API_URL: ledger.apiUrl,
+        LEDGER_TOKEN_URL: ledger.tokenUrl,
+        LEDGER_CREDENTIALS_SECRET_ARN: ledger.walletCredentials.secretArn,
+        LEDGER_SCOPES: ledger.scopes.join(' '),
+      },
+      grant: (grantee) => ledger.walletCredentials.grantRead(grantee),
+    };
+    const eventBus: Capability = {
+      key: 'events',
+      environment: { EVENT_BUS_NAME: this.bus.eventBusName },
+      grant: (grantee) => this.bus.grantPutEventsTo(grantee),
+    };
+    const sendTo = (name: string): Capability => {
+      const queue = this.queues.get(name);
+      if (!queue) throw new Error(`A worker sends to queue ${name}, which shared/workers.ts does not define`);
+      return {
+        key: `send-${name}`,
+        environment: { [queueUrlEnv(name)]: queue.queue.queueUrl },
+        grant: (grantee) => queue.queue.grantSendMessages(grantee),
+      };
+    };
+
+    // Interface endpoints for what in-VPC functions call, and only those.
+    const inVpcWorkers = workers.filter((worker) => worker.callsLedger);
+    const endpoints: [string, ec2.InterfaceVpcEndpointAwsService, boolean][] = [
+      ['SecretsManager', ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER, true],
+      ['EventBridge', ec2.InterfaceVpcEndpointAwsService.EVENTBRIDGE, inVpcWorkers.some((worker) => worker.publishesEvents)],
+      ['Sqs', ec2.InterfaceVpcEndpointAwsService.SQS, inVpcWorkers.some((worker) => worker.sendsTo?.length)],
+    ];
+    for (const [name, service, needed] of endpoints) {
+      if (!needed) continue;
+      const endpoint = new ec2.InterfaceVpcEndpoint(this, `${name}Endpoint`, {
+        vpc: ledger.vpc,
+        service,
+        privateDnsEnabled: true,
+        subnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
+        open: false,
+      });
+      admit(endpoint, walletSg, `Wallet functions call ${name}`);
+    }
+
+    const functions: FunctionContext = {
+      code,
+      environment: baseEnvironment(props.stage),
+      tables: { wallet: this.table },
+    };
+    const routeProfile = (route: AnyRoute) =>
+      routeCallsLedger(route)
+        ? { tables: route.tables, capabilities: [ledgerClient], network }
+        : { tables: route.tables, capabilities: [] };
+
+    this.publicApi = new ProjectApi(this, 'PublicApi', {
+      gateway: 'public',
+      routes: allRoutes.filter((route) => gateways.public.apis.includes(route.api)),
+      endpoint: { kind: 'regional' },
+      stageName: props.stage,
+      throttle: props.publicThrottle ?? { rateLimit: 100, burstLimit: 200 },
+      functions,
+      profileFor: routeProfile,
+      accountLogging: ledger.apiGatewayLogging,
+    });
+
+    // Console: PRIVATE, through the same execute-api endpoint as the ledger. Operators reach it
+    // from inside the VPC (Client VPN or SSM port forwarding), so the console has no internet
+    // surface at all, and its functions keep the same in-function staff authentication.
+    this.consoleApi = new ProjectApi(this, 'ConsoleApi', {
+      gateway: 'console',
+      routes: allRoutes.filter((route) => gateways.console.apis.includes(route.api)),
+      endpoint: { kind: 'private', vpcEndpoint: ledger.apiEndpoint },
+      stageName: props.stage,
+      throttle: props.consoleThrottle ?? { rateLimit: 20, burstLimit: 40 },
+      functions,
+      profileFor: routeProfile,
+      accountLogging: ledger.apiGatewayLogging,
+    });
+
+    this.workers = new Workers(this, 'Workers', {
+      workers,
+      functions,
+      queues: this.queues,
+      profileFor: (worker) => ({
+        tables: worker.tables,
+        capabilities: [
+          ...(worker.callsLedger ? [ledgerClient] : []),
+          ...(worker.publishesEvents ? [eventBus] : []),
+          ...(worker.sendsTo ?? []).map(sendTo),
+        ],
+        ...(worker.callsLedger ? { network } : {}),
+      }),
+    });
+
+    new CfnOutput(this, 'PublicApiUrl', { value: this.publicApi.baseUrl });
+    new CfnOutput(this, 'ConsoleApiUrl', { value: this.consoleApi.baseUrl, description: 'Private: resolves only inside the VPC' });
+    new CfnOutput(this, 'EventBusName', { value: this.bus.eventBusName });
+  }
+}
+
+/**
+ * Admits `caller` to an interface endpoint on 443. The rule is a resource of the caller's stack
+ * (remoteRule), so the ledger stack that owns the endpoint never depends on the wallet stack.
+ */
+function admit(endpoint: ec2.IInterfaceVpcEndpoint, caller: ec2.ISecurityGroup, description: string): void {
+  for (const group of endpoint.connections.securityGroups) group.addIngressRule(caller, ec2.Port.tcp(443), description, true);
+}

@@ -1,0 +1,157 @@
+import type { Clock } from '../clock';
+import { AppError } from '../errors';
+import type { Account, Ledger, Pending, Transaction } from '../ledger/schemas';
+
+/**
+ * The wallet's way to the ledger: its public HTTP contract with an OIDC client-credentials token,
+ * exactly as any other consumer calls it (DESIGN.md "Money moves"). The token is fetched from the
+ * issuer's token endpoint and reused until shortly before it expires.
+ */
+
+export interface LedgerClientOptions {
+  baseUrl: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** Requested scope, e.g. `ledger/postings` (Cognito needs one; the dev issuer defaults it). */
+  scope?: string;
+  clock: Clock;
+  fetch?: typeof fetch;
+  /** Per-request timeout. */
+  timeoutMs?: number;
+}
+
+/** A refusal the ledger answered with a problem body; `code` is the ledger's catalogue code. */
+export class LedgerRefusal extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+  ) {
+    super(`ledger refused: ${code} (${status}) ${detail}`);
+    this.name = 'LedgerRefusal';
+  }
+}
+
+const TOKEN_REFRESH_MARGIN_MS = 60_000;
+
+export class LedgerClient {
+  private token: { value: string; expiresAt: number } | undefined;
+  private readonly fetch: typeof fetch;
+
+  constructor(private readonly options: LedgerClientOptions) {
+    this.fetch = options.fetch ?? fetch;
+  }
+
+  createLedger(input: { name: string; commodity: string; metadata?: Record<string, string> }, idempotencyKey: string): Promise<Ledger> {
+    return this.call('POST', '/v1/ledgers', input, idempotencyKey);
+  }
+
+  openAccount(
+    ledgerId: string,
+    input: { owner_type: string; owner_id: string; purpose: string; commodity: string; floor?: number | null; metadata?: Record<string, string> },
+    idempotencyKey: string,
+  ): Promise<Account> {
+    return this.call('POST', `/v1/ledgers/${ledgerId}/accounts`, input, idempotencyKey);
+  }
+
+  getAccount(ledgerId: string, accountId: string): Promise<Account> {
+    return this.call('GET', `/v1/ledgers/${ledgerId}/accounts/${accountId}`);
+  }
+
+  updateAccount(ledgerId: string, accountId: string, patch: { floor?: number | null; status?: string }): Promise<Account> {
+    return this.call('PATCH', `/v1/ledgers/${ledgerId}/accounts/${accountId}`, patch);
+  }
+
+  post(ledgerId: string, posting: Record<string, unknown>, idempotencyKey: string): Promise<Transaction> {
+    return this.call('POST', `/v1/ledgers/${ledgerId}/postings`, posting, idempotencyKey);
+  }
+
+  reserve(ledgerId: string, pending: Record<string, unknown>, idempotencyKey: string): Promise<Pending> {
+    return this.call('POST', `/v1/ledgers/${ledgerId}/pendings`, pending, idempotencyKey);
+  }
+
+  voidPending(ledgerId: string, pendingId: string, idempotencyKey: string): Promise<Pending> {
+    return this.call('POST', `/v1/ledgers/${ledgerId}/pendings/${pendingId}/void`, undefined, idempotencyKey);
+  }
+
+  getTransaction(ledgerId: string, transactionId: string): Promise<Transaction> {
+    return this.call('GET', `/v1/ledgers/${ledgerId}/transactions/${transactionId}`);
+  }
+
+  listTransactions(ledgerId: string, query: { cursor?: string; limit?: number; type?: string }): Promise<{ data: Transaction[]; next_cursor: string | null }> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+    return this.call('GET', `/v1/ledgers/${ledgerId}/transactions${params.size ? `?${params}` : ''}`);
+  }
+
+  rollup(ledgerId: string): Promise<{
+    ledger_id: string;
+    rows: { owner_type: string; purpose: string; commodity: string; balance: number; pending_debits: number; pending_credits: number; accounts: number }[];
+    commodities: { commodity: string; total: number; balanced: boolean }[];
+    balanced: boolean;
+  }> {
+    return this.call('GET', `/v1/ledgers/${ledgerId}/rollup`);
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown, idempotencyKey?: string, retried = false): Promise<T> {
+    const token = await this.accessToken();
+    let response: Response;
+    try {
+      response = await this.fetch(`${this.options.baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      });
+    } catch {
+      throw new AppError('service_unavailable', 'The ledger did not answer; retry with the same Idempotency-Key.');
+    }
+    const text = await response.text();
+    if (response.status === 401 && !retried) {
+      // A token revoked or rotated early: fetch a fresh one once.
+      this.token = undefined;
+      return this.call(method, path, body, idempotencyKey, true);
+    }
+    if (response.ok) return JSON.parse(text) as T;
+    let problem: { code?: string; detail?: string } = {};
+    try {
+      problem = JSON.parse(text) as typeof problem;
+    } catch {
+      /* not a problem body: a gateway error */
+    }
+    if (response.status >= 500 || problem.code === undefined) {
+      throw new AppError('service_unavailable', 'The ledger is unavailable; retry with the same Idempotency-Key.');
+    }
+    throw new LedgerRefusal(response.status, problem.code, problem.detail ?? '');
+  }
+
+  private async accessToken(): Promise<string> {
+    const now = this.options.clock.now().getTime();
+    if (this.token && this.token.expiresAt - TOKEN_REFRESH_MARGIN_MS > now) return this.token.value;
+    const form = new URLSearchParams({ grant_type: 'client_credentials' });
+    if (this.options.scope) form.set('scope', this.options.scope);
+    let response: Response;
+    try {
+      response = await this.fetch(this.options.tokenUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${encodeURIComponent(this.options.clientId)}:${encodeURIComponent(this.options.clientSecret)}`).toString('base64')}`,
+        },
+        body: form.toString(),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      });
+    } catch {
+      throw new AppError('service_unavailable', 'The token issuer did not answer.');
+    }
+    if (!response.ok) throw new AppError('service_unavailable', 'The ledger credentials were refused by the token issuer.');
+    const granted = (await response.json()) as { access_token: string; expires_in: number };
+    this.token = { value: granted.access_token, expiresAt: now + granted.expires_in * 1000 };
+    return granted.access_token;
+  }
+}

@@ -1,0 +1,226 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { nodeRuntime } from '../../lib/function';
+import { gatewayProblems } from '../../lib/gateway-responses';
+import { errorCatalogue } from '../../shared/errors';
+import { gatewayOf } from '../../shared/http/gateways';
+import { routes } from '../../shared/routes';
+import { ledgerTable, walletTable } from '../../shared/tables';
+import { unacknowledgedFindings } from './nag';
+import { allTemplates, methodsOf, resourcesOfType, synthesize, type CfnResource, type FoundMethod, type Synthesized } from './support';
+
+/** The stacks built from the real manifest (shared/routes.ts, shared/workers.ts), synthesized once. */
+let synth: Synthesized;
+let methods: { ledger: FoundMethod[]; wallet: FoundMethod[] };
+const apiName = (gateway: string) => `wp-test-${gateway === 'ledger' ? 'ledger' : 'wallet'}-${gateway}`;
+
+beforeAll(() => {
+  synth = synthesize();
+  methods = { ledger: methodsOf(synth.stacks.ledger), wallet: methodsOf(synth.stacks.wallet) };
+});
+
+const restApi = (gateway: 'public' | 'ledger' | 'console'): CfnResource => {
+  const stack = gateway === 'ledger' ? synth.stacks.ledger : synth.stacks.wallet;
+  const found = resourcesOfType(stack.parent, 'AWS::ApiGateway::RestApi').find(([, api]) => api.Properties?.Name === apiName(gateway));
+  if (!found) throw new Error(`no ${gateway} API`);
+  return found[1];
+};
+
+describe('routes', () => {
+  it('gives every manifest route its own method on its gateway API, integrated with its own Lambda', () => {
+    const all = [...methods.ledger, ...methods.wallet];
+    for (const route of routes) {
+      const matches = all.filter((method) => method.operationName === route.operationId);
+      expect(matches, route.operationId).toHaveLength(1);
+      const [method] = matches;
+      expect(method).toMatchObject({ apiName: apiName(gatewayOf(route.api)), path: route.path, httpMethod: route.method });
+      expect(method!.function?.Type, route.operationId).toBe('AWS::Lambda::Function');
+      expect(String(method!.function?.Properties?.Description)).toContain(`(${route.handler})`);
+    }
+  });
+
+  it('puts no ledger route on the public API', () => {
+    const publicOperations = methods.wallet.filter((m) => m.apiName === apiName('public')).map((m) => m.operationName);
+    const ledgerOperations = routes.filter((route) => route.api === 'ledger').map((route) => route.operationId);
+    expect(ledgerOperations.length).toBeGreaterThan(0);
+    expect(publicOperations.filter((op) => ledgerOperations.includes(op ?? ''))).toEqual([]);
+  });
+});
+
+describe('ledger API', () => {
+  it('is PRIVATE behind the execute-api VPC endpoint', () => {
+    const api = restApi('ledger');
+    const endpoints = (api.Properties?.EndpointConfiguration as { Types: string[]; VpcEndpointIds: { Ref: string }[] });
+    expect(endpoints.Types).toEqual(['PRIVATE']);
+    expect(endpoints.VpcEndpointIds).toHaveLength(1);
+    const endpoint = synth.stacks.ledger.parent.Resources[endpoints.VpcEndpointIds[0]!.Ref]!;
+    expect(endpoint.Type).toBe('AWS::EC2::VPCEndpoint');
+    expect(JSON.stringify(endpoint.Properties?.ServiceName)).toContain('.execute-api');
+    expect(endpoint.Properties?.PrivateDnsEnabled).toBe(true);
+  });
+
+  it('admits only its VPC endpoint in its resource policy and denies everyone else', () => {
+    const api = restApi('ledger');
+    const endpointRef = (api.Properties?.EndpointConfiguration as { VpcEndpointIds: unknown[] }).VpcEndpointIds[0];
+    const statements = (api.Properties?.Policy as { Statement: Record<string, unknown>[] }).Statement;
+    expect(statements).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { StringNotEquals: { 'aws:SourceVpce': endpointRef } } }),
+    );
+    for (const allow of statements.filter((statement) => statement.Effect === 'Allow')) {
+      expect(allow.Condition).toEqual({ StringEquals: { 'aws:SourceVpce': endpointRef } });
+    }
+  });
+
+  it('runs its functions in the isolated subnets with the OIDC settings the verifier reads', () => {
+    const ledgerRoutes = routes.filter((route) => route.api === 'ledger');
+    for (const route of ledgerRoutes) {
+      const fn = methods.ledger.find((m) => m.operationName === route.operationId)!.function!;
+      expect(fn.Properties?.VpcConfig, route.operationId).toBeDefined();
+      const env = (fn.Properties?.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(Object.keys(env)).toEqual(expect.arrayContaining(['OIDC_ISSUER', 'OIDC_AUDIENCE', 'OIDC_JWKS_URL', 'STAGE']));
+      expect(env.OIDC_AUDIENCE).toBe('ledger');
+    }
+  });
+
+  it('has a VPC with isolated subnets only: no NAT gateway, no internet gateway', () => {
+    const parent = synth.stacks.ledger.parent;
+    expect(resourcesOfType(parent, 'AWS::EC2::NatGateway')).toEqual([]);
+    expect(resourcesOfType(parent, 'AWS::EC2::InternetGateway')).toEqual([]);
+    for (const [, subnet] of resourcesOfType(parent, 'AWS::EC2::Subnet')) expect(subnet.Properties?.MapPublicIpOnLaunch).toBe(false);
+    const gateway = resourcesOfType(parent, 'AWS::EC2::VPCEndpoint').find(([, e]) => e.Properties?.VpcEndpointType === 'Gateway');
+    expect(JSON.stringify(gateway?.[1].Properties?.ServiceName)).toContain('.dynamodb');
+  });
+
+  it('issues client-credentials tokens to the wallet from a Cognito pool with a resource server and a domain', () => {
+    const parent = synth.stacks.ledger.parent;
+    const [[serverId, server]] = resourcesOfType(parent, 'AWS::Cognito::UserPoolResourceServer') as [[string, CfnResource]];
+    expect(server.Properties).toMatchObject({ Identifier: 'ledger', Scopes: [expect.objectContaining({ ScopeName: 'postings' })] });
+    expect(resourcesOfType(parent, 'AWS::Cognito::UserPoolDomain')).toHaveLength(1);
+    const clients = resourcesOfType(parent, 'AWS::Cognito::UserPoolClient').map(([, client]) => client.Properties);
+    expect(clients).toContainEqual(
+      expect.objectContaining({
+        GenerateSecret: true,
+        AllowedOAuthFlows: ['client_credentials'],
+        // `<resource server identifier>/postings`: the Ref of a resource server is its identifier.
+        AllowedOAuthScopes: [{ 'Fn::Join': ['', [{ Ref: serverId }, '/postings']] }],
+      }),
+    );
+  });
+});
+
+describe('tables', () => {
+  const table = (stack: 'ledger' | 'wallet', logicalId: string) => synth.stacks[stack].parent.Resources[logicalId]!;
+
+  it.each([
+    ['ledger', ledgerTable],
+    ['wallet', walletTable],
+  ] as const)('builds the %s table from its definition with PITR, deletion protection, TTL and on-demand billing', (stack, definition) => {
+    const resource = table(stack, definition.logicalId);
+    expect(resource.Type).toBe('AWS::DynamoDB::Table');
+    expect(resource.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      DeletionProtectionEnabled: true,
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: definition.ttlAttribute, Enabled: true },
+      SSESpecification: { SSEEnabled: true },
+      KeySchema: [
+        { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+        { AttributeName: definition.sortKey, KeyType: 'RANGE' },
+      ],
+    });
+    const indexes = (resource.Properties?.GlobalSecondaryIndexes as { IndexName: string; Projection: { ProjectionType: string } }[]).map(
+      (index) => [index.IndexName, index.Projection.ProjectionType],
+    );
+    expect(indexes).toEqual(definition.indexes.map((index) => [index.name, index.projection]));
+    expect((resource as { DeletionPolicy?: string }).DeletionPolicy).toBe('Retain');
+  });
+
+  it('streams the wallet table with the definition\'s view type, and not the ledger table', () => {
+    expect(table('wallet', walletTable.logicalId).Properties?.StreamSpecification).toEqual({ StreamViewType: walletTable.stream });
+    expect(table('ledger', ledgerTable.logicalId).Properties?.StreamSpecification).toBeUndefined();
+  });
+});
+
+describe('gateway responses', () => {
+  const responses = (gateway: 'public' | 'ledger' | 'console') => {
+    const stack = gateway === 'ledger' ? synth.stacks.ledger : synth.stacks.wallet;
+    const apiId = Object.entries(stack.parent.Resources).find(([, r]) => r.Type === 'AWS::ApiGateway::RestApi' && r.Properties?.Name === apiName(gateway))![0];
+    return resourcesOfType(stack.parent, 'AWS::ApiGateway::GatewayResponse')
+      .map(([, r]) => r.Properties!)
+      .filter((p) => (p.RestApiId as { Ref: string }).Ref === apiId);
+  };
+
+  it.each(['public', 'ledger', 'console'] as const)('answers every gateway error of the %s API as problem+json from the catalogue', (gateway) => {
+    const found = responses(gateway);
+    expect(found.map((p) => p.ResponseType).sort()).toEqual(gatewayProblems.map((p) => p.type.responseType).sort());
+    for (const props of found) {
+      const body = JSON.parse((props.ResponseTemplates as Record<string, string>)['application/json']!) as Record<string, unknown>;
+      expect(Object.keys(body)).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail', 'code', 'request_id']));
+      const entry = errorCatalogue[body.code as keyof typeof errorCatalogue];
+      expect(entry, String(body.code)).toBeDefined();
+      expect(body).toMatchObject({ status: entry.status, title: entry.title, request_id: '$context.requestId' });
+      expect(props.StatusCode).toBe(String(entry.status));
+      expect((props.ResponseParameters as Record<string, string>)['gatewayresponse.header.Content-Type']).toBe("'application/problem+json'");
+    }
+  });
+
+  it('answers DEFAULT_4XX, DEFAULT_5XX and THROTTLED with the catalogue codes, the last with Retry-After', () => {
+    const byType = new Map(responses('public').map((p) => [p.ResponseType, p]));
+    const code = (type: string) => (JSON.parse((byType.get(type)!.ResponseTemplates as Record<string, string>)['application/json']!) as { code: string }).code;
+    expect(code('DEFAULT_4XX')).toBe('invalid_request');
+    expect(code('DEFAULT_5XX')).toBe('internal_error');
+    expect(code('THROTTLED')).toBe('rate_limited');
+    expect(byType.get('THROTTLED')!.StatusCode).toBe('429');
+    expect((byType.get('THROTTLED')!.ResponseParameters as Record<string, string>)['gatewayresponse.header.Retry-After']).toMatch(/^'\d+'$/);
+  });
+});
+
+describe('functions', () => {
+  const functions = () => [synth.stacks.ledger, synth.stacks.wallet].flatMap(allTemplates).flatMap((t) => resourcesOfType(t, 'AWS::Lambda::Function'));
+
+  it('run the newest Node.js runtime on arm64 with active tracing and an explicit log group', () => {
+    const ours = functions().filter(([, fn]) => fn.Properties?.Handler === 'index.handler');
+    expect(ours.length).toBeGreaterThan(routes.length);
+    for (const [id, fn] of ours) {
+      expect(fn.Properties, id).toMatchObject({
+        Runtime: nodeRuntime.name,
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: { LogGroup: expect.anything() },
+      });
+    }
+  });
+
+  it('keep their logs for a year', () => {
+    const groups = [synth.stacks.ledger, synth.stacks.wallet].flatMap(allTemplates).flatMap((t) => resourcesOfType(t, 'AWS::Logs::LogGroup'));
+    for (const [id, group] of groups) expect(group.Properties?.RetentionInDays, id).toBe(365);
+  });
+});
+
+describe('stage', () => {
+  it.each(['public', 'ledger', 'console'] as const)('of the %s API has access logs, tracing and error logging', (gateway) => {
+    const stack = gateway === 'ledger' ? synth.stacks.ledger : synth.stacks.wallet;
+    const stages = resourcesOfType(stack.parent, 'AWS::ApiGateway::Stage').map(([, s]) => s.Properties!);
+    const apiId = Object.entries(stack.parent.Resources).find(([, r]) => r.Properties?.Name === apiName(gateway))![0];
+    const stage = stages.find((s) => (s.RestApiId as { Ref: string }).Ref === apiId)!;
+    expect(stage).toMatchObject({
+      TracingEnabled: true,
+      AccessLogSetting: { DestinationArn: expect.anything(), Format: expect.stringContaining('$context.requestId') },
+      MethodSettings: [expect.objectContaining({ LoggingLevel: 'ERROR', DataTraceEnabled: false })],
+    });
+  });
+
+  it('throttles the public API and leaves the ledger unthrottled (spec part 8)', () => {
+    const settings = (stack: typeof synth.stacks.ledger) =>
+      resourcesOfType(stack.parent, 'AWS::ApiGateway::Stage').map(([, s]) => (s.Properties!.MethodSettings as Record<string, unknown>[])[0]!);
+    expect(settings(synth.stacks.wallet)).toContainEqual(expect.objectContaining({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }));
+    expect(settings(synth.stacks.ledger)[0]!.ThrottlingRateLimit).toBeUndefined();
+  });
+});
+
+describe('cdk-nag', () => {
+  it('reports no unacknowledged AwsSolutions error or warning', () => {
+    const findings = unacknowledgedFindings(synth.app);
+    expect(findings.errors).toEqual([]);
+    expect(findings.warnings).toEqual([]);
+  });
+});
