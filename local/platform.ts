@@ -1,5 +1,9 @@
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { systemClock } from '../shared/clock';
+import { uuidv7 } from '../shared/ids';
+import { createConsumerStore } from '../shared/ledger/consumers';
 import type { Clock } from '../shared/clock';
 import { gateways, type GatewayName } from '../shared/http/gateways';
 import type { AnyRoute } from '../shared/http/route';
@@ -10,7 +14,7 @@ import { LocalQueues, type QueueHandler } from './drivers/queue';
 import { LocalScheduler, type ScheduleHandler } from './drivers/schedule';
 import { StreamDriver, type StreamHandler } from './drivers/stream';
 import { loadHandler, startGateway, type LambdaHandler, type LocalGateway } from './gateway';
-import { assertPortFree } from './ports';
+import { assertPortFree, freePort } from './ports';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer';
 import { ensureTables, type LocalTable } from './tables';
 import type { TableKey } from '../shared/tables';
@@ -46,6 +50,14 @@ export interface PlatformOptions {
   log?: (line: string) => void;
 }
 
+/** The wallet's own client id with the issuer, and the `sub` of its ledger consumer. */
+export const WALLET_LEDGER_CLIENT = 'wallet';
+
+async function ensureWalletConsumer(client: DynamoDBClient, ledgerTable: string): Promise<void> {
+  const store = createConsumerStore(DynamoDBDocumentClient.from(client), ledgerTable, systemClock, uuidv7);
+  await store.ensureConsumer({ name: WALLET_LEDGER_CLIENT, sub: WALLET_LEDGER_CLIENT });
+}
+
 /** The audience ledger consumer tokens carry (the Cognito resource server identifier in AWS). */
 export const LEDGER_AUDIENCE = 'ledger';
 
@@ -68,16 +80,15 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     stack.length = 0;
   };
 
-  const ports = Object.fromEntries(
-    (Object.keys(gateways) as GatewayName[]).map((name) => [
-      name,
-      options.ports?.[name] ?? Number(process.env[gateways[name].localPortEnv] ?? gateways[name].localPort),
-    ]),
-  ) as Record<GatewayName, number>;
-  // Fail on a taken port before the JVM starts, with one clear line.
-  for (const name of Object.keys(ports) as GatewayName[]) {
-    if (ports[name] !== 0) await assertPortFree(ports[name], `the ${gateways[name].description}`);
+  const ports = {} as Record<GatewayName, number>;
+  for (const name of Object.keys(gateways) as GatewayName[]) {
+    const port = options.ports?.[name] ?? Number(process.env[gateways[name].localPortEnv] ?? gateways[name].localPort);
+    // Fail on a taken port before the JVM starts, with one clear line. A port of 0 is resolved
+    // now, so every URL is known before any handler reads its configuration.
+    if (port !== 0) await assertPortFree(port, `the ${gateways[name].description}`);
+    ports[name] = port === 0 ? await freePort() : port;
   }
+  const urls = Object.fromEntries((Object.keys(ports) as GatewayName[]).map((name) => [name, `http://127.0.0.1:${ports[name]}`])) as Record<GatewayName, string>;
 
   try {
     let dynamodb: DynamoDbLocal | undefined;
@@ -90,7 +101,6 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
     const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     const tables = await ensureTables(client, options.tablePrefix ?? 'wallet-local');
-    client.destroy();
 
     const issuer = await startDevIssuer({
       port: options.issuerPort ?? Number(process.env.OIDC_PORT ?? 8090),
@@ -100,7 +110,17 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     });
     stack.push(() => issuer.close());
 
+    // The wallet is a ledger consumer like any other: registered in LedgerTable by the platform
+    // (the operator's step), with a client of the issuer for its client-credentials tokens.
+    const walletClient = issuer.registerClient(WALLET_LEDGER_CLIENT);
+    await ensureWalletConsumer(client, tables.ledger.name);
+    client.destroy();
+
     Object.assign(process.env, {
+      LEDGER_API_URL: urls.ledger,
+      LEDGER_TOKEN_URL: issuer.tokenUrl,
+      LEDGER_CLIENT_ID: walletClient.client_id,
+      LEDGER_CLIENT_SECRET: walletClient.client_secret,
       OIDC_ISSUER: issuer.issuer,
       OIDC_AUDIENCE: LEDGER_AUDIENCE,
       STAGE: 'local',
@@ -158,7 +178,6 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     scheduler.start();
     stack.push(() => scheduler.stop());
 
-    const urls = {} as Record<GatewayName, string>;
     for (const name of Object.keys(gateways) as GatewayName[]) {
       const gateway: LocalGateway = await startGateway({
         gateway: name,
@@ -167,7 +186,6 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         handlerFor: (route) => load(route.handler) as Promise<LambdaHandler>,
       });
       stack.push(() => gateway.close());
-      urls[name] = gateway.url;
     }
 
     return { urls, issuer, dynamodbEndpoint: endpoint, tables, queues, streams, scheduler, stop };

@@ -21,6 +21,23 @@ const schema = z.object({
   OIDC_JWKS_URL: z.url().optional(),
   LEDGER_IDEMPOTENCY_RETENTION_SECONDS: z.coerce.number().int().min(60).default(24 * 3600),
   LEDGER_FEED_SETTLE_MS: z.coerce.number().int().min(0).default(2_000),
+  /** Wallet side: how to reach the ledger, as a client-credentials consumer. */
+  LEDGER_API_URL: z.url().optional(),
+  LEDGER_TOKEN_URL: z.url().optional(),
+  LEDGER_CLIENT_ID: z.string().min(1).optional(),
+  LEDGER_CLIENT_SECRET: z.string().min(1).optional(),
+  LEDGER_SCOPES: z.string().min(1).optional(),
+  /** Wallet-issued tokens (user tokens, staff sessions): issuer, and the signing keys. */
+  WALLET_ISSUER: z.string().min(1).default('urn:wallet:local'),
+  /** Local only: JSON `{ current: JWK, previous?: JWK }` of RSA private keys generated into .data/. */
+  WALLET_SIGNING_KEYS: z.string().min(1).optional(),
+  /** AWS: the KMS asymmetric key (RSA_2048, SIGN_VERIFY) that signs wallet tokens, and the previous one. */
+  WALLET_SIGNING_KMS_KEY_ID: z.string().min(1).optional(),
+  WALLET_SIGNING_KMS_PREVIOUS_KEY_ID: z.string().min(1).optional(),
+  /** The identity provider realm whose access tokens are wallet credentials. */
+  IDP_ISSUER: z.url().optional(),
+  IDP_AUDIENCE: z.string().min(1).default('wallet'),
+  IDP_JWKS_URL: z.url().optional(),
   /** The embedded platform checks every response against the manifest's schema. */
   VALIDATE_RESPONSES: z.stringbool().default(false),
 });

@@ -94,7 +94,13 @@ export class StreamDriver {
           const parentKnown = (description.StreamDescription?.Shards ?? []).some((s) => s.ShardId === parent);
           if (parent && parentKnown && !finished.has(parent)) continue;
           active.add(id);
-          shardLoops.push(this.pollShard(worker, id));
+          shardLoops.push(
+            this.pollShard(worker, id).catch((error: unknown) => {
+              // Dropped from the active set: the next discovery pass starts it again from its checkpoint.
+              active.delete(id);
+              if (!this.stopped) this.options.onError?.(worker.name, error);
+            }),
+          );
         }
       } catch (error) {
         if (!this.stopped) this.options.onError?.(worker.name, error);
@@ -109,7 +115,16 @@ export class StreamDriver {
     let iterator = await this.iteratorAfterCheckpoint(worker, shardId);
     let failures = 0;
     while (!this.stopped && iterator) {
-      const page = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: worker.batchSize }));
+      let page;
+      try {
+        page = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: worker.batchSize }));
+      } catch (error) {
+        // An iterator can expire or point before the trim horizon; start again from the checkpoint.
+        this.options.onError?.(worker.name, error);
+        await sleep(pollMs);
+        iterator = await this.iteratorAfterCheckpoint(worker, shardId);
+        continue;
+      }
       const records = page.Records ?? [];
       if (records.length === 0) {
         iterator = page.NextShardIterator;

@@ -154,7 +154,7 @@ function credentialHook(
         throw new AppError(code, `This operation is not available to a ${principal.kind.replace('_', ' ')} credential.`);
       }
       if (!hasAnyScope(principal, route.access.scopes)) {
-        throw new AppError('insufficient_scope', `This operation needs one of the scopes: ${route.access.scopes.join(', ')}.`);
+        throw new AppError(route.access.missingScope ?? 'insufficient_scope', `This operation needs one of the scopes: ${route.access.scopes.join(', ')}.`);
       }
     },
   };

@@ -21,6 +21,8 @@ export type Access =
       scopes: readonly string[];
       /** The code answered to a principal kind not in `principals` (default `forbidden`). */
       wrongPrincipal?: ErrorCode;
+      /** The code answered to an admitted kind that lacks the scopes (default `insufficient_scope`). */
+      missingScope?: ErrorCode;
     };
 
 export interface IdempotencyRule {

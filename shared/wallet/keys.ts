@@ -1,0 +1,37 @@
+/**
+ * Every WalletTable key is built here (entity chart: docs/data-model.md). Each entity that takes
+ * writes has a partition of its own; per-tenant listings go through GSIs.
+ */
+export const walletKeys = {
+  tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
+  /** gsi1: every tenant, newest first by id. */
+  tenantsIndex: (tenantId: string) => ({ gsi1pk: 'TENANTS', gsi1sk: tenantId }),
+
+  user: (userId: string) => ({ pk: `USER#${userId}`, sk: 'USER' }),
+  /** gsi1: a tenant's users; gsi2: every user (platform listing). */
+  userIndexes: (tenantId: string, userId: string) => ({ gsi1pk: `TENANT#${tenantId}#USERS`, gsi1sk: userId, gsi2pk: 'USERS', gsi2sk: userId }),
+  tenantUsers: (tenantId: string) => `TENANT#${tenantId}#USERS`,
+  /** Uniqueness of external_id in a tenant, and the lookup user tokens and IdP tokens use. */
+  userExternal: (tenantId: string, externalId: string) => ({ pk: `TENANT#${tenantId}#USER_EXT#${externalId}`, sk: 'USER_EXT' }),
+
+  apiKey: (keyId: string) => ({ pk: `APIKEY#${keyId}`, sk: 'APIKEY' }),
+  /** gsi1: a tenant's keys. */
+  apiKeyIndex: (tenantId: string, keyId: string) => ({ gsi1pk: `TENANT#${tenantId}#APIKEYS`, gsi1sk: keyId }),
+  tenantApiKeys: (tenantId: string) => `TENANT#${tenantId}#APIKEYS`,
+
+  staff: (staffId: string) => ({ pk: `STAFF#${staffId}`, sk: 'STAFF' }),
+  staffEmail: (email: string) => ({ pk: `STAFF_EMAIL#${email.toLowerCase()}`, sk: 'STAFF_EMAIL' }),
+
+  /** Append-only audit records, per tenant (or PLATFORM), newest first by id. */
+  audit: (scope: string, auditId: string) => ({ pk: `AUDIT#${scope}`, sk: auditId }),
+  auditPartition: (scope: string) => `AUDIT#${scope}`,
+  /** Append-only cross-tenant access log (platform reads). */
+  accessLog: (day: string, entryId: string) => ({ pk: `ACCESS_LOG#${day}`, sk: entryId }),
+
+  grant: (grantId: string) => ({ pk: `GRANT#${grantId}`, sk: 'GRANT' }),
+  /** At most one live grant per engineer: this marker holds the live grant's id and expiry. */
+  liveGrant: (staffId: string) => ({ pk: `STAFF#${staffId}`, sk: 'LIVE_GRANT' }),
+  /** gsi1: a tenant's grants. */
+  grantIndex: (tenantId: string, grantId: string) => ({ gsi1pk: `TENANT#${tenantId}#GRANTS`, gsi1sk: grantId }),
+  tenantGrants: (tenantId: string) => `TENANT#${tenantId}#GRANTS`,
+};
