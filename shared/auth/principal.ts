@@ -29,6 +29,8 @@ export interface Principal {
   clientId?: string;
   /** The ledger consumer a client-credentials token belongs to. */
   consumerId?: string;
+  /** A vendor support engineer acting on a tenant under this support access grant. */
+  grantId?: string;
 }
 
 export const STAFF_KINDS: readonly PrincipalKind[] = ['platform_staff', 'vendor_support', 'partner_admin', 'tenant_staff'];

@@ -41,7 +41,8 @@ export type HttpResult =
   /** Exact stored bytes, for idempotent replays that must match byte for byte. */
   | { status: number; rawBody: string; headers?: Record<string, string> };
 
-type RequestOf<R> =
+/** The typed request a route's handler receives. */
+export type RequestOf<R> =
   R extends RouteDefinition<infer P, infer Q, infer B, z.ZodType> ? HttpRequest<z.output<P>, z.output<Q>, z.output<B>> : never;
 
 interface State {

@@ -4,13 +4,12 @@ import { createConsumerAuthenticator } from '../auth/oidc';
 import { systemClock } from '../clock';
 import { config, tableName } from '../config';
 import { AppError, PROBLEM_CONTENT_TYPE } from '../errors';
-import { createHttpHandler, type Authenticator, type HttpRequest, type HttpResult } from '../http/handler';
-import type { AnyRoute, RouteDefinition } from '../http/route';
+import { createHttpHandler, type Authenticator, type HttpResult, type RequestOf } from '../http/handler';
+import type { AnyRoute } from '../http/route';
 import { uuidv7 } from '../ids';
 import { createConsumerStore } from './consumers';
 import { fingerprintOf, type IdempotencyContext, type Outcome } from './idempotency';
 import { LedgerService } from './service';
-import type { z } from 'zod';
 
 /**
  * What every ledger function shares, built once per Lambda container on first use: the document
@@ -43,8 +42,6 @@ export function ledgerRuntime(): LedgerRuntime {
   };
   return runtime;
 }
-
-type RequestOf<R> = R extends RouteDefinition<infer P, infer Q, infer B, z.ZodType> ? HttpRequest<z.output<P>, z.output<Q>, z.output<B>> : never;
 
 export interface LedgerCall<R> {
   request: RequestOf<R>;

@@ -29,8 +29,8 @@ export const walletKeys = {
   accessLog: (day: string, entryId: string) => ({ pk: `ACCESS_LOG#${day}`, sk: entryId }),
 
   grant: (grantId: string) => ({ pk: `GRANT#${grantId}`, sk: 'GRANT' }),
-  /** At most one live grant per engineer: this marker holds the live grant's id and expiry. */
-  liveGrant: (staffId: string) => ({ pk: `STAFF#${staffId}`, sk: 'LIVE_GRANT' }),
+  /** At most one live grant per engineer and tenant: this marker holds the live grant's id and expiry. */
+  liveGrant: (staffId: string, tenantId: string) => ({ pk: `STAFF#${staffId}`, sk: `LIVE_GRANT#${tenantId}` }),
   /** gsi1: a tenant's grants. */
   grantIndex: (tenantId: string, grantId: string) => ({ gsi1pk: `TENANT#${tenantId}#GRANTS`, gsi1sk: grantId }),
   tenantGrants: (tenantId: string) => `TENANT#${tenantId}#GRANTS`,
