@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config';
 
 /**
@@ -18,3 +18,6 @@ export function createDocumentClient(options: { endpoint?: string; region?: stri
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
   });
 }
+
+/** One item of a TransactWriteItems, in document-client form. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

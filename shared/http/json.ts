@@ -55,3 +55,15 @@ export function parseJsonBody(text: string): unknown {
 
 export const isJsonContentType = (value: string | undefined): boolean =>
   value !== undefined && /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i.test(value.trim());
+
+/** JSON with object keys sorted and undefined members dropped: equal values give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AppError, problemBody } from '../errors';
+import { canonicalJson } from '../http/json';
 import { ledgerKeys } from './keys';
-import type { TransactItem } from './transact';
+import type { TransactItem } from '../aws/dynamodb';
 
 /**
  * Idempotency records of the ledger. A record is written in the same TransactWriteItems as the
@@ -41,17 +42,6 @@ interface StoredRecord {
 /** A request's identity: the operation and its canonical parameters, whitespace and key order aside. */
 export function fingerprintOf(operation: string, parts: unknown): string {
   return createHash('sha256').update(operation).update('\n').update(canonicalJson(parts)).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 export class IdempotencyStore {

@@ -17,7 +17,8 @@ import type {
   PostingCreate,
   Transaction,
 } from './schemas';
-import { ConditionsFailed, transactWrite, type TransactItem } from './transact';
+import type { TransactItem } from '../aws/dynamodb';
+import { ConditionsFailed, transactWrite } from './transact';
 
 /**
  * The ledger: double-entry postings on DynamoDB. Every money movement is ONE TransactWriteItems

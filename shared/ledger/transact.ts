@@ -1,6 +1,7 @@
 import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import type { TransactItem } from '../aws/dynamodb';
 import { AppError } from '../errors';
 
 /**
@@ -10,7 +11,6 @@ import { AppError } from '../errors';
  * what each item's condition meant and maps it to a domain code.
  */
 
-export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
 export interface ConditionFailure {
   /** Index of the item whose condition failed. */
