@@ -116,7 +116,16 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     await ensureWalletConsumer(client, tables.ledger.name);
     client.destroy();
 
+    // The wallet's own token signing keys (KMS in AWS), and the dev issuer standing in for the
+    // identity provider realm whose access tokens are wallet credentials (audience `wallet`).
+    const { loadOrCreateSigningKeys } = await import('./signing-keys');
+    const walletSigningKeys = await loadOrCreateSigningKeys(options.dataDir);
+
     Object.assign(process.env, {
+      WALLET_SIGNING_KEYS: JSON.stringify(walletSigningKeys),
+      IDP_ISSUER: issuer.issuer,
+      IDP_AUDIENCE: 'wallet',
+      IDP_JWKS_URL: issuer.jwksUrl,
       LEDGER_API_URL: urls.ledger,
       LEDGER_TOKEN_URL: issuer.tokenUrl,
       LEDGER_CLIENT_ID: walletClient.client_id,

@@ -1,6 +1,9 @@
 import type { AnyRoute } from './http/route';
+import { authRoutes } from './auth/routes';
+import { consoleRoutes } from './console/routes';
 import { ledgerRoutes } from './ledger/routes';
 import { platformRoutes } from './platform/routes';
+import { tenancyRoutes } from './tenancy/routes';
 
 /**
  * THE route manifest: every endpoint of every API, once. Each area keeps its entries next to its
@@ -8,4 +11,10 @@ import { platformRoutes } from './platform/routes';
  * for the consumers that need all of them: the CDK stacks, the local gateway, the OpenAPI
  * generator and the manifest tests.
  */
-export const routes: readonly AnyRoute[] = [...Object.values(platformRoutes), ...Object.values(ledgerRoutes)];
+export const routes: readonly AnyRoute[] = [
+  ...Object.values(platformRoutes),
+  ...Object.values(ledgerRoutes),
+  ...Object.values(authRoutes),
+  ...Object.values(tenancyRoutes),
+  ...Object.values(consoleRoutes),
+];

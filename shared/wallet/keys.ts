@@ -6,6 +6,13 @@ export const walletKeys = {
   tenant: (tenantId: string) => ({ pk: `TENANT#${tenantId}`, sk: 'TENANT' }),
   /** gsi1: every tenant, newest first by id. */
   tenantsIndex: (tenantId: string) => ({ gsi1pk: 'TENANTS', gsi1sk: tenantId }),
+  tenantsPartition: 'TENANTS',
+  /** A tenant creation's Idempotency-Key (hashed with the caller): holds the tenant id a retry resumes. */
+  tenantCreation: (keyHash: string) => ({ pk: `TENANT_CREATE#${keyHash}`, sk: 'TENANT_CREATE' }),
+  /** gsi2 partition of every user, newest first (the platform listing). */
+  usersPartition: 'USERS',
+  /** Where a cross-tenant transaction page that ended at `lastId` left each tenant's ledger listing (TTL). */
+  platformTransactionsCursor: (filtersHash: string, lastId: string) => ({ pk: `PLATFORM_TXN_CURSOR#${filtersHash}#${lastId}`, sk: 'CURSOR' }),
 
   user: (userId: string) => ({ pk: `USER#${userId}`, sk: 'USER' }),
   /** gsi1: a tenant's users; gsi2: every user (platform listing). */
@@ -21,6 +28,9 @@ export const walletKeys = {
 
   staff: (staffId: string) => ({ pk: `STAFF#${staffId}`, sk: 'STAFF' }),
   staffEmail: (email: string) => ({ pk: `STAFF_EMAIL#${email.toLowerCase()}`, sk: 'STAFF_EMAIL' }),
+  /** gsi1: every staff account, oldest first by id (the operator's list). */
+  staffIndex: (staffId: string) => ({ gsi1pk: 'STAFF', gsi1sk: staffId }),
+  staffPartition: 'STAFF',
 
   /** Append-only audit records, per tenant (or PLATFORM), newest first by id. */
   audit: (scope: string, auditId: string) => ({ pk: `AUDIT#${scope}`, sk: auditId }),

@@ -1,0 +1,9 @@
+import { authRoutes } from '../../shared/auth/routes';
+import { createStaffSession } from '../../shared/auth/staff';
+import { walletHandler } from '../../shared/wallet/runtime';
+
+export const handler = walletHandler(authRoutes.createStaffSession, async ({ request, runtime }) => ({
+  body: await createStaffSession(runtime, request.body),
+  // A session token is a credential: no cache may keep it.
+  headers: { 'cache-control': 'no-store' },
+}));

@@ -1,0 +1,8 @@
+import { tenancyRoutes } from '../../shared/tenancy/routes';
+import { createTenant } from '../../shared/tenancy/tenants';
+import { walletHandler } from '../../shared/wallet/runtime';
+
+export const handler = walletHandler(tenancyRoutes.createTenant, async ({ request, principal, runtime }) => {
+  const { tenant, replayed } = await createTenant(runtime, principal, request.body, { requestId: request.requestId, idempotencyKey: request.idempotencyKey });
+  return { status: 201, body: tenant, ...(replayed ? { headers: { 'idempotent-replayed': 'true' } } : {}) };
+});

@@ -1,0 +1,105 @@
+import { parseArgs } from 'node:util';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
+import { createStaff, isStaffRole, listStaff, STAFF_ROLES } from '../shared/auth/staff';
+import { systemClock } from '../shared/clock';
+import { AppError } from '../shared/errors';
+import { uuidv7 } from '../shared/ids';
+import { readPlatformState } from './platform-state';
+
+/**
+ * The operator's command for staff accounts: created only by someone with database access, never
+ * through the API. It writes straight to the WalletTable:
+ *   - the running embedded platform's DynamoDB Local, found through .data/platform.json;
+ *   - with WALLET_TABLE set, that table in AWS (standard AWS credentials and region;
+ *     DYNAMODB_ENDPOINT, if set, overrides the endpoint).
+ * Results are JSON on stdout (never the password or its hash); a failure is one `error: ...` line
+ * on stderr and a non-zero exit.
+ */
+
+const USAGE = `usage: npm run staff -- <command>
+  create --email <email> --password <password> --role <role> [--tenant <tenant id>] [--name <name>]
+         role: ${STAFF_ROLES.join(' | ')}; --tenant is required for tenant_staff and partner_admin
+  list   every staff account
+Targets the running embedded platform; set WALLET_TABLE (with AWS credentials) for a table in AWS.
+The password may also come from the STAFF_PASSWORD environment variable (keeps it out of shell history).`;
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<unknown> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      role: { type: 'string' },
+      tenant: { type: 'string' },
+      name: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [command, ...extra] = positionals;
+  if (values.help) return USAGE;
+  if (!command) throw new UsageError('a command is needed');
+  if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
+
+  let run: (deps: Parameters<typeof listStaff>[0]) => Promise<unknown>;
+  switch (command) {
+    case 'create': {
+      const email = values.email;
+      const password = values.password ?? process.env.STAFF_PASSWORD;
+      const role = values.role;
+      if (!email) throw new UsageError('create needs --email');
+      if (!password) throw new UsageError('create needs --password (or STAFF_PASSWORD)');
+      if (!isStaffRole(role)) throw new UsageError(`create needs --role, one of ${STAFF_ROLES.join(', ')}`);
+      run = (deps) => createStaff(deps, { email, password, role, tenantId: values.tenant, name: values.name });
+      break;
+    }
+    case 'list':
+      run = (deps) => listStaff(deps);
+      break;
+    default:
+      throw new UsageError(`unknown command ${command}`);
+  }
+
+  const target = resolveTarget();
+  process.stderr.write(`wallet table ${target.tableName} (${target.where})\n`);
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient(target.clientConfig), {
+    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
+  });
+  try {
+    return await run({ client, table: target.tableName, clock: systemClock, ids: uuidv7 });
+  } finally {
+    client.destroy();
+  }
+}
+
+function resolveTarget(): { tableName: string; where: string; clientConfig: DynamoDBClientConfig } {
+  const tableName = process.env.WALLET_TABLE;
+  if (tableName) {
+    const endpoint = process.env.DYNAMODB_ENDPOINT;
+    return {
+      tableName,
+      where: endpoint ?? `AWS ${process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'default region'}`,
+      clientConfig: { maxAttempts: 3, ...(endpoint ? { endpoint } : {}) },
+    };
+  }
+  const state = readPlatformState();
+  return {
+    tableName: state.tables.wallet,
+    where: `DynamoDB Local at ${state.dynamodbEndpoint}`,
+    clientConfig: { endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 2 },
+  };
+}
+
+try {
+  const result = await main(process.argv.slice(2));
+  process.stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
+} catch (error) {
+  const usage = error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
+  const message = error instanceof AppError && error.errors?.length ? error.errors.map((e) => `${e.field}: ${e.message}`).join('; ') : error instanceof Error ? error.message : String(error);
+  process.stderr.write(`error: ${message.split('\n')[0]}${usage ? ' (--help shows the commands)' : ''}\n`);
+  process.exit(usage ? 2 : 1);
+}

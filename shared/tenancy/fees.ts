@@ -1,0 +1,102 @@
+import { z } from 'zod';
+
+/**
+ * Fee plans (spec part 2 "Tenant", part 4 item 13): six money paths, each with a rule of four
+ * integers in minor units of the tenant's currency. Pure: no I/O, so the wallet's money paths can
+ * import `computeFee` without the tenancy services.
+ */
+
+export const FEE_PATHS = ['payment', 'subscription', 'commission', 'p2p', 'topup', 'payout'] as const;
+export type FeePath = (typeof FEE_PATHS)[number];
+
+/**
+ * How a marketplace commission is charged: `deduct` takes it out of what the merchant receives
+ * (the payer pays the list price), `add` charges it to the payer on top of the price.
+ */
+export const COMMISSION_MODES = ['deduct', 'add'] as const;
+export type CommissionMode = (typeof COMMISSION_MODES)[number];
+
+export interface FeeRule {
+  /** Basis points of the amount: 100 bps = 1 %. */
+  bps: number;
+  /** Added to the bps part. */
+  flat: number;
+  min_fee: number;
+  /** null: no cap. */
+  max_fee: number | null;
+}
+
+export type Fees = Record<FeePath, FeeRule>;
+
+export interface FeePlan {
+  fees: Fees;
+  commission_mode: CommissionMode;
+}
+
+export const MAX_BPS = 10_000;
+const feeAmount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** A rule as sent: bps, flat and min_fee required; max_fee omitted (or null) means no cap. */
+export const feeRuleInput = z
+  .object({ bps: z.number().int().min(0).max(MAX_BPS), flat: feeAmount, min_fee: feeAmount, max_fee: feeAmount.nullable().optional() })
+  .strict()
+  .refine((rule) => rule.max_fee === undefined || rule.max_fee === null || rule.min_fee <= rule.max_fee, {
+    message: 'min_fee must not exceed max_fee',
+    path: ['min_fee'],
+  });
+
+export type FeeRuleInput = z.infer<typeof feeRuleInput>;
+
+/** A change: any of the six paths (each replaced whole) and optionally the commission mode. */
+export const feePlanChange = z
+  .object({
+    ...(Object.fromEntries(FEE_PATHS.map((path) => [path, feeRuleInput.optional()])) as Record<FeePath, z.ZodOptional<typeof feeRuleInput>>),
+    commission_mode: z.enum(COMMISSION_MODES).optional(),
+  })
+  .strict()
+  .refine((change) => Object.values(change).some((value) => value !== undefined), {
+    message: `name at least one of ${FEE_PATHS.join(', ')} or commission_mode`,
+  });
+
+export type FeePlanChange = z.infer<typeof feePlanChange>;
+
+export const ZERO_RULE: FeeRule = Object.freeze({ bps: 0, flat: 0, min_fee: 0, max_fee: null });
+
+/** A new tenant charges nothing until its fee plan is set. */
+export function defaultFeePlan(): FeePlan {
+  return { fees: Object.fromEntries(FEE_PATHS.map((path) => [path, { ...ZERO_RULE }])) as Fees, commission_mode: 'deduct' };
+}
+
+export const feePlanOf = (tenant: FeePlan): FeePlan => ({ fees: tenant.fees, commission_mode: tenant.commission_mode });
+
+/** The plan after a change: named paths replaced whole, the others kept; an omitted max_fee clears the cap. */
+export function applyFeePlanChange(plan: FeePlan, change: FeePlanChange): FeePlan {
+  const fees = { ...plan.fees };
+  for (const path of FEE_PATHS) {
+    const rule = change[path];
+    if (rule) fees[path] = { bps: rule.bps, flat: rule.flat, min_fee: rule.min_fee, max_fee: rule.max_fee ?? null };
+  }
+  return { fees, commission_mode: change.commission_mode ?? plan.commission_mode };
+}
+
+/**
+ * The fee on an amount (both integer minor units): `flat + round(amount × bps / 10 000)`, the bps
+ * part rounded half up (0.5 minor units becomes 1), then clamped to [min_fee, max_fee]. Exact for
+ * every safe amount: the product is split so no intermediate passes 2^53. A fee may exceed the
+ * amount (a flat fee on a tiny amount); whether that is acceptable is the money path's decision.
+ */
+export function computeFee(rule: FeeRule, amount: number): number {
+  if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`amount must be a non-negative safe integer, got ${amount}`);
+  // amount = whole × 10 000 + rest; whole × bps <= amount and rest × bps < 10^8 stay exact.
+  const rest = amount % 10_000;
+  const whole = (amount - rest) / 10_000;
+  const bpsPart = whole * rule.bps + Math.floor((rest * rule.bps + 5_000) / 10_000);
+  const raw = rule.flat + bpsPart;
+  if (!Number.isSafeInteger(raw)) {
+    // Past 2^53 the sum is inexact but still above every safe cap.
+    if (rule.max_fee !== null) return rule.max_fee;
+    throw new RangeError('fee exceeds the safe integer range and the rule has no cap');
+  }
+  const floored = Math.max(rule.min_fee, raw);
+  return rule.max_fee === null ? floored : Math.min(floored, rule.max_fee);
+}

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Platform } from '../../local/platform';
+import type { PrincipalKind } from '../../shared/auth/principal';
+import { errorCatalogue, type ErrorCode } from '../../shared/errors';
+import { gatewayOf } from '../../shared/http/gateways';
+import type { AnyRoute } from '../../shared/http/route';
+import { uuidv7 } from '../../shared/ids';
+import { routes } from '../../shared/routes';
+import { call, startTestPlatform } from '../support/platform';
+import { buildWorld, PRINCIPAL_KINDS, type World } from '../support/world';
+
+/**
+ * The access matrix of the whole manifest, table-driven: for every authenticated route, no
+ * credential is 401; each principal kind the route does not admit gets the route's documented 403
+ * code (401 for the other API's credential family); an admitted kind without the scope gets the
+ * route's missing-scope code; and an id of another tenant's (or consumer's) object is a 404.
+ * A route added without its entries below fails this file.
+ */
+
+let platform: Platform;
+let world: World;
+
+function twoLegs() {
+  return [
+    { account_id: uuidv7(), direction: 'debit', amount: 1, commodity: 'USD' },
+    { account_id: uuidv7(), direction: 'credit', amount: 1, commodity: 'USD' },
+  ];
+}
+
+/**
+ * Path parameters of routes that answer 404 for another tenant's object, and a valid request for
+ * each such route (the 404 must come from the lookup, not from validation).
+ */
+const foreignRequests: Record<string, { kind: PrincipalKind; body?: unknown; query?: string } | 'not-tenant-scoped'> = {
+  getLedger: { kind: 'ledger_consumer' },
+  getAccount: { kind: 'ledger_consumer' },
+  updateAccount: { kind: 'ledger_consumer', body: { status: 'frozen' } },
+  listAccountEntries: { kind: 'ledger_consumer' },
+  openAccount: { kind: 'ledger_consumer', body: { owner_type: 'user', owner_id: uuidv7(), purpose: 'cash', commodity: 'USD' } },
+  createPosting: { kind: 'ledger_consumer', body: { type: 't', legs: twoLegs() } },
+  createPending: { kind: 'ledger_consumer', body: { type: 't', legs: twoLegs() } },
+  getPending: { kind: 'ledger_consumer' },
+  voidPending: { kind: 'ledger_consumer' },
+  listTransactions: { kind: 'ledger_consumer' },
+  getTransaction: { kind: 'ledger_consumer' },
+  reverseTransaction: { kind: 'ledger_consumer' },
+  getIdempotencyRecord: { kind: 'ledger_consumer' },
+  closePeriod: { kind: 'ledger_consumer', body: { closed_through: '2026-01-01T00:00:00.000Z' } },
+  getRollup: { kind: 'ledger_consumer' },
+  listLedgerEvents: { kind: 'ledger_consumer' },
+  getUser: { kind: 'api_key' },
+  revokeApiKey: { kind: 'tenant_staff' },
+  revokeSupportAccessGrant: { kind: 'partner_admin' },
+  // Platform routes name a tenant on purpose: platform staff see every tenant.
+  getTenantHealth: 'not-tenant-scoped',
+};
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  world = await buildWorld(platform);
+}, 120_000);
+
+afterAll(() => platform?.stop());
+
+const authenticated = routes.filter((route) => route.access !== 'public');
+const baseOf = (route: AnyRoute) => platform.urls[gatewayOf(route.api)];
+const pathOf = (route: AnyRoute) => route.path.replace(/\{(\w+)\}/g, (_, name: string) => world.foreign[name] ?? uuidv7());
+const family = (kind: PrincipalKind) => (kind === 'ledger_consumer' ? 'ledger' : 'wallet');
+const send = (route: AnyRoute, token: string | undefined, body?: unknown, query = '') =>
+  call(baseOf(route), route.method, `${pathOf(route)}${query}`, {
+    token,
+    body: body ?? (route.request.body && route.method !== 'GET' ? {} : undefined),
+    headers: route.idempotency ? { 'idempotency-key': uuidv7() } : {},
+  });
+
+function expectCode(result: { status: number; body: any }, code: ErrorCode, label: string) {
+  expect({ label, status: result.status, code: result.body?.code }).toEqual({ label, status: errorCatalogue[code].status, code });
+}
+
+describe.each(authenticated.map((route) => [`${route.method} ${route.path} (${route.api})`, route] as const))('%s', (_, route) => {
+  const access = route.access as Exclude<AnyRoute['access'], 'public'>;
+  const routeFamily = route.api === 'ledger' ? 'ledger' : 'wallet';
+
+  it('refuses a request without a credential', async () => {
+    expectCode(await send(route, undefined), 'unauthenticated', 'no credential');
+  });
+
+  it('refuses each principal kind it does not admit with its documented code', async () => {
+    for (const kind of PRINCIPAL_KINDS.filter((k) => !access.principals.includes(k))) {
+      const expected: ErrorCode = family(kind) !== routeFamily ? 'unauthenticated' : (access.wrongPrincipal ?? 'forbidden');
+      expectCode(await send(route, world.full[kind]), expected, kind);
+    }
+  });
+
+  it('refuses an admitted kind that lacks the scope', async () => {
+    if (access.scopes.length === 0) return;
+    const kinds = access.principals.filter((k) => world.none[k] !== undefined);
+    expect(kinds.length, 'a scope-less credential of an admitted kind').toBeGreaterThan(0);
+    for (const kind of kinds) expectCode(await send(route, world.none[kind]), access.missingScope ?? 'insufficient_scope', kind);
+  });
+
+  it("answers an id of another tenant's or consumer's object with 404", async () => {
+    if (!route.path.includes('{')) return;
+    const entry = foreignRequests[route.operationId];
+    expect(entry, `foreignRequests entry for ${route.operationId}`).toBeDefined();
+    if (entry === 'not-tenant-scoped' || entry === undefined) return;
+    const result = await send(route, world.full[entry.kind], entry.body, entry.query);
+    expect(result.status, `${route.operationId}: ${result.text}`).toBe(404);
+  });
+});

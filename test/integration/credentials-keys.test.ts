@@ -1,0 +1,116 @@
+import { createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadOrCreateSigningKeys, rotateStoredSigningKeys, signingKeysFile } from '../../local/signing-keys';
+import {
+  createKmsSigner,
+  createLocalSigner,
+  kmsKid,
+  loadTokenSigner,
+  mintWalletToken,
+  parseSigningKeys,
+  verifyWalletToken,
+  type KmsSigningPort,
+} from '../../shared/auth/tokens';
+
+/** Signing keys: the local key file and its rotation, and the KMS signer against a stand-in KMS. */
+
+const dataDir = mkdtempSync(join(tmpdir(), 'wallet-keys-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('local signing keys', () => {
+  it('generates the keys once into an owner-only file and reads them back', async () => {
+    const first = await loadOrCreateSigningKeys(dataDir);
+    const again = await loadOrCreateSigningKeys(dataDir);
+
+    expect(again.current.kid).toBe(first.current.kid);
+    expect(first.current).toMatchObject({ kty: 'RSA', alg: 'RS256', d: expect.any(String) });
+    expect(statSync(signingKeysFile(dataDir)).mode & 0o777).toBe(0o600);
+  });
+
+  it('rotates: the current key becomes the previous one', async () => {
+    const before = await loadOrCreateSigningKeys(dataDir);
+
+    const after = await rotateStoredSigningKeys(dataDir);
+
+    expect(after.previous?.kid).toBe(before.current.kid);
+    expect(after.current.kid).not.toBe(before.current.kid);
+    expect((await loadOrCreateSigningKeys(dataDir)).current.kid).toBe(after.current.kid);
+  });
+
+  it('makes fresh keys in memory without a data directory', async () => {
+    const [a, b] = [await loadOrCreateSigningKeys(), await loadOrCreateSigningKeys()];
+
+    expect(a.current.kid).not.toBe(b.current.kid);
+  });
+
+  it('refuses WALLET_SIGNING_KEYS that are not RSA private JWKs', async () => {
+    const keys = await loadOrCreateSigningKeys();
+    const { d: _d, ...publicOnly } = keys.current;
+
+    expect(() => parseSigningKeys('nope')).toThrow(/not JSON/);
+    expect(() => parseSigningKeys(JSON.stringify({ current: publicOnly }))).toThrow(/RSA private JWK/);
+    expect(parseSigningKeys(JSON.stringify(keys)).current.kid).toBe(keys.current.kid);
+  });
+
+  it('answers service_unavailable when no signing key is configured', async () => {
+    await expect(loadTokenSigner()).rejects.toMatchObject({ code: 'service_unavailable' });
+  });
+});
+
+describe('KMS signer', () => {
+  /** A stand-in for KMS: RSASSA_PKCS1_V1_5_SHA_256 over the raw message, public keys as DER SPKI. */
+  function fakeKms(): KmsSigningPort & { keys: Map<string, { privateKey: KeyObject; publicKey: KeyObject }>; signCalls: number } {
+    const keys = new Map<string, { privateKey: KeyObject; publicKey: KeyObject }>();
+    const keyOf = (id: string) => {
+      let pair = keys.get(id);
+      if (!pair) {
+        pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+        keys.set(id, pair);
+      }
+      return pair;
+    };
+    const port = {
+      keys,
+      signCalls: 0,
+      async sign(keyId: string, message: Uint8Array) {
+        port.signCalls += 1;
+        return createSign('RSA-SHA256').update(message).sign(keyOf(keyId).privateKey);
+      },
+      async publicKey(keyId: string) {
+        return keyOf(keyId).publicKey.export({ format: 'der', type: 'spki' });
+      },
+    };
+    return port;
+  }
+
+  it('signs RS256 tokens that verify against its published keys, current and previous', async () => {
+    const kms = fakeKms();
+    const current = 'arn:aws:kms:us-east-1:111122223333:key/current';
+    const previous = 'arn:aws:kms:us-east-1:111122223333:key/previous';
+    const signer = createKmsSigner({ kms, keyId: current, previousKeyId: previous });
+    const oldSigner = createKmsSigner({ kms, keyId: previous });
+
+    const { token } = await mintWalletToken(signer, { use: 'staff', subject: 'staff-1', scopes: ['platform:read'], ttlSeconds: 900, claims: { role: 'platform' } });
+    const { token: oldToken } = await mintWalletToken(oldSigner, { use: 'staff', subject: 'staff-2', scopes: [], ttlSeconds: 900, claims: { role: 'platform' } });
+
+    expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toEqual({ alg: 'RS256', kid: kmsKid(current), typ: 'JWT' });
+    expect((await signer.jwks()).keys.map((key) => key.kid)).toEqual([kmsKid(current), kmsKid(previous)]);
+    await expect(verifyWalletToken(token, 'staff', { signer })).resolves.toMatchObject({ sub: 'staff-1', role: 'platform', scopes: ['platform:read'] });
+    await expect(verifyWalletToken(oldToken, 'staff', { signer })).resolves.toMatchObject({ sub: 'staff-2' });
+    await expect(verifyWalletToken(token, 'user', { signer })).rejects.toMatchObject({ code: 'unauthenticated', reason: 'token_use is staff' });
+  });
+
+  it('never publishes a key id that reveals the KMS key', () => {
+    expect(kmsKid('arn:aws:kms:us-east-1:111122223333:key/abc')).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+
+  it('agrees with the local signer on the token format', async () => {
+    const local = await createLocalSigner((await loadOrCreateSigningKeys()));
+    const { token } = await mintWalletToken(local, { use: 'user', subject: 'u', scopes: ['balances:read'], ttlSeconds: 60, claims: { tenant_id: 't' } });
+
+    await expect(verifyWalletToken(token, ['user', 'staff'], { signer: local })).resolves.toMatchObject({ token_use: 'user', tenant_id: 't' });
+  });
+});

@@ -1,0 +1,178 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../shared/errors';
+import { uuidv7 } from '../../shared/ids';
+import { listAuditLog } from '../../shared/tenancy/audit';
+import { getFeePlan, setFeePlan } from '../../shared/tenancy/fee-plan';
+import { computeFee, MAX_BPS, type FeePlanChange, type FeeRule } from '../../shared/tenancy/fees';
+import { ledgerSummary } from '../../shared/tenancy/summary';
+import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+
+/** The fee by the book, in BigInt: flat + bps part rounded half up, clamped to [min_fee, max_fee]. */
+function referenceFee(rule: FeeRule, amount: number): bigint {
+  const bpsPart = (BigInt(amount) * BigInt(rule.bps) + 5_000n) / 10_000n;
+  let fee = BigInt(rule.flat) + bpsPart;
+  if (fee < BigInt(rule.min_fee)) fee = BigInt(rule.min_fee);
+  if (rule.max_fee !== null && fee > BigInt(rule.max_fee)) fee = BigInt(rule.max_fee);
+  return fee;
+}
+
+const safeAmount = fc.oneof(fc.integer({ min: 0, max: 1_000_000 }), fc.maxSafeNat());
+const rule = fc
+  .record({
+    bps: fc.integer({ min: 0, max: MAX_BPS }),
+    flat: fc.oneof(fc.integer({ min: 0, max: 10_000 }), fc.maxSafeNat()),
+    min_fee: fc.oneof(fc.integer({ min: 0, max: 10_000 }), fc.maxSafeNat()),
+    cap: fc.option(fc.oneof(fc.integer({ min: 0, max: 100_000 }), fc.maxSafeNat()), { nil: null }),
+  })
+  .map(({ bps, flat, min_fee, cap }): FeeRule => ({ bps, flat, min_fee, max_fee: cap === null ? null : Math.max(cap, min_fee) }));
+
+describe('computeFee', () => {
+  it('equals the BigInt reference for every rule and safe amount', () => {
+    fc.assert(
+      fc.property(rule, safeAmount, (r, amount) => {
+        const reference = referenceFee(r, amount);
+        if (reference > BigInt(Number.MAX_SAFE_INTEGER)) {
+          expect(() => computeFee(r, amount)).toThrow(RangeError);
+        } else {
+          expect(BigInt(computeFee(r, amount))).toBe(reference);
+        }
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('rounds the bps part half up and clamps to min_fee and max_fee', () => {
+    const r = (bps: number, extra: Partial<FeeRule> = {}): FeeRule => ({ bps, flat: 0, min_fee: 0, max_fee: null, ...extra });
+    expect(computeFee(r(100), 49)).toBe(0); // 0.49
+    expect(computeFee(r(100), 50)).toBe(1); // 0.5 rounds up
+    expect(computeFee(r(250), 1_000)).toBe(25);
+    expect(computeFee(r(250, { flat: 30 }), 1_000)).toBe(55);
+    expect(computeFee(r(100, { min_fee: 10 }), 100)).toBe(10);
+    expect(computeFee(r(10_000, { max_fee: 500 }), 1_000_000)).toBe(500);
+    expect(computeFee(r(0), 0)).toBe(0);
+    expect(() => computeFee(r(100), -1)).toThrow(RangeError);
+    expect(() => computeFee(r(100), 1.5)).toThrow(RangeError);
+  });
+});
+
+let f: TenancyFixture;
+
+beforeAll(async () => {
+  f = await tenancyFixture();
+});
+afterAll(() => f?.stop());
+
+const context = () => ({ actor: f.operator, requestId: uuidv7() });
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
+}
+
+describe('fee plans', () => {
+  it('replaces a named path whole, leaves the others, and audits before and after with the event', async () => {
+    const tenant = await f.tenant();
+    await setFeePlan(f.deps, tenant.id, { payment: { bps: 250, flat: 30, min_fee: 50, max_fee: 2_000 }, p2p: { bps: 10, flat: 0, min_fee: 0 } }, context());
+    const plan = await setFeePlan(f.deps, tenant.id, { payment: { bps: 100, flat: 0, min_fee: 0, max_fee: 900 } }, context());
+    expect(plan.fees.payment).toEqual({ bps: 100, flat: 0, min_fee: 0, max_fee: 900 });
+    expect(plan.fees.p2p).toEqual({ bps: 10, flat: 0, min_fee: 0, max_fee: null });
+    expect(plan.fees.topup).toEqual({ bps: 0, flat: 0, min_fee: 0, max_fee: null });
+    expect(plan.commission_mode).toBe('deduct');
+    expect(await getFeePlan(f.deps, tenant.id)).toEqual(plan);
+
+    const audit = (await listAuditLog(f.deps, tenant.id, { limit: 10 })).data.filter((r) => r.action === 'fee_plan.set');
+    expect(audit).toHaveLength(2);
+    expect(audit[0]).toMatchObject({ actor: { type: 'api_key', id: f.operator.id }, target: { type: 'fee_plan', id: tenant.id } });
+    expect((audit[0]!.before as any).fees.payment).toEqual({ bps: 250, flat: 30, min_fee: 50, max_fee: 2_000 });
+    expect(audit[0]!.after).toEqual(plan);
+
+    const events = await f.deps.client.send(
+      new QueryCommand({ TableName: f.deps.table, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenant.id}#EVENTS` } }),
+    );
+    expect(events.Items?.map((item) => item.envelope.type)).toEqual(['fee_plan.set', 'fee_plan.set']);
+  });
+
+  it('clears the cap when max_fee is omitted or null, and sets the commission mode alone', async () => {
+    const tenant = await f.tenant();
+    await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: 100 } }, context());
+    expect((await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0 } }, context())).fees.payout.max_fee).toBeNull();
+    await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: 100 } }, context());
+    expect((await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: null } }, context())).fees.payout.max_fee).toBeNull();
+    const plan = await setFeePlan(f.deps, tenant.id, { commission_mode: 'add' }, context());
+    expect(plan.commission_mode).toBe('add');
+    expect(plan.fees.payout).toEqual({ bps: 0, flat: 100, min_fee: 0, max_fee: null });
+  });
+
+  it('refuses out-of-range and inconsistent rules with invalid_request and changes nothing', async () => {
+    const tenant = await f.tenant();
+    const bad: unknown[] = [
+      { payment: { bps: 10_001, flat: 0, min_fee: 0 } },
+      { payment: { bps: -1, flat: 0, min_fee: 0 } },
+      { payment: { bps: 1.5, flat: 0, min_fee: 0 } },
+      { payment: { bps: 0, flat: -1, min_fee: 0 } },
+      { payment: { bps: 0, flat: 0, min_fee: -5 } },
+      { payment: { bps: 0, flat: 0, min_fee: 0, max_fee: -1 } },
+      { payment: { bps: 0, flat: Number.MAX_SAFE_INTEGER + 1, min_fee: 0 } },
+      { payment: { bps: 0, flat: 0, min_fee: 500, max_fee: 499 } },
+      { payment: { bps: 0, flat: 0 } },
+      { payment: { bps: 0, flat: 0, min_fee: 0, extra: 1 } },
+      { shipping: { bps: 0, flat: 0, min_fee: 0 } },
+      { commission_mode: 'split' },
+      {},
+    ];
+    for (const change of bad) {
+      expect((await refusal(setFeePlan(f.deps, tenant.id, change as FeePlanChange, context()))).code, JSON.stringify(change)).toBe('invalid_request');
+    }
+    expect((await listAuditLog(f.deps, tenant.id, { limit: 10 })).data.map((r) => r.action)).toEqual(['tenant.create']);
+  });
+
+  it('lands concurrent changes to different paths without losing either', async () => {
+    const tenant = await f.tenant();
+    const changes: FeePlanChange[] = [
+      { payment: { bps: 1, flat: 0, min_fee: 0 } },
+      { subscription: { bps: 2, flat: 0, min_fee: 0 } },
+      { commission: { bps: 3, flat: 0, min_fee: 0 } },
+      { p2p: { bps: 4, flat: 0, min_fee: 0 } },
+    ];
+    await Promise.all(changes.map((change) => setFeePlan(f.deps, tenant.id, change, context())));
+    const plan = await getFeePlan(f.deps, tenant.id);
+    expect([plan.fees.payment.bps, plan.fees.subscription.bps, plan.fees.commission.bps, plan.fees.p2p.bps]).toEqual([1, 2, 3, 4]);
+    expect((await listAuditLog(f.deps, tenant.id, { limit: 10 })).data.filter((r) => r.action === 'fee_plan.set')).toHaveLength(4);
+  });
+
+  it('refuses an unknown tenant with tenant_not_found', async () => {
+    expect((await refusal(setFeePlan(f.deps, uuidv7(), { commission_mode: 'add' }, context()))).code).toBe('tenant_not_found');
+    expect((await refusal(getFeePlan(f.deps, uuidv7()))).code).toBe('tenant_not_found');
+  });
+});
+
+describe('ledger summary', () => {
+  it('shows balances by owner type, purpose and commodity with the fee plan', async () => {
+    const tenant = await f.tenant('Summary', 'JPY');
+    const [alice, bob] = [await f.user(tenant.id), await f.user(tenant.id)];
+    for (const [user, amount] of [[alice, 500], [bob, 250]] as const) {
+      await f.ledger.post(
+        tenant.ledger_id,
+        { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount, commodity: 'JPY' }, { account_id: user.cash_account_id, direction: 'credit', amount, commodity: 'JPY' }] },
+        uuidv7(),
+      );
+    }
+    await setFeePlan(f.deps, tenant.id, { topup: { bps: 50, flat: 0, min_fee: 1 } }, context());
+    const summary = await ledgerSummary(f.deps, tenant.id);
+    expect(summary).toEqual({
+      currency: 'JPY',
+      rows: [
+        { owner_type: 'tenant', purpose: 'funding', commodity: 'JPY', balance: -750, accounts: 1 },
+        { owner_type: 'tenant', purpose: 'revenue', commodity: 'JPY', balance: 0, accounts: 1 },
+        { owner_type: 'user', purpose: 'cash', commodity: 'JPY', balance: 750, accounts: 2 },
+      ],
+      fee_plan: await getFeePlan(f.deps, tenant.id),
+    });
+  });
+});

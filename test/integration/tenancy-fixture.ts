@@ -1,0 +1,83 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import type { Platform } from '../../local/platform';
+import { systemClock } from '../../shared/clock';
+import { uuidv7 } from '../../shared/ids';
+import { LedgerClient } from '../../shared/ledger-client/client';
+import type { Actor, TenancyDeps, TenancyLedger } from '../../shared/tenancy/deps';
+import { createTenant } from '../../shared/tenancy/tenants';
+import { getUserRecord, createUser } from '../../shared/tenancy/users';
+import { getTenantRecord } from '../../shared/tenancy/tenants';
+import { startTestPlatform } from '../support/platform';
+
+/**
+ * Tenancy services on the embedded platform: the run's DynamoDB Local with tables of this file,
+ * and the real ledger API reached through a LedgerClient with the wallet's own client credentials
+ * (the platform registers the wallet as ledger consumer `wallet` and puts them in the environment).
+ */
+export async function tenancyFixture() {
+  const platform: Platform = await startTestPlatform({ env: { LEDGER_FEED_SETTLE_MS: '0' } });
+  const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  const ledger = new LedgerClient({
+    baseUrl: platform.urls.ledger,
+    tokenUrl: process.env.LEDGER_TOKEN_URL!,
+    clientId: process.env.LEDGER_CLIENT_ID!,
+    clientSecret: process.env.LEDGER_CLIENT_SECRET!,
+    clock: systemClock,
+  });
+  const deps: TenancyDeps = { client, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7, ledger: () => ledger };
+  const staff: Actor = { kind: 'platform_staff', id: `staff-${uuidv7()}` };
+  const operator: Actor = { kind: 'api_key', id: `key-${uuidv7()}` };
+
+  /** A tenant as platform staff would provision it. */
+  const tenant = async (name = `Tenant ${uuidv7().slice(-6)}`, currency = 'USD') =>
+    getTenantRecord(deps, (await createTenant(deps, staff, { name, currency }, { requestId: uuidv7(), idempotencyKey: uuidv7() })).tenant.id);
+  /** A user of the tenant, with its internal record (cash account id). */
+  const user = async (tenantId: string, externalId = `user-${uuidv7()}`) =>
+    getUserRecord(deps, tenantId, (await createUser(deps, tenantId, { external_id: externalId }, { actor: operator, requestId: uuidv7() })).user.id);
+
+  /** The wallet consumer's ledgers whose metadata names the tenant (through the ledger API). */
+  const ledgersOfTenant = async (tenantId: string): Promise<string[]> => {
+    const token = await clientCredentials(platform);
+    const found: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const response: Response = await fetch(`${platform.urls.ledger}/v1/ledgers?limit=100${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${token}` } });
+      const page = (await response.json()) as { data: { id: string; metadata: Record<string, string> }[]; next_cursor: string | null };
+      found.push(...page.data.filter((l) => l.metadata.tenant_id === tenantId).map((l) => l.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    return found;
+  };
+
+  return {
+    platform,
+    deps,
+    ledger,
+    staff,
+    operator,
+    tenant,
+    user,
+    ledgersOfTenant,
+    /** The deps with another ledger client (a wrapper that fails where a test wants it to). */
+    withLedger: (other: TenancyLedger): TenancyDeps => ({ ...deps, ledger: () => other }),
+    stop: async () => {
+      raw.destroy();
+      await platform.stop();
+    },
+  };
+}
+
+async function clientCredentials(platform: Platform): Promise<string> {
+  const basic = Buffer.from(`${process.env.LEDGER_CLIENT_ID}:${process.env.LEDGER_CLIENT_SECRET}`).toString('base64');
+  const response = await fetch(platform.issuer.tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+    body: 'grant_type=client_credentials',
+  });
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+export type TenancyFixture = Awaited<ReturnType<typeof tenancyFixture>>;

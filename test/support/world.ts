@@ -1,0 +1,71 @@
+import { expect } from 'vitest';
+import type { Platform } from '../../local/platform';
+import type { PrincipalKind } from '../../shared/auth/principal';
+import { PARTNER_ADMIN_SCOPES, TENANT_SCOPES } from '../../shared/auth/scopes';
+import { uuidv7 } from '../../shared/ids';
+import { ledgerConsumer } from './consumers';
+import { apiKeyFor, idpTokenFor, staffToken, userTokenFor } from './credentials';
+import { call } from './platform';
+
+export const PRINCIPAL_KINDS: PrincipalKind[] = ['api_key', 'user_token', 'idp_user', 'platform_staff', 'vendor_support', 'partner_admin', 'tenant_staff', 'ledger_consumer'];
+
+export interface World {
+  tenantId: string;
+  otherTenantId: string;
+  /** A credential of each kind holding every scope the kind can hold. */
+  full: Record<PrincipalKind, string>;
+  /** Credentials of admitted kinds holding no scope. */
+  none: Partial<Record<PrincipalKind, string>>;
+  /** Ids of objects of another tenant or consumer, by path parameter name. */
+  foreign: Record<string, string>;
+}
+
+/** Two tenants, a credential of every principal kind for the first, and objects of the second. */
+export async function buildWorld(platform: Platform): Promise<World> {
+  const full = {} as Record<PrincipalKind, string>;
+  const none: Partial<Record<PrincipalKind, string>> = {};
+  const foreign: Record<string, string> = {};
+  const platformStaff = await staffToken(platform, { role: 'platform' });
+  const createTenant = async (name: string) => {
+    const result = await call(platform.urls.public, 'POST', '/v1/tenants', { token: platformStaff, headers: { 'idempotency-key': uuidv7() }, body: { name, currency: 'USD' } });
+    expect(result.status, result.text).toBe(201);
+    return result.body.id as string;
+  };
+  const [tenantId, otherTenantId] = [await createTenant('Tenant A'), await createTenant('Tenant B')];
+
+  full.api_key = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
+  none.api_key = await apiKeyFor(platform, tenantId, []);
+  const externalId = `world-${uuidv7()}`;
+  const user = await call(platform.urls.public, 'POST', '/v1/users', { token: full.api_key, body: { external_id: externalId } });
+  expect(user.status, user.text).toBe(201);
+  full.user_token = await userTokenFor(platform, full.api_key, externalId, [...TENANT_SCOPES]);
+  full.idp_user = await idpTokenFor(platform, { sub: `idp-${uuidv7()}`, tenantId });
+  full.platform_staff = platformStaff;
+  none.platform_staff = await staffToken(platform, { role: 'platform', scopes: [] });
+  full.vendor_support = await staffToken(platform, { role: 'vendor_support' });
+  full.partner_admin = await staffToken(platform, { role: 'partner_admin', tenantId });
+  none.partner_admin = await staffToken(platform, { role: 'partner_admin', tenantId, scopes: [] });
+  full.tenant_staff = await staffToken(platform, { role: 'tenant_staff', tenantId, scopes: [...TENANT_SCOPES, ...PARTNER_ADMIN_SCOPES] });
+  none.tenant_staff = await staffToken(platform, { role: 'tenant_staff', tenantId, scopes: [] });
+  full.ledger_consumer = (await ledgerConsumer(platform)).token;
+
+  const otherKey = await apiKeyFor(platform, otherTenantId, [...TENANT_SCOPES]);
+  foreign.userId = (await call(platform.urls.public, 'POST', '/v1/users', { token: otherKey, body: { external_id: `other-${uuidv7()}` } })).body.id;
+  const otherStaff = await staffToken(platform, { role: 'tenant_staff', tenantId: otherTenantId });
+  foreign.keyId = (await call(platform.urls.public, 'POST', '/v1/api_keys', { token: otherStaff, body: { env: 'sandbox', scopes: ['users:read'] } })).body.id;
+  const engineer = await staffToken(platform, { role: 'vendor_support' });
+  const engineerId = JSON.parse(Buffer.from(engineer.split('.')[1]!, 'base64url').toString()).sub as string;
+  const otherAdmin = await staffToken(platform, { role: 'partner_admin', tenantId: otherTenantId });
+  foreign.grantId = (
+    await call(platform.urls.console, 'POST', '/v1/support_access_grants', {
+      token: otherAdmin,
+      body: { staff_id: engineerId, reason: 'incident', ticket_reference: 'T-1', expires_at: new Date(Date.now() + 3600_000).toISOString() },
+    })
+  ).body.id;
+  const otherConsumer = (await ledgerConsumer(platform)).token;
+  foreign.ledgerId = (await call(platform.urls.ledger, 'POST', '/v1/ledgers', { token: otherConsumer, body: { name: 'other', commodity: 'USD' } })).body.id;
+  for (const name of ['accountId', 'txnId', 'pendingId']) foreign[name] = uuidv7();
+  foreign.key = 'some-key';
+  foreign.tenantId = otherTenantId;
+  return { tenantId, otherTenantId, full, none, foreign };
+}
