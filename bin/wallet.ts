@@ -3,7 +3,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { bundle } from '../scripts/bundle';
 import { FunctionCode, skipBundling } from '../lib/function';
 import { LedgerStack } from '../lib/ledger-stack';
-import { WalletStack } from '../lib/wallet-stack';
+import { idpFromContext, WalletStack } from '../lib/wallet-stack';
 
 /**
  * The CDK app: `npx cdk synth` (bundles first) or `npx cdk synth -c skipBundling=true`.
@@ -24,10 +24,12 @@ const ledger = new LedgerStack(app, 'Ledger', {
 });
 new WalletStack(app, 'Wallet', {
   stackName: `wallet-platform-${stage}-wallet`,
-  description: 'Wallet platform: public wallet+auth API, console API, WalletTable, workers, events',
+  description: 'Wallet platform: public wallet+auth API, console API, WalletTable, token-signing key, workers, events',
   stage,
   code,
   ledger: ledger.exports,
+  // Optional: -c idpIssuer=https://... [-c idpAudience=...] [-c idpJwksUrl=https://...]
+  idp: idpFromContext(app),
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -13,7 +13,7 @@ import { ledgerTable } from '../shared/tables';
 import { workers as manifestWorkers, type WorkerDefinition } from '../shared/workers';
 import { ProjectApi } from './api';
 import { FunctionCode, type FunctionContext, type FunctionNetwork } from './function';
-import { baseEnvironment, isLedgerWorker } from './manifest';
+import { baseEnvironment, isLedgerWorker, routeCapabilities } from './manifest';
 import { ProjectTable } from './table';
 import { Workers } from './workers';
 
@@ -62,6 +62,8 @@ export class LedgerStack extends Stack {
   constructor(scope: Construct, id: string, props: LedgerStackProps) {
     super(scope, id, props);
     const routes = (props.routes ?? manifestRoutes).filter((route) => gateways.ledger.apis.includes(route.api));
+    // Refuses wallet-side capabilities on ledger routes: the ledger neither signs wallet tokens nor calls itself.
+    for (const route of routes) routeCapabilities(route);
     const workers = (props.workers ?? manifestWorkers).filter(isLedgerWorker);
     const code = props.code ?? FunctionCode.fromContext(this);
 

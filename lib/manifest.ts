@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AnyRoute } from '../shared/http/route';
+import type { AnyRoute, RouteCapability } from '../shared/http/route';
 import type { WorkerDefinition } from '../shared/workers';
 import { repoRoot } from './function';
 
@@ -32,15 +32,20 @@ export function isLedgerWorker(worker: WorkerDefinition): boolean {
   return true;
 }
 
-/**
- * Wallet-side functions that call the ledger's private API, and so run in the ledger's VPC.
- * Routes carry no `callsLedger` flag yet: every wallet-API route moves or reads money through the
- * ledger (spec part 1: "every money path of the wallet API posts into the ledger"), and console
- * routes create ledgers and read ledger health (spec part 4 items 11 and 12); auth routes never do.
- * Probes ride along: separating them would cost a role for nothing.
- */
-export function routeCallsLedger(route: AnyRoute): boolean {
-  const flag = (route as AnyRoute & { callsLedger?: boolean }).callsLedger;
-  if (flag !== undefined) return flag;
-  return route.api === 'wallet' || route.api === 'console';
+/** A route's capabilities, refused where they mean nothing: the ledger's own routes have none. */
+export function routeCapabilities(route: AnyRoute): readonly RouteCapability[] {
+  const capabilities = route.capabilities ?? [];
+  if (route.api === 'ledger' && capabilities.length > 0) {
+    throw new Error(`Ledger route ${route.operationId} cannot declare ${capabilities.join(', ')}: those are wallet-side capabilities.`);
+  }
+  return capabilities;
 }
+
+/**
+ * Wallet-side routes that call the ledger's private API (`capabilities: ['callsLedger']`), and so
+ * run in the ledger's VPC with the ledger client settings. Everything else runs outside the VPC.
+ */
+export const routeCallsLedger = (route: AnyRoute): boolean => routeCapabilities(route).includes('callsLedger');
+
+/** Routes that mint wallet tokens (`capabilities: ['signsTokens']`): only they get kms:Sign. */
+export const routeSignsTokens = (route: AnyRoute): boolean => routeCapabilities(route).includes('signsTokens');

@@ -1,4 +1,5 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Lazy, Stack, type StackProps } from 'aws-cdk-lib';
+import * as apigateway from 'aws-cdk-lib/aws-apigateway';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as events from 'aws-cdk-lib/aws-events';
 import type { Construct } from 'constructs';
@@ -14,9 +15,10 @@ import {
   type WorkerDefinition,
 } from '../shared/workers';
 import { ProjectApi, type ThrottleSettings } from './api';
-import { FunctionCode, type Capability, type FunctionContext, type FunctionNetwork } from './function';
+import { FunctionCode, type AccessProfile, type Capability, type FunctionContext, type FunctionNetwork } from './function';
 import type { LedgerExports } from './ledger-stack';
-import { baseEnvironment, isLedgerWorker, routeCallsLedger } from './manifest';
+import { baseEnvironment, isLedgerWorker, routeCallsLedger, routeSignsTokens } from './manifest';
+import { signingKeysOf, WalletSigningKeys, type SigningKeyGenerations } from './signing-keys';
 import { ProjectTable } from './table';
 import { ProjectQueue, Workers } from './workers';
 
@@ -35,6 +37,37 @@ export interface WalletStackProps extends StackProps {
   /** Stage-wide defaults; the spec asks for gateway rate limits with 429 + Retry-After (part 8). */
   publicThrottle?: ThrottleSettings;
   consoleThrottle?: ThrottleSettings;
+  /** Token-signing key generations; default `signingKeysOf(stage)` (lib/signing-keys.ts). */
+  signingKeys?: SigningKeyGenerations;
+  /** The identity provider whose access tokens are wallet credentials; absent, IdP tokens are refused. */
+  idp?: IdpSettings;
+}
+
+/** IDP_ISSUER / IDP_AUDIENCE / IDP_JWKS_URL of the wallet functions. */
+export interface IdpSettings {
+  /** https; compared exactly with the tokens' `iss`. */
+  issuer: string;
+  /** Default `wallet`. */
+  audience?: string;
+  /** Default `<issuer>/.well-known/jwks.json`. */
+  jwksUrl?: string;
+}
+
+/** `-c idpIssuer=https://... [-c idpAudience=wallet] [-c idpJwksUrl=https://...]`; no idpIssuer, no IdP. */
+export function idpFromContext(scope: Construct): IdpSettings | undefined {
+  const text = (name: string): string | undefined => {
+    const value: unknown = scope.node.tryGetContext(name);
+    return value === undefined || value === null || value === '' ? undefined : String(value);
+  };
+  const [issuer, audience, jwksUrl] = [text('idpIssuer'), text('idpAudience'), text('idpJwksUrl')];
+  if (!issuer) {
+    if (audience || jwksUrl) throw new Error('idpAudience / idpJwksUrl need idpIssuer');
+    return undefined;
+  }
+  for (const [name, url] of [['idpIssuer', issuer], ['idpJwksUrl', jwksUrl]] as const) {
+    if (url !== undefined && !/^https:\/\/[^/\s]+/.test(url)) throw new Error(`${name} must be an https URL: ${url}`);
+  }
+  return { issuer, ...(audience ? { audience } : {}), ...(jwksUrl ? { jwksUrl } : {}) };
 }
 
 export class WalletStack extends Stack {
@@ -44,6 +77,9 @@ export class WalletStack extends Stack {
   readonly consoleApi: ProjectApi;
   readonly queues = new Map<string, ProjectQueue>();
   readonly workers: Workers;
+  readonly signingKeys: WalletSigningKeys;
+  /** WALLET_ISSUER: an identifier, not a URL (docs/infrastructure.md). */
+  readonly issuer: string;
 
   constructor(scope: Construct, id: string, props: WalletStackProps) {
     super(scope, id, props);
@@ -53,6 +89,10 @@ export class WalletStack extends Stack {
     const ledger = props.ledger;
 
     this.table = new ProjectTable(this, walletTable);
+    // Wallet tokens: `iss` is a stable name rather than the API's URL, which changes with a custom
+    // domain or a replaced API; the public keys are served at <public API>/.well-known/jwks.json.
+    this.issuer = `urn:wallet:${props.stage}`;
+    this.signingKeys = new WalletSigningKeys(this, 'SigningKeys', { generations: props.signingKeys ?? signingKeysOf(props.stage), issuer: this.issuer });
     this.bus = new events.EventBus(this, 'Events', { eventBusName: `wallet-events-${props.stage}`, description: 'Wallet domain events (outbox relay)' });
     for (const definition of props.queues ?? manifestQueues) this.queues.set(definition.name, new ProjectQueue(this, definition));
 
@@ -95,9 +135,13 @@ export class WalletStack extends Stack {
     };
 
     // Interface endpoints for what in-VPC functions call, and only those.
+    const apiRoutes = allRoutes.filter((route) => gateways.public.apis.includes(route.api) || gateways.console.apis.includes(route.api));
+    const inVpcRoutes = apiRoutes.filter(routeCallsLedger);
     const inVpcWorkers = workers.filter((worker) => worker.callsLedger);
     const endpoints: [string, ec2.InterfaceVpcEndpointAwsService, boolean][] = [
-      ['SecretsManager', ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER, true],
+      ['SecretsManager', ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER, inVpcRoutes.length + inVpcWorkers.length > 0],
+      // Every route verifies wallet tokens, which needs kms:GetPublicKey (once per container).
+      ['Kms', ec2.InterfaceVpcEndpointAwsService.KMS, inVpcRoutes.length > 0],
       ['EventBridge', ec2.InterfaceVpcEndpointAwsService.EVENTBRIDGE, inVpcWorkers.some((worker) => worker.publishesEvents)],
       ['Sqs', ec2.InterfaceVpcEndpointAwsService.SQS, inVpcWorkers.some((worker) => worker.sendsTo?.length)],
     ];
@@ -118,10 +162,24 @@ export class WalletStack extends Stack {
       environment: baseEnvironment(props.stage),
       tables: { wallet: this.table },
     };
-    const routeProfile = (route: AnyRoute) =>
-      routeCallsLedger(route)
-        ? { tables: route.tables, capabilities: [ledgerClient], network }
-        : { tables: route.tables, capabilities: [] };
+    // Every wallet, auth and console function verifies wallet tokens (or serves their keys); only
+    // the routes that mint them may sign.
+    const routeProfile = (route: AnyRoute): AccessProfile => {
+      const tokens = [this.signingKeys.verify, ...(routeSignsTokens(route) ? [this.signingKeys.sign] : [])];
+      return routeCallsLedger(route)
+        ? { tables: route.tables, capabilities: [...tokens, ledgerClient], network }
+        : { tables: route.tables, capabilities: tokens };
+    };
+    // IdP tokens: in-VPC functions cannot reach the IdP, so they read its keys through a relay on
+    // the (private) console API, the way ledger functions read Cognito's through the ledger API.
+    const idp = props.idp;
+    const idpJwksUrl = idp ? (idp.jwksUrl ?? `${idp.issuer.replace(/\/+$/, '')}/.well-known/jwks.json`) : undefined;
+    const idpRelayPath = '/.well-known/idp-jwks.json';
+    const idpRelayUrl = Lazy.string({ produce: () => `${this.consoleApi.baseUrl}${idpRelayPath}` });
+    const routeEnvironment = (route: AnyRoute): Record<string, string> =>
+      idp && idpJwksUrl
+        ? { IDP_ISSUER: idp.issuer, IDP_AUDIENCE: idp.audience ?? 'wallet', IDP_JWKS_URL: routeCallsLedger(route) ? idpRelayUrl : idpJwksUrl }
+        : {};
 
     this.publicApi = new ProjectApi(this, 'PublicApi', {
       gateway: 'public',
@@ -131,6 +189,7 @@ export class WalletStack extends Stack {
       throttle: props.publicThrottle ?? { rateLimit: 100, burstLimit: 200 },
       functions,
       profileFor: routeProfile,
+      environmentFor: routeEnvironment,
       accountLogging: ledger.apiGatewayLogging,
     });
 
@@ -145,8 +204,12 @@ export class WalletStack extends Stack {
       throttle: props.consoleThrottle ?? { rateLimit: 20, burstLimit: 40 },
       functions,
       profileFor: routeProfile,
+      environmentFor: routeEnvironment,
       accountLogging: ledger.apiGatewayLogging,
     });
+    if (idpJwksUrl && inVpcRoutes.length > 0) {
+      this.consoleApi.addExtraMethod(idpRelayPath, 'GET', new apigateway.HttpIntegration(idpJwksUrl, { httpMethod: 'GET', proxy: true }));
+    }
 
     this.workers = new Workers(this, 'Workers', {
       workers,
@@ -166,6 +229,8 @@ export class WalletStack extends Stack {
     new CfnOutput(this, 'PublicApiUrl', { value: this.publicApi.baseUrl });
     new CfnOutput(this, 'ConsoleApiUrl', { value: this.consoleApi.baseUrl, description: 'Private: resolves only inside the VPC' });
     new CfnOutput(this, 'EventBusName', { value: this.bus.eventBusName });
+    new CfnOutput(this, 'WalletIssuer', { value: this.issuer, description: 'iss of wallet-issued tokens; keys at <PublicApiUrl>/.well-known/jwks.json' });
+    new CfnOutput(this, 'TokenSigningKeyArn', { value: this.signingKeys.current.keyArn, description: 'The KMS key that signs wallet tokens now' });
   }
 }
 

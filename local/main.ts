@@ -5,6 +5,7 @@ import { routes } from '../shared/routes';
 import { queues, workers } from '../shared/workers';
 import { LocalStartError } from './errors';
 import { startPlatform, type Platform } from './platform';
+import { seedOnFirstStart } from './seed';
 
 /**
  * `npm start`: the whole platform on this machine, no Docker, no AWS account. Data lives in .data/
@@ -57,7 +58,13 @@ try {
   console.log(`  ${'Development OIDC issuer (ledger consumer tokens)'.padEnd(58)} ${platform.issuer.issuer}`);
   console.log(`  ${`DynamoDB Local (data in ${dataDir}/dynamodb)`.padEnd(58)} ${platform.dynamodbEndpoint}`);
   console.log(`  ${'Workers: stream / queue / schedule'.padEnd(58)} ${['stream', 'queue', 'schedule'].map((k) => workers.filter((w) => w.trigger.kind === k).length).join(' / ')}`);
-  console.log(`Try: curl ${platform.urls.public}/healthz    Ctrl-C stops everything.`);
+  const { bootstrap, created } = await seedOnFirstStart(platform, dataDir);
+  const saved = resolve(dataDir, 'bootstrap.json');
+  console.log(created ? `Seeded on first start (saved in ${saved}):` : `Credentials from the first start (${saved}):`);
+  console.log(`  platform staff   ${bootstrap.platform_staff.email}  password ${bootstrap.platform_staff.password}`);
+  console.log(`  demo tenant      ${bootstrap.demo_tenant.name} (${bootstrap.demo_tenant.currency}) ${bootstrap.demo_tenant.id}`);
+  console.log(`  sandbox API key  ${bootstrap.demo_tenant.api_key}`);
+  console.log(`Try: curl -H "Authorization: Bearer ${bootstrap.demo_tenant.api_key}" ${platform.urls.public}/v1/users    Ctrl-C stops everything.`);
 } catch (error) {
   if (error instanceof LocalStartError) {
     console.error(`error: ${error.message}`);

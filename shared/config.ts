@@ -24,17 +24,23 @@ const schema = z.object({
   /** Wallet side: how to reach the ledger, as a client-credentials consumer. */
   LEDGER_API_URL: z.url().optional(),
   LEDGER_TOKEN_URL: z.url().optional(),
+  /** Locally: the client credentials themselves. */
   LEDGER_CLIENT_ID: z.string().min(1).optional(),
   LEDGER_CLIENT_SECRET: z.string().min(1).optional(),
+  /** AWS: a Secrets Manager secret `{client_id, client_secret}`, read once per container; wins over the two above. */
+  LEDGER_CREDENTIALS_SECRET_ARN: z.string().min(1).optional(),
   LEDGER_SCOPES: z.string().min(1).optional(),
-  /** Wallet-issued tokens (user tokens, staff sessions): issuer, and the signing keys. */
+  /** Wallet-issued tokens (user tokens, staff sessions): issuer, and the signing keys. AWS: `urn:wallet:<stage>`. */
   WALLET_ISSUER: z.string().min(1).default('urn:wallet:local'),
   /** Local only: JSON `{ current: JWK, previous?: JWK }` of RSA private keys generated into .data/. */
   WALLET_SIGNING_KEYS: z.string().min(1).optional(),
-  /** AWS: the KMS asymmetric key (RSA_2048, SIGN_VERIFY) that signs wallet tokens, and the previous one. */
+  /**
+   * AWS: the KMS asymmetric key (RSA_2048, SIGN_VERIFY) that signs wallet tokens, and a second key
+   * verifiers accept (the previous one after a rotation, the next one just before it).
+   */
   WALLET_SIGNING_KMS_KEY_ID: z.string().min(1).optional(),
   WALLET_SIGNING_KMS_PREVIOUS_KEY_ID: z.string().min(1).optional(),
-  /** The identity provider realm whose access tokens are wallet credentials. */
+  /** The identity provider realm whose access tokens are wallet credentials; no IDP_ISSUER, no IdP tokens. */
   IDP_ISSUER: z.url().optional(),
   IDP_AUDIENCE: z.string().min(1).default('wallet'),
   IDP_JWKS_URL: z.url().optional(),

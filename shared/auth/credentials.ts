@@ -4,6 +4,7 @@ import { config } from '../config';
 import { AppError } from '../errors';
 import type { Authenticator } from '../http/handler';
 import type { AnyRoute } from '../http/route';
+import { liveGrant, recordGrantAccess } from '../console/grants';
 import { logger } from '../log';
 import type { WalletRuntime } from '../wallet/runtime';
 import { apiKeyPrincipal, createApiKeyVerifier, type ApiKeyCache } from './api-keys';
@@ -61,7 +62,11 @@ export function createWalletAuthenticator(runtime: WalletRuntime, options: Crede
     if (issuer === walletIssuer) {
       signer ??= await runtime.signer();
       const claims = await verifyWalletToken(credential, ['user', 'staff'], { signer, issuer: walletIssuer, clock });
-      return claims.token_use === 'user' ? userPrincipal(claims) : staffPrincipal(claims);
+      if (claims.token_use === 'user') return userPrincipal(claims);
+      const principal = staffPrincipal(claims);
+      // Only where the route admits vendor support: elsewhere the request is refused anyway.
+      if (principal.grantId && admits(route, 'vendor_support')) await checkSupportAccess(runtime, principal, route, clock);
+      return principal;
     }
     if (verifyIdp && issuer === idpSettings?.issuer) return verifyIdp(credential, admitsIdpUsers(route));
     throw new RefusedCredential(`unknown issuer ${JSON.stringify(issuer)}`);
@@ -80,19 +85,33 @@ export function createWalletAuthenticator(runtime: WalletRuntime, options: Crede
   };
 }
 
+const admits = (route: AnyRoute, kind: PrincipalKind): boolean => route.access !== 'public' && route.access?.principals?.includes(kind) === true;
+
 /** Provisioning IdP users only where they are admitted (and where the function may call the ledger). */
-const admitsIdpUsers = (route: AnyRoute): boolean => route.access !== 'public' && route.access?.principals?.includes('idp_user') === true;
+const admitsIdpUsers = (route: AnyRoute): boolean => admits(route, 'idp_user');
 
 function userPrincipal(claims: { sub: string; tenant_id?: string; scopes: string[] }): Principal {
   if (!claims.tenant_id) throw new RefusedCredential('user token without tenant_id');
   return { kind: 'user_token', id: claims.sub, userId: claims.sub, tenantId: claims.tenant_id, scopes: new Set(claims.scopes) };
 }
 
-function staffPrincipal(claims: { sub: string; tenant_id?: string; role?: string; scopes: string[] }): Principal {
+/**
+ * A vendor support session under a grant: the grant must still stand on every request (a revoked
+ * grant ends the session at once), and every request is recorded against it.
+ */
+async function checkSupportAccess(runtime: WalletRuntime, principal: Principal, route: AnyRoute, clock: Clock): Promise<void> {
+  const grant = await liveGrant({ ...runtime, clock }, principal.id, principal.tenantId!);
+  if (!grant || grant.id !== principal.grantId) throw new RefusedCredential('support access grant no longer live', 'The support access grant has ended.');
+  await recordGrantAccess({ ...runtime, clock }, grant, principal, route.operationId);
+}
+
+function staffPrincipal(claims: { sub: string; tenant_id?: string; role?: string; scopes: string[]; grant_id?: string }): Principal {
   if (!isStaffRole(claims.role)) throw new RefusedCredential(`staff token with role ${String(claims.role)}`);
   const kind: PrincipalKind = principalKindOf(claims.role);
   if (roleHasTenant(claims.role) && !claims.tenant_id) throw new RefusedCredential(`${kind} token without tenant_id`);
-  return { kind, id: claims.sub, ...(claims.tenant_id ? { tenantId: claims.tenant_id } : {}), scopes: new Set(claims.scopes) };
+  const grantId = kind === 'vendor_support' ? claims.grant_id : undefined;
+  if (kind === 'vendor_support' && claims.tenant_id && !grantId) throw new RefusedCredential('vendor support token for a tenant without a grant');
+  return { kind, id: claims.sub, ...(claims.tenant_id ? { tenantId: claims.tenant_id } : {}), ...(grantId ? { grantId } : {}), scopes: new Set(claims.scopes) };
 }
 
 /**

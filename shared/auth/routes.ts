@@ -35,6 +35,8 @@ export const staffSessionCreate = z
   .object({
     email: z.string().min(1).max(320),
     password: z.string().min(1).max(1024),
+    /** Vendor support only: open the session for this tenant, under a live support access grant. */
+    tenant_id: uuid.optional(),
   })
   .strict();
 
@@ -98,6 +100,7 @@ export const authRoutes = {
     errors: ['scope_exceeds_key', 'user_not_found'],
     // RW: the credential hook records an API key's last use.
     tables: { wallet: 'RW' },
+    capabilities: ['signsTokens'],
   }),
   createStaffSession: defineRoute({
     ...common,
@@ -112,6 +115,7 @@ export const authRoutes = {
     errors: ['unauthenticated', 'rate_limited'],
     // RW: failed attempts and lockouts are counted on the account.
     tables: { wallet: 'RW' },
+    capabilities: ['signsTokens'],
   }),
   getJwks: defineRoute({
     ...common,

@@ -6,6 +6,7 @@ import type { WalletRuntime } from '../wallet/runtime';
 import { walletKeys } from '../wallet/keys';
 import type { PrincipalKind } from './principal';
 import { PARTNER_ADMIN_SCOPES, PLATFORM_SCOPES, TENANT_SCOPES } from './scopes';
+import { liveGrant } from '../console/grants';
 import { mintWalletToken } from './tokens';
 
 /**
@@ -229,7 +230,7 @@ const wrongCredentials = () => new AppError('unauthenticated', 'The email or pas
  * Refuses: unauthenticated (unknown email or wrong password, the same answer for both),
  * rate_limited with Retry-After while the account is locked.
  */
-export async function createStaffSession(runtime: WalletRuntime, input: { email: string; password: string }): Promise<StaffSession> {
+export async function createStaffSession(runtime: WalletRuntime, input: { email: string; password: string; tenant_id?: string }): Promise<StaffSession> {
   const email = normalizeEmail(input.email);
   const record = await findByEmail(runtime, email);
   if (!record || !isStaffRole(record.role)) {
@@ -254,15 +255,34 @@ export async function createStaffSession(runtime: WalletRuntime, input: { email:
       }),
     );
   }
+  const support = await supportSession(runtime, record, input.tenant_id);
   const { token, expiresAt } = await mintWalletToken(await runtime.signer(), {
     use: 'staff',
     subject: record.id,
-    scopes: record.scopes,
-    ttlSeconds: STAFF_SESSION_TTL_SECONDS,
-    claims: { role: record.role, tenant_id: record.tenant_id ?? undefined },
+    scopes: support?.scopes ?? record.scopes,
+    ttlSeconds: support?.ttlSeconds ?? STAFF_SESSION_TTL_SECONDS,
+    claims: { role: record.role, tenant_id: support?.tenantId ?? record.tenant_id ?? undefined, grant_id: support?.grantId },
     clock: runtime.clock,
   });
   return { token, expires_at: expiresAt.toISOString() };
+}
+
+/** What a vendor support engineer may read in a tenant while a support access grant stands. */
+export const SUPPORT_SCOPES = ['users:read', 'balances:read', 'topups:read', 'payments:read', 'merchants:read', 'subscriptions:read', 'rewards:read', 'webhooks:read', 'ledger:read', 'audit:read'] as const;
+
+/**
+ * A vendor support engineer's session for one tenant exists only under a live grant, and ends when
+ * the grant does. Refuses: forbidden (no live grant), invalid_request (tenant_id from another role).
+ */
+async function supportSession(runtime: WalletRuntime, record: { id: string; role: string }, tenantId: string | undefined) {
+  if (tenantId === undefined) return undefined;
+  if (record.role !== 'vendor_support') {
+    throw new AppError('invalid_request', 'tenant_id selects a tenant for vendor support sessions only.', { errors: [{ field: 'tenant_id', message: 'not for this role' }] });
+  }
+  const grant = await liveGrant(runtime, record.id, tenantId);
+  if (!grant) throw new AppError('forbidden', 'No live support access grant covers this tenant.');
+  const remainingSeconds = Math.floor((Date.parse(grant.expires_at) - runtime.clock.now().getTime()) / 1000);
+  return { tenantId, grantId: grant.id, scopes: [...SUPPORT_SCOPES], ttlSeconds: Math.max(1, Math.min(STAFF_SESSION_TTL_SECONDS, remainingSeconds)) };
 }
 
 const locked = (remainingMs: number) =>

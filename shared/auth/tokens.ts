@@ -12,9 +12,11 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
+import { createKmsSigningPort } from '../aws/kms';
 import { epochSeconds, systemClock, type Clock } from '../clock';
 import { config } from '../config';
 import { AppError } from '../errors';
+import { logger } from '../log';
 import type { WalletRuntime } from '../wallet/runtime';
 import { walletKeys } from '../wallet/keys';
 import type { Principal } from './principal';
@@ -114,8 +116,8 @@ export async function createLocalSigner(keys: SigningKeySet): Promise<TokenSigne
 }
 
 /**
- * The two KMS calls the signer makes, so this module needs no KMS client. With
- * @aws-sdk/client-kms: `sign` is SignCommand({KeyId, Message, MessageType: 'RAW',
+ * The two KMS calls the signer makes (shared/aws/kms.ts implements them with @aws-sdk/client-kms):
+ * `sign` is SignCommand({KeyId, Message, MessageType: 'RAW',
  * SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256'}).Signature, `publicKey` is
  * GetPublicKeyCommand({KeyId}).PublicKey (DER SubjectPublicKeyInfo).
  */
@@ -139,7 +141,12 @@ export function createKmsSigner(options: { kms: KmsSigningPort; keyId: string; p
     const ids = [keyId, ...(options.previousKeyId && options.previousKeyId !== keyId ? [options.previousKeyId] : [])];
     const keys = await Promise.all(
       ids.map(async (id) => {
-        const der = await kms.publicKey(id);
+        let der: Uint8Array;
+        try {
+          der = await kms.publicKey(id);
+        } catch (error) {
+          throw kmsUnavailable('GetPublicKey', error);
+        }
         const jwk = createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' }).export({ format: 'jwk' }) as JWK;
         return publicJwk(jwk, kmsKid(id));
       }),
@@ -152,7 +159,12 @@ export function createKmsSigner(options: { kms: KmsSigningPort; keyId: string; p
       const header = Buffer.from(JSON.stringify({ alg: ALG, kid, typ: 'JWT' })).toString('base64url');
       const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
       const signingInput = `${header}.${payload}`;
-      const signature = await kms.sign(keyId, Buffer.from(signingInput, 'ascii'));
+      let signature: Uint8Array;
+      try {
+        signature = await kms.sign(keyId, Buffer.from(signingInput, 'ascii'));
+      } catch (error) {
+        throw kmsUnavailable('Sign', error);
+      }
       return `${signingInput}.${Buffer.from(signature).toString('base64url')}`;
     },
     jwks() {
@@ -167,14 +179,27 @@ export function createKmsSigner(options: { kms: KmsSigningPort; keyId: string; p
 }
 
 /**
+ * KMS throttled, unreachable or refused: the caller gets a retryable 503, the log gets the cause
+ * (AccessDenied or NotFound here is a deployment error: the role or WALLET_SIGNING_KMS_* is wrong).
+ */
+function kmsUnavailable(operation: string, error: unknown): AppError {
+  logger.error(`KMS ${operation} failed`, { error: error as Error });
+  return new AppError('service_unavailable', 'Tokens cannot be signed or verified right now; retry later.');
+}
+
+/**
  * The signer this deployment is configured with. Locally WALLET_SIGNING_KEYS; in AWS
- * WALLET_SIGNING_KMS_KEY_ID (+ WALLET_SIGNING_KMS_PREVIOUS_KEY_ID) with a KMS port.
+ * WALLET_SIGNING_KMS_KEY_ID (+ WALLET_SIGNING_KMS_PREVIOUS_KEY_ID) through KMS: the container's
+ * KMS client unless `kms` is given. Nothing calls KMS until a token is signed or verified.
  */
 export async function loadTokenSigner(options: { kms?: KmsSigningPort } = {}): Promise<TokenSigner> {
   if (config.WALLET_SIGNING_KEYS) return createLocalSigner(parseSigningKeys(config.WALLET_SIGNING_KEYS));
   if (config.WALLET_SIGNING_KMS_KEY_ID) {
-    if (!options.kms) throw new AppError('service_unavailable', 'The KMS token signer is not wired into this build.');
-    return createKmsSigner({ kms: options.kms, keyId: config.WALLET_SIGNING_KMS_KEY_ID, previousKeyId: config.WALLET_SIGNING_KMS_PREVIOUS_KEY_ID });
+    return createKmsSigner({
+      kms: options.kms ?? createKmsSigningPort(),
+      keyId: config.WALLET_SIGNING_KMS_KEY_ID,
+      previousKeyId: config.WALLET_SIGNING_KMS_PREVIOUS_KEY_ID,
+    });
   }
   throw new AppError('service_unavailable', 'No wallet signing key is configured.');
 }
@@ -219,6 +244,8 @@ export interface WalletTokenClaims {
   tenant_id?: string;
   role?: string;
   key_id?: string;
+  /** A vendor support session's support access grant. */
+  grant_id?: string;
   exp: number;
 }
 
@@ -278,6 +305,7 @@ export async function verifyWalletToken(
     tenant_id: text('tenant_id'),
     role: text('role'),
     key_id: text('key_id'),
+    grant_id: text('grant_id'),
     exp: payload.exp as number,
   };
 }

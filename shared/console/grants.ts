@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../auth/principal';
 import { AppError } from '../errors';
 import { decodeCursor, encodeCursor } from '../http/cursor';
@@ -183,3 +183,25 @@ const toGrant = (item: Record<string, unknown>): Grant => ({
   revoked_by_type: (item.revoked_by_type as string | null) ?? null,
   revoked_by_id: (item.revoked_by_id as string | null) ?? null,
 });
+
+/** One append-only access record per request made under a grant (spec item 16). */
+export async function recordGrantAccess(deps: Deps, grant: Grant, principal: Principal, operation: string): Promise<void> {
+  const now = deps.clock.now();
+  const id = deps.ids();
+  await deps.client.send(
+    new PutCommand({
+      TableName: deps.table,
+      Item: {
+        ...walletKeys.accessLog(now.toISOString().slice(0, 10), id),
+        entity: 'support_access',
+        id,
+        grant_id: grant.id,
+        tenant_id: grant.tenant_id,
+        staff_id: principal.id,
+        operation,
+        at: now.toISOString(),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}

@@ -33,6 +33,13 @@ export interface IdempotencyRule {
 
 export type TableAccess = Partial<Record<TableKey, 'RO' | 'RW'>>;
 
+/**
+ * What a wallet-side function needs besides its tables; the CDK stacks grant exactly this.
+ *  - `signsTokens`: mints wallet tokens (KMS Sign on the current signing key);
+ *  - `callsLedger`: calls the ledger API (runs in the ledger VPC, reads the client credentials).
+ */
+export type RouteCapability = 'signsTokens' | 'callsLedger';
+
 export interface RouteDefinition<
   P extends z.ZodType = z.ZodType,
   Q extends z.ZodType = z.ZodType,
@@ -66,6 +73,8 @@ export interface RouteDefinition<
   idempotency?: IdempotencyRule;
   /** Tables the function touches and how; the stack grants exactly this. */
   tables: TableAccess;
+  /** Capabilities beyond the tables (wallet, auth and console routes only); none by default. */
+  capabilities?: readonly RouteCapability[];
   /** Lambda settings for a route that needs more than the defaults. */
   function?: { timeoutSeconds?: number; memoryMb?: number };
 }

@@ -37,6 +37,7 @@ export const tenancyRoutes = {
     // Optional: with a key, a retried provisioning answers the same tenant and ledger.
     idempotency: { required: false, minLength: 1, maxLength: 255 },
     tables: writes,
+    capabilities: ['callsLedger'],
   }),
   listTenants: defineRoute({
     ...wallet,
@@ -65,6 +66,7 @@ export const tenancyRoutes = {
     response: { status: 200, body: s.tenantHealth, description: 'The health snapshot.' },
     errors: ['tenant_not_found', 'service_unavailable'],
     tables: writes,
+    capabilities: ['callsLedger'],
   }),
   getFeePlan: defineRoute({
     ...wallet,
@@ -78,7 +80,8 @@ export const tenancyRoutes = {
     request: {},
     response: { status: 200, body: s.feePlan, description: 'The fee plan.' },
     errors: ['tenant_not_found'],
-    tables: reads,
+    // RW: the credential hook records an API key's last use.
+    tables: writes,
   }),
   setFeePlan: defineRoute({
     ...wallet,
@@ -107,6 +110,7 @@ export const tenancyRoutes = {
     response: { status: 201, body: s.user, description: 'The new user.' },
     errors: ['conflict', 'tenant_not_found', 'service_unavailable'],
     tables: writes,
+    capabilities: ['callsLedger'],
   }),
   listUsers: defineRoute({
     ...wallet,
@@ -116,11 +120,13 @@ export const tenancyRoutes = {
     handler: 'tenancy/list-users',
     summary: "List the tenant's users, newest first (a user token sees only its own user)",
     tags: ['users'],
-    access: { principals: ['api_key', 'tenant_staff', 'user_token', 'idp_user'], scopes: ['users:read'] },
+    access: { principals: ['api_key', 'tenant_staff', 'user_token', 'idp_user', 'vendor_support'], scopes: ['users:read'] },
     request: { query: s.listQuery },
     response: { status: 200, body: page(s.user), description: 'A page of users.' },
     errors: [],
-    tables: reads,
+    // RW: the credential hook records an API key's last use and provisions an IdP user on first contact.
+    tables: writes,
+    capabilities: ['callsLedger'],
   }),
   getUser: defineRoute({
     ...wallet,
@@ -130,11 +136,13 @@ export const tenancyRoutes = {
     handler: 'tenancy/get-user',
     summary: 'Read a user (a user token reads only its own user)',
     tags: ['users'],
-    access: { principals: ['api_key', 'tenant_staff', 'user_token', 'idp_user'], scopes: ['users:read'] },
+    access: { principals: ['api_key', 'tenant_staff', 'user_token', 'idp_user', 'vendor_support'], scopes: ['users:read'] },
     request: { params: z.object({ userId: uuid }) },
     response: { status: 200, body: s.user, description: 'The user.' },
     errors: ['user_not_found'],
-    tables: reads,
+    // RW: the credential hook records an API key's last use and provisions an IdP user on first contact.
+    tables: writes,
+    capabilities: ['callsLedger'],
   }),
   getLedgerSummary: defineRoute({
     ...wallet,
@@ -148,7 +156,9 @@ export const tenancyRoutes = {
     request: {},
     response: { status: 200, body: s.ledgerSummary, description: 'The ledger summary.' },
     errors: ['tenant_not_found', 'service_unavailable'],
-    tables: reads,
+    // RW: the credential hook records an API key's last use.
+    tables: writes,
+    capabilities: ['callsLedger'],
   }),
   listAuditLog: defineRoute({
     ...wallet,
@@ -158,7 +168,7 @@ export const tenancyRoutes = {
     handler: 'tenancy/list-audit-log',
     summary: "The tenant's audit log, newest first (platform staff: a tenant's with tenant_id, else the platform's)",
     tags: ['audit'],
-    access: { principals: ['api_key', 'tenant_staff', 'platform_staff'], scopes: ['audit:read', 'platform:read'] },
+    access: { principals: ['api_key', 'tenant_staff', 'platform_staff', 'vendor_support'], scopes: ['audit:read', 'platform:read'] },
     request: { query: z.object({ tenant_id: uuid.optional(), cursor, limit: pageLimit() }).strict() },
     response: { status: 200, body: page(s.auditRecord), description: 'A page of audit records.' },
     errors: ['tenant_not_found'],
@@ -187,6 +197,7 @@ export const tenancyRoutes = {
     response: { status: 200, body: page(s.crossTenantTransaction), description: 'A page of transactions; next_cursor is the last id.' },
     errors: ['service_unavailable'],
     tables: writes,
+    capabilities: ['callsLedger'],
     function: { timeoutSeconds: 29 },
   }),
   listPlatformUsers: defineRoute({

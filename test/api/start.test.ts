@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -33,7 +33,7 @@ describe('npm start', () => {
     const [port, ledgerPort, consolePort] = [await freePort(), await freePort(), await freePort()];
     const { child, output } = start({ PORT: String(port), LEDGER_PORT: String(ledgerPort), CONSOLE_PORT: String(consolePort) });
     const deadline = Date.now() + 60_000;
-    while (!output().includes('is up')) {
+    while (!output().includes('Try: curl')) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`did not start: ${output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -41,6 +41,23 @@ describe('npm start', () => {
     expect((await fetch(`http://127.0.0.1:${ledgerPort}/healthz`)).status).toBe(200);
     expect(output()).toContain(`http://127.0.0.1:${ledgerPort}`);
     expect(javaProcessesUsing(dataDir).length).toBeGreaterThan(0);
+
+    // First start seeds a platform operator and a demo tenant whose key works at once.
+    const bootstrap = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8'));
+    expect(bootstrap).toMatchObject({
+      wallet_api: `http://127.0.0.1:${port}`,
+      ledger_api: `http://127.0.0.1:${ledgerPort}`,
+      platform_staff: { email: expect.any(String), password: expect.any(String) },
+      demo_tenant: { id: expect.any(String), name: 'Demo Tenant', currency: 'USD', api_key: expect.stringMatching(/^sk_sandbox_/) },
+    });
+    const users = await fetch(`http://127.0.0.1:${port}/v1/users`, { headers: { authorization: `Bearer ${bootstrap.demo_tenant.api_key}` } });
+    expect(users.status).toBe(200);
+    const login = await fetch(`http://127.0.0.1:${port}/v1/auth/staff_sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(bootstrap.platform_staff),
+    });
+    expect(login.status).toBe(201);
 
     child.kill('SIGINT');
     expect(await exited(child)).toBe(0);

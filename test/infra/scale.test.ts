@@ -106,12 +106,15 @@ describe('130 routes', () => {
     expect(actions.filter((action) => action.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(action))).toEqual([]);
   });
 
-  it('place wallet and console functions in the VPC with the ledger client settings, and auth functions outside it', () => {
-    for (const route of routes.filter((r) => r.api !== 'ledger')) {
+  it('place exactly the callsLedger routes in the VPC with the ledger client settings, the others outside it', () => {
+    const walletSide = routes.filter((r) => r.api !== 'ledger');
+    const callsLedger = (route: AnyRoute) => route.capabilities?.includes('callsLedger') === true;
+    expect(walletSide.some(callsLedger) && walletSide.some((route) => !callsLedger(route))).toBe(true);
+    for (const route of walletSide) {
       const fn = routeFunction(route);
-      const inVpc = route.api !== 'auth';
-      expect(fn.Properties?.VpcConfig !== undefined, route.operationId).toBe(inVpc);
-      expect('LEDGER_API_URL' in env(fn), route.operationId).toBe(inVpc);
+      expect(fn.Properties?.VpcConfig !== undefined, route.operationId).toBe(callsLedger(route));
+      expect('LEDGER_API_URL' in env(fn), route.operationId).toBe(callsLedger(route));
+      expect('WALLET_SIGNING_KMS_KEY_ID' in env(fn), route.operationId).toBe(true);
     }
   });
 

@@ -6,7 +6,18 @@ import { gatewayOf } from '../../shared/http/gateways';
 import { routes } from '../../shared/routes';
 import { ledgerTable, walletTable } from '../../shared/tables';
 import { unacknowledgedFindings } from './nag';
-import { allTemplates, methodsOf, resourcesOfType, synthesize, type CfnResource, type FoundMethod, type Synthesized } from './support';
+import {
+  actionsOf,
+  allTemplates,
+  functionsOf,
+  methodsOf,
+  resourcesOfType,
+  synthesize,
+  type CfnResource,
+  type FoundFunction,
+  type FoundMethod,
+  type Synthesized,
+} from './support';
 
 /** The stacks built from the real manifest (shared/routes.ts, shared/workers.ts), synthesized once. */
 let synth: Synthesized;
@@ -214,6 +225,138 @@ describe('stage', () => {
       resourcesOfType(stack.parent, 'AWS::ApiGateway::Stage').map(([, s]) => (s.Properties!.MethodSettings as Record<string, unknown>[])[0]!);
     expect(settings(synth.stacks.wallet)).toContainEqual(expect.objectContaining({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 }));
     expect(settings(synth.stacks.ledger)[0]!.ThrottlingRateLimit).toBeUndefined();
+  });
+});
+
+/** The wallet stack's route functions by operationId, with their role statements and environment. */
+function walletRouteFunctions(of: Synthesized): Map<string, FoundFunction> {
+  const byResource = new Map(functionsOf(of.stacks.wallet).map((found) => [found.fn, found]));
+  return new Map(
+    methodsOf(of.stacks.wallet)
+      .filter((method) => method.operationName && method.function)
+      .map((method) => [method.operationName!, byResource.get(method.function!)!]),
+  );
+}
+
+const walletSideRoutes = routes.filter((route) => route.api !== 'ledger');
+const keyArn = (logicalId: string) => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
+
+describe('token signing key', () => {
+  it('is a retained KMS RSA_2048 SIGN_VERIFY key in the wallet stack, with a stable logical id and an alias', () => {
+    const keys = resourcesOfType(synth.stacks.wallet.parent, 'AWS::KMS::Key');
+    expect(keys.map(([id]) => id)).toEqual(['TokenSigningKey1']);
+    const [[, key]] = keys as [[string, CfnResource & { DeletionPolicy?: string; UpdateReplacePolicy?: string }]];
+    expect(key.Properties).toMatchObject({ KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY' });
+    expect(key.Properties?.EnableKeyRotation).toBeUndefined(); // KMS cannot rotate asymmetric keys: runbook
+    expect([key.DeletionPolicy, key.UpdateReplacePolicy]).toEqual(['Retain', 'Retain']);
+    const aliases = resourcesOfType(synth.stacks.wallet.parent, 'AWS::KMS::Alias').map(([, alias]) => alias.Properties);
+    expect(aliases).toEqual([{ AliasName: 'alias/wp-test-wallet/token-signing-1', TargetKeyId: keyArn('TokenSigningKey1') }]);
+  });
+
+  it('lets only the token-minting routes sign, and every wallet, auth and console route read the public key', () => {
+    const functions = walletRouteFunctions(synth);
+    const signers = walletSideRoutes.filter((route) => route.capabilities?.includes('signsTokens')).map((route) => route.operationId);
+    expect(signers.sort()).toEqual(['createStaffSession', 'createUserToken']);
+    for (const route of walletSideRoutes) {
+      const found = functions.get(route.operationId)!;
+      const actions = actionsOf(found);
+      expect(actions.get('kms:GetPublicKey'), route.operationId).toEqual([keyArn('TokenSigningKey1')]);
+      expect(actions.get('kms:Sign'), route.operationId).toEqual(signers.includes(route.operationId) ? [keyArn('TokenSigningKey1')] : undefined);
+      expect(found.env, route.operationId).toMatchObject({ WALLET_ISSUER: 'urn:wallet:test', WALLET_SIGNING_KMS_KEY_ID: keyArn('TokenSigningKey1') });
+      expect(found.env.WALLET_SIGNING_KMS_PREVIOUS_KEY_ID).toBeUndefined();
+      // No IdP configured: IdP tokens are refused (shared/auth/credentials.ts reads IDP_ISSUER).
+      expect(found.env.IDP_ISSUER).toBeUndefined();
+    }
+    // Nothing else in either stack may sign.
+    const allFunctions = [...functionsOf(synth.stacks.ledger), ...functionsOf(synth.stacks.wallet)];
+    expect(allFunctions.filter((found) => actionsOf(found).has('kms:Sign'))).toHaveLength(signers.length);
+  });
+});
+
+describe('wallet functions that call the ledger', () => {
+  it('are exactly the callsLedger routes: in the ledger VPC with the ledger client settings and the secret', () => {
+    const functions = walletRouteFunctions(synth);
+    const callers = walletSideRoutes.filter((route) => route.capabilities?.includes('callsLedger')).map((route) => route.operationId);
+    expect(callers).toEqual(
+      expect.arrayContaining(['createTenant', 'getTenantHealth', 'createUser', 'listUsers', 'getUser', 'getLedgerSummary', 'listPlatformTransactions']),
+    );
+    for (const route of walletSideRoutes) {
+      const found = functions.get(route.operationId)!;
+      const calls = callers.includes(route.operationId);
+      expect(found.fn.Properties?.VpcConfig !== undefined, route.operationId).toBe(calls);
+      expect(Object.keys(found.env).filter((name) => name.startsWith('LEDGER_')).sort(), route.operationId).toEqual(
+        calls ? ['LEDGER_API_URL', 'LEDGER_CREDENTIALS_SECRET_ARN', 'LEDGER_SCOPES', 'LEDGER_TOKEN_URL'] : [],
+      );
+      expect(actionsOf(found).has('secretsmanager:GetSecretValue'), route.operationId).toBe(calls);
+    }
+  });
+
+  it('reach Secrets Manager and KMS through interface endpoints in the ledger VPC', () => {
+    const services = resourcesOfType(synth.stacks.wallet.parent, 'AWS::EC2::VPCEndpoint').map(([, endpoint]) => JSON.stringify(endpoint.Properties?.ServiceName));
+    expect(services.some((name) => name.includes('.secretsmanager'))).toBe(true);
+    expect(services.some((name) => name.includes('.kms'))).toBe(true);
+  });
+
+  it('write the wallet table wherever the route admits API keys or IdP users (last use, first-contact provisioning)', () => {
+    for (const route of walletSideRoutes) {
+      if (route.access === 'public' || !route.access.principals.some((kind) => kind === 'api_key' || kind === 'idp_user')) continue;
+      expect(route.tables.wallet, route.operationId).toBe('RW');
+    }
+  });
+});
+
+describe('a rotation in progress, with an identity provider', () => {
+  let rotated: Synthesized;
+  const idp = { issuer: 'https://idp.example.com/realms/wallet', jwksUrl: 'https://idp.example.com/realms/wallet/protocol/openid-connect/certs' };
+
+  beforeAll(() => {
+    rotated = synthesize({}, 'rot', { signingKeys: { current: 2, previous: 1 }, idp });
+  });
+
+  it('publishes both keys, signs with the current one only', () => {
+    expect(resourcesOfType(rotated.stacks.wallet.parent, 'AWS::KMS::Key').map(([id]) => id).sort()).toEqual(['TokenSigningKey1', 'TokenSigningKey2']);
+    const functions = walletRouteFunctions(rotated);
+    for (const route of walletSideRoutes) {
+      const found = functions.get(route.operationId)!;
+      const actions = actionsOf(found);
+      expect(found.env, route.operationId).toMatchObject({
+        WALLET_SIGNING_KMS_KEY_ID: keyArn('TokenSigningKey2'),
+        WALLET_SIGNING_KMS_PREVIOUS_KEY_ID: keyArn('TokenSigningKey1'),
+      });
+      expect(actions.get('kms:GetPublicKey')).toEqual(expect.arrayContaining([keyArn('TokenSigningKey1'), keyArn('TokenSigningKey2')]));
+      if (actions.has('kms:Sign')) expect(actions.get('kms:Sign'), route.operationId).toEqual([keyArn('TokenSigningKey2')]);
+    }
+  });
+
+  it('gives the IdP settings to every wallet function, with the JWKS relayed by the console API for in-VPC ones', () => {
+    const functions = walletRouteFunctions(rotated);
+    for (const route of walletSideRoutes) {
+      const found = functions.get(route.operationId)!;
+      expect(found.env, route.operationId).toMatchObject({ IDP_ISSUER: idp.issuer, IDP_AUDIENCE: 'wallet' });
+      const jwks = JSON.stringify(found.env.IDP_JWKS_URL);
+      if (found.fn.Properties?.VpcConfig) expect(jwks, route.operationId).toMatch(/execute-api.*\/rot\/\.well-known\/idp-jwks\.json/);
+      else expect(found.env.IDP_JWKS_URL, route.operationId).toBe(idp.jwksUrl);
+    }
+    const relay = methodsOf(rotated.stacks.wallet).filter((method) => method.path === '/.well-known/idp-jwks.json');
+    expect(relay.map((method) => [method.apiName, method.httpMethod])).toEqual([['wp-rot-wallet-console', 'GET']]);
+    const [[, method]] = resourcesOfType(rotated.stacks.wallet.parent, 'AWS::ApiGateway::Method').filter(
+      ([, m]) => (m.Properties?.Integration as { Uri?: unknown } | undefined)?.Uri === idp.jwksUrl,
+    ) as [[string, CfnResource]];
+    expect(method.Properties?.Integration).toMatchObject({ Type: 'HTTP_PROXY', IntegrationHttpMethod: 'GET' });
+  });
+
+  it('stays free of unacknowledged cdk-nag findings', () => {
+    const findings = unacknowledgedFindings(rotated.app);
+    expect([...findings.errors, ...findings.warnings]).toEqual([]);
+  });
+});
+
+describe('route capabilities', () => {
+  it('are refused on ledger routes', () => {
+    const ledgerRoute = routes.find((route) => route.api === 'ledger')!;
+    expect(() => synthesize({ routes: [{ ...ledgerRoute, capabilities: ['callsLedger'] }], workers: [], queues: [] }, 'bad')).toThrow(
+      /wallet-side capabilities/,
+    );
   });
 });
 

@@ -4,8 +4,8 @@ import { App } from 'aws-cdk-lib';
 import { z } from 'zod';
 import { FunctionCode, repoRoot } from '../../lib/function';
 import { LedgerStack } from '../../lib/ledger-stack';
-import { WalletStack } from '../../lib/wallet-stack';
-import type { AnyRoute, Api, HttpMethod } from '../../shared/http/route';
+import { WalletStack, type WalletStackProps } from '../../lib/wallet-stack';
+import type { AnyRoute, Api, HttpMethod, RouteCapability } from '../../shared/http/route';
 import type { QueueDefinition, WorkerDefinition } from '../../shared/workers';
 
 /**
@@ -31,14 +31,17 @@ export interface Synthesized {
   stacks: { ledger: StackTemplates; wallet: StackTemplates };
 }
 
-export function synthesize(manifest: Manifest = {}, stage = 'test'): Synthesized {
+/** Wallet stack settings a test may vary (IdP, signing key generations). */
+export type WalletOptions = Pick<WalletStackProps, 'idp' | 'signingKeys'>;
+
+export function synthesize(manifest: Manifest = {}, stage = 'test', walletOptions: WalletOptions = {}): Synthesized {
   // Asset and path metadata as the CLI enables them: nested templates are found through the former.
   const app = new App({
     context: { ...cdkContext, skipBundling: true, 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true },
   });
   const code = FunctionCode.standIn();
   const ledger = new LedgerStack(app, 'Ledger', { stackName: `wp-${stage}-ledger`, stage, code, ...manifest });
-  const wallet = new WalletStack(app, 'Wallet', { stackName: `wp-${stage}-wallet`, stage, code, ledger: ledger.exports, ...manifest });
+  const wallet = new WalletStack(app, 'Wallet', { stackName: `wp-${stage}-wallet`, stage, code, ledger: ledger.exports, ...manifest, ...walletOptions });
   const assembly = app.synth();
   const read = (stack: LedgerStack | WalletStack) => loadTemplates(assembly.directory, assembly.getStackByName(stack.stackName).templateFile);
   return { app, ledger, wallet, dir: assembly.directory, stacks: { ledger: read(ledger), wallet: read(wallet) } };
@@ -170,9 +173,21 @@ export function methodsOf(stack: StackTemplates): FoundMethod[] {
 
 const empty = z.object({});
 
+/**
+ * Capabilities by family, as real areas have them, so both sides of each placement rule exist:
+ * the first wallet families and the first console family call the ledger, auth POSTs of the first
+ * family sign tokens.
+ */
+function syntheticCapabilities(api: Api, tag: string, method: HttpMethod): RouteCapability[] {
+  if ((api === 'wallet' && ['area0', 'area1', 'area2'].includes(tag)) || (api === 'console' && tag === 'area0')) return ['callsLedger'];
+  if (api === 'auth' && tag === 'area0' && method === 'POST') return ['signsTokens'];
+  return [];
+}
+
 function syntheticRoute(api: Api, tag: string, index: number, method: HttpMethod, path: string): AnyRoute {
   const write = method !== 'GET';
   const table = api === 'ledger' ? 'ledger' : 'wallet';
+  const capabilities = syntheticCapabilities(api, tag, method);
   return {
     operationId: `${api}${tag[0]!.toUpperCase()}${tag.slice(1)}${index}`,
     method,
@@ -186,6 +201,7 @@ function syntheticRoute(api: Api, tag: string, index: number, method: HttpMethod
     response: { status: 200, body: empty, description: 'ok' },
     errors: [],
     tables: { [table]: write ? 'RW' : 'RO' },
+    ...(capabilities.length > 0 ? { capabilities } : {}),
   };
 }
 
@@ -268,3 +284,51 @@ export const syntheticWorkers: WorkerDefinition[] = [
     tables: { ledger: 'RW' },
   },
 ];
+
+// ---------------------------------------------------------------------------------------------
+// Functions and their permissions
+
+export interface FoundFunction {
+  logicalId: string;
+  fn: CfnResource;
+  /** The statements of the policies attached to the function's role, parameters resolved to the parent's values. */
+  statements: { Action: string | string[]; Resource: unknown; Effect: string }[];
+  env: Record<string, unknown>;
+}
+
+/** A nested template's `{Ref: <parameter>}` replaced by what the parent passes in. */
+function resolveParameters(value: unknown, parameters: Record<string, unknown>): unknown {
+  if (Array.isArray(value)) return value.map((item) => resolveParameters(item, parameters));
+  if (value && typeof value === 'object') {
+    const ref = refOf(value);
+    if (ref !== undefined && ref in parameters) return parameters[ref];
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, resolveParameters(item, parameters)]));
+  }
+  return value;
+}
+
+/** Every Lambda of a stack (nested stacks included) with its role's statements and its environment. */
+export function functionsOf(stack: StackTemplates): FoundFunction[] {
+  const sources = [{ template: stack.parent, parameters: {} as Record<string, unknown> }, ...stack.nested.map((n) => ({ template: n.template, parameters: n.parameters }))];
+  return sources.flatMap(({ template, parameters }) =>
+    resourcesOfType(template, 'AWS::Lambda::Function').map(([logicalId, fn]) => {
+      const roleId = getAttOf(fn.Properties?.Role);
+      const statements = resourcesOfType(template, 'AWS::IAM::Policy')
+        .filter(([, policy]) => ((policy.Properties?.Roles ?? []) as unknown[]).some((role) => refOf(role) === roleId))
+        .flatMap(([, policy]) => (policy.Properties!.PolicyDocument as { Statement: FoundFunction['statements'] }).Statement)
+        .map((statement) => resolveParameters(statement, parameters) as FoundFunction['statements'][number]);
+      const env = resolveParameters((fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {}, parameters) as Record<string, unknown>;
+      return { logicalId, fn, statements, env };
+    }),
+  );
+}
+
+/** The actions a function's role allows, with the resources of each. */
+export function actionsOf(found: FoundFunction): Map<string, unknown[]> {
+  const actions = new Map<string, unknown[]>();
+  for (const statement of found.statements) {
+    if (statement.Effect !== 'Allow') continue;
+    for (const action of [statement.Action].flat()) actions.set(action, [...(actions.get(action) ?? []), ...[statement.Resource].flat()]);
+  }
+  return actions;
+}

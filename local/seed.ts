@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { TENANT_SCOPES } from '../shared/auth/scopes';
+import { systemClock } from '../shared/clock';
+import { uuidv7 } from '../shared/ids';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb';
+import type { Platform } from './platform';
+
+/**
+ * First start of the embedded platform: one platform staff account and one demo tenant with a
+ * sandbox API key holding every tenant scope, so a new user can call the API with curl at once.
+ * The staff account is created as an operator would (straight into the table); the tenant and
+ * the key through the API, as platform staff would. Written to .data/bootstrap.json (0600).
+ */
+
+export interface Bootstrap {
+  wallet_api: string;
+  ledger_api: string;
+  console_api: string;
+  oidc_issuer: string;
+  platform_staff: { email: string; password: string };
+  demo_tenant: { id: string; name: string; currency: string; api_key: string };
+}
+
+export const PLATFORM_STAFF_EMAIL = 'platform@wallet.local';
+
+export async function seedOnFirstStart(platform: Platform, dataDir: string): Promise<{ bootstrap: Bootstrap; created: boolean }> {
+  const file = join(dataDir, 'bootstrap.json');
+  if (existsSync(file)) {
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as Bootstrap;
+    // Ports may differ from the first start; the credentials do not.
+    const bootstrap = { ...stored, wallet_api: platform.urls.public, ledger_api: platform.urls.ledger, console_api: platform.urls.console, oidc_issuer: platform.issuer.issuer };
+    writeFileSync(file, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
+    return { bootstrap, created: false };
+  }
+
+  // Loaded now, after the platform has set the environment these modules read.
+  const { createStaff } = await import('../shared/auth/staff');
+  const password = randomBytes(18).toString('base64url');
+  const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  try {
+    await createStaff(
+      { client: DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } }), table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 },
+      { email: PLATFORM_STAFF_EMAIL, password, role: 'platform', name: 'Platform operator' },
+    );
+  } finally {
+    raw.destroy();
+  }
+
+  const api = async <T>(method: string, path: string, token: string | undefined, body: unknown, headers: Record<string, string> = {}): Promise<T> => {
+    const response = await fetch(`${platform.urls.public}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`seeding failed at ${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text) as T;
+  };
+  const session = await api<{ token: string }>('POST', '/v1/auth/staff_sessions', undefined, { email: PLATFORM_STAFF_EMAIL, password });
+  const tenant = await api<{ id: string; name: string; currency: string }>('POST', '/v1/tenants', session.token, { name: 'Demo Tenant', currency: 'USD' }, { 'idempotency-key': 'seed-demo-tenant' });
+  const key = await api<{ key: string }>('POST', '/v1/api_keys', session.token, { tenant_id: tenant.id, env: 'sandbox', name: 'demo', scopes: [...TENANT_SCOPES] });
+
+  const bootstrap: Bootstrap = {
+    wallet_api: platform.urls.public,
+    ledger_api: platform.urls.ledger,
+    console_api: platform.urls.console,
+    oidc_issuer: platform.issuer.issuer,
+    platform_staff: { email: PLATFORM_STAFF_EMAIL, password },
+    demo_tenant: { id: tenant.id, name: tenant.name, currency: tenant.currency, api_key: key.key },
+  };
+  writeFileSync(file, `${JSON.stringify(bootstrap, null, 2)}\n`, { mode: 0o600 });
+  return { bootstrap, created: true };
+}

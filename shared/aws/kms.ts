@@ -1,0 +1,39 @@
+import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
+import type { KmsSigningPort } from '../auth/tokens';
+import { config } from '../config';
+
+/**
+ * The KMS side of the wallet's token signer (shared/auth/tokens.ts createKmsSigner): RS256 is
+ * RSASSA_PKCS1_V1_5_SHA_256 over the JWS signing input, sent RAW (KMS hashes it; RAW messages
+ * may be up to 4096 bytes, far above any wallet token's header and claims).
+ */
+
+let defaultClient: KMSClient | undefined;
+
+/** One client per container, created on first use (never at import: loading a handler needs no AWS). */
+export function kmsClient(): KMSClient {
+  return (defaultClient ??= new KMSClient({ region: config.AWS_REGION, maxAttempts: 3 }));
+}
+
+/** Sign and GetPublicKey through `client` (the container's by default). */
+export function createKmsSigningPort(client?: KMSClient): KmsSigningPort {
+  const kms = () => client ?? kmsClient();
+  return {
+    async sign(keyId, message) {
+      const { Signature } = await kms().send(
+        new SignCommand({ KeyId: keyId, Message: message, MessageType: 'RAW', SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256' }),
+      );
+      if (!Signature) throw new Error(`KMS Sign returned no signature for ${keyId}`);
+      return Signature;
+    },
+    async publicKey(keyId) {
+      const { PublicKey, KeySpec, KeyUsage } = await kms().send(new GetPublicKeyCommand({ KeyId: keyId }));
+      if (!PublicKey) throw new Error(`KMS GetPublicKey returned no key for ${keyId}`);
+      // A key of another kind would sign nothing the verifiers accept; say so at the first read.
+      if ((KeySpec && !KeySpec.startsWith('RSA_')) || (KeyUsage && KeyUsage !== 'SIGN_VERIFY')) {
+        throw new Error(`KMS key ${keyId} is ${KeySpec}/${KeyUsage}; wallet tokens need an RSA SIGN_VERIFY key`);
+      }
+      return PublicKey;
+    },
+  };
+}
