@@ -152,7 +152,7 @@ function credentialHook(
       logger.appendKeys({ principal_kind: principal.kind });
       if (!route.access.principals.includes(principal.kind)) {
         const code: ErrorCode = route.access.wrongPrincipal ?? 'forbidden';
-        throw new AppError(code, `This operation is not available to a ${principal.kind.replace('_', ' ')} credential.`);
+        throw new AppError(code, `This operation is not available to ${principal.kind.replace('_', ' ')} credentials.`);
       }
       if (!hasAnyScope(principal, route.access.scopes)) {
         throw new AppError(route.access.missingScope ?? 'insufficient_scope', `This operation needs one of the scopes: ${route.access.scopes.join(', ')}.`);
