@@ -7,7 +7,7 @@ import { createConsumerStore } from '../shared/ledger/consumers';
 import type { Clock } from '../shared/clock';
 import { gateways, type GatewayName } from '../shared/http/gateways';
 import type { AnyRoute } from '../shared/http/route';
-import { installQueueTransport } from '../shared/platform/transport';
+import { InMemoryEventBus, installEventBusTransport, installQueueTransport } from '../shared/platform/transport';
 import type { QueueDefinition, WorkerDefinition } from '../shared/workers';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb';
 import { LocalQueues, type QueueHandler } from './drivers/queue';
@@ -67,6 +67,8 @@ export interface Platform {
   dynamodbEndpoint: string;
   tables: Record<TableKey, LocalTable>;
   queues: LocalQueues;
+  /** What the relay published to the event bus (EventBridge in AWS). */
+  events: InMemoryEventBus;
   streams: StreamDriver | undefined;
   scheduler: LocalScheduler;
   stop(): Promise<void>;
@@ -140,6 +142,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       LEDGER_TABLE: tables.ledger.name,
       WALLET_TABLE: tables.wallet.name,
       VALIDATE_RESPONSES: 'true',
+      // The sandbox top-up processor POSTs its signed confirmations to the public gateway.
+      WALLET_PUBLIC_URL: urls.public,
+      SANDBOX_PROCESSOR_SECRET: (await import('../shared/topups/sandbox-secret')).loadOrCreateSandboxSecret(options.dataDir),
+      // Webhook receivers here listen on 127.0.0.1; AWS never sets this (shared/webhooks/addresses.ts).
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       ...options.env,
     });
 
@@ -147,6 +154,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const queues = new LocalQueues(options.queues, options.clock);
     installQueueTransport(queues);
     stack.push(async () => installQueueTransport(undefined));
+    const events = new InMemoryEventBus();
+    installEventBusTransport(events);
+    stack.push(async () => installEventBusTransport(undefined));
     for (const worker of options.workers) {
       if (worker.trigger.kind !== 'queue') continue;
       queues.consume(worker.trigger.queue, {
@@ -197,7 +207,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       stack.push(() => gateway.close());
     }
 
-    return { urls, issuer, dynamodbEndpoint: endpoint, tables, queues, streams, scheduler, stop };
+    return { urls, issuer, dynamodbEndpoint: endpoint, tables, queues, events, streams, scheduler, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -44,8 +44,18 @@ const schema = z.object({
   IDP_ISSUER: z.url().optional(),
   IDP_AUDIENCE: z.string().min(1).default('wallet'),
   IDP_JWKS_URL: z.url().optional(),
+  /** The wallet API's public base URL (with the stage path in AWS): the sandbox processor POSTs its webhooks there. */
+  WALLET_PUBLIC_URL: z.url().optional(),
+  /** Signs the sandbox top-up processor's webhooks; unset, the sandbox gateway is not offered. */
+  SANDBOX_PROCESSOR_SECRET: z.string().min(32).optional(),
   /** The embedded platform checks every response against the manifest's schema. */
   VALIDATE_RESPONSES: z.stringbool().default(false),
+  /**
+   * Webhook deliveries may reach loopback and private networks (10/8, 172.16/12, 192.168/16,
+   * fc00::/7). Set by the embedded platform only (receivers on 127.0.0.1); the CDK never sets it.
+   * Link-local (metadata), CGNAT and the rest stay refused even then (shared/webhooks/addresses.ts).
+   */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.stringbool().default(false),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -4,6 +4,9 @@ import { consoleRoutes } from './console/routes';
 import { ledgerRoutes } from './ledger/routes';
 import { platformRoutes } from './platform/routes';
 import { tenancyRoutes } from './tenancy/routes';
+import { topupRoutes } from './topups/routes';
+import { transferRoutes } from './transfers/routes';
+import { webhookRoutes } from './webhooks/routes';
 
 /**
  * THE route manifest: every endpoint of every API, once. Each area keeps its entries next to its
@@ -17,4 +20,7 @@ export const routes: readonly AnyRoute[] = [
   ...Object.values(authRoutes),
   ...Object.values(tenancyRoutes),
   ...Object.values(consoleRoutes),
+  ...Object.values(topupRoutes),
+  ...Object.values(transferRoutes),
+  ...Object.values(webhookRoutes),
 ];

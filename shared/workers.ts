@@ -40,7 +40,14 @@ export interface WorkerDefinition {
   timeoutSeconds?: number;
 }
 
-export const queues: readonly QueueDefinition[] = [];
+export const queues: readonly QueueDefinition[] = [
+  // The sandbox top-up processor's pending confirmations (shared/topups/sandbox.ts).
+  { name: 'sandboxProcessor', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
+  // Webhook delivery attempts (shared/webhooks/deliveries.ts). Receivers' failures are re-queued as
+  // new messages with their backoff; only a worker that keeps crashing on a message spends receives.
+  // The visibility timeout outlasts the worker (30 s) and the attempt claim (45 s).
+  { name: 'webhookDeliveries', visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
+];
 
 export const workers: readonly WorkerDefinition[] = [
   {
@@ -49,6 +56,43 @@ export const workers: readonly WorkerDefinition[] = [
     description: 'Voids pending postings whose expiry has passed',
     trigger: { kind: 'schedule', rateMinutes: 1 },
     tables: { ledger: 'RW' },
+  },
+  {
+    name: 'walletSweepOperations',
+    handler: 'wallet/sweep-operations',
+    description: 'Finishes money operations (transfers, top-ups) a crash left between the ledger posting and the wallet commit',
+    trigger: { kind: 'schedule', rateMinutes: 1 },
+    tables: { wallet: 'RW' },
+    callsLedger: true,
+  },
+  {
+    name: 'sandboxProcessor',
+    handler: 'topups/sandbox-processor',
+    description: "Sends the sandbox top-up processor's signed confirmations to the wallet's public webhook",
+    trigger: { kind: 'queue', queue: 'sandboxProcessor', batchSize: 10 },
+    // It reaches the wallet only over HTTP, as an outside processor would.
+    tables: {},
+    timeoutSeconds: 15,
+  },
+  {
+    name: 'eventsRelay',
+    handler: 'events/relay',
+    description: 'Outbox relay: publishes new events to the EventBridge bus and queues one webhook delivery per receiving endpoint',
+    trigger: { kind: 'stream', table: 'wallet', batchSize: 25 },
+    tables: { wallet: 'RW' },
+    publishesEvents: true,
+    sendsTo: ['webhookDeliveries'],
+  },
+  {
+    name: 'webhookDeliver',
+    handler: 'webhooks/deliver',
+    description: 'Makes one signed webhook delivery attempt per message and schedules the retry of a failed one',
+    trigger: { kind: 'queue', queue: 'webhookDeliveries', batchSize: 10 },
+    tables: { wallet: 'RW' },
+    // Retries go back to the same queue, delayed.
+    sendsTo: ['webhookDeliveries'],
+    // A batch's attempts run in parallel, each bounded by the 10 s delivery timeout.
+    timeoutSeconds: 30,
   },
 ];
 

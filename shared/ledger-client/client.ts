@@ -1,6 +1,6 @@
 import type { Clock } from '../clock';
 import { AppError } from '../errors';
-import type { Account, Ledger, Pending, Transaction } from '../ledger/schemas';
+import type { Account, Entry, Ledger, Pending, Transaction } from '../ledger/schemas';
 
 /**
  * The wallet's way to the ledger: its public HTTP contract with an OIDC client-credentials token,
@@ -73,6 +73,12 @@ export class LedgerClient {
 
   voidPending(ledgerId: string, pendingId: string, idempotencyKey: string): Promise<Pending> {
     return this.call('POST', `/v1/ledgers/${ledgerId}/pendings/${pendingId}/void`, undefined, idempotencyKey);
+  }
+
+  listEntries(ledgerId: string, accountId: string, query: { cursor?: string; limit?: number }): Promise<{ data: Entry[]; next_cursor: string | null }> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+    return this.call('GET', `/v1/ledgers/${ledgerId}/accounts/${accountId}/entries${params.size ? `?${params}` : ''}`);
   }
 
   getTransaction(ledgerId: string, transactionId: string): Promise<Transaction> {

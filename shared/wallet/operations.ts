@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItem } from '../aws/dynamodb';
 import type { Principal } from '../auth/principal';
-import { AppError, problemBody, type ErrorCode } from '../errors';
+import { AppError, PROBLEM_CONTENT_TYPE, problemBody, type ErrorCode } from '../errors';
+import type { HttpResult } from '../http/handler';
 import { canonicalJson } from '../http/json';
 import { LedgerRefusal } from '../ledger-client/client';
 import type { WalletRuntime } from './runtime';
@@ -34,6 +35,14 @@ export interface OperationContext {
   principal: StoredPrincipal;
   request: unknown;
   requestId: string;
+  /** When the operation was first requested: the same for every retry and for the sweeper. */
+  startedAt: string;
+  /**
+   * What the caller fixed when the operation started (runOperation's `pinned`: a quote, a fee, a
+   * limit window), stored with the key and handed back unchanged on every resume, so the ledger
+   * posting a retry sends is byte for byte the first one even if a fee plan changed in between.
+   */
+  pinned: unknown;
 }
 
 export type StoredPrincipal = Pick<Principal, 'kind' | 'id' | 'tenantId' | 'userId'>;
@@ -71,6 +80,17 @@ export interface Outcome {
   replayed: boolean;
 }
 
+/**
+ * An outcome as the handler's answer: the stored bytes as they are (a replay is byte for byte the
+ * first answer), a remembered refusal as problem+json, and `Idempotent-Replayed: true` on replays.
+ */
+export function outcomeResult(outcome: Outcome): HttpResult {
+  const headers: Record<string, string> = {};
+  if (outcome.status >= 400) headers['content-type'] = PROBLEM_CONTENT_TYPE;
+  if (outcome.replayed) headers['idempotent-replayed'] = 'true';
+  return { status: outcome.status, rawBody: outcome.body, headers };
+}
+
 /** Hooks for tests that prove crash safety; production code never sets them. */
 export interface SagaFaults {
   afterLedger?: () => void;
@@ -82,6 +102,8 @@ interface StoredRecord {
   fingerprint: string;
   state: 'started' | 'completed';
   request: string;
+  /** JSON of runOperation's `pinned`, when given. */
+  pinned?: string;
   principal: StoredPrincipal;
   request_id: string;
   status_code?: number;
@@ -92,10 +114,13 @@ interface StoredRecord {
 /**
  * Runs a money operation once per Idempotency-Key. Refuses: idempotency_key_reuse, and whatever
  * the operation refuses (remembered under the key, like a success).
+ * `pinned` is stored with the key but is not part of the request's fingerprint: values the server
+ * derived (a fee, a limit window) that every resume must reuse; a later request with the same key
+ * gets the first request's pinned values, never its own.
  */
 export async function runOperation(
   runtime: WalletRuntime,
-  input: { operation: string; tenantId: string; idempotencyKey: string; request: unknown; principal: Principal; requestId: string },
+  input: { operation: string; tenantId: string; idempotencyKey: string; request: unknown; principal: Principal; requestId: string; pinned?: unknown },
   faults: SagaFaults = {},
 ): Promise<Outcome> {
   const now = runtime.clock.now();
@@ -109,6 +134,7 @@ export async function runOperation(
     fingerprint,
     state: 'started',
     request: JSON.stringify(input.request),
+    ...(input.pinned === undefined ? {} : { pinned: JSON.stringify(input.pinned) }),
     principal,
     request_id: input.requestId,
     created_at: now.toISOString(),
@@ -148,6 +174,8 @@ async function resume(runtime: WalletRuntime, tenantId: string, idempotencyKey: 
       principal: record.principal,
       request: JSON.parse(record.request) as unknown,
       requestId: record.request_id,
+      startedAt: record.created_at,
+      pinned: record.pinned === undefined ? undefined : (JSON.parse(record.pinned) as unknown),
     });
     const posted = await plan.post(ledgerKeyOf(tenantId, record.operation_id));
     faults.afterLedger?.();
@@ -155,7 +183,7 @@ async function resume(runtime: WalletRuntime, tenantId: string, idempotencyKey: 
   } catch (error) {
     const refusal = asRefusal(error);
     // Transient failures leave the key started, for a retry or the sweeper.
-    if (!refusal) throw error;
+    if (!refusal) throw error instanceof LedgerRefusal && error.code === 'idempotency_in_flight' ? new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.') : error;
     result = { items: [], status: refusal.status, body: problemBody(refusal, record.request_id) };
   }
   const body = JSON.stringify(result.body);
@@ -182,14 +210,20 @@ async function resume(runtime: WalletRuntime, tenantId: string, idempotencyKey: 
     // A twin committed first: its answer is the answer.
     const winner = await readRecord(runtime, tenantId, idempotencyKey);
     if (winner?.state === 'completed') return { status: winner.status_code!, body: winner.body!, replayed: true };
-    throw error;
+    // Cancelled by a twin still committing (TransactionConflict): the retry will see its answer.
+    throw new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.');
   }
   return { status: result.status, body, replayed: false };
 }
 
 /** Domain refusals become the key's final answer; anything else is transient. */
 function asRefusal(error: unknown): AppError | undefined {
-  if (error instanceof LedgerRefusal) return new AppError(ledgerCodeToWallet(error.code), error.detail || undefined);
+  if (error instanceof LedgerRefusal) {
+    // The ledger has (or is writing) an answer under this key: a success it made must not be
+    // answered as a refusal. Leave the key started; the retry or the sweeper replays it.
+    if (error.code === 'idempotency_in_flight' || error.code === 'idempotency_key_reuse') return undefined;
+    return new AppError(ledgerCodeToWallet(error.code), error.detail || undefined);
+  }
   if (error instanceof AppError && error.status < 500 && error.code !== 'idempotency_in_flight') return error;
   return undefined;
 }

@@ -154,6 +154,10 @@ export class DeferredLedger implements WalletLedger {
   async getTransaction(...args: Parameters<LedgerClient['getTransaction']>) {
     return (await this.client()).getTransaction(...args);
   }
+  async listEntries(...args: Parameters<LedgerClient['listEntries']>) {
+    return (await this.client()).listEntries(...args);
+  }
+
   async listTransactions(...args: Parameters<LedgerClient['listTransactions']>) {
     return (await this.client()).listTransactions(...args);
   }

@@ -1,0 +1,315 @@
+/**
+ * `npm run bench:wallet`: P2P transfers through the wallet API on the embedded platform at
+ * concurrency 1, 8 and 32 (distinct senders and receivers per writer), with a p2p fee (three legs:
+ * every transfer also credits the tenant's one revenue account) and without one (two legs). In the
+ * same run, the ledger-only rate: 2-leg postings through the ledger API between the same kind of
+ * accounts with the wallet's own ledger credentials, so the wallet's overhead is a ratio. Then the
+ * DynamoDB capacity one transfer consumes, summed over both tables from ReturnConsumedCapacity
+ * (the in-process wallet and ledger document clients are wrapped). Prints transfers/s, p50 and
+ * p99; writes JSON to bench/results/.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
+import { startPlatform } from '../local/platform';
+import { TENANT_SCOPES } from '../shared/auth/scopes';
+import { systemClock } from '../shared/clock';
+import type { AnyRoute } from '../shared/http/route';
+import { uuidv7 } from '../shared/ids';
+import { LedgerClient } from '../shared/ledger-client/client';
+import { routes } from '../shared/routes';
+import { ledgerTable, walletTable, type TableDefinition } from '../shared/tables';
+import { transferRoutes } from '../shared/transfers/routes';
+import { queues, workers } from '../shared/workers';
+import { apiKeyFor, staffToken } from '../test/support/credentials';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP_SECONDS = 1;
+const WRITERS = 32;
+const CAPACITY_SAMPLE = 20;
+
+interface Figures {
+  case: string;
+  concurrency: number;
+  operations: number;
+  errors: number;
+  per_second: number;
+  p50_ms: number;
+  p99_ms: number;
+}
+
+async function measure(name: string, concurrency: number, operation: (worker: number) => Promise<boolean>): Promise<Figures> {
+  const warmupEnd = Date.now() + WARMUP_SECONDS * 1000;
+  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
+    while (Date.now() < warmupEnd) await operation(w);
+  }));
+  const latencies: number[] = [];
+  let errors = 0;
+  const start = performance.now();
+  const end = Date.now() + SECONDS * 1000;
+  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
+    while (Date.now() < end) {
+      const t0 = performance.now();
+      const ok = await operation(w);
+      latencies.push(performance.now() - t0);
+      if (!ok) errors += 1;
+    }
+  }));
+  const elapsed = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(1));
+  return { case: name, concurrency, operations: latencies.length, errors, per_second: Number(((latencies.length - errors) / elapsed).toFixed(1)), p50_ms: at(0.5), p99_ms: at(0.99) };
+}
+
+/** Approximate DynamoDB item size (names plus values, its sizing rules), in bytes. */
+function sizeOf(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number') return Math.ceil(String(Math.abs(value)).replace('.', '').replace(/^0+/, '').length / 2) + 1;
+  if (typeof value === 'boolean' || value === null || value === undefined) return 1;
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (value instanceof Set) return [...value].reduce((sum: number, v) => sum + sizeOf(v), 0);
+  if (Array.isArray(value)) return 3 + value.reduce((sum: number, v) => sum + 1 + sizeOf(v), 0);
+  return 3 + Object.entries(value as Record<string, unknown>).reduce((sum, [name, v]) => sum + Buffer.byteLength(name) + 1 + sizeOf(v), 0);
+}
+const itemSize = (item: Record<string, unknown>) => Object.entries(item).reduce((sum, [name, v]) => sum + Buffer.byteLength(name) + sizeOf(v), 0);
+const kb = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+
+type Key = Record<string, unknown>;
+interface WriteAction {
+  kind: 'Put' | 'Update' | 'Delete' | 'ConditionCheck';
+  table: string;
+  item?: Record<string, unknown>;
+  key?: Key;
+  update?: string;
+}
+
+/**
+ * Capacity per operation, two ways. `reported`: what DynamoDB Local answers to
+ * ReturnConsumedCapacity; for TransactWriteItems it reports 2 units per table (plus 2 per touched
+ * index) whatever the number of items, so it undercounts transactions. `modelled`: AWS's on-demand
+ * pricing applied to what each call wrote: 1 unit per KB for a standard write, 2 per KB for every
+ * item of a transaction (ConditionCheck included), 1 per KB per index entry written or removed;
+ * item sizes are the written (post-)images, read back after the call with an unmetered client.
+ */
+class CapacityMeter {
+  readonly reported = new Map<string, { write: number; read: number; calls: number }>();
+  readonly modelled = new Map<string, { write: number; items: number; calls: number }>();
+
+  constructor(
+    private readonly reader: DynamoDBDocumentClient,
+    private readonly definitions: Record<string, TableDefinition>,
+  ) {}
+
+  wrap(client: DynamoDBDocumentClient, label: string): void {
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as Record<string, unknown>;
+        input.ReturnConsumedCapacity = 'TOTAL';
+        const command = (context.commandName ?? '?').replace(/Command$/, '');
+        const actions = writeActions(command, input);
+        const result = await next(args);
+        const consumed = (result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
+        for (const entry of consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed]) {
+          const key = `${label} ${this.tableOf(entry.TableName)} ${command}`;
+          const row = this.reported.get(key) ?? { write: 0, read: 0, calls: 0 };
+          const total = entry.CapacityUnits ?? 0;
+          const write = entry.WriteCapacityUnits ?? (actions.length > 0 ? total : 0);
+          row.write += write;
+          row.read += entry.ReadCapacityUnits ?? total - write;
+          row.calls += 1;
+          this.reported.set(key, row);
+        }
+        if (actions.length > 0) await this.model(label, command, actions);
+        return result;
+      },
+      { step: 'initialize', name: `capacityMeter-${label}` },
+    );
+  }
+
+  private tableOf(name: string | undefined): string {
+    return Object.entries(this.definitions).find(([local]) => local === name)?.[1].logicalId ?? name ?? '?';
+  }
+
+  private async model(label: string, command: string, actions: WriteAction[]) {
+    const transactional = command === 'TransactWriteItems' || command === 'TransactWrite';
+    for (const action of actions) {
+      const definition = this.definitions[action.table];
+      const image = action.item ?? (action.key ? (await this.reader.send(new GetCommand({ TableName: action.table, Key: action.key, ConsistentRead: true }))).Item : undefined) ?? action.key ?? {};
+      let units = (transactional ? 2 : 1) * kb(itemSize(image));
+      if (action.kind !== 'ConditionCheck' && definition) {
+        for (const index of definition.indexes) {
+          const inIndex = image[index.partitionKey] !== undefined;
+          const removed = action.update !== undefined && new RegExp(`REMOVE[^=]*\\b${index.partitionKey}\\b`).test(action.update);
+          // KEYS_ONLY entries change only when the item enters or leaves the index (keys here never move).
+          const written = action.kind === 'Put' ? inIndex : inIndex && index.projection === 'ALL';
+          if (written) units += index.projection === 'ALL' ? kb(itemSize(image)) : 1;
+          if (removed) units += 1;
+        }
+      }
+      const key = `${label} ${definition?.logicalId ?? action.table} ${command} ${action.kind}`;
+      const row = this.modelled.get(key) ?? { write: 0, items: 0, calls: 0 };
+      row.write += units;
+      row.items += 1;
+      this.modelled.set(key, row);
+    }
+  }
+
+  reset(): void {
+    this.reported.clear();
+    this.modelled.clear();
+  }
+
+  /** Units per operation after `operations` of them. */
+  per(operations: number) {
+    const round = (n: number) => Number((n / operations).toFixed(2));
+    const reported = [...this.reported.entries()].map(([call, row]) => ({ call, calls: round(row.calls), write_units: round(row.write), read_units: round(row.read) }));
+    const modelled = [...this.modelled.entries()].map(([call, row]) => ({ call, items: round(row.items), write_units: round(row.write) }));
+    const sum = <T>(rows: T[], pick: (r: T) => number) => Number(rows.reduce((total, r) => total + pick(r), 0).toFixed(2));
+    return {
+      modelled_write_units: sum(modelled, (r) => r.write_units),
+      reported_write_units: sum(reported, (r) => r.write_units),
+      reported_read_units: sum(reported, (r) => r.read_units),
+      modelled,
+      reported,
+    };
+  }
+}
+
+function writeActions(command: string, input: Record<string, unknown>): WriteAction[] {
+  const table = String(input.TableName ?? '');
+  switch (command) {
+    case 'Put':
+    case 'PutItem':
+      return [{ kind: 'Put', table, item: input.Item as Record<string, unknown> }];
+    case 'Update':
+    case 'UpdateItem':
+      return [{ kind: 'Update', table, key: input.Key as Key, update: String(input.UpdateExpression ?? '') }];
+    case 'Delete':
+    case 'DeleteItem':
+      return [{ kind: 'Delete', table, key: input.Key as Key }];
+    case 'TransactWrite':
+    case 'TransactWriteItems':
+      return (input.TransactItems as Record<string, Record<string, unknown>>[]).map((entry) => {
+        const [kind, action] = Object.entries(entry)[0] as [WriteAction['kind'], Record<string, unknown>];
+        return { kind, table: String(action.TableName), item: action.Item as Record<string, unknown> | undefined, key: action.Key as Key | undefined, update: action.UpdateExpression as string | undefined };
+      });
+    default:
+      return [];
+  }
+}
+
+interface Capacity {
+  TableName?: string;
+  CapacityUnits?: number;
+  WriteCapacityUnits?: number;
+  ReadCapacityUnits?: number;
+}
+
+function withTransfers(): AnyRoute[] {
+  const all = new Map<string, AnyRoute>();
+  for (const route of [...routes, ...Object.values(transferRoutes)] as AnyRoute[]) if (!all.has(route.operationId)) all.set(route.operationId, route);
+  return [...all.values()];
+}
+
+const platform = await startPlatform({
+  ports: { public: 0, ledger: 0, console: 0 },
+  issuerPort: 0,
+  routes: withTransfers(),
+  workers,
+  queues,
+  tablePrefix: `bench${Date.now()}`,
+  env: { LOG_LEVEL: 'SILENT', VALIDATE_RESPONSES: 'false' },
+});
+try {
+  // Loaded after the platform set the environment: both read their configuration at first import.
+  const { walletRuntime } = await import('../shared/wallet/runtime');
+  const { ledgerRuntime } = await import('../shared/ledger/runtime');
+  const { getTenantRecord } = await import('../shared/tenancy/tenants');
+  const { getUserRecord } = await import('../shared/tenancy/users');
+  const wallet = walletRuntime();
+  const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+
+  const post = async (path: string, token: string, body: unknown, key?: string) => {
+    const response = await fetch(`${platform.urls.public}${path}`, {
+      method: path === '/v1/fee_plan' ? 'PUT' : 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    return { status: response.status, json: JSON.parse(text) as Record<string, any> };
+  };
+
+  const staff = await staffToken(platform, { role: 'platform' });
+  /** A tenant with WRITERS senders (funded) and WRITERS receivers, and its API key. */
+  const setUp = async (name: string, p2p?: unknown) => {
+    const tenantId = (await post('/v1/tenants', staff, { name, currency: 'USD' }, uuidv7())).json.id as string;
+    const key = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
+    if (p2p) await post('/v1/fee_plan', key, { p2p });
+    const tenant = await getTenantRecord(wallet, tenantId);
+    const user = async (i: number) => {
+      const id = (await post('/v1/users', key, { external_id: `bench-${i}` })).json.id as string;
+      return { id, cash: (await getUserRecord(wallet, tenantId, id)).cash_account_id };
+    };
+    const senders = await Promise.all(Array.from({ length: WRITERS }, (_, i) => user(i)));
+    const receivers = await Promise.all(Array.from({ length: WRITERS }, (_, i) => user(WRITERS + i)));
+    for (const sender of senders) {
+      await ledger.post(tenant.ledger_id, { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount: 1e12, commodity: 'USD' }, { account_id: sender.cash, direction: 'credit', amount: 1e12, commodity: 'USD' }] }, uuidv7());
+    }
+    return { tenant, key, senders, receivers };
+  };
+  const withFee = await setUp('bench fee', { bps: 100, flat: 1, min_fee: 1, max_fee: 100 });
+  const noFee = await setUp('bench no fee');
+
+  const transfer = (world: typeof withFee) => async (w: number) =>
+    (await post('/v1/transfers', world.key, { from_user_id: world.senders[w]!.id, to_user_id: world.receivers[w]!.id, amount: 1 }, uuidv7())).status === 201;
+  const ledgerPosting = (world: typeof withFee) => async (w: number) => {
+    try {
+      await ledger.post(world.tenant.ledger_id, { type: 'bench', legs: [{ account_id: world.senders[w]!.cash, direction: 'debit', amount: 1, commodity: 'USD' }, { account_id: world.receivers[w]!.cash, direction: 'credit', amount: 1, commodity: 'USD' }] }, uuidv7());
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  const results: { concurrency: number; ledger: Figures; wallet_no_fee: Figures; wallet_fee: Figures; ratio_no_fee: number; ratio_fee: number }[] = [];
+  console.log(`wallet benchmark: ${SECONDS}s per case after ${WARMUP_SECONDS}s warm-up, ${cpus().length} cores, Node ${process.version}`);
+  for (const concurrency of [1, 8, 32]) {
+    const ledgerFigures = await measure('ledger 2-leg posting', concurrency, ledgerPosting(noFee));
+    const walletNoFee = await measure('wallet transfer, no fee (2 legs)', concurrency, transfer(noFee));
+    const walletFee = await measure('wallet transfer, p2p fee (3 legs)', concurrency, transfer(withFee));
+    const ratio = (f: Figures) => Number((f.per_second / ledgerFigures.per_second).toFixed(2));
+    results.push({ concurrency, ledger: ledgerFigures, wallet_no_fee: walletNoFee, wallet_fee: walletFee, ratio_no_fee: ratio(walletNoFee), ratio_fee: ratio(walletFee) });
+    for (const f of [ledgerFigures, walletNoFee, walletFee]) {
+      console.log(`${f.case.padEnd(34)} c=${String(concurrency).padStart(2)}  ${String(f.per_second).padStart(7)}/s  p50 ${String(f.p50_ms).padStart(6)} ms  p99 ${String(f.p99_ms).padStart(6)} ms  errors ${f.errors}${f === ledgerFigures ? '' : `  wallet/ledger ${ratio(f)}`}`);
+    }
+  }
+
+  // Capacity: sequential operations with both document clients wrapped.
+  const reader = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
+  const meter = new CapacityMeter(reader, { [platform.tables.wallet.name]: walletTable, [platform.tables.ledger.name]: ledgerTable });
+  meter.wrap(wallet.client, 'wallet');
+  meter.wrap(ledgerRuntime().client, 'ledger');
+  const sample = async (run: (w: number) => Promise<boolean>) => {
+    meter.reset();
+    for (let i = 0; i < CAPACITY_SAMPLE; i += 1) if (!(await run(i % WRITERS))) throw new Error('a sampled operation failed');
+    return meter.per(CAPACITY_SAMPLE);
+  };
+  const capacity = { transfer_fee: await sample(transfer(withFee)), transfer_no_fee: await sample(transfer(noFee)), ledger_posting: await sample(ledgerPosting(noFee)) };
+  for (const [name, units] of Object.entries(capacity)) {
+    console.log(`capacity per ${name.replace(/_/g, ' ')}: ${units.modelled_write_units} write units modelled at AWS pricing; DynamoDB Local reports ${units.reported_write_units} write, ${units.reported_read_units} read`);
+    for (const row of units.modelled) console.log(`  ${row.call.padEnd(58)} items ${row.items.toFixed(2).padStart(5)}  write units ${row.write_units.toFixed(2).padStart(6)}`);
+  }
+
+  const summary = { at: new Date().toISOString(), seconds_per_case: SECONDS, node: process.version, cores: cpus().length, results, capacity };
+  const dir = join(import.meta.dirname, 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `wallet-${summary.at.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(summary, null, 2)}\n`);
+  console.log(`wrote ${file}`);
+  reader.destroy();
+} finally {
+  await platform.stop();
+}

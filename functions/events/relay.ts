@@ -1,0 +1,26 @@
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { createDocumentClient } from '../../shared/aws/dynamodb';
+import { systemClock } from '../../shared/clock';
+import { tableName } from '../../shared/config';
+import { createRelayHandler, type RelayDeps } from '../../shared/events/relay';
+import { uuidv7 } from '../../shared/ids';
+import { logger } from '../../shared/log';
+import { eventBusTransport, queueTransport } from '../../shared/platform/transport';
+
+/** Stream worker: the outbox relay (EventBridge and webhook deliveries; shared/events/relay.ts). */
+let deps: RelayDeps | undefined;
+
+const relay = createRelayHandler(() =>
+  (deps ??= {
+    client: createDocumentClient(),
+    table: tableName('WALLET_TABLE'),
+    clock: systemClock,
+    ids: uuidv7,
+    // Resolved per call: the embedded platform installs its drivers before handlers run.
+    bus: { publish: (events) => eventBusTransport().publish(events) },
+    queue: { send: (queue, body, options) => queueTransport().send(queue, body, options) },
+    log: (message, details) => logger.error(message, { ...details }),
+  }),
+);
+
+export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => relay(event);

@@ -1,0 +1,11 @@
+import { topupRoutes } from '../../shared/topups/routes';
+import { receiveProcessorWebhook } from '../../shared/topups/service';
+import { outcomeResult } from '../../shared/wallet/operations';
+import { walletHandler } from '../../shared/wallet/runtime';
+
+/** Public: the processor's signature over the raw body is the credential (checked by the service). */
+export const handler = walletHandler(topupRoutes.receiveProcessorWebhook, async ({ request, runtime }) =>
+  outcomeResult(
+    await receiveProcessorWebhook(runtime, { gateway: request.params.gateway, rawBody: request.rawBody, headers: request.headers, requestId: request.requestId }),
+  ),
+);

@@ -1,0 +1,16 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { systemClock } from '../../shared/clock';
+import { config } from '../../shared/config';
+import { logger } from '../../shared/log';
+import { deliverSandboxConfirmations, SANDBOX_GATEWAY } from '../../shared/topups/sandbox';
+
+/** Queue worker: the sandbox processor's signed confirmations, POSTed to the wallet's public webhook. */
+export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  if (!config.SANDBOX_PROCESSOR_SECRET || !config.WALLET_PUBLIC_URL) throw new Error('SANDBOX_PROCESSOR_SECRET and WALLET_PUBLIC_URL must be set for the sandbox processor');
+  return deliverSandboxConfirmations(event, {
+    secret: config.SANDBOX_PROCESSOR_SECRET,
+    webhookUrl: `${config.WALLET_PUBLIC_URL.replace(/\/+$/, '')}/v1/processor_webhooks/${SANDBOX_GATEWAY}`,
+    clock: systemClock,
+    log: (message, details) => logger.warn(message, details),
+  });
+};

@@ -1,0 +1,11 @@
+import { ownerFor } from '../../shared/webhooks/access';
+import { deleteEndpoint } from '../../shared/webhooks/endpoints';
+import { webhookRoutes } from '../../shared/webhooks/routes';
+import { walletHandler } from '../../shared/wallet/runtime';
+
+export const handler = walletHandler(webhookRoutes.deleteClientWebhookEndpoint, async ({ request, principal, runtime }) => ({
+  body: await deleteEndpoint(runtime, ownerFor(principal, 'manage', request.params.clientId), request.params.endpointId, {
+    actor: principal,
+    requestId: request.requestId,
+  }),
+}));

@@ -1,0 +1,28 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { createDocumentClient } from '../../shared/aws/dynamodb';
+import { systemClock } from '../../shared/clock';
+import { config, tableName } from '../../shared/config';
+import { uuidv7 } from '../../shared/ids';
+import { logger } from '../../shared/log';
+import { queueTransport } from '../../shared/platform/transport';
+import { DELIVERY_TIMEOUT_MS, type DeliveryDeps } from '../../shared/webhooks/deliveries';
+import { systemResolver } from '../../shared/webhooks/http';
+import { createDeliveryHandler } from '../../shared/webhooks/worker';
+
+/** Queue worker: one webhook delivery attempt per message (shared/webhooks/deliveries.ts). */
+let deps: DeliveryDeps | undefined;
+
+const deliver = createDeliveryHandler(() =>
+  (deps ??= {
+    client: createDocumentClient(),
+    table: tableName('WALLET_TABLE'),
+    clock: systemClock,
+    ids: uuidv7,
+    // Resolved per send: the embedded platform installs its queue driver before handlers run.
+    queue: { send: (queue, body, options) => queueTransport().send(queue, body, options) },
+    http: { resolve: systemResolver, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, timeoutMs: DELIVERY_TIMEOUT_MS },
+    log: (message, details) => logger.warn(message, { ...details }),
+  }),
+);
+
+export const handler = (event: SQSEvent): Promise<SQSBatchResponse> => deliver(event);

@@ -1,0 +1,144 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { bareAddress, classifyAddress, isAllowedAddress } from './addresses';
+
+/**
+ * One webhook POST that cannot be pointed inside the platform (SSRF):
+ *  1. the host is resolved once (every address, A and AAAA) and every address is checked: one
+ *     refused address refuses the attempt, so a name cannot mix a public and a private answer;
+ *  2. the connection goes to the checked address: the request's `lookup` is pinned to it, so Node
+ *     never resolves the name a second time (DNS rebinding between check and connect is moot),
+ *     while Host and TLS SNI stay the hostname, so certificates are verified against the name;
+ *  3. redirects are not followed (a 3xx is a failed attempt), no connection is reused
+ *     (`agent: false`), and the whole exchange has one deadline.
+ */
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const systemResolver: Resolver = async (hostname) =>
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+
+export interface WebhookHttp {
+  resolve: Resolver;
+  /** Loopback and private networks become reachable (the embedded platform only; never set by the CDK). */
+  allowPrivateTargets: boolean;
+  timeoutMs: number;
+}
+
+export interface PostOutcome {
+  ok: boolean;
+  responseCode: number | null;
+  /** Why the attempt failed without an answer, or null. */
+  error: string | null;
+  durationMs: number;
+}
+
+export const WEBHOOK_USER_AGENT = 'wallet-webhooks/1';
+
+export async function postWebhook(
+  client: WebhookHttp,
+  request: { url: string; body: string; headers: Record<string, string>; requireHttps: boolean },
+): Promise<PostOutcome> {
+  const started = performance.now();
+  const fail = (error: string): PostOutcome => ({ ok: false, responseCode: null, error, durationMs: Math.round(performance.now() - started) });
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    return fail('invalid_url');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return fail('invalid_url');
+  if (request.requireHttps && url.protocol !== 'https:') return fail('https_required');
+  const target = await checkedTarget(client, url.hostname);
+  if ('error' in target) return fail(target.error);
+  const outcome = await send(url, target, request, client.timeoutMs);
+  return { ...outcome, durationMs: Math.round(performance.now() - started) };
+}
+
+/** The address to connect to, after checking every address the host has. */
+export async function checkedTarget(client: Pick<WebhookHttp, 'resolve' | 'allowPrivateTargets'>, hostname: string): Promise<ResolvedAddress | { error: string }> {
+  const host = bareAddress(hostname);
+  let addresses: ResolvedAddress[];
+  const literal = isIP(host);
+  if (literal !== 0) {
+    addresses = [{ address: host, family: literal === 6 ? 6 : 4 }];
+  } else {
+    try {
+      addresses = await client.resolve(host);
+    } catch (error) {
+      return { error: `dns_error: ${(error as NodeJS.ErrnoException).code ?? 'lookup failed'}` };
+    }
+  }
+  if (addresses.length === 0) return { error: 'dns_error: no addresses' };
+  for (const { address } of addresses) {
+    const kind = classifyAddress(address);
+    if (!isAllowedAddress(kind, { allowPrivate: client.allowPrivateTargets })) return { error: `blocked_address: ${address} (${kind})` };
+  }
+  return addresses[0]!;
+}
+
+/** A `lookup` that answers with the checked address only, in both callback shapes Node uses. */
+export function pinnedLookup(target: ResolvedAddress): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
+}
+
+/** The request options: connect to `target`, speak to the URL's host (Host header and SNI). */
+export function requestOptions(url: URL, target: ResolvedAddress, headers: Record<string, string>, body: string): https.RequestOptions {
+  const hostname = bareAddress(url.hostname);
+  const secure = url.protocol === 'https:';
+  return {
+    protocol: url.protocol,
+    hostname,
+    port: url.port ? Number(url.port) : secure ? 443 : 80,
+    path: `${url.pathname}${url.search}`,
+    method: 'POST',
+    headers: { ...headers, host: url.host, 'content-length': String(Buffer.byteLength(body)), 'user-agent': WEBHOOK_USER_AGENT },
+    agent: false,
+    lookup: pinnedLookup(target),
+    // SNI must be a name, never an IP literal; certificate checks use `servername`.
+    ...(secure && isIP(hostname) === 0 ? { servername: hostname } : {}),
+  };
+}
+
+function send(url: URL, target: ResolvedAddress, request: { body: string; headers: Record<string, string> }, timeoutMs: number): Promise<Omit<PostOutcome, 'durationMs'>> {
+  return new Promise((resolve) => {
+    let settled = false;
+    let responseCode: number | null = null;
+    const settle = (outcome: Omit<PostOutcome, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+      req.destroy();
+    };
+    const answered = (code: number) => settle({ ok: code >= 200 && code < 300, responseCode: code, error: null });
+    const transport = url.protocol === 'https:' ? https : http;
+    const req = transport.request(requestOptions(url, target, request.headers, request.body), (res) => {
+      responseCode = res.statusCode ?? 0;
+      // The body is read and discarded (nothing of it is stored); the answer is the status.
+      res.resume();
+      res.on('end', () => answered(responseCode!));
+      res.on('error', () => answered(responseCode!));
+    });
+    const timer = setTimeout(() => {
+      if (responseCode !== null) answered(responseCode);
+      else settle({ ok: false, responseCode: null, error: 'timeout' });
+    }, timeoutMs);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (responseCode !== null) answered(responseCode);
+      else settle({ ok: false, responseCode: null, error: `connection_error: ${error.code ?? error.message}`.slice(0, 200) });
+    });
+    req.end(request.body);
+  });
+}

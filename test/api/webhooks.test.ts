@@ -1,0 +1,375 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import type { Platform } from '../../local/platform';
+import { TENANT_SCOPES } from '../../shared/auth/scopes';
+import { systemClock } from '../../shared/clock';
+import { errorCatalogue, type ErrorCode } from '../../shared/errors';
+import { outboxItem, type EventEnvelope } from '../../shared/events/outbox';
+import type { AnyRoute } from '../../shared/http/route';
+import { uuidv7 } from '../../shared/ids';
+import { routes as manifestRoutes } from '../../shared/routes';
+import { webhookRoutes } from '../../shared/webhooks/routes';
+import { verifyWebhook } from '../../shared/webhooks/verify';
+import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
+import { call, startTestPlatform, type CallResult } from '../support/platform';
+import { startReceiver, until, type ReceivedRequest, type Receiver } from '../integration/webhooks-receiver';
+
+/**
+ * Webhooks over HTTP, like an integrator: endpoints registered with real credentials, events
+ * caused through the API (PUT /v1/fee_plan emits fee_plan.set) or committed as the catalog will
+ * (merchant events), carried by the real stream relay and queue worker to a receiver on
+ * 127.0.0.1, and verified with the stripe package.
+ */
+
+const stripe = new Stripe('sk_test_unused');
+
+let platform: Platform;
+let base: string;
+let receiver: Receiver;
+let raw: DynamoDBClient;
+let documents: DynamoDBDocumentClient;
+let tenantId: string;
+let otherTenantId: string;
+let apiKey: string;
+let liveKey: string;
+let readKey: string;
+let otherKey: string;
+let userToken: string;
+let tenantStaff: string;
+const clientA = uuidv7();
+const clientB = uuidv7();
+let merchantA: string;
+let merchantB: string;
+let merchantWithoutWebhookScope: string;
+
+/** The manifest plus the webhook routes, each once (the manifest may already list them). */
+function withWebhooks(): AnyRoute[] {
+  const all = new Map<string, AnyRoute>();
+  for (const route of [...manifestRoutes, ...Object.values(webhookRoutes)] as AnyRoute[]) if (!all.has(route.operationId)) all.set(route.operationId, route);
+  return [...all.values()];
+}
+
+const api = (method: string, path: string, token: string | undefined, body?: unknown) => call(base, method, path, { token, body });
+
+function expectCode(result: CallResult<any>, code: ErrorCode) {
+  expect(result.headers.get('content-type'), result.text).toBe('application/problem+json');
+  expect(result.body.code, result.text).toBe(code);
+  expect(result.status).toBe(errorCatalogue[code].status);
+}
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  platform = await startTestPlatform({ routes: withWebhooks() });
+  base = platform.urls.public;
+  raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  documents = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  const platformStaff = await staffToken(platform, { role: 'platform' });
+  const createTenant = async (name: string) => {
+    const result = await call(base, 'POST', '/v1/tenants', { token: platformStaff, headers: { 'idempotency-key': uuidv7() }, body: { name, currency: 'USD' } });
+    expect(result.status, result.text).toBe(201);
+    return result.body.id as string;
+  };
+  [tenantId, otherTenantId] = [await createTenant('Tenant A'), await createTenant('Tenant B')];
+  apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
+  liveKey = await apiKeyFor(platform, tenantId, ['webhooks:manage'], { env: 'live' });
+  readKey = await apiKeyFor(platform, tenantId, ['webhooks:read']);
+  otherKey = await apiKeyFor(platform, otherTenantId, [...TENANT_SCOPES]);
+  merchantA = await apiKeyFor(platform, tenantId, ['webhooks:manage'], { clientId: clientA });
+  merchantB = await apiKeyFor(platform, tenantId, ['webhooks:manage'], { clientId: clientB });
+  merchantWithoutWebhookScope = await apiKeyFor(platform, tenantId, ['catalog:read'], { clientId: clientA });
+  tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId, scopes: ['clients:manage'] });
+  expect((await api('POST', '/v1/users', apiKey, { external_id: 'alice' })).status).toBe(201);
+  userToken = await userTokenFor(platform, apiKey, 'alice', [...TENANT_SCOPES]);
+}, 120_000);
+
+afterAll(async () => {
+  await platform?.stop();
+  raw?.destroy();
+  await receiver?.close();
+});
+
+async function register(path: string, body: Record<string, unknown> = {}, token = apiKey, collection = '/v1/webhook_endpoints') {
+  const result = await api('POST', collection, token, { url: receiver.route(path), ...body });
+  expect(result.status, result.text).toBe(201);
+  return result.body as { id: string; secret: string; client_id?: string };
+}
+
+/** A fee plan change over the API; its fee_plan.set event is the newest of the tenant. */
+async function changeFeePlan(token = apiKey): Promise<string> {
+  const result = await api('PUT', '/v1/fee_plan', token, { p2p: { bps: Math.floor(Math.random() * 500), flat: 0, min_fee: 0, max_fee: null } });
+  expect(result.status, result.text).toBe(200);
+  const events = await api('GET', '/v1/webhook_events?type=fee_plan.set&limit=1', token);
+  return events.body.data[0].id as string;
+}
+
+async function newUser(): Promise<string> {
+  const result = await api('POST', '/v1/users', apiKey, { external_id: `u-${uuidv7()}` });
+  expect(result.status, result.text).toBe(201);
+  return result.body.id as string;
+}
+
+/** Money into a user's cash account from the tenant's funding account, as a settled top-up posts it. */
+async function fund(userId: string, amount: number) {
+  // Imported late: these modules read configuration, which the platform sets when it starts.
+  const { LedgerClient } = await import('../../shared/ledger-client/client');
+  const { getTenantRecord } = await import('../../shared/tenancy/tenants');
+  const { getUserRecord } = await import('../../shared/tenancy/users');
+  const deps = { client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 };
+  const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+  const tenant = await getTenantRecord(deps, tenantId);
+  const cash = (await getUserRecord(deps, tenantId, userId)).cash_account_id;
+  const legs = [
+    { account_id: tenant.accounts.funding, direction: 'debit' as const, amount, commodity: 'USD' },
+    { account_id: cash, direction: 'credit' as const, amount, commodity: 'USD' },
+  ];
+  await ledger.post(tenant.ledger_id, { type: 'topup', legs }, uuidv7());
+}
+
+/** An event committed as a domain service does (merchant events: the catalog is not built yet). */
+async function commitEvent(type: string, clientId?: string): Promise<EventEnvelope> {
+  const { item, envelope } = outboxItem(
+    { table: platform.tables.wallet.name, ids: uuidv7, clock: systemClock },
+    { type, tenantId, ...(clientId ? { clientId } : {}), data: { order: { id: uuidv7(), status: 'open' } } },
+  );
+  await documents.send(new TransactWriteCommand({ TransactItems: [item] }));
+  return envelope;
+}
+
+const received = (path: string, eventId?: string): ReceivedRequest[] =>
+  receiver.requests(path).filter((request) => eventId === undefined || request.headers['x-wallet-event-id'] === eventId);
+
+/** Waits for the event at the path, then for the relay and queue to go quiet (so absences are real). */
+async function deliveredTo(path: string, eventId: string, count = 1): Promise<ReceivedRequest[]> {
+  await until(() => received(path, eventId).length >= count, 15_000, `${eventId} at ${path}`);
+  await platform.streams!.settle();
+  await platform.queues.drain();
+  return received(path, eventId);
+}
+
+describe('endpoints', () => {
+  it('registers an endpoint whose secret is shown once and never listed', async () => {
+    const created = await register('/listed', { event_filters: ['topup.*', 'transfer.completed', 'topup.*'], description: 'ops' });
+    expect(created).toMatchObject({ url: receiver.route('/listed'), event_filters: ['topup.*', 'transfer.completed'], description: 'ops', status: 'active', livemode: false });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(created.client_id).toBeUndefined();
+
+    const listed = await api('GET', '/v1/webhook_endpoints', readKey);
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toContain(created.id);
+    expect(listed.text).not.toContain(created.secret);
+    expect(listed.text).not.toContain('whsec_');
+    for (const endpoint of listed.body.data) expect(endpoint).not.toHaveProperty('secret');
+  });
+
+  it('refuses unknown event types and empty filters', async () => {
+    for (const event_filters of [['topup.exploded'], ['nothing.*'], [], ['*']]) {
+      const result = await api('POST', '/v1/webhook_endpoints', apiKey, { url: receiver.route('/bad'), event_filters });
+      expectCode(result, 'invalid_request');
+    }
+  });
+
+  it('refuses loopback, private, link-local and ULA literals and http for a live endpoint', async () => {
+    for (const url of ['https://127.0.0.1/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest/meta-data/', 'https://[::1]/hook', 'https://[fd00::1]/hook', 'http://hooks.example.com/hook']) {
+      const result = await api('POST', '/v1/webhook_endpoints', liveKey, { url });
+      expectCode(result, 'invalid_request');
+      expect(result.body.errors, url).toEqual([expect.objectContaining({ field: 'body.url' })]);
+    }
+    const live = await api('POST', '/v1/webhook_endpoints', liveKey, { url: 'https://hooks.example.com/wallet' });
+    expect(live.status, live.text).toBe(201);
+    expect(live.body.livemode).toBe(true);
+    expect((await api('DELETE', `/v1/webhook_endpoints/${live.body.id}`, liveKey)).status).toBe(200);
+  });
+
+  it('deletes an endpoint: gone from the listing, its secret erased, a second delete and another tenant answer 404', async () => {
+    const created = await register('/to-delete');
+    expectCode(await api('DELETE', `/v1/webhook_endpoints/${created.id}`, otherKey), 'not_found');
+    const deleted = await api('DELETE', `/v1/webhook_endpoints/${created.id}`, apiKey);
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.body).toMatchObject({ id: created.id, status: 'deleted' });
+    expect(deleted.body).not.toHaveProperty('secret');
+    const listed = await api('GET', '/v1/webhook_endpoints?limit=100', apiKey);
+    expect(listed.body.data.map((e: { id: string }) => e.id)).not.toContain(created.id);
+    expectCode(await api('DELETE', `/v1/webhook_endpoints/${created.id}`, apiKey), 'not_found');
+  });
+
+  it('refuses a user token with forbidden and a read-only key with insufficient_scope', async () => {
+    expectCode(await api('GET', '/v1/webhook_endpoints', userToken), 'forbidden');
+    expectCode(await api('POST', '/v1/webhook_endpoints', readKey, { url: receiver.route('/nope') }), 'insufficient_scope');
+    expect((await api('GET', '/v1/webhook_deliveries', readKey)).status).toBe(200);
+    expect((await api('GET', '/v1/webhook_events', readKey)).status).toBe(200);
+  });
+});
+
+describe('deliveries end to end', () => {
+  it('delivers a signed fee_plan.set after PUT /v1/fee_plan that the stripe package verifies, and lists it', async () => {
+    const endpoint = await register('/e2e', { event_filters: ['fee_plan.set'] });
+    const eventId = await changeFeePlan();
+    const [request] = await deliveredTo('/e2e', eventId);
+    const header = request!.headers['x-wallet-signature'] as string;
+    expect(request!.method).toBe('POST');
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(() => stripe.webhooks.signature!.verifyHeader(request!.body, header, endpoint.secret, 300)).not.toThrow();
+    expect(verifyWebhook(request!.body, header, endpoint.secret)).toMatchObject({ ok: true });
+    expect(verifyWebhook(request!.body, header, 'whsec_wrong')).toEqual({ ok: false, reason: 'mismatch' });
+    const body = JSON.parse(request!.body);
+    expect(body).toMatchObject({ id: eventId, type: 'fee_plan.set', tenant_id: tenantId, data: { fee_plan: { commission_mode: 'deduct' } } });
+    expect(Object.keys(body)).toEqual(['id', 'type', 'tenant_id', 'created_at', 'data']);
+    expect(body.created_at).toMatch(/\.\d{3}Z$/);
+
+    const attempts = await api('GET', '/v1/webhook_deliveries?limit=100', apiKey);
+    expect(attempts.status, attempts.text).toBe(200);
+    expect(attempts.body.data.filter((a: { endpoint_id: string }) => a.endpoint_id === endpoint.id)).toEqual([
+      expect.objectContaining({ event_id: eventId, event_type: 'fee_plan.set', attempt: 1, status: 'succeeded', response_code: 200, error: null, manual: false, next_attempt_at: null }),
+    ]);
+    const published = platform.events.published().filter((e) => JSON.parse(e.detail).id === eventId);
+    expect(published).toEqual([expect.objectContaining({ source: 'wallet', detailType: 'fee_plan.set' })]);
+  });
+
+  it('delivers transfer.completed after POST /v1/transfers, signed and verifiable', async () => {
+    const endpoint = await register('/transfers', { event_filters: ['transfer.*'] });
+    const [alice, bob] = [await newUser(), await newUser()];
+    await fund(alice, 10_000);
+    const sent = await call(base, 'POST', '/v1/transfers', { token: apiKey, headers: { 'idempotency-key': uuidv7() }, body: { from_user_id: alice, to_user_id: bob, amount: 1_234 } });
+    expect(sent.status, sent.text).toBe(201);
+    const events = await api('GET', '/v1/webhook_events?type=transfer.completed&limit=1', apiKey);
+    const eventId = events.body.data[0].id as string;
+    const [request] = await deliveredTo('/transfers', eventId);
+    expect(() => stripe.webhooks.signature!.verifyHeader(request!.body, request!.headers['x-wallet-signature'] as string, endpoint.secret, 300)).not.toThrow();
+    expect(JSON.parse(request!.body)).toMatchObject({ id: eventId, type: 'transfer.completed', tenant_id: tenantId, data: { transfer: { id: sent.body.id, from_user_id: alice, to_user_id: bob, amount: 1_234, status: 'completed' } } });
+  });
+
+  it('redelivers an event by hand with a fresh signature, and answers another tenant\'s event with 404', async () => {
+    const endpoint = await register('/redeliver', { event_filters: ['fee_plan.*'] });
+    const eventId = await changeFeePlan();
+    await deliveredTo('/redeliver', eventId);
+    const accepted = await api('POST', `/v1/webhook_events/${eventId}/redeliver`, apiKey, { endpoint_id: endpoint.id });
+    expect(accepted.status, accepted.text).toBe(202);
+    expect(accepted.body).toEqual({ event_id: eventId, deliveries: [{ id: expect.any(String), endpoint_id: endpoint.id }] });
+    const [first, second] = await deliveredTo('/redeliver', eventId, 2);
+    expect(second!.body).toBe(first!.body);
+    expect(() => stripe.webhooks.signature!.verifyHeader(second!.body, second!.headers['x-wallet-signature'] as string, endpoint.secret, 300)).not.toThrow();
+    const attempts = await api('GET', '/v1/webhook_deliveries?limit=100', apiKey);
+    const mine = attempts.body.data.filter((a: { endpoint_id: string }) => a.endpoint_id === endpoint.id);
+    expect(mine.map((a: { manual: boolean; delivery_id: string }) => a.manual)).toEqual([true, false]);
+    expect(mine[0].delivery_id).toBe(accepted.body.deliveries[0].id);
+
+    expectCode(await api('POST', `/v1/webhook_events/${eventId}/redeliver`, otherKey, {}), 'not_found');
+    expectCode(await api('POST', `/v1/webhook_events/${uuidv7()}/redeliver`, apiKey, {}), 'not_found');
+    const foreignEndpoint = (await api('POST', '/v1/webhook_endpoints', otherKey, { url: receiver.route('/other-tenant') })).body.id;
+    expectCode(await api('POST', `/v1/webhook_events/${eventId}/redeliver`, apiKey, { endpoint_id: foreignEndpoint }), 'not_found');
+    expectCode(await api('POST', `/v1/webhook_events/${eventId}/redeliver`, readKey, {}), 'insufficient_scope');
+  });
+
+  it('sends each endpoint only the types its filters name', async () => {
+    await register('/only-topups', { event_filters: ['topup.*'] });
+    await register('/fee-family', { event_filters: ['fee_plan.*'] });
+    const eventId = await changeFeePlan();
+    expect(await deliveredTo('/fee-family', eventId)).toHaveLength(1);
+    expect(received('/only-topups')).toEqual([]);
+  });
+
+  it('stops deliveries to a deleted endpoint', async () => {
+    const endpoint = await register('/deleted-before', { event_filters: ['fee_plan.set'] });
+    const witness = await register('/witness', { event_filters: ['fee_plan.set'] });
+    expect((await api('DELETE', `/v1/webhook_endpoints/${endpoint.id}`, apiKey)).status).toBe(200);
+    const eventId = await changeFeePlan();
+    await deliveredTo('/witness', eventId);
+    expect(witness.id).toBeDefined();
+    expect(received('/deleted-before')).toEqual([]);
+  });
+});
+
+describe('merchant endpoints', () => {
+  it("deliver only the merchant families of the endpoint's own client; tenant endpoints receive merchants' events too", async () => {
+    const merchant = await register('/merchant-a', {}, merchantA, `/v1/clients/${clientA}/webhook_endpoints`);
+    expect(merchant.client_id).toBe(clientA);
+    const tenantWide = await register('/tenant-all');
+    const ordersOfA = await commitEvent('order.created', clientA);
+    const ordersOfB = await commitEvent('order.created', clientB);
+    const productOfA = await commitEvent('product.created', clientA);
+    const feePlan = await changeFeePlan();
+
+    for (const event of [ordersOfA.id, ordersOfB.id, productOfA.id, feePlan]) await deliveredTo('/tenant-all', event);
+    expect(received('/merchant-a').map((r) => r.headers['x-wallet-event-id']).sort()).toEqual([ordersOfA.id, productOfA.id].sort());
+    for (const request of received('/merchant-a')) {
+      expect(JSON.parse(request.body).client_id).toBe(clientA);
+      expect(() => stripe.webhooks.signature!.verifyHeader(request.body, request.headers['x-wallet-signature'] as string, merchant.secret, 300)).not.toThrow();
+    }
+    expect(tenantWide.id).toBeDefined();
+
+    const attempts = await api('GET', `/v1/clients/${clientA}/webhook_deliveries`, merchantA);
+    expect(attempts.status, attempts.text).toBe(200);
+    expect(attempts.body.data).toHaveLength(2);
+    for (const attempt of attempts.body.data) expect(attempt).toMatchObject({ endpoint_id: merchant.id, client_id: clientA, status: 'succeeded' });
+    // Not among the tenant's own endpoints and attempts.
+    expect((await api('GET', '/v1/webhook_endpoints?limit=100', apiKey)).body.data.map((e: { id: string }) => e.id)).not.toContain(merchant.id);
+    expect((await api('GET', '/v1/webhook_deliveries?limit=100', apiKey)).body.data.map((a: { endpoint_id: string }) => a.endpoint_id)).not.toContain(merchant.id);
+  });
+
+  it('refuse filters outside the merchant families', async () => {
+    const refused = await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, merchantA, { url: receiver.route('/m-bad'), event_filters: ['fee_plan.set'] });
+    expectCode(refused, 'invalid_request');
+    const accepted = await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, merchantA, { url: receiver.route('/m-orders'), event_filters: ['order.*', 'inventory.low_stock'] });
+    expect(accepted.status, accepted.text).toBe(201);
+  });
+
+  it('need authority over the client: its own key with the webhook scope, or tenant staff with clients:manage', async () => {
+    const url = receiver.route('/m-authority');
+    expectCode(await api('POST', `/v1/clients/${clientB}/webhook_endpoints`, merchantA, { url }), 'not_client_member');
+    expectCode(await api('GET', `/v1/clients/${clientA}/webhook_endpoints`, apiKey), 'not_client_member');
+    expectCode(await api('GET', `/v1/clients/${clientA}/webhook_deliveries`, merchantB), 'not_client_member');
+    expectCode(await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, merchantWithoutWebhookScope, { url }), 'insufficient_scope');
+
+    // Staff act live: https only (a name is not resolved at creation).
+    const byStaff = await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, tenantStaff, { url: 'https://merchant-a.example.com/hooks' });
+    expect(byStaff.status, byStaff.text).toBe(201);
+    expect(byStaff.body.livemode).toBe(true);
+    const listed = await api('GET', `/v1/clients/${clientA}/webhook_endpoints`, merchantA);
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toContain(byStaff.body.id);
+    expect(listed.text).not.toContain('whsec_');
+
+    expectCode(await api('DELETE', `/v1/clients/${clientB}/webhook_endpoints/${byStaff.body.id}`, merchantB), 'not_found');
+    expectCode(await api('DELETE', `/v1/webhook_endpoints/${byStaff.body.id}`, apiKey), 'not_found');
+    const deleted = await api('DELETE', `/v1/clients/${clientA}/webhook_endpoints/${byStaff.body.id}`, merchantA);
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.body.status).toBe('deleted');
+  });
+});
+
+describe('event history', () => {
+  it('lists envelopes newest first by type or family and creation time, page by page', async () => {
+    const older = await commitEvent('order.paid', clientA);
+    const newer = await commitEvent('order.canceled', clientA);
+    const family = await api('GET', '/v1/webhook_events?type=order.*&limit=100', readKey);
+    expect(family.status, family.text).toBe(200);
+    const ids = family.body.data.map((e: { id: string }) => e.id);
+    expect(ids.indexOf(newer.id)).toBeLessThan(ids.indexOf(older.id));
+    expect(ids.indexOf(older.id)).toBeGreaterThanOrEqual(0);
+    for (const event of family.body.data) expect(event.type.startsWith('order.')).toBe(true);
+
+    const exact = await api('GET', '/v1/webhook_events?type=order.paid&limit=100', readKey);
+    expect(exact.body.data.map((e: { id: string }) => e.id)).toContain(older.id);
+    expect(exact.body.data.map((e: { id: string }) => e.id)).not.toContain(newer.id);
+
+    const window = await api('GET', `/v1/webhook_events?created_after=${encodeURIComponent(older.created_at)}&limit=100`, readKey);
+    expect(window.body.data.map((e: { id: string }) => e.id)).toContain(newer.id);
+    expect(window.body.data.map((e: { id: string }) => e.id)).not.toContain(older.id);
+    const before = await api('GET', `/v1/webhook_events?created_before=${encodeURIComponent(newer.created_at)}&type=order.*&limit=100`, readKey);
+    expect(before.body.data.map((e: { id: string }) => e.id)).not.toContain(newer.id);
+    const future = await api('GET', `/v1/webhook_events?created_after=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`, readKey);
+    expect(future.body).toEqual({ data: [], next_cursor: null });
+
+    const first = await api('GET', '/v1/webhook_events?limit=1', readKey);
+    const second = await api('GET', `/v1/webhook_events?limit=1&cursor=${first.body.next_cursor}`, readKey);
+    expect(second.body.data[0].id < first.body.data[0].id).toBe(true);
+    expectCode(await api('GET', '/v1/webhook_events?cursor=bm9wZQ', readKey), 'invalid_request');
+    expectCode(await api('GET', '/v1/webhook_events?type=order.shipped', readKey), 'invalid_request');
+
+    const foreign = await api('GET', '/v1/webhook_events?limit=100', otherKey);
+    expect(foreign.body.data.map((e: { id: string }) => e.id)).not.toContain(newer.id);
+  });
+});

@@ -1,0 +1,335 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '../../shared/auth/principal';
+import { ManualClock } from '../../shared/clock';
+import { AppError } from '../../shared/errors';
+import { uuidv7 } from '../../shared/ids';
+import type { Entry } from '../../shared/ledger/schemas';
+import { setFeePlan } from '../../shared/tenancy/fee-plan';
+import { MAX_BPS, type FeeRule } from '../../shared/tenancy/fees';
+import { listAuditLog } from '../../shared/tenancy/audit';
+import type { TenantRecord } from '../../shared/tenancy/tenants';
+import { createUser, getUserRecord, type UserRecord } from '../../shared/tenancy/users';
+import { getBalances } from '../../shared/transfers/balances';
+import type { ListEntries, TransfersDeps } from '../../shared/transfers/deps';
+import { effectiveLimits, getUserLimits, limitClaims, setLimits, setUserLimits } from '../../shared/transfers/limits';
+import { listTransactions } from '../../shared/transfers/transactions';
+import { createTransfer, getTransfer, listTransfers, transferAmounts, transferLegs, type Transfer } from '../../shared/transfers/transfers';
+import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/operations';
+import type { WalletRuntime } from '../../shared/wallet/runtime';
+import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+
+/**
+ * Transfers as services on DynamoDB Local and the real ledger API (through a LedgerClient with the
+ * wallet's own credentials): fees at the transfer level, crash safety of the saga (the client's
+ * retry and the sweeper), limit claims, and the user's view of its transactions.
+ */
+
+let f: TenancyFixture;
+let runtime: WalletRuntime;
+
+beforeAll(async () => {
+  f = await tenancyFixture();
+  runtime = { ...f.deps, signer: () => Promise.reject(new Error('no signer in these tests')), ledger: () => f.ledger };
+});
+afterAll(() => f?.stop());
+
+const operator = (tenantId: string): Principal => ({ kind: 'api_key', id: `key-${uuidv7()}`, scopes: new Set(['transfers:write']), tenantId });
+const context = () => ({ actor: f.operator, requestId: uuidv7() });
+
+async function refusal(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
+}
+
+/** A tenant with a p2p fee rule and two users, the sender funded from the tenant's funding account. */
+async function world(options: { rule?: FeeRule; funds?: number } = {}) {
+  const tenant = await f.tenant();
+  if (options.rule) await setFeePlan(f.deps, tenant.id, { p2p: options.rule }, context());
+  const [alice, bob] = [await f.user(tenant.id), await f.user(tenant.id)];
+  if (options.funds) await fund(tenant, alice, options.funds);
+  return { tenant, alice, bob };
+}
+
+async function fund(tenant: TenantRecord, user: UserRecord, amount: number) {
+  await f.ledger.post(
+    tenant.ledger_id,
+    { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount, commodity: tenant.currency }, { account_id: user.cash_account_id, direction: 'credit', amount, commodity: tenant.currency }] },
+    uuidv7(),
+  );
+}
+
+const send = (rt: WalletRuntime, tenant: TenantRecord, from: UserRecord, to: UserRecord, amount: number, key = uuidv7(), faults = {}) =>
+  createTransfer(rt, operator(tenant.id), tenant.id, { from_user_id: from.id, to_user_id: to.id, amount }, { idempotencyKey: key, requestId: uuidv7() }, faults);
+
+const available = async (tenant: TenantRecord, user: UserRecord) => (await f.ledger.getAccount(tenant.ledger_id, user.cash_account_id)).balance.available;
+
+/** Every ledger transaction of the tenant (newest first). */
+async function ledgerTransactions(tenant: TenantRecord) {
+  const all = [];
+  let cursor: string | undefined;
+  do {
+    const page = await f.ledger.listTransactions(tenant.ledger_id, { cursor, limit: 100 });
+    all.push(...page.data);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return all;
+}
+
+async function events(tenantId: string, type: string) {
+  const result = await f.deps.client.send(
+    new QueryCommand({ TableName: f.deps.table, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenantId}#EVENTS` } }),
+  );
+  return (result.Items ?? []).map((item) => item.envelope as { id: string; type: string; data: Record<string, any> }).filter((e) => e.type === type);
+}
+
+/** The fee by the book, in BigInt: flat + bps part rounded half up, clamped to [min_fee, max_fee]. */
+function referenceFee(rule: FeeRule, amount: number): bigint {
+  let fee = BigInt(rule.flat) + (BigInt(amount) * BigInt(rule.bps) + 5_000n) / 10_000n;
+  if (fee < BigInt(rule.min_fee)) fee = BigInt(rule.min_fee);
+  if (rule.max_fee !== null && fee > BigInt(rule.max_fee)) fee = BigInt(rule.max_fee);
+  return fee;
+}
+
+const feeRule = fc
+  .record({
+    bps: fc.integer({ min: 0, max: MAX_BPS }),
+    flat: fc.integer({ min: 0, max: 10_000 }),
+    min_fee: fc.integer({ min: 0, max: 10_000 }),
+    cap: fc.option(fc.integer({ min: 0, max: 1_000_000 }), { nil: null }),
+  })
+  .map(({ bps, flat, min_fee, cap }): FeeRule => ({ bps, flat, min_fee, max_fee: cap === null ? null : Math.max(cap, min_fee) }));
+
+describe('transfer amounts', () => {
+  const accounts = { currency: 'USD', from_account_id: 'from', to_account_id: 'to', revenue_account_id: 'revenue' };
+
+  it('debits the sender amount + fee, credits the receiver the amount and revenue the fee, balanced, for every rule with and without a cap', () => {
+    fc.assert(
+      fc.property(feeRule, fc.integer({ min: 1, max: 2 ** 40 }), (rule, amount) => {
+        const fee = Number(referenceFee(rule, amount));
+        const amounts = transferAmounts(rule, amount);
+        expect(amounts).toEqual({ fee, sender_debit: amount + fee, receiver_credit: amount, revenue_credit: fee });
+        const legs = transferLegs(accounts, amounts);
+        expect(legs[0]).toEqual({ account_id: 'from', direction: 'debit', amount: amount + fee, commodity: 'USD' });
+        expect(legs[1]).toEqual({ account_id: 'to', direction: 'credit', amount, commodity: 'USD' });
+        expect(legs.slice(2)).toEqual(fee > 0 ? [{ account_id: 'revenue', direction: 'credit', amount: fee, commodity: 'USD' }] : []);
+        const net = legs.reduce((sum, leg) => sum + (leg.direction === 'credit' ? leg.amount : -leg.amount), 0);
+        expect(net).toBe(0);
+        if (rule.max_fee !== null) expect(fee).toBeLessThanOrEqual(rule.max_fee);
+        expect(fee).toBeGreaterThanOrEqual(rule.min_fee);
+      }),
+      { numRuns: 3_000 },
+    );
+  });
+
+  it('posts those amounts in one ledger transaction and records the transfer with its event', async () => {
+    const rule: FeeRule = { bps: 150, flat: 10, min_fee: 25, max_fee: 400 };
+    const { tenant, alice, bob } = await world({ rule, funds: 100_000 });
+    const outcome = await send(runtime, tenant, alice, bob, 10_000);
+    expect(outcome.status).toBe(201);
+    const transfer = JSON.parse(outcome.body) as Transfer;
+    const fee = Number(referenceFee(rule, 10_000)); // 150 + 10 = 160
+    expect(transfer).toMatchObject({ from_user_id: alice.id, to_user_id: bob.id, amount: 10_000, fee, currency: 'USD', status: 'completed', description: null, metadata: {} });
+    const transaction = await f.ledger.getTransaction(tenant.ledger_id, transfer.ledger_transaction_id);
+    expect(transaction).toMatchObject({ type: 'transfer', reference_id: transfer.id, metadata: { transfer_id: transfer.id } });
+    expect(transaction.legs.map((l) => [l.owner_id, l.purpose, l.direction, l.amount])).toEqual([
+      [alice.id, 'cash', 'debit', 10_000 + fee],
+      [bob.id, 'cash', 'credit', 10_000],
+      [tenant.id, 'revenue', 'credit', fee],
+    ]);
+    expect(await available(tenant, alice)).toBe(100_000 - 10_000 - fee);
+    expect(await available(tenant, bob)).toBe(10_000);
+    expect((await f.ledger.getAccount(tenant.ledger_id, tenant.accounts.revenue)).balance.posted).toBe(fee);
+    expect(await getTransfer(f.deps, tenant.id, transfer.id)).toEqual(transfer);
+    expect((await events(tenant.id, 'transfer.completed')).map((e) => e.data)).toEqual([{ transfer }]);
+  });
+
+  it('charges the fee at the rate of the first attempt when the fee plan changes before a retry', async () => {
+    const { tenant, alice, bob } = await world({ rule: { bps: 0, flat: 50, min_fee: 0, max_fee: null }, funds: 10_000 });
+    const key = uuidv7();
+    await expect(send(runtime, tenant, alice, bob, 1_000, key, { afterLedger: () => { throw new Error('crash'); } })).rejects.toThrow('crash');
+    await setFeePlan(f.deps, tenant.id, { p2p: { bps: 0, flat: 70, min_fee: 0 } }, context());
+    const outcome = await send(runtime, tenant, alice, bob, 1_000, key);
+    expect(outcome.status).toBe(201);
+    expect(JSON.parse(outcome.body)).toMatchObject({ fee: 50 });
+    expect(await available(tenant, alice)).toBe(10_000 - 1_050);
+  });
+});
+
+describe('crash safety', () => {
+  const crash = { afterLedger: () => { throw new Error('crashed after the ledger posting'); } };
+
+  async function expectPostedOnce(tenant: TenantRecord, transfer: Transfer) {
+    const posted = (await ledgerTransactions(tenant)).filter((t) => t.type === 'transfer');
+    expect(posted.map((t) => t.reference_id)).toEqual([transfer.id]);
+    const page = await listTransfers(f.deps, tenant.id, { limit: 100 });
+    expect(page.data).toEqual([transfer]);
+    expect((await events(tenant.id, 'transfer.completed')).map((e) => e.data.transfer.id)).toEqual([transfer.id]);
+  }
+
+  it("posts exactly once when the saga dies after the ledger posting and the client retries with the same key", async () => {
+    const { tenant, alice, bob } = await world({ rule: { bps: 100, flat: 0, min_fee: 1, max_fee: null }, funds: 5_000 });
+    const key = uuidv7();
+    await expect(send(runtime, tenant, alice, bob, 2_000, key, crash)).rejects.toThrow('crashed');
+    // The money moved, the wallet has not recorded it yet.
+    expect((await ledgerTransactions(tenant)).filter((t) => t.type === 'transfer')).toHaveLength(1);
+    expect((await listTransfers(f.deps, tenant.id, { limit: 10 })).data).toEqual([]);
+
+    const retry = await send(runtime, tenant, alice, bob, 2_000, key);
+    expect(retry).toMatchObject({ status: 201, replayed: false });
+    const again = await send(runtime, tenant, alice, bob, 2_000, key);
+    expect(again).toEqual({ ...retry, replayed: true });
+    await expectPostedOnce(tenant, JSON.parse(retry.body) as Transfer);
+    expect(await available(tenant, alice)).toBe(5_000 - 2_020);
+  });
+
+  it('posts exactly once when nobody retries and the sweeper finishes the transfer', async () => {
+    const { tenant, alice, bob } = await world({ funds: 5_000 });
+    const clock = new ManualClock(new Date());
+    const clocked: WalletRuntime = { ...runtime, clock };
+    const key = uuidv7();
+    await expect(send(clocked, tenant, alice, bob, 1_500, key, crash)).rejects.toThrow('crashed');
+
+    // Too young: a live request may still be finishing it.
+    await sweepOperations(clocked);
+    expect((await listTransfers(f.deps, tenant.id, { limit: 10 })).data).toEqual([]);
+
+    clock.advance(SWEEP_AFTER_MS + 1_000);
+    expect(await sweepOperations(clocked)).toBeGreaterThanOrEqual(1);
+    const [transfer] = (await listTransfers(f.deps, tenant.id, { limit: 10 })).data;
+    expect(transfer).toMatchObject({ amount: 1_500, fee: 0 });
+    await expectPostedOnce(tenant, transfer!);
+
+    // The client's late retry answers what the sweeper committed, and the next sweep has nothing to do with it.
+    const retry = await send(clocked, tenant, alice, bob, 1_500, key);
+    expect(retry.replayed).toBe(true);
+    expect(JSON.parse(retry.body)).toEqual(transfer);
+    await sweepOperations(clocked);
+    await expectPostedOnce(tenant, transfer!);
+    expect(await available(tenant, alice)).toBe(3_500);
+  });
+
+  it('remembers a ledger refusal under the key: insufficient funds answers the same bytes and moves nothing', async () => {
+    const { tenant, alice, bob } = await world({ funds: 100 });
+    const key = uuidv7();
+    const first = await send(runtime, tenant, alice, bob, 101, key);
+    expect(first.status).toBe(422);
+    expect(JSON.parse(first.body)).toMatchObject({ code: 'insufficient_funds' });
+    expect(await send(runtime, tenant, alice, bob, 101, key)).toEqual({ ...first, replayed: true });
+    expect(await available(tenant, alice)).toBe(100);
+    expect((await listTransfers(f.deps, tenant.id, { limit: 10 })).data).toEqual([]);
+  });
+});
+
+describe('limits', () => {
+  it('builds one claim per window with a max, keyed by the UTC day and month, expiring at its end', () => {
+    const at = new Date('2026-12-31T23:59:59.999Z');
+    expect(limitClaims({ daily_max: 1_000, monthly_max: 5_000 }, 'u1', 300, at)).toEqual([
+      { key: 'p2p:u1:d:2026-12-31', amount: 300, max: 1_000, expires_at: '2027-01-01T00:00:00.000Z' },
+      { key: 'p2p:u1:m:2026-12', amount: 300, max: 5_000, expires_at: '2027-01-01T00:00:00.000Z' },
+    ]);
+    expect(limitClaims({ daily_max: null, monthly_max: 0 }, 'u1', 1, new Date('2026-02-10T05:00:00Z'))).toEqual([
+      { key: 'p2p:u1:m:2026-02', amount: 1, max: 0, expires_at: '2026-03-01T00:00:00.000Z' },
+    ]);
+    expect(limitClaims({ daily_max: null, monthly_max: null }, 'u1', 1, at)).toEqual([]);
+  });
+
+  it('refuses with limit_exceeded the transfer that would pass the daily max, and lets the rest of it through', async () => {
+    const { tenant, alice, bob } = await world({ funds: 10_000 });
+    await setLimits(f.deps, tenant.id, { p2p: { daily_max: 1_000, monthly_max: null } }, context());
+    expect((await send(runtime, tenant, alice, bob, 600)).status).toBe(201);
+    const passing = await send(runtime, tenant, alice, bob, 401);
+    expect(passing.status).toBe(422);
+    expect(JSON.parse(passing.body)).toMatchObject({ code: 'limit_exceeded' });
+    expect((await send(runtime, tenant, alice, bob, 400)).status).toBe(201);
+    expect(JSON.parse((await send(runtime, tenant, alice, bob, 1)).body)).toMatchObject({ code: 'limit_exceeded' });
+    // Bob's own window is his.
+    expect((await send(runtime, tenant, bob, alice, 1_000)).status).toBe(201);
+    expect(await available(tenant, alice)).toBe(10_000 - 1_000 + 1_000);
+  });
+
+  it("applies a user's override instead of the tenant's, and the tenant's again once it is removed", async () => {
+    const { tenant, alice, bob } = await world({ funds: 10_000 });
+    await setLimits(f.deps, tenant.id, { p2p: { daily_max: 100, monthly_max: 5_000 } }, context());
+    await setUserLimits(f.deps, tenant.id, alice.id, { p2p: { daily_max: 2_000, monthly_max: null } }, context());
+    expect(await effectiveLimits(f.deps, tenant.id, alice.id)).toEqual({ p2p: { daily_max: 2_000, monthly_max: null } });
+    expect((await send(runtime, tenant, alice, bob, 1_500)).status).toBe(201);
+    const removed = await setUserLimits(f.deps, tenant.id, alice.id, { p2p: null }, context());
+    expect(removed).toEqual({ user_id: alice.id, p2p: null, effective: { p2p: { daily_max: 100, monthly_max: 5_000 } } });
+    expect(await getUserLimits(f.deps, tenant.id, alice.id)).toEqual(removed);
+    expect(JSON.parse((await send(runtime, tenant, alice, bob, 101)).body)).toMatchObject({ code: 'limit_exceeded' });
+    const actions = (await listAuditLog(f.deps, tenant.id, { limit: 20 })).data.map((r) => r.action);
+    expect(actions.filter((a) => a === 'limits.set' || a === 'user_limits.set')).toEqual(['user_limits.set', 'user_limits.set', 'limits.set']);
+    expect((await refusal(setUserLimits(f.deps, tenant.id, uuidv7(), { p2p: null }, context()))).code).toBe('user_not_found');
+  });
+});
+
+describe('balances and transactions', () => {
+  async function entriesReader(): Promise<ListEntries> {
+    const basic = Buffer.from(`${process.env.LEDGER_CLIENT_ID}:${process.env.LEDGER_CLIENT_SECRET}`).toString('base64');
+    const tokenResponse = await fetch(f.platform.issuer.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
+      body: 'grant_type=client_credentials',
+    });
+    const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+    return async (ledgerId, accountId, query) => {
+      const params = new URLSearchParams();
+      if (query.cursor) params.set('cursor', query.cursor);
+      if (query.limit) params.set('limit', String(query.limit));
+      const response = await fetch(`${f.platform.urls.ledger}/v1/ledgers/${ledgerId}/accounts/${accountId}/entries?${params}`, { headers: { authorization: `Bearer ${token}` } });
+      return (await response.json()) as { data: Entry[]; next_cursor: string | null };
+    };
+  }
+
+  it("reads a user's balances from its cash account, with a business user's credit line", async () => {
+    const { tenant, alice, bob } = await world({ rule: { bps: 0, flat: 5, min_fee: 0, max_fee: null }, funds: 1_000 });
+    await send(runtime, tenant, alice, bob, 100);
+    expect(await getBalances(runtime, tenant.id, alice.id)).toEqual({ user_id: alice.id, currency: 'USD', available: 895, pending: 0, posted: 895, credit_limit: 0 });
+    expect((await refusal(getBalances(runtime, tenant.id, alice.id, { selfOnly: bob.id }))).code).toBe('user_not_found');
+    const business = await getUserRecord(f.deps, tenant.id, (await createUser(f.deps, tenant.id, { external_id: `biz-${uuidv7()}`, kind: 'business' }, context())).user.id);
+    await f.ledger.updateAccount(tenant.ledger_id, business.cash_account_id, { floor: -700 });
+    expect(await getBalances(runtime, tenant.id, business.id)).toMatchObject({ available: 0, credit_limit: 700 });
+  });
+
+  it("lists a user's entries newest first, the same through the ledger's entries and through the tenant's transactions", async () => {
+    const { tenant, alice, bob } = await world({ rule: { bps: 0, flat: 1, min_fee: 0, max_fee: null }, funds: 1_000 });
+    for (const amount of [10, 20, 30]) await send(runtime, tenant, alice, bob, amount);
+    await send(runtime, tenant, bob, alice, 5);
+    const viewer = { userId: alice.id, scopes: new Set(['balances:read']) };
+    const entries = await entriesReader();
+    const withEntries: TransfersDeps = { ...runtime, ledger: () => Object.assign(Object.create(f.ledger) as typeof f.ledger, { listEntries: entries }) };
+
+    const collect = async (deps: TransfersDeps, type?: string) => {
+      const rows = [];
+      let cursor: string | undefined;
+      do {
+        const page = await listTransactions(deps, tenant.id, { limit: 2, cursor, type }, viewer);
+        expect(page.data.length).toBeLessThanOrEqual(2);
+        rows.push(...page.data);
+        cursor = page.next_cursor ?? undefined;
+      } while (cursor);
+      return rows.map(({ type: t, direction, amount }) => [t, direction, amount]);
+    };
+    const expected = [['transfer', 'credit', 5], ['transfer', 'debit', 31], ['transfer', 'debit', 21], ['transfer', 'debit', 11], ['topup', 'credit', 1_000]];
+    expect(await collect(withEntries)).toEqual(expected);
+    expect(await collect(runtime)).toEqual(expected);
+    expect(await collect(withEntries, 'topup')).toEqual([['topup', 'credit', 1_000]]);
+    expect(await collect(runtime, 'topup')).toEqual([['topup', 'credit', 1_000]]);
+
+    // The tenant's view: every transaction, with its legs by owner.
+    const tenantView = await listTransactions(runtime, tenant.id, { limit: 50 }, { scopes: new Set(['ledger:read']) });
+    expect(tenantView.data).toHaveLength(5);
+    expect(tenantView.data[0]).toMatchObject({ type: 'transfer', direction: null, amount: 6 });
+    expect(tenantView.data[0]!.legs!.map((l) => [l.owner_id, l.direction, l.amount])).toEqual([[bob.id, 'debit', 6], [alice.id, 'credit', 5], [tenant.id, 'credit', 1]]);
+    expect((await refusal(listTransactions(runtime, tenant.id, { limit: 50 }, { scopes: new Set(['balances:read']) }))).code).toBe('insufficient_scope');
+    expect((await refusal(listTransactions(runtime, tenant.id, { limit: 50, user_id: bob.id }, viewer))).code).toBe('user_not_found');
+    const page = await listTransactions(runtime, tenant.id, { limit: 1 }, viewer);
+    expect((await refusal(listTransactions(runtime, tenant.id, { limit: 1, cursor: page.next_cursor! }, { scopes: new Set(['ledger:read']) }))).code).toBe('invalid_request');
+  });
+});

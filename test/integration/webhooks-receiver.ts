@@ -1,0 +1,76 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A real webhook receiver on loopback (127.0.0.1, a free port) for the webhook tests. Each path is
+ * its own receiver: it answers from a script of statuses (then `thenStatus`, default 200), or
+ * hangs without answering, and records every request with its raw body.
+ */
+
+export interface ReceivedRequest {
+  path: string;
+  method: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+interface Behaviour {
+  script: number[];
+  thenStatus: number;
+  hang: boolean;
+}
+
+export interface Receiver {
+  /** `http://127.0.0.1:<port>` */
+  base: string;
+  port: number;
+  /** A receiver path answering `script` in order, then `thenStatus`. */
+  route(path: string, options?: { script?: number[]; thenStatus?: number; hang?: boolean }): string;
+  requests(path: string): ReceivedRequest[];
+  all(): ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const behaviours = new Map<string, Behaviour>();
+  const received: ReceivedRequest[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = (req.url ?? '/').split('?')[0]!;
+      received.push({ path, method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const behaviour = behaviours.get(path);
+      if (behaviour?.hang) return;
+      const status = behaviour ? (behaviour.script.shift() ?? behaviour.thenStatus) : 404;
+      res.writeHead(status, { 'content-type': 'text/plain' });
+      res.end(status >= 200 && status < 300 ? 'accepted' : 'not now');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    base,
+    port,
+    route(path, options = {}) {
+      behaviours.set(path, { script: [...(options.script ?? [])], thenStatus: options.thenStatus ?? 200, hang: options.hang ?? false });
+      return `${base}${path}`;
+    },
+    requests: (path) => received.filter((r) => r.path === path),
+    all: () => [...received],
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Polls `check` (real time) until it holds. */
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000, label = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${label} not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
