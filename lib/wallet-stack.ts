@@ -143,7 +143,7 @@ export class WalletStack extends Stack {
       // Every route verifies wallet tokens, which needs kms:GetPublicKey (once per container).
       ['Kms', ec2.InterfaceVpcEndpointAwsService.KMS, inVpcRoutes.length > 0],
       ['EventBridge', ec2.InterfaceVpcEndpointAwsService.EVENTBRIDGE, inVpcWorkers.some((worker) => worker.publishesEvents)],
-      ['Sqs', ec2.InterfaceVpcEndpointAwsService.SQS, inVpcWorkers.some((worker) => worker.sendsTo?.length)],
+      ['Sqs', ec2.InterfaceVpcEndpointAwsService.SQS, [...inVpcWorkers, ...inVpcRoutes].some((fn) => fn.sendsTo?.length)],
     ];
     for (const [name, service, needed] of endpoints) {
       if (!needed) continue;
@@ -166,9 +166,10 @@ export class WalletStack extends Stack {
     // the routes that mint them may sign.
     const routeProfile = (route: AnyRoute): AccessProfile => {
       const tokens = [this.signingKeys.verify, ...(routeSignsTokens(route) ? [this.signingKeys.sign] : [])];
+      const queues = (route.sendsTo ?? []).map(sendTo);
       return routeCallsLedger(route)
-        ? { tables: route.tables, capabilities: [...tokens, ledgerClient], network }
-        : { tables: route.tables, capabilities: tokens };
+        ? { tables: route.tables, capabilities: [...tokens, ...queues, ledgerClient], network }
+        : { tables: route.tables, capabilities: [...tokens, ...queues] };
     };
     // IdP tokens: in-VPC functions cannot reach the IdP, so they read its keys through a relay on
     // the (private) console API, the way ledger functions read Cognito's through the ledger API.

@@ -64,6 +64,8 @@ export const workers: readonly WorkerDefinition[] = [
     trigger: { kind: 'schedule', rateMinutes: 1 },
     tables: { wallet: 'RW' },
     callsLedger: true,
+    // Resuming a top-up's creation queues the sandbox processor's confirmation.
+    sendsTo: ['sandboxProcessor'],
   },
   {
     name: 'sandboxProcessor',

@@ -75,6 +75,8 @@ export interface RouteDefinition<
   tables: TableAccess;
   /** Capabilities beyond the tables (wallet, auth and console routes only); none by default. */
   capabilities?: readonly RouteCapability[];
+  /** Queues the function sends to (QUEUE_URL_* env and a send grant), as on workers. */
+  sendsTo?: readonly string[];
   /** Lambda settings for a route that needs more than the defaults. */
   function?: { timeoutSeconds?: number; memoryMb?: number };
 }

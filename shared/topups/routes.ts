@@ -63,6 +63,8 @@ export const topupRoutes = {
     idempotency: idempotencyRequired(),
     tables: writes,
     capabilities: ['callsLedger'],
+    // The sandbox processor's confirmation is queued (shared/topups/sandbox.ts).
+    sendsTo: ['sandboxProcessor'],
   }),
   listTopups: defineRoute({
     ...wallet,

@@ -75,5 +75,8 @@ describe('the route manifest', () => {
       if (worker.trigger.kind === 'queue') expect(names.has(worker.trigger.queue), worker.name).toBe(true);
       for (const target of worker.sendsTo ?? []) expect(names.has(target), `${worker.name} -> ${target}`).toBe(true);
     }
+    for (const route of routes) {
+      for (const target of route.sendsTo ?? []) expect(names.has(target), `${route.operationId} -> ${target}`).toBe(true);
+    }
   });
 });
