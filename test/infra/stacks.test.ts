@@ -4,6 +4,7 @@ import { gatewayProblems } from '../../lib/gateway-responses';
 import { errorCatalogue } from '../../shared/errors';
 import { gatewayOf } from '../../shared/http/gateways';
 import { routes } from '../../shared/routes';
+import { queues, workers } from '../../shared/workers';
 import { ledgerTable, walletTable } from '../../shared/tables';
 import { unacknowledgedFindings } from './nag';
 import {
@@ -365,5 +366,25 @@ describe('cdk-nag', () => {
     const findings = unacknowledgedFindings(synth.app);
     expect(findings.errors).toEqual([]);
     expect(findings.warnings).toEqual([]);
+  });
+});
+
+describe('events and queues of the real manifest', () => {
+  it('has the event bus, the relay on the wallet stream, and a dead-letter queue with an alarm for every queue', () => {
+    const wallet = synth.stacks.wallet.parent;
+    expect(resourcesOfType(wallet, 'AWS::Events::EventBus')).toHaveLength(1);
+    const streamMappings = allTemplates(synth.stacks.wallet)
+      .flatMap((t) => resourcesOfType(t, 'AWS::Lambda::EventSourceMapping'))
+      .filter(([, m]) => JSON.stringify(m.Properties?.EventSourceArn).includes('StreamArn'));
+    expect(streamMappings.length).toBeGreaterThanOrEqual(1);
+    const queuesWithDlq = resourcesOfType(wallet, 'AWS::SQS::Queue').filter(([, q]) => q.Properties?.RedrivePolicy);
+    expect(queuesWithDlq.length).toBe(queues.length);
+    for (const [, queue] of queuesWithDlq) {
+      const dlqId = (queue.Properties?.RedrivePolicy as { deadLetterTargetArn: { 'Fn::GetAtt': string[] } }).deadLetterTargetArn['Fn::GetAtt'][0]!;
+      const alarms = resourcesOfType(wallet, 'AWS::CloudWatch::Alarm').filter(([, a]) => JSON.stringify(a.Properties?.Dimensions).includes(dlqId));
+      expect(alarms, dlqId).toHaveLength(1);
+    }
+    const schedules = [synth.stacks.wallet.parent, synth.stacks.ledger.parent].flatMap((t) => resourcesOfType(t, 'AWS::Events::Rule')).filter(([, r]) => r.Properties?.ScheduleExpression);
+    expect(schedules.length).toBe(workers.filter((w) => w.trigger.kind === 'schedule').length);
   });
 });
