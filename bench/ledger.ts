@@ -18,45 +18,12 @@ import { queues, workers } from '../shared/workers';
 import { clientCredentialsToken } from '../test/support/consumers';
 import { createConsumerStore } from '../shared/ledger/consumers';
 import { systemClock } from '../shared/clock';
+import { measure, type Figures } from './measure';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const WARMUP_SECONDS = 1;
+const timing = { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS };
 
-interface Figures {
-  case: string;
-  concurrency: number;
-  operations: number;
-  errors: number;
-  /** Successful operations during the warm-up, which the figures leave out. */
-  warmup_accepted: number;
-  per_second: number;
-  p50_ms: number;
-  p99_ms: number;
-}
-
-async function measure(name: string, concurrency: number, operation: (worker: number) => Promise<boolean>): Promise<Figures> {
-  const warmupEnd = Date.now() + WARMUP_SECONDS * 1000;
-  let warmupAccepted = 0;
-  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-    while (Date.now() < warmupEnd) if (await operation(w)) warmupAccepted += 1;
-  }));
-  const latencies: number[] = [];
-  let errors = 0;
-  const start = performance.now();
-  const end = Date.now() + SECONDS * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-    while (Date.now() < end) {
-      const t0 = performance.now();
-      const ok = await operation(w);
-      latencies.push(performance.now() - t0);
-      if (!ok) errors += 1;
-    }
-  }));
-  const elapsed = (performance.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(1));
-  return { case: name, concurrency, operations: latencies.length, errors, warmup_accepted: warmupAccepted, per_second: Number((latencies.length / elapsed).toFixed(1)), p50_ms: at(0.5), p99_ms: at(0.99) };
-}
 
 const platform = await startPlatform({ ports: { public: 0, ledger: 0, console: 0 }, issuerPort: 0, routes, workers, queues, tablePrefix: `bench${Date.now()}`, env: { LOG_LEVEL: 'SILENT', VALIDATE_RESPONSES: 'false' } });
 const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
@@ -122,8 +89,8 @@ try {
 
   const results: { ledger: Figures; raw: Figures; ratio: number }[] = [];
   const run = async (name: string, concurrency: number, pair: (w: number) => [string, string], rawPair: (w: number) => [string, string]) => {
-    const ledger = await measure(name, concurrency, (w) => post(...pair(w))());
-    const rawFigures = await measure(`${name} (raw TransactWriteItems)`, concurrency, (w) => rawPost(...rawPair(w))());
+    const ledger = await measure(name, concurrency, (w) => post(...pair(w))(), timing);
+    const rawFigures = await measure(`${name} (raw TransactWriteItems)`, concurrency, (w) => rawPost(...rawPair(w))(), timing);
     const ratio = Number((ledger.per_second / rawFigures.per_second).toFixed(2));
     results.push({ ledger, raw: rawFigures, ratio });
     console.log(

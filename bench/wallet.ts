@@ -8,6 +8,7 @@
  * (the in-process wallet and ledger document clients are wrapped). Prints transfers/s, p50 and
  * p99; writes JSON to bench/results/.
  */
+import { measure, type Figures } from './measure';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -28,41 +29,10 @@ import { apiKeyFor, staffToken } from '../test/support/credentials';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = 1;
+const timing = { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS };
 const WRITERS = 32;
 const CAPACITY_SAMPLE = 20;
 
-interface Figures {
-  case: string;
-  concurrency: number;
-  operations: number;
-  errors: number;
-  per_second: number;
-  p50_ms: number;
-  p99_ms: number;
-}
-
-async function measure(name: string, concurrency: number, operation: (worker: number) => Promise<boolean>): Promise<Figures> {
-  const warmupEnd = Date.now() + WARMUP_SECONDS * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-    while (Date.now() < warmupEnd) await operation(w);
-  }));
-  const latencies: number[] = [];
-  let errors = 0;
-  const start = performance.now();
-  const end = Date.now() + SECONDS * 1000;
-  await Promise.all(Array.from({ length: concurrency }, async (_, w) => {
-    while (Date.now() < end) {
-      const t0 = performance.now();
-      const ok = await operation(w);
-      latencies.push(performance.now() - t0);
-      if (!ok) errors += 1;
-    }
-  }));
-  const elapsed = (performance.now() - start) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(1));
-  return { case: name, concurrency, operations: latencies.length, errors, per_second: Number(((latencies.length - errors) / elapsed).toFixed(1)), p50_ms: at(0.5), p99_ms: at(0.99) };
-}
 
 /** Approximate DynamoDB item size (names plus values, its sizing rules), in bytes. */
 function sizeOf(value: unknown): number {
@@ -277,9 +247,9 @@ try {
   const results: { concurrency: number; ledger: Figures; wallet_no_fee: Figures; wallet_fee: Figures; ratio_no_fee: number; ratio_fee: number }[] = [];
   console.log(`wallet benchmark: ${SECONDS}s per case after ${WARMUP_SECONDS}s warm-up, ${cpus().length} cores, Node ${process.version}`);
   for (const concurrency of [1, 8, 32]) {
-    const ledgerFigures = await measure('ledger 2-leg posting', concurrency, ledgerPosting(noFee));
-    const walletNoFee = await measure('wallet transfer, no fee (2 legs)', concurrency, transfer(noFee));
-    const walletFee = await measure('wallet transfer, p2p fee (3 legs)', concurrency, transfer(withFee));
+    const ledgerFigures = await measure('ledger 2-leg posting', concurrency, ledgerPosting(noFee), timing);
+    const walletNoFee = await measure('wallet transfer, no fee (2 legs)', concurrency, transfer(noFee), timing);
+    const walletFee = await measure('wallet transfer, p2p fee (3 legs)', concurrency, transfer(withFee), timing);
     const ratio = (f: Figures) => Number((f.per_second / ledgerFigures.per_second).toFixed(2));
     results.push({ concurrency, ledger: ledgerFigures, wallet_no_fee: walletNoFee, wallet_fee: walletFee, ratio_no_fee: ratio(walletNoFee), ratio_fee: ratio(walletFee) });
     for (const f of [ledgerFigures, walletNoFee, walletFee]) {

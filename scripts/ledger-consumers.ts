@@ -1,11 +1,10 @@
 import { parseArgs } from 'node:util';
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
 import { systemClock } from '../shared/clock';
 import { uuidv7 } from '../shared/ids';
 import { createConsumerStore, type Consumer, type ConsumerStore } from '../shared/ledger/consumers';
-import { readPlatformState } from './platform-state';
+import { resolveTableTarget } from './platform-state';
 
 /**
  * The operator's command for ledger consumers (spec part 1: created only by someone with database
@@ -71,7 +70,7 @@ async function main(argv: string[]): Promise<unknown> {
       throw new UsageError(`unknown command ${command}`);
   }
 
-  const target = resolveTarget();
+  const target = resolveTableTarget('LEDGER_TABLE', 'ledger');
   process.stderr.write(`ledger table ${target.tableName} (${target.where})\n`);
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(target.clientConfig), {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
@@ -83,23 +82,6 @@ async function main(argv: string[]): Promise<unknown> {
   }
 }
 
-function resolveTarget(): { tableName: string; where: string; clientConfig: DynamoDBClientConfig } {
-  const tableName = process.env.LEDGER_TABLE;
-  if (tableName) {
-    const endpoint = process.env.DYNAMODB_ENDPOINT;
-    return {
-      tableName,
-      where: endpoint ?? `AWS ${process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'default region'}`,
-      clientConfig: { maxAttempts: 3, ...(endpoint ? { endpoint } : {}) },
-    };
-  }
-  const state = readPlatformState();
-  return {
-    tableName: state.tables.ledger,
-    where: `DynamoDB Local at ${state.dynamodbEndpoint}`,
-    clientConfig: { endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 2 },
-  };
-}
 
 /** The stored field names, as the ledger reads them. */
 function toJson(consumer: Consumer) {

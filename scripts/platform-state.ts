@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
 
 /**
  * Where the running embedded platform (`npm start`) is: local/main.ts writes
@@ -66,4 +68,27 @@ function isAlive(pid: number): boolean {
     // EPERM: it exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * Which table an operator script writes to: the one named by `envVar` (AWS, with the standard
+ * credentials and region; DYNAMODB_ENDPOINT for another endpoint), else the running embedded
+ * platform's.
+ */
+export function resolveTableTarget(envVar: 'LEDGER_TABLE' | 'WALLET_TABLE', table: 'ledger' | 'wallet'): { tableName: string; where: string; clientConfig: DynamoDBClientConfig } {
+  const tableName = process.env[envVar];
+  if (tableName) {
+    const endpoint = process.env.DYNAMODB_ENDPOINT;
+    return {
+      tableName,
+      where: endpoint ?? `AWS ${process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'default region'}`,
+      clientConfig: { maxAttempts: 3, ...(endpoint ? { endpoint } : {}) },
+    };
+  }
+  const state = readPlatformState();
+  return {
+    tableName: state.tables[table],
+    where: `DynamoDB Local at ${state.dynamodbEndpoint}`,
+    clientConfig: { endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 2 },
+  };
 }

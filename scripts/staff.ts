@@ -1,12 +1,11 @@
 import { parseArgs } from 'node:util';
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
 import { createStaff, isStaffRole, listStaff, STAFF_ROLES } from '../shared/auth/staff';
 import { systemClock } from '../shared/clock';
 import { AppError } from '../shared/errors';
 import { uuidv7 } from '../shared/ids';
-import { readPlatformState } from './platform-state';
+import { resolveTableTarget } from './platform-state';
 
 /**
  * The operator's command for staff accounts: created only by someone with database access, never
@@ -64,7 +63,7 @@ async function main(argv: string[]): Promise<unknown> {
       throw new UsageError(`unknown command ${command}`);
   }
 
-  const target = resolveTarget();
+  const target = resolveTableTarget('WALLET_TABLE', 'wallet');
   process.stderr.write(`wallet table ${target.tableName} (${target.where})\n`);
   const client = DynamoDBDocumentClient.from(new DynamoDBClient(target.clientConfig), {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
@@ -76,23 +75,6 @@ async function main(argv: string[]): Promise<unknown> {
   }
 }
 
-function resolveTarget(): { tableName: string; where: string; clientConfig: DynamoDBClientConfig } {
-  const tableName = process.env.WALLET_TABLE;
-  if (tableName) {
-    const endpoint = process.env.DYNAMODB_ENDPOINT;
-    return {
-      tableName,
-      where: endpoint ?? `AWS ${process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'default region'}`,
-      clientConfig: { maxAttempts: 3, ...(endpoint ? { endpoint } : {}) },
-    };
-  }
-  const state = readPlatformState();
-  return {
-    tableName: state.tables.wallet,
-    where: `DynamoDB Local at ${state.dynamodbEndpoint}`,
-    clientConfig: { endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 2 },
-  };
-}
 
 try {
   const result = await main(process.argv.slice(2));

@@ -1,11 +1,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { systemClock, type Clock } from '../clock';
 import { AppError } from '../errors';
 import { isUuid } from '../ids';
 import type { WalletRuntime } from '../wallet/runtime';
 import { walletKeys } from '../wallet/keys';
-import { ACCEPTED_ALGORITHMS } from './oidc';
+import { ACCEPTED_ALGORITHMS, keySetFor } from './oidc';
 import type { Principal } from './principal';
 import { EXTERNAL_ID_PATTERN } from '../tenancy/schemas';
 import { IDP_USER_SCOPES } from './scopes';
@@ -34,18 +34,6 @@ export interface IdpVerifierOptions {
 
 const CACHE_TTL_MS = 60_000;
 const CACHE_MAX_ENTRIES = 10_000;
-
-/** One remote key set per URL per process: jose caches keys and refetches on an unknown kid at most every 30 s. */
-const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
-
-function keySetFor(url: string): ReturnType<typeof createRemoteJWKSet> {
-  let keySet = keySets.get(url);
-  if (!keySet) {
-    keySet = createRemoteJWKSet(new URL(url));
-    keySets.set(url, keySet);
-  }
-  return keySet;
-}
 
 export const idpExternalId = (sub: string): string => `idp:${sub}`;
 

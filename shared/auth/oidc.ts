@@ -61,7 +61,7 @@ const BEARER = /^bearer +(\S+) *$/i;
  */
 const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
 
-function keySetFor(url: string): ReturnType<typeof createRemoteJWKSet> {
+export function keySetFor(url: string): ReturnType<typeof createRemoteJWKSet> {
   let keySet = keySets.get(url);
   if (!keySet) {
     keySet = createRemoteJWKSet(new URL(url));
