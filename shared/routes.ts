@@ -2,6 +2,7 @@ import type { AnyRoute } from './http/route';
 import { authRoutes } from './auth/routes';
 import { consoleRoutes } from './console/routes';
 import { ledgerRoutes } from './ledger/routes';
+import { paymentRoutes } from './payments/routes';
 import { platformRoutes } from './platform/routes';
 import { tenancyRoutes } from './tenancy/routes';
 import { topupRoutes } from './topups/routes';
@@ -23,4 +24,5 @@ export const routes: readonly AnyRoute[] = [
   ...Object.values(topupRoutes),
   ...Object.values(transferRoutes),
   ...Object.values(webhookRoutes),
+  ...Object.values(paymentRoutes),
 ];

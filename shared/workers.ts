@@ -96,6 +96,14 @@ export const workers: readonly WorkerDefinition[] = [
     // A batch's attempts run in parallel, each bounded by the 10 s delivery timeout.
     timeoutSeconds: 30,
   },
+  {
+    name: 'paymentsExpireHolds',
+    handler: 'payments/expire-holds',
+    description: 'Voids payment authorizations whose hold has passed (status expired, payment.expired once)',
+    trigger: { kind: 'schedule', rateMinutes: 1 },
+    tables: { wallet: 'RW' },
+    callsLedger: true,
+  },
 ];
 
 /** The env var a function reads a queue's URL from. */

@@ -5,6 +5,7 @@ import { walletRuntime } from '../../shared/wallet/runtime';
 // Operations register themselves when their module loads: the sweeper resumes only what it imports.
 import '../../shared/topups/service';
 import '../../shared/transfers/transfers';
+import '../../shared/payments/payments';
 
 /** Scheduled: finishes money operations a crash left between the ledger and the wallet. */
 export const handler = async (_event: ScheduledEvent): Promise<{ finished: number }> => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { payment, refund } from '../payments/schemas';
 import { feePlan } from '../tenancy/schemas';
 import { topup } from '../topups/schemas';
 import { creditLimitResult, transfer } from '../transfers/schemas';
@@ -34,6 +35,11 @@ export const eventPayloads = {
   'topup.amount_mismatch': z.object({ topup }).meta({ id: 'TopupAmountMismatchEventData' }),
   'transfer.completed': z.object({ transfer }).meta({ id: 'TransferCompletedEventData' }),
   'credit_limit.changed': z.object({ credit_limit: creditLimitResult }).meta({ id: 'CreditLimitChangedEventData' }),
+  'payment.authorized': z.object({ payment }).meta({ id: 'PaymentAuthorizedEventData' }),
+  'payment.captured': z.object({ payment }).meta({ id: 'PaymentCapturedEventData' }),
+  'payment.voided': z.object({ payment }).meta({ id: 'PaymentVoidedEventData' }),
+  'payment.expired': z.object({ payment }).meta({ id: 'PaymentExpiredEventData' }),
+  'refund.completed': z.object({ refund }).meta({ id: 'RefundCompletedEventData' }),
 } as const satisfies Partial<Record<(typeof EVENT_TYPES)[number], z.ZodType>>;
 
 export type EmittedEventType = keyof typeof eventPayloads;

@@ -359,9 +359,8 @@ const transitionRefused = (item: Record<string, unknown>, action: string) =>
   new AppError('invalid_transition', `A ${toPayment(item).status} payment cannot be ${action}.`);
 
 /** The ledger resolves a pending once: `conflict` there means a capture, void or expiry won. */
-function resolutionRefused(error: unknown, item: Record<string, unknown>, action: string): unknown {
+function resolutionRefused(error: unknown, action: string): unknown {
   if (error instanceof LedgerRefusal && error.code === 'conflict') return new AppError('invalid_transition', `The authorization was already resolved; the payment cannot be ${action}.`);
-  void item;
   return error;
 }
 
@@ -391,7 +390,7 @@ export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runti
           ledgerKey,
         );
       } catch (error) {
-        throw resolutionRefused(error, item, 'captured');
+        throw resolutionRefused(error, 'captured');
       }
     },
     commit: async (posted) => {
@@ -429,7 +428,7 @@ export const PAYMENT_VOID = defineOperation('payment.void', async ({ runtime, te
       try {
         return await runtime.ledger().voidPending(String(item.ledger_id), String(item.pending_id), ledgerKey);
       } catch (error) {
-        throw resolutionRefused(error, item, 'voided');
+        throw resolutionRefused(error, 'voided');
       }
     },
     commit: async () => {
@@ -506,10 +505,9 @@ export async function expireHolds(runtime: WalletRuntime): Promise<number> {
       if (!item || item.status !== 'authorized') continue;
       try {
         await runtime.ledger().voidPending(String(item.ledger_id), String(item.pending_id), `wallet:${String(item.tenant_id)}:${String(item.id)}:expire`);
-      } catch (error) {
-        // Already resolved: a capture or void in flight owns it (its saga commits). Transient: next run.
-        if (!(error instanceof LedgerRefusal)) continue;
-        if (error.code !== 'conflict') continue;
+      } catch {
+        // Already resolved (ledger `conflict`): a capture or void in flight owns it and its saga
+        // commits. Anything else is transient: the next run tries again.
         continue;
       }
       const at = runtime.clock.now().toISOString();
@@ -569,6 +567,8 @@ interface RefundQuote {
   settlement_account_id: string;
   captured_amount: number;
   amount: number;
+  /** Set when the refund was refused before any claim: the key remembers the refusal. */
+  refusal?: { code: 'invalid_transition' | 'invalid_request'; detail: string };
 }
 
 const refundTooLarge = (remaining: number) =>
@@ -613,6 +613,7 @@ export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, 
   const leg = legOf(quote.currency);
   return {
     post: async (ledgerKey) => {
+      if (quote.refusal) throw new AppError(quote.refusal.code, quote.refusal.detail);
       await claim();
       try {
         return await runtime.ledger().post(
@@ -691,22 +692,10 @@ export async function createRefund(runtime: WalletRuntime, principal: Principal,
     captured_amount: captured,
     amount,
   };
-  // Checked inside the saga too (a replay answers the first answer): here only what needs no claim.
   const refusal = item.status !== 'captured' || remaining <= 0 ? transitionRefused(item, 'refunded') : amount > remaining ? refundTooLarge(remaining) : undefined;
-  if (refusal) {
-    return runOperation(runtime, { operation: REFUND_REFUSED, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned: { code: refusal.code, detail: refusal.message } });
-  }
+  if (refusal) quote.refusal = { code: refusal.code as 'invalid_transition' | 'invalid_request', detail: refusal.message };
   return runOperation(runtime, { operation: REFUND_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned: quote });
 }
-
-/** A refund refused before any claim: remembered under the key like any answer. */
-const REFUND_REFUSED = defineOperation('refund.create', async ({ pinned }) => {
-  const refusal = pinned as { code: 'invalid_transition' | 'invalid_request'; detail: string };
-  return {
-    post: () => Promise.reject(new AppError(refusal.code, refusal.detail)),
-    commit: () => Promise.reject(new Error('unreachable')),
-  };
-});
 
 export async function listRefunds(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number; user_id?: string; payment_id?: string }, options: { selfOnly?: string } = {}): Promise<Page<Refund>> {
   const userId = query.user_id ?? options.selfOnly;

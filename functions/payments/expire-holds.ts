@@ -1,0 +1,11 @@
+import type { ScheduledEvent } from 'aws-lambda';
+import { logger } from '../../shared/log';
+import { expireHolds } from '../../shared/payments/payments';
+import { walletRuntime } from '../../shared/wallet/runtime';
+
+/** Scheduled: voids authorizations whose hold has passed (`expired`, payment.expired once). */
+export const handler = async (_event: ScheduledEvent): Promise<{ expired: number }> => {
+  const expired = await expireHolds(walletRuntime());
+  if (expired > 0) logger.info('expired payment holds', { expired });
+  return { expired };
+};
