@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { systemClock } from '../shared/clock';
+import { installPlatformClock, systemClock } from '../shared/clock';
 import { uuidv7 } from '../shared/ids';
 import { createConsumerStore } from '../shared/ledger/consumers';
 import type { Clock } from '../shared/clock';
@@ -150,6 +150,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       ...options.env,
     });
 
+    if (options.clock) {
+      installPlatformClock(options.clock);
+      stack.push(async () => installPlatformClock(undefined));
+    }
     const load = (entry: string) => (options.handlerFor ?? loadHandler)(entry);
     const queues = new LocalQueues(options.queues, options.clock);
     installQueueTransport(queues);

@@ -8,6 +8,19 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+let installed: Clock | undefined;
+
+/**
+ * The embedded platform installs its clock here, so a test moves time for every handler and worker
+ * of the platform at once (hold expiry, key expiry, backoff). Nothing installs one in AWS.
+ */
+export function installPlatformClock(clock: Clock | undefined): void {
+  installed = clock;
+}
+
+/** The clock the Lambda runtimes use: the installed one, else the system's. */
+export const platformClock: Clock = { now: () => (installed ?? systemClock).now() };
+
 /** A clock tests can set and advance. */
 export class ManualClock implements Clock {
   private current: number;

@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../aws/dynamodb';
 import { createConsumerAuthenticator } from '../auth/oidc';
-import { systemClock } from '../clock';
+import { platformClock } from '../clock';
 import { config, tableName } from '../config';
 import { AppError, PROBLEM_CONTENT_TYPE } from '../errors';
 import { createHttpHandler, type Authenticator, type HttpResult, type RequestOf } from '../http/handler';
@@ -33,12 +33,12 @@ export function ledgerRuntime(): LedgerRuntime {
     service: new LedgerService({
       client,
       table,
-      clock: systemClock,
+      clock: platformClock,
       ids: uuidv7,
       idempotencyRetentionSeconds: config.LEDGER_IDEMPOTENCY_RETENTION_SECONDS,
       feedSettleMs: config.LEDGER_FEED_SETTLE_MS,
     }),
-    consumers: createConsumerStore(client, table, systemClock, uuidv7),
+    consumers: createConsumerStore(client, table, platformClock, uuidv7),
   };
   return runtime;
 }
@@ -62,6 +62,7 @@ export function ledgerHandler<R extends AnyRoute>(route: R, serve: (call: Ledger
       audience: config.OIDC_AUDIENCE,
       jwksUrl: config.OIDC_JWKS_URL,
       findConsumerBySub: (sub) => ledgerRuntime().consumers.findConsumerBySub(sub),
+      clock: platformClock,
     });
     return verifier(request);
   };

@@ -5,7 +5,7 @@ import { readJsonSecret } from '../aws/secrets';
 import { createWalletAuthenticator } from '../auth/credentials';
 import type { Principal } from '../auth/principal';
 import { loadTokenSigner, type TokenSigner } from '../auth/tokens';
-import { systemClock, type Clock } from '../clock';
+import { platformClock, systemClock, type Clock } from '../clock';
 import { config, tableName } from '../config';
 import { AppError } from '../errors';
 import { createHttpHandler, type Authenticator, type HttpResult, type RequestOf } from '../http/handler';
@@ -40,7 +40,7 @@ export function walletRuntime(): WalletRuntime {
   runtime = {
     client,
     table: tableName('WALLET_TABLE'),
-    clock: systemClock,
+    clock: platformClock,
     ids: uuidv7,
     signer: retryingOnce(() => loadTokenSigner()),
     ledger: () => (ledger ??= new DeferredLedger(ledgerClientLoader())),
