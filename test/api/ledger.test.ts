@@ -1,4 +1,9 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { systemClock } from '../../shared/clock';
+import { createConsumerStore } from '../../shared/ledger/consumers';
 import type { Platform } from '../../local/platform';
 import { errorCatalogue } from '../../shared/errors';
 import { uuidv7 } from '../../shared/ids';
@@ -9,12 +14,15 @@ let platform: Platform;
 let base: string;
 let token: string;
 let otherToken: string;
+let consumerName: string;
 let ledgerId: string;
 
 beforeAll(async () => {
   platform = await startTestPlatform({ env: { LEDGER_FEED_SETTLE_MS: '0' } });
   base = platform.urls.ledger;
-  token = (await ledgerConsumer(platform)).token;
+  const consumer = await ledgerConsumer(platform);
+  token = consumer.token;
+  consumerName = consumer.name;
   otherToken = (await ledgerConsumer(platform)).token;
   ledgerId = (await api('POST', '/v1/ledgers', { body: { name: 'main', commodity: 'USD' } })).body.id;
 });
@@ -169,5 +177,19 @@ describe('postings over HTTP', () => {
     const page2 = await api('GET', `${L()}/transactions?limit=3&cursor=${list.body.next_cursor}`);
     expect(page2.body.data[0].id < list.body.data[2].id).toBe(true);
     expectCode(await api('GET', `${L()}/transactions?cursor=garbage`), 'invalid');
+  });
+
+  it("answers event_feed_blocked once an operator blocks the consumer's feed, and serves it again when unblocked", async () => {
+    const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const store = createConsumerStore(DynamoDBDocumentClient.from(raw), platform.tables.ledger.name, systemClock, uuidv7);
+    try {
+      await store.setFeedBlocked(consumerName, true);
+      expectCode(await api('GET', `${L()}/events`), 'event_feed_blocked');
+      expect((await api('GET', `${L()}/transactions?limit=1`)).status).toBe(200);
+      await store.setFeedBlocked(consumerName, false);
+      expect((await api('GET', `${L()}/events`)).status).toBe(200);
+    } finally {
+      raw.destroy();
+    }
   });
 });
