@@ -10,6 +10,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    env: { LOG_LEVEL: 'SILENT' },
+    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'SILENT' },
   },
 });

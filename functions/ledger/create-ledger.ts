@@ -1,5 +1,6 @@
 import { ledgerRoutes } from '../../shared/ledger/routes';
-import { ledgerHandler, outcomeResult } from '../../shared/ledger/runtime';
+import { outcomeResult } from '../../shared/http/outcome';
+import { ledgerHandler } from '../../shared/ledger/runtime';
 
 export const handler = ledgerHandler(ledgerRoutes.createLedger, async ({ request, service, consumerId, idempotency }) =>
   outcomeResult(await service.createLedger(consumerId, request.body, idempotency(`CONSUMER#${consumerId}`))),

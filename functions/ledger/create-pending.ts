@@ -1,5 +1,6 @@
 import { ledgerRoutes } from '../../shared/ledger/routes';
-import { ledgerHandler, outcomeResult } from '../../shared/ledger/runtime';
+import { outcomeResult } from '../../shared/http/outcome';
+import { ledgerHandler } from '../../shared/ledger/runtime';
 
 export const handler = ledgerHandler(ledgerRoutes.createPending, async ({ request, service, consumerId, idempotency }) =>
   outcomeResult(await service.reserve(consumerId, request.params.ledgerId, request.body, idempotency(request.params.ledgerId)!)),

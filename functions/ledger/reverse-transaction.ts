@@ -1,5 +1,6 @@
 import { ledgerRoutes } from '../../shared/ledger/routes';
-import { ledgerHandler, outcomeResult } from '../../shared/ledger/runtime';
+import { outcomeResult } from '../../shared/http/outcome';
+import { ledgerHandler } from '../../shared/ledger/runtime';
 
 export const handler = ledgerHandler(ledgerRoutes.reverseTransaction, async ({ request, service, consumerId, idempotency }) =>
   outcomeResult(await service.reverse(consumerId, request.params.ledgerId, request.params.txnId, request.body, idempotency(request.params.ledgerId)!)),

@@ -1,6 +1,6 @@
 import { resolvePayment } from '../../shared/payments/payments';
 import { paymentRoutes } from '../../shared/payments/routes';
-import { outcomeResult } from '../../shared/wallet/operations';
+import { outcomeResult } from '../../shared/http/outcome';
 import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
 
 export const handler = walletHandler(paymentRoutes.capturePayment, async ({ request, principal, runtime }) =>

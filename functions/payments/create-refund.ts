@@ -1,6 +1,6 @@
 import { createRefund } from '../../shared/payments/payments';
 import { paymentRoutes } from '../../shared/payments/routes';
-import { outcomeResult } from '../../shared/wallet/operations';
+import { outcomeResult } from '../../shared/http/outcome';
 import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
 
 export const handler = walletHandler(paymentRoutes.createRefund, async ({ request, principal, runtime }) =>

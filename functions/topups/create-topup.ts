@@ -1,7 +1,7 @@
 import { apiKeyEnvOf } from '../../shared/topups/http';
 import { topupRoutes } from '../../shared/topups/routes';
 import { startTopup } from '../../shared/topups/service';
-import { outcomeResult } from '../../shared/wallet/operations';
+import { outcomeResult } from '../../shared/http/outcome';
 import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
 
 export const handler = walletHandler(topupRoutes.createTopup, async ({ request, principal, runtime }) =>

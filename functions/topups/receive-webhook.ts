@@ -1,6 +1,6 @@
 import { topupRoutes } from '../../shared/topups/routes';
 import { receiveProcessorWebhook } from '../../shared/topups/service';
-import { outcomeResult } from '../../shared/wallet/operations';
+import { outcomeResult } from '../../shared/http/outcome';
 import { walletHandler } from '../../shared/wallet/runtime';
 
 /** Public: the processor's signature over the raw body is the credential (checked by the service). */

@@ -1,6 +1,6 @@
 import { topupRoutes } from '../../shared/topups/routes';
 import { resolveTopup } from '../../shared/topups/service';
-import { outcomeResult } from '../../shared/wallet/operations';
+import { outcomeResult } from '../../shared/http/outcome';
 import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
 
 export const handler = walletHandler(topupRoutes.resolveTopup, async ({ request, principal, runtime }) =>

@@ -1,6 +1,6 @@
 import { transferRoutes } from '../../shared/transfers/routes';
 import { createTransfer } from '../../shared/transfers/transfers';
-import { outcomeResult } from '../../shared/wallet/operations';
+import { outcomeResult } from '../../shared/http/outcome';
 import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
 
 export const handler = walletHandler(transferRoutes.createTransfer, async ({ request, principal, runtime }) =>

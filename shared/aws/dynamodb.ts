@@ -21,3 +21,4 @@ export function createDocumentClient(options: { endpoint?: string; region?: stri
 
 /** One item of a TransactWriteItems, in document-client form. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { AppError, problemBody } from '../errors';
 import { canonicalJson } from '../http/json';
+import type { Outcome } from '../http/outcome';
 import { ledgerKeys } from './keys';
 import type { TransactItem } from '../aws/dynamodb';
 
@@ -12,13 +13,6 @@ import type { TransactItem } from '../aws/dynamodb';
  * dependent refusals (insufficient funds, a frozen account...) are remembered too, as Stripe does,
  * so a retry cannot post what the first attempt refused; malformed requests are not (nothing began).
  */
-
-export interface Outcome {
-  status: number;
-  /** The exact response bytes; a replay returns these unchanged. */
-  body: string;
-  replayed: boolean;
-}
 
 export interface IdempotencyContext {
   /** `<ledgerId>` or `CONSUMER#<id>` for ledger creation. */

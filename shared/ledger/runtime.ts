@@ -3,12 +3,12 @@ import { createDocumentClient } from '../aws/dynamodb';
 import { createConsumerAuthenticator } from '../auth/oidc';
 import { platformClock } from '../clock';
 import { config, tableName } from '../config';
-import { AppError, PROBLEM_CONTENT_TYPE } from '../errors';
+import { AppError } from '../errors';
 import { createHttpHandler, type Authenticator, type HttpResult, type RequestOf } from '../http/handler';
 import type { AnyRoute } from '../http/route';
 import { uuidv7 } from '../ids';
 import { createConsumerStore } from './consumers';
-import { fingerprintOf, type IdempotencyContext, type Outcome } from './idempotency';
+import { fingerprintOf, type IdempotencyContext } from './idempotency';
 import { LedgerService } from './service';
 
 /**
@@ -95,13 +95,3 @@ function requiredIssuer(): string {
   return config.OIDC_ISSUER;
 }
 
-/** An idempotent write's answer: the exact stored bytes, marked when replayed. */
-export const outcomeResult = (outcome: Outcome): HttpResult => ({
-  status: outcome.status,
-  rawBody: outcome.body,
-  headers: {
-    // A remembered refusal is a problem body like any other error.
-    ...(outcome.status >= 400 ? { 'content-type': PROBLEM_CONTENT_TYPE } : {}),
-    ...(outcome.replayed ? { 'idempotent-replayed': 'true' } : {}),
-  },
-});

@@ -4,7 +4,8 @@ import { AppError, type ErrorCode } from '../errors';
 import type { IdGenerator } from '../ids';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { consumerKeys } from './consumers';
-import { IdempotencyStore, type IdempotencyContext, type Outcome } from './idempotency';
+import type { Outcome } from '../http/outcome';
+import { IdempotencyStore, type IdempotencyContext } from './idempotency';
 import { ACCOUNT_INDEX_SHARDS, PENDING_INDEX_SHARDS, ledgerKeys } from './keys';
 import type {
   Account,
@@ -17,6 +18,7 @@ import type {
   PostingCreate,
   Transaction,
 } from './schemas';
+import { dueKeys } from '../aws/due-keys';
 import type { TransactItem } from '../aws/dynamodb';
 import { ConditionsFailed, transactWrite } from './transact';
 
@@ -437,32 +439,23 @@ export class LedgerService {
   async expirePendings(): Promise<number> {
     const now = this.deps.clock.now();
     let expired = 0;
-    for (let shard = 0; shard < PENDING_INDEX_SHARDS; shard += 1) {
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await this.deps.client.send(
-          new QueryCommand({
-            TableName: this.deps.table,
-            IndexName: 'gsi2',
-            KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk <= :now',
-            ExpressionAttributeValues: { ':pk': ledgerKeys.openPendingShard(shard), ':now': `${now.toISOString()}#~` },
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const key of page.Items ?? []) {
-          const pending = await this.getItem({ pk: String(key.pk), sk: String(key.sk) });
-          if (!pending || pending.status !== 'pending') continue;
-          const ledger = await this.ledgerOfAnyConsumer(String(pending.ledger_id));
-          try {
-            await this.voidPending(ledger.consumer_id, ledger.id, String(pending.id), undefined, 'expired');
-            expired += 1;
-          } catch (error) {
-            // Posted or voided between the query and now: nothing left to expire.
-            if (!(error instanceof AppError && error.code === 'conflict')) throw error;
-          }
-        }
-        start = page.LastEvaluatedKey;
-      } while (start);
+    const due = dueKeys(this.deps.client, this.deps.table, {
+      index: 'gsi2',
+      shards: PENDING_INDEX_SHARDS,
+      partitionOf: ledgerKeys.openPendingShard,
+      before: `${now.toISOString()}#~`,
+    });
+    for await (const key of due) {
+      const pending = await this.getItem({ pk: key.pk, sk: key.sk });
+      if (!pending || pending.status !== 'pending') continue;
+      const ledger = await this.ledgerOfAnyConsumer(String(pending.ledger_id));
+      try {
+        await this.voidPending(ledger.consumer_id, ledger.id, String(pending.id), undefined, 'expired');
+        expired += 1;
+      } catch (error) {
+        // Posted or voided between the query and now: nothing left to expire.
+        if (!(error instanceof AppError && error.code === 'conflict')) throw error;
+      }
     }
     return expired;
   }

@@ -1,4 +1,5 @@
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { dueKeys } from '../aws/due-keys';
 import type { Principal } from '../auth/principal';
 import { AppError } from '../errors';
 import { outboxItem } from '../events/outbox';
@@ -10,7 +11,8 @@ import { openAccountOnce } from '../tenancy/ledger-accounts';
 import { getItem, queryPage, type Page } from '../tenancy/store';
 import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
-import { defineOperation, runOperation, type Outcome } from '../wallet/operations';
+import { defineOperation, runOperation } from '../wallet/operations';
+import type { Outcome } from '../http/outcome';
 import type { WalletRuntime } from '../wallet/runtime';
 import { authorizationDebit, captureAmounts } from './fees';
 import { HOLD_SHARDS, paymentKeys } from './keys';
@@ -490,35 +492,24 @@ export async function resolvePayment(
 export async function expireHolds(runtime: WalletRuntime): Promise<number> {
   const now = runtime.clock.now().toISOString();
   let expired = 0;
-  for (let shard = 0; shard < HOLD_SHARDS; shard += 1) {
-    const page = await runtime.client.send(
-      new QueryCommand({
-        TableName: runtime.table,
-        IndexName: 'gsi3',
-        KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk < :now',
-        ExpressionAttributeValues: { ':pk': paymentKeys.holdShard(shard), ':now': now },
-        Limit: 100,
-      }),
-    );
-    for (const hold of page.Items ?? []) {
-      const item = await getItem(runtime, { pk: String(hold.pk), sk: String(hold.sk) });
-      if (!item || item.status !== 'authorized') continue;
-      try {
-        await runtime.ledger().voidPending(String(item.ledger_id), String(item.pending_id), `wallet:${String(item.tenant_id)}:${String(item.id)}:expire`);
-      } catch {
-        // Already resolved (ledger `conflict`): a capture or void in flight owns it and its saga
-        // commits. Anything else is transient: the next run tries again.
-        continue;
-      }
-      const at = runtime.clock.now().toISOString();
-      const payment = toPayment({ ...item, status: 'expired', updated_at: at });
-      const event = outboxItem(runtime, { type: 'payment.expired', tenantId: String(item.tenant_id), data: { payment } });
-      try {
-        await runtime.client.send(new TransactWriteCommand({ TransactItems: [{ Update: statusUpdate(runtime.table, payment.id, 'expired', at) }, event.item] }));
-        expired += 1;
-      } catch (error) {
-        if ((error as { name?: string }).name !== 'TransactionCanceledException') throw error;
-      }
+  for await (const hold of dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: HOLD_SHARDS, partitionOf: paymentKeys.holdShard, before: now })) {
+    const item = await getItem(runtime, { pk: hold.pk, sk: hold.sk });
+    if (!item || item.status !== 'authorized') continue;
+    try {
+      await runtime.ledger().voidPending(String(item.ledger_id), String(item.pending_id), `wallet:${String(item.tenant_id)}:${String(item.id)}:expire`);
+    } catch {
+      // Already resolved (ledger `conflict`): a capture or void in flight owns it and its saga
+      // commits. Anything else is transient: the next run tries again.
+      continue;
+    }
+    const at = runtime.clock.now().toISOString();
+    const payment = toPayment({ ...item, status: 'expired', updated_at: at });
+    const event = outboxItem(runtime, { type: 'payment.expired', tenantId: String(item.tenant_id), data: { payment } });
+    try {
+      await runtime.client.send(new TransactWriteCommand({ TransactItems: [{ Update: statusUpdate(runtime.table, payment.id, 'expired', at) }, event.item] }));
+      expired += 1;
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'TransactionCanceledException') throw error;
     }
   }
   return expired;

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { dueKeys } from '../aws/due-keys';
 import type { TransactItem } from '../aws/dynamodb';
 import type { Principal } from '../auth/principal';
-import { AppError, PROBLEM_CONTENT_TYPE, problemBody, type ErrorCode } from '../errors';
-import type { HttpResult } from '../http/handler';
+import { AppError, problemBody, type ErrorCode } from '../errors';
+import type { Outcome } from '../http/outcome';
 import { canonicalJson } from '../http/json';
 import { LedgerRefusal } from '../ledger-client/client';
 import type { WalletRuntime } from './runtime';
@@ -74,22 +75,7 @@ export const operationKeys = {
 /** The ledger key of an operation: the same for every retry, distinct across tenants. */
 export const ledgerKeyOf = (tenantId: string, operationId: string, step = 'post') => `wallet:${tenantId}:${operationId}:${step}`;
 
-export interface Outcome {
-  status: number;
-  body: string;
-  replayed: boolean;
-}
 
-/**
- * An outcome as the handler's answer: the stored bytes as they are (a replay is byte for byte the
- * first answer), a remembered refusal as problem+json, and `Idempotent-Replayed: true` on replays.
- */
-export function outcomeResult(outcome: Outcome): HttpResult {
-  const headers: Record<string, string> = {};
-  if (outcome.status >= 400) headers['content-type'] = PROBLEM_CONTENT_TYPE;
-  if (outcome.replayed) headers['idempotent-replayed'] = 'true';
-  return { status: outcome.status, rawBody: outcome.body, headers };
-}
 
 /** Hooks for tests that prove crash safety; production code never sets them. */
 export interface SagaFaults {
@@ -244,26 +230,16 @@ async function readRecord(runtime: WalletRuntime, tenantId: string, key: string)
 export async function sweepOperations(runtime: WalletRuntime): Promise<number> {
   const before = new Date(runtime.clock.now().getTime() - SWEEP_AFTER_MS).toISOString();
   let finished = 0;
-  for (let shard = 0; shard < SWEEP_SHARDS; shard += 1) {
-    const page = await runtime.client.send(
-      new QueryCommand({
-        TableName: runtime.table,
-        IndexName: 'gsi3',
-        KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk < :before',
-        ExpressionAttributeValues: { ':pk': operationKeys.pendingShard(shard), ':before': before },
-        Limit: 100,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const tenantId = String(item.tenant_id);
-      const record = await readRecord(runtime, tenantId, String(item.key));
-      if (!record || record.state !== 'started') continue;
-      try {
-        await resume(runtime, tenantId, String(item.key), record, {});
-        finished += 1;
-      } catch {
-        // Still failing (the ledger is down): the next sweep tries again.
-      }
+  const due = dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: SWEEP_SHARDS, partitionOf: operationKeys.pendingShard, before });
+  for await (const item of due) {
+    const tenantId = String(item.tenant_id);
+    const record = await readRecord(runtime, tenantId, String(item.key));
+    if (!record || record.state !== 'started') continue;
+    try {
+      await resume(runtime, tenantId, String(item.key), record, {});
+      finished += 1;
+    } catch {
+      // Still failing (the ledger is down): the next sweep tries again.
     }
   }
   return finished;
