@@ -1,11 +1,13 @@
-import { bareAddress, classifyAddress, isIpLiteral } from './addresses';
+import { bareAddress, classifyAddress, isAllowedAddress, isIpLiteral } from './addresses';
 
 /**
  * Endpoint URL rules, checked when an endpoint is created (the address check at delivery is in
  * shared/webhooks/http.ts and runs on every attempt, whatever was checked here).
  *  - http or https, no credentials in the URL, no fragment, at most 2,048 characters;
  *  - live endpoints: https only, and neither an IP literal outside public unicast nor a
- *    `localhost` name (a name that resolves to a private address is caught at delivery).
+ *    `localhost` name (a name that resolves to a private address is caught at delivery);
+ *  - sandbox endpoints: no IP literal that no setting could ever deliver to (link-local and
+ *    metadata, CGNAT, multicast...): only public, loopback and private literals, for local receivers.
  */
 
 export const MAX_URL_LENGTH = 2048;
@@ -33,6 +35,9 @@ export function checkEndpointUrl(raw: string, options: { livemode: boolean }): {
       if (kind !== 'public') return { ok: false, reason: `must not point at a ${kind.replace('_', '-')} address` };
     }
     if (host === 'localhost' || host.endsWith('.localhost')) return { ok: false, reason: 'must not point at localhost' };
+  } else if (isIpLiteral(url.hostname)) {
+    const kind = classifyAddress(bareAddress(url.hostname));
+    if (!isAllowedAddress(kind, { allowPrivate: true })) return { ok: false, reason: `must not point at a ${kind.replace('_', '-')} address` };
   }
   return { ok: true, url };
 }

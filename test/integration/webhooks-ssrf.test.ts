@@ -126,6 +126,13 @@ describe('endpoint URLs at creation', () => {
     expect(checkEndpointUrl('https://hooks.example.com:8443/wallet?x=1', { livemode: true })).toMatchObject({ ok: true });
   });
 
+  it('refuses, even for a sandbox endpoint, a literal no setting could ever deliver to', () => {
+    for (const url of ['http://169.254.169.254/latest', 'http://100.64.0.1/', 'http://224.0.0.1/', 'http://[fe80::1]/']) {
+      expect(checkEndpointUrl(url, { livemode: false }).ok, url).toBe(false);
+    }
+    expect(checkEndpointUrl('http://10.0.0.7:8080/hook', { livemode: false }).ok).toBe(true);
+  });
+
   it('accepts http and loopback for a sandbox endpoint; delivery still refuses it unless private targets are allowed', async () => {
     expect(checkEndpointUrl('http://127.0.0.1:3000/hook', { livemode: false }).ok).toBe(true);
     const outcome = await postWebhook(
