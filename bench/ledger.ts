@@ -12,12 +12,12 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
 import { startPlatform } from '../local/platform';
-import { uuidv7 } from '../shared/ids';
+import { uuidv7 } from '../shared/kernel/ids';
 import { routes } from '../shared/routes';
 import { queues, workers } from '../shared/workers';
 import { clientCredentialsToken } from '../test/support/consumers';
 import { createConsumerStore } from '../shared/ledger/consumers';
-import { systemClock } from '../shared/clock';
+import { systemClock } from '../shared/kernel/clock';
 import { measure, type Figures } from './measure';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);

@@ -16,14 +16,14 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
 import { startPlatform } from '../local/platform';
-import { TENANT_SCOPES } from '../shared/auth/scopes';
-import { systemClock } from '../shared/clock';
+import { TENANT_SCOPES } from '../shared/wallet/auth/scopes';
+import { systemClock } from '../shared/kernel/clock';
 import type { AnyRoute } from '../shared/http/route';
-import { uuidv7 } from '../shared/ids';
+import { uuidv7 } from '../shared/kernel/ids';
 import { LedgerClient } from '../shared/ledger-client/client';
 import { routes } from '../shared/routes';
 import { ledgerTable, walletTable, type TableDefinition } from '../shared/tables';
-import { transferRoutes } from '../shared/transfers/routes';
+import { transferRoutes } from '../shared/wallet/transfers/routes';
 import { queues, workers } from '../shared/workers';
 import { apiKeyFor, staffToken } from '../test/support/credentials';
 
@@ -195,10 +195,10 @@ const platform = await startPlatform({
 });
 try {
   // Loaded after the platform set the environment: both read their configuration at first import.
-  const { walletRuntime } = await import('../shared/wallet/runtime');
-  const { ledgerRuntime } = await import('../shared/ledger/runtime');
-  const { getTenantRecord } = await import('../shared/tenancy/tenants');
-  const { getUserRecord } = await import('../shared/tenancy/users');
+  const { walletRuntime } = await import('../shared/runtime/wallet');
+  const { ledgerRuntime } = await import('../shared/runtime/ledger');
+  const { getTenantRecord } = await import('../shared/wallet/tenancy/tenants');
+  const { getUserRecord } = await import('../shared/wallet/tenancy/users');
   const wallet = walletRuntime();
   const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
 

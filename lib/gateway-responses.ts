@@ -1,5 +1,5 @@
 import * as apigateway from 'aws-cdk-lib/aws-apigateway';
-import { AppError, errorCatalogue, PROBLEM_CONTENT_TYPE, problemBody, type ErrorCode } from '../shared/errors';
+import { AppError, errorCatalogue, PROBLEM_CONTENT_TYPE, problemBody, type ErrorCode } from '../shared/kernel/errors';
 
 /**
  * What API Gateway itself answers (before or instead of a Lambda) mapped onto the error catalogue,

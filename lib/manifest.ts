@@ -11,7 +11,7 @@ import { repoRoot } from './function';
 
 const packageVersion = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
-/** shared/config.ts reads these on every function. */
+/** shared/kernel/config.ts reads these on every function. */
 export function baseEnvironment(stage: string): Record<string, string> {
   return { STAGE: stage, LOG_LEVEL: 'INFO', PLATFORM_VERSION: packageVersion };
 }

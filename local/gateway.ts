@@ -2,12 +2,12 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { AppError } from '../shared/errors';
+import { AppError } from '../shared/kernel/errors';
 import { routeTable, unroutedResponse } from '../shared/http/fallback';
 import { gateways, type GatewayName } from '../shared/http/gateways';
 import { problemResponse } from '../shared/http/problem';
 import type { AnyRoute } from '../shared/http/route';
-import { uuidv7 } from '../shared/ids';
+import { uuidv7 } from '../shared/kernel/ids';
 import { workerContext } from './drivers/context';
 import { assertPortFree } from './ports';
 

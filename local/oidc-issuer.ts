@@ -14,7 +14,7 @@ import {
   type JWTHeaderParameters,
   type JWTPayload,
 } from 'jose';
-import { systemClock, epochSeconds, type Clock } from '../shared/clock';
+import { systemClock, epochSeconds, type Clock } from '../shared/kernel/clock';
 import { LocalStartError } from './errors';
 
 /**
@@ -23,7 +23,7 @@ import { LocalStartError } from './errors';
  * at /oauth2/token, keys at /.well-known/jwks.json, discovery), loopback only, no account.
  *
  * Differences from Cognito, on purpose: tokens carry `aud` = the ledger audience (Cognito's carry
- * none; the verifier accepts both, shared/auth/oidc.ts), and `POST /dev/clients` registers a
+ * none; the verifier accepts both, shared/ledger/consumer-auth.ts), and `POST /dev/clients` registers a
  * client, standing in for `aws cognito-idp create-user-pool-client`. That endpoint exists only
  * here: it answers loopback callers only and refuses browser requests (an Origin header, or a
  * body that is not JSON, which a page cannot send across origins without a preflight we never allow).

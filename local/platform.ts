@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { installPlatformClock, systemClock } from '../shared/clock';
-import { uuidv7 } from '../shared/ids';
+import { installPlatformClock, systemClock } from '../shared/kernel/clock';
+import { uuidv7 } from '../shared/kernel/ids';
 import { createConsumerStore } from '../shared/ledger/consumers';
-import type { Clock } from '../shared/clock';
+import type { Clock } from '../shared/kernel/clock';
 import { gateways, type GatewayName } from '../shared/http/gateways';
 import type { AnyRoute } from '../shared/http/route';
-import { InMemoryEventBus, installEventBusTransport, installQueueTransport } from '../shared/platform/transport';
+import { InMemoryEventBus, installEventBusTransport, installQueueTransport } from '../shared/aws/transport';
 import type { QueueDefinition, WorkerDefinition } from '../shared/workers';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb';
 import { LocalQueues, type QueueHandler } from './drivers/queue';
@@ -144,8 +144,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       VALIDATE_RESPONSES: 'true',
       // The sandbox top-up processor POSTs its signed confirmations to the public gateway.
       WALLET_PUBLIC_URL: urls.public,
-      SANDBOX_PROCESSOR_SECRET: (await import('../shared/topups/sandbox-secret')).loadOrCreateSandboxSecret(options.dataDir),
-      // Webhook receivers here listen on 127.0.0.1; AWS never sets this (shared/webhooks/addresses.ts).
+      SANDBOX_PROCESSOR_SECRET: (await import('../shared/wallet/topups/sandbox-secret')).loadOrCreateSandboxSecret(options.dataDir),
+      // Webhook receivers here listen on 127.0.0.1; AWS never sets this (shared/wallet/webhooks/addresses.ts).
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       ...options.env,
     });

@@ -3,9 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TENANT_SCOPES } from '../shared/auth/scopes';
-import { systemClock } from '../shared/clock';
-import { uuidv7 } from '../shared/ids';
+import { TENANT_SCOPES } from '../shared/wallet/auth/scopes';
+import { systemClock } from '../shared/kernel/clock';
+import { uuidv7 } from '../shared/kernel/ids';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb';
 import type { Platform } from './platform';
 
@@ -38,7 +38,7 @@ export async function seedOnFirstStart(platform: Platform, dataDir: string): Pro
   }
 
   // Loaded now, after the platform has set the environment these modules read.
-  const { createStaff } = await import('../shared/auth/staff');
+  const { createStaff } = await import('../shared/wallet/auth/staff');
   const password = randomBytes(18).toString('base64url');
   const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   try {

@@ -5,7 +5,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jo
 import { LocalStartError } from './errors';
 
 /**
- * The wallet's token signing keys on a laptop (in AWS a KMS key signs; shared/auth/tokens.ts).
+ * The wallet's token signing keys on a laptop (in AWS a KMS key signs; shared/wallet/auth/tokens.ts).
  * Generated once into <dataDir>/keys/wallet-signing.json (mode 0600, .data/ is git-ignored), or in
  * memory without a data directory (tests). The file holds `{current, previous?}` RSA private JWKs,
  * exactly what WALLET_SIGNING_KEYS carries. Rotation makes the current key the previous one and

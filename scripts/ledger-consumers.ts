@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { systemClock } from '../shared/clock';
-import { uuidv7 } from '../shared/ids';
+import { systemClock } from '../shared/kernel/clock';
+import { uuidv7 } from '../shared/kernel/ids';
 import { createConsumerStore, type Consumer, type ConsumerStore } from '../shared/ledger/consumers';
 import { resolveTableTarget } from './platform-state';
 

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createStaff, isStaffRole, listStaff, STAFF_ROLES } from '../shared/auth/staff';
-import { systemClock } from '../shared/clock';
-import { AppError } from '../shared/errors';
-import { uuidv7 } from '../shared/ids';
+import { createStaff, isStaffRole, listStaff, STAFF_ROLES } from '../shared/wallet/auth/staff';
+import { systemClock } from '../shared/kernel/clock';
+import { AppError } from '../shared/kernel/errors';
+import { uuidv7 } from '../shared/kernel/ids';
 import { resolveTableTarget } from './platform-state';
 
 /**

@@ -1,13 +1,13 @@
 import type { AnyRoute } from './http/route';
-import { authRoutes } from './auth/routes';
-import { consoleRoutes } from './console/routes';
+import { authRoutes } from './wallet/auth/routes';
+import { consoleRoutes } from './wallet/console/routes';
 import { ledgerRoutes } from './ledger/routes';
-import { paymentRoutes } from './payments/routes';
-import { platformRoutes } from './platform/routes';
-import { tenancyRoutes } from './tenancy/routes';
-import { topupRoutes } from './topups/routes';
-import { transferRoutes } from './transfers/routes';
-import { webhookRoutes } from './webhooks/routes';
+import { paymentRoutes } from './wallet/payments/routes';
+import { platformRoutes } from './http/platform-routes';
+import { tenancyRoutes } from './wallet/tenancy/routes';
+import { topupRoutes } from './wallet/topups/routes';
+import { transferRoutes } from './wallet/transfers/routes';
+import { webhookRoutes } from './wallet/webhooks/routes';
 
 /**
  * THE route manifest: every endpoint of every API, once. Each area keeps its entries next to its

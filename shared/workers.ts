@@ -41,9 +41,9 @@ export interface WorkerDefinition {
 }
 
 export const queues: readonly QueueDefinition[] = [
-  // The sandbox top-up processor's pending confirmations (shared/topups/sandbox.ts).
+  // The sandbox top-up processor's pending confirmations (shared/wallet/topups/sandbox.ts).
   { name: 'sandboxProcessor', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
-  // Webhook delivery attempts (shared/webhooks/deliveries.ts). Receivers' failures are re-queued as
+  // Webhook delivery attempts (shared/wallet/webhooks/deliveries.ts). Receivers' failures are re-queued as
   // new messages with their backoff; only a worker that keeps crashing on a message spends receives.
   // The visibility timeout outlasts the worker (30 s) and the attempt claim (45 s).
   { name: 'webhookDeliveries', visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },

@@ -1,6 +1,6 @@
-import { authRoutes } from '../../shared/auth/routes';
-import { createStaffSession } from '../../shared/auth/staff';
-import { walletHandler } from '../../shared/wallet/runtime';
+import { authRoutes } from '../../shared/wallet/auth/routes';
+import { createStaffSession } from '../../shared/wallet/auth/staff';
+import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(authRoutes.createStaffSession, async ({ request, runtime }) => ({
   body: await createStaffSession(runtime, request.body),

@@ -1,6 +1,6 @@
-import { authRoutes } from '../../shared/auth/routes';
-import { issueUserToken } from '../../shared/auth/tokens';
-import { walletHandler } from '../../shared/wallet/runtime';
+import { authRoutes } from '../../shared/wallet/auth/routes';
+import { issueUserToken } from '../../shared/wallet/auth/tokens';
+import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(authRoutes.createUserToken, async ({ request, principal, runtime }) => ({
   body: await issueUserToken(runtime, principal, request.body),

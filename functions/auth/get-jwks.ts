@@ -1,5 +1,6 @@
-import { authRoutes } from '../../shared/auth/routes';
-import { loadTokenSigner, type TokenSigner } from '../../shared/auth/tokens';
+import { authRoutes } from '../../shared/wallet/auth/routes';
+import type { TokenSigner } from '../../shared/wallet/auth/signer';
+import { loadTokenSigner } from '../../shared/wallet/auth/tokens';
 import { createHttpHandler } from '../../shared/http/handler';
 
 // Public and table-free: it needs the signer only, not the wallet runtime (no WalletTable binding).

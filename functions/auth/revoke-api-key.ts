@@ -1,6 +1,6 @@
-import { revokeApiKey } from '../../shared/auth/api-keys';
-import { authRoutes } from '../../shared/auth/routes';
-import { walletHandler } from '../../shared/wallet/runtime';
+import { revokeApiKey } from '../../shared/wallet/auth/api-keys';
+import { authRoutes } from '../../shared/wallet/auth/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(authRoutes.revokeApiKey, async ({ request, principal, runtime }) => ({
   body: await revokeApiKey(runtime, principal, request.params.keyId, request.requestId),

@@ -1,13 +1,13 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws/dynamodb';
-import { systemClock } from '../../shared/clock';
-import { tableName } from '../../shared/config';
-import { createRelayHandler, type RelayDeps } from '../../shared/events/relay';
-import { uuidv7 } from '../../shared/ids';
-import { logger } from '../../shared/log';
-import { eventBusTransport, queueTransport } from '../../shared/platform/transport';
+import { systemClock } from '../../shared/kernel/clock';
+import { tableName } from '../../shared/kernel/config';
+import { createRelayHandler, type RelayDeps } from '../../shared/wallet/webhooks/relay';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { logger } from '../../shared/kernel/log';
+import { eventBusTransport, queueTransport } from '../../shared/aws/transport';
 
-/** Stream worker: the outbox relay (EventBridge and webhook deliveries; shared/events/relay.ts). */
+/** Stream worker: the outbox relay (EventBridge and webhook deliveries; shared/wallet/webhooks/relay.ts). */
 let deps: RelayDeps | undefined;
 
 const relay = createRelayHandler(() =>

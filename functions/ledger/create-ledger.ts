@@ -1,6 +1,6 @@
 import { ledgerRoutes } from '../../shared/ledger/routes';
 import { outcomeResult } from '../../shared/http/outcome';
-import { ledgerHandler } from '../../shared/ledger/runtime';
+import { ledgerHandler } from '../../shared/runtime/ledger';
 
 export const handler = ledgerHandler(ledgerRoutes.createLedger, async ({ request, service, consumerId, idempotency }) =>
   outcomeResult(await service.createLedger(consumerId, request.body, idempotency(`CONSUMER#${consumerId}`))),

@@ -1,6 +1,6 @@
 import { ledgerRoutes } from '../../shared/ledger/routes';
 import { outcomeResult } from '../../shared/http/outcome';
-import { ledgerHandler } from '../../shared/ledger/runtime';
+import { ledgerHandler } from '../../shared/runtime/ledger';
 
 export const handler = ledgerHandler(ledgerRoutes.createPosting, async ({ request, service, consumerId, idempotency }) =>
   outcomeResult(await service.post(consumerId, request.params.ledgerId, request.body, idempotency(request.params.ledgerId)!)),

@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { logger } from '../../shared/log';
-import { ledgerRuntime } from '../../shared/ledger/runtime';
+import { logger } from '../../shared/kernel/log';
+import { ledgerRuntime } from '../../shared/runtime/ledger';
 
 /** Scheduled: voids every pending posting whose expiry has passed (status `expired`). */
 export const handler = async (_event: ScheduledEvent): Promise<{ expired: number }> => {

@@ -1,6 +1,7 @@
-import { createMerchant } from '../../shared/payments/payments';
-import { paymentRoutes } from '../../shared/payments/routes';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { createMerchant } from '../../shared/wallet/payments/payments';
+import { paymentRoutes } from '../../shared/wallet/payments/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(paymentRoutes.createMerchant, async ({ request, principal, runtime }) => ({
   status: 201,

@@ -1,7 +1,8 @@
-import { createPayment } from '../../shared/payments/payments';
-import { paymentRoutes } from '../../shared/payments/routes';
+import { createPayment } from '../../shared/wallet/payments/payments';
+import { paymentRoutes } from '../../shared/wallet/payments/routes';
 import { outcomeResult } from '../../shared/http/outcome';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(paymentRoutes.createPayment, async ({ request, principal, runtime }) =>
   outcomeResult(

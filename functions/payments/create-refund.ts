@@ -1,7 +1,8 @@
-import { createRefund } from '../../shared/payments/payments';
-import { paymentRoutes } from '../../shared/payments/routes';
+import { createRefund } from '../../shared/wallet/payments/payments';
+import { paymentRoutes } from '../../shared/wallet/payments/routes';
 import { outcomeResult } from '../../shared/http/outcome';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(paymentRoutes.createRefund, async ({ request, principal, runtime }) =>
   outcomeResult(

@@ -1,7 +1,7 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { logger } from '../../shared/log';
-import { expireHolds } from '../../shared/payments/payments';
-import { walletRuntime } from '../../shared/wallet/runtime';
+import { logger } from '../../shared/kernel/log';
+import { expireHolds } from '../../shared/wallet/payments/payments';
+import { walletRuntime } from '../../shared/runtime/wallet';
 
 /** Scheduled: voids authorizations whose hold has passed (`expired`, payment.expired once). */
 export const handler = async (_event: ScheduledEvent): Promise<{ expired: number }> => {

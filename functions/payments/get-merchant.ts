@@ -1,6 +1,7 @@
-import { getMerchant } from '../../shared/payments/payments';
-import { paymentRoutes } from '../../shared/payments/routes';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { getMerchant } from '../../shared/wallet/payments/payments';
+import { paymentRoutes } from '../../shared/wallet/payments/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(paymentRoutes.getMerchant, async ({ request, principal, runtime }) => ({
   body: await getMerchant(runtime, tenantOf(principal), request.params.merchantId),

@@ -1,6 +1,7 @@
-import { listPayments } from '../../shared/payments/payments';
-import { paymentRoutes } from '../../shared/payments/routes';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { listPayments } from '../../shared/wallet/payments/payments';
+import { paymentRoutes } from '../../shared/wallet/payments/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(paymentRoutes.listPayments, async ({ request, principal, runtime }) => ({
   body: await listPayments(runtime, tenantOf(principal), request.query, { selfOnly: principal.userId }),

@@ -1,6 +1,7 @@
-import { listRefunds } from '../../shared/payments/payments';
-import { paymentRoutes } from '../../shared/payments/routes';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { listRefunds } from '../../shared/wallet/payments/payments';
+import { paymentRoutes } from '../../shared/wallet/payments/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(paymentRoutes.listRefunds, async ({ request, principal, runtime }) => ({
   body: await listRefunds(runtime, tenantOf(principal), request.query, { selfOnly: principal.userId }),

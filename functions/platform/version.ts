@@ -1,6 +1,6 @@
-import { config } from '../../shared/config';
+import { config } from '../../shared/kernel/config';
 import { createHttpHandler } from '../../shared/http/handler';
-import { platformRoutes } from '../../shared/platform/routes';
+import { platformRoutes } from '../../shared/http/platform-routes';
 
 export const handler = createHttpHandler(platformRoutes.walletVersion, async () => ({
   body: { version: config.PLATFORM_VERSION, stage: config.STAGE },

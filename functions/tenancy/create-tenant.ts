@@ -1,6 +1,6 @@
-import { tenancyRoutes } from '../../shared/tenancy/routes';
-import { createTenant } from '../../shared/tenancy/tenants';
-import { walletHandler } from '../../shared/wallet/runtime';
+import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
+import { createTenant } from '../../shared/wallet/tenancy/tenants';
+import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(tenancyRoutes.createTenant, async ({ request, principal, runtime }) => {
   const { tenant, replayed } = await createTenant(runtime, principal, request.body, { requestId: request.requestId, idempotencyKey: request.idempotencyKey });

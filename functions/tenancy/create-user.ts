@@ -1,6 +1,7 @@
-import { tenancyRoutes } from '../../shared/tenancy/routes';
-import { createUser } from '../../shared/tenancy/users';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
+import { createUser } from '../../shared/wallet/tenancy/users';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(tenancyRoutes.createUser, async ({ request, principal, runtime }) => ({
   status: 201,

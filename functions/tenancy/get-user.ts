@@ -1,6 +1,7 @@
-import { tenancyRoutes } from '../../shared/tenancy/routes';
-import { getUser } from '../../shared/tenancy/users';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
+import { getUser } from '../../shared/wallet/tenancy/users';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(tenancyRoutes.getUser, async ({ request, principal, runtime }) => ({
   body: await getUser(runtime, tenantOf(principal), request.params.userId, { selfOnly: principal.userId }),

@@ -1,6 +1,6 @@
-import { tenancyRoutes } from '../../shared/tenancy/routes';
-import { listTenants } from '../../shared/tenancy/tenants';
-import { walletHandler } from '../../shared/wallet/runtime';
+import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
+import { listTenants } from '../../shared/wallet/tenancy/tenants';
+import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(tenancyRoutes.listTenants, async ({ request, runtime }) => ({
   body: await listTenants(runtime, request.query),

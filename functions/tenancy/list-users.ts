@@ -1,6 +1,7 @@
-import { tenancyRoutes } from '../../shared/tenancy/routes';
-import { listUsers } from '../../shared/tenancy/users';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
+import { listUsers } from '../../shared/wallet/tenancy/users';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(tenancyRoutes.listUsers, async ({ request, principal, runtime }) => ({
   body: await listUsers(runtime, tenantOf(principal), { ...request.query, selfOnly: principal.userId }),

@@ -1,8 +1,9 @@
-import { apiKeyEnvOf } from '../../shared/topups/http';
-import { topupRoutes } from '../../shared/topups/routes';
-import { startTopup } from '../../shared/topups/service';
+import { apiKeyEnvOf } from '../../shared/wallet/topups/http';
+import { topupRoutes } from '../../shared/wallet/topups/routes';
+import { startTopup } from '../../shared/wallet/topups/service';
 import { outcomeResult } from '../../shared/http/outcome';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(topupRoutes.createTopup, async ({ request, principal, runtime }) =>
   outcomeResult(

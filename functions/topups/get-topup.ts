@@ -1,6 +1,7 @@
-import { topupRoutes } from '../../shared/topups/routes';
-import { getTopup } from '../../shared/topups/service';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { topupRoutes } from '../../shared/wallet/topups/routes';
+import { getTopup } from '../../shared/wallet/topups/service';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(topupRoutes.getTopup, async ({ request, principal, runtime }) => ({
   body: await getTopup(runtime, tenantOf(principal), request.params.topupId, { selfOnly: principal.userId }),

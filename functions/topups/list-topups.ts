@@ -1,6 +1,7 @@
-import { topupRoutes } from '../../shared/topups/routes';
-import { listTopups } from '../../shared/topups/service';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { topupRoutes } from '../../shared/wallet/topups/routes';
+import { listTopups } from '../../shared/wallet/topups/service';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(topupRoutes.listTopups, async ({ request, principal, runtime }) => ({
   body: await listTopups(runtime, tenantOf(principal), request.query, { selfOnly: principal.userId }),

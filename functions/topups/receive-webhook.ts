@@ -1,7 +1,7 @@
-import { topupRoutes } from '../../shared/topups/routes';
-import { receiveProcessorWebhook } from '../../shared/topups/service';
+import { topupRoutes } from '../../shared/wallet/topups/routes';
+import { receiveProcessorWebhook } from '../../shared/wallet/topups/service';
 import { outcomeResult } from '../../shared/http/outcome';
-import { walletHandler } from '../../shared/wallet/runtime';
+import { walletHandler } from '../../shared/runtime/wallet';
 
 /** Public: the processor's signature over the raw body is the credential (checked by the service). */
 export const handler = walletHandler(topupRoutes.receiveProcessorWebhook, async ({ request, runtime }) =>

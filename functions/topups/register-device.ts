@@ -1,7 +1,8 @@
-import { registerDevice } from '../../shared/topups/devices';
-import { topupRoutes } from '../../shared/topups/routes';
-import { actingUser } from '../../shared/topups/service';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { registerDevice } from '../../shared/wallet/topups/devices';
+import { topupRoutes } from '../../shared/wallet/topups/routes';
+import { actingUser } from '../../shared/wallet/topups/service';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(topupRoutes.registerDevice, async ({ request, principal, runtime }) => {
   const { device, created } = await registerDevice(runtime, tenantOf(principal), { ...request.body, user_id: actingUser(principal, request.body.user_id) });

@@ -1,7 +1,8 @@
-import { topupRoutes } from '../../shared/topups/routes';
-import { resolveTopup } from '../../shared/topups/service';
+import { topupRoutes } from '../../shared/wallet/topups/routes';
+import { resolveTopup } from '../../shared/wallet/topups/service';
 import { outcomeResult } from '../../shared/http/outcome';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(topupRoutes.resolveTopup, async ({ request, principal, runtime }) =>
   outcomeResult(

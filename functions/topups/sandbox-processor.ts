@@ -1,8 +1,8 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { systemClock } from '../../shared/clock';
-import { config } from '../../shared/config';
-import { logger } from '../../shared/log';
-import { deliverSandboxConfirmations, SANDBOX_GATEWAY } from '../../shared/topups/sandbox';
+import { systemClock } from '../../shared/kernel/clock';
+import { config } from '../../shared/kernel/config';
+import { logger } from '../../shared/kernel/log';
+import { deliverSandboxConfirmations, SANDBOX_GATEWAY } from '../../shared/wallet/topups/sandbox';
 
 /** Queue worker: the sandbox processor's signed confirmations, POSTed to the wallet's public webhook. */
 export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {

@@ -1,7 +1,8 @@
-import { transferRoutes } from '../../shared/transfers/routes';
-import { createTransfer } from '../../shared/transfers/transfers';
+import { transferRoutes } from '../../shared/wallet/transfers/routes';
+import { createTransfer } from '../../shared/wallet/transfers/transfers';
 import { outcomeResult } from '../../shared/http/outcome';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(transferRoutes.createTransfer, async ({ request, principal, runtime }) =>
   outcomeResult(

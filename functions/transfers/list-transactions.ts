@@ -1,6 +1,7 @@
-import { transferRoutes } from '../../shared/transfers/routes';
-import { listTransactions } from '../../shared/transfers/transactions';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { transferRoutes } from '../../shared/wallet/transfers/routes';
+import { listTransactions } from '../../shared/wallet/transfers/transactions';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(transferRoutes.listTransactions, async ({ request, principal, runtime }) => ({
   body: await listTransactions(runtime, tenantOf(principal), request.query, { userId: principal.userId, scopes: principal.scopes }),

@@ -1,6 +1,7 @@
-import { transferRoutes } from '../../shared/transfers/routes';
-import { listTransfers } from '../../shared/transfers/transfers';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { transferRoutes } from '../../shared/wallet/transfers/routes';
+import { listTransfers } from '../../shared/wallet/transfers/transfers';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(transferRoutes.listTransfers, async ({ request, principal, runtime }) => ({
   body: await listTransfers(runtime, tenantOf(principal), request.query, { selfOnly: principal.userId }),

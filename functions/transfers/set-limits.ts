@@ -1,6 +1,7 @@
-import { setLimits } from '../../shared/transfers/limits';
-import { transferRoutes } from '../../shared/transfers/routes';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { setLimits } from '../../shared/wallet/transfers/limits';
+import { transferRoutes } from '../../shared/wallet/transfers/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(transferRoutes.setLimits, async ({ request, principal, runtime }) => ({
   body: await setLimits(runtime, tenantOf(principal), request.body, { actor: principal, requestId: request.requestId }),

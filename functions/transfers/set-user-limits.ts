@@ -1,6 +1,7 @@
-import { setUserLimits } from '../../shared/transfers/limits';
-import { transferRoutes } from '../../shared/transfers/routes';
-import { tenantOf, walletHandler } from '../../shared/wallet/runtime';
+import { setUserLimits } from '../../shared/wallet/transfers/limits';
+import { transferRoutes } from '../../shared/wallet/transfers/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(transferRoutes.setUserLimits, async ({ request, principal, runtime }) => ({
   body: await setUserLimits(runtime, tenantOf(principal), request.params.userId, request.body, { actor: principal, requestId: request.requestId }),

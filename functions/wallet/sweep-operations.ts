@@ -1,11 +1,11 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { logger } from '../../shared/log';
-import { sweepOperations } from '../../shared/wallet/operations';
-import { walletRuntime } from '../../shared/wallet/runtime';
+import { logger } from '../../shared/kernel/log';
+import { sweepOperations } from '../../shared/wallet/saga';
+import { walletRuntime } from '../../shared/runtime/wallet';
 // Operations register themselves when their module loads: the sweeper resumes only what it imports.
-import '../../shared/topups/service';
-import '../../shared/transfers/transfers';
-import '../../shared/payments/payments';
+import '../../shared/wallet/topups/service';
+import '../../shared/wallet/transfers/transfers';
+import '../../shared/wallet/payments/payments';
 
 /** Scheduled: finishes money operations a crash left between the ledger and the wallet. */
 export const handler = async (_event: ScheduledEvent): Promise<{ finished: number }> => {

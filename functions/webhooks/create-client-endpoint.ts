@@ -1,7 +1,7 @@
-import { ownerFor } from '../../shared/webhooks/access';
-import { createEndpoint, livemodeOf } from '../../shared/webhooks/endpoints';
-import { webhookRoutes } from '../../shared/webhooks/routes';
-import { walletHandler } from '../../shared/wallet/runtime';
+import { ownerFor } from '../../shared/wallet/webhooks/access';
+import { createEndpoint, livemodeOf } from '../../shared/wallet/webhooks/endpoints';
+import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.createClientWebhookEndpoint, async ({ request, principal, runtime }) => ({
   status: 201,

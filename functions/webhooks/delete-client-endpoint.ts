@@ -1,7 +1,7 @@
-import { ownerFor } from '../../shared/webhooks/access';
-import { deleteEndpoint } from '../../shared/webhooks/endpoints';
-import { webhookRoutes } from '../../shared/webhooks/routes';
-import { walletHandler } from '../../shared/wallet/runtime';
+import { ownerFor } from '../../shared/wallet/webhooks/access';
+import { deleteEndpoint } from '../../shared/wallet/webhooks/endpoints';
+import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.deleteClientWebhookEndpoint, async ({ request, principal, runtime }) => ({
   body: await deleteEndpoint(runtime, ownerFor(principal, 'manage', request.params.clientId), request.params.endpointId, {

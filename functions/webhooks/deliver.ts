@@ -1,15 +1,15 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws/dynamodb';
-import { systemClock } from '../../shared/clock';
-import { config, tableName } from '../../shared/config';
-import { uuidv7 } from '../../shared/ids';
-import { logger } from '../../shared/log';
-import { queueTransport } from '../../shared/platform/transport';
-import { DELIVERY_TIMEOUT_MS, type DeliveryDeps } from '../../shared/webhooks/deliveries';
-import { systemResolver } from '../../shared/webhooks/http';
-import { createDeliveryHandler } from '../../shared/webhooks/worker';
+import { systemClock } from '../../shared/kernel/clock';
+import { config, tableName } from '../../shared/kernel/config';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { logger } from '../../shared/kernel/log';
+import { queueTransport } from '../../shared/aws/transport';
+import { DELIVERY_TIMEOUT_MS, type DeliveryDeps } from '../../shared/wallet/webhooks/deliveries';
+import { systemResolver } from '../../shared/wallet/webhooks/http';
+import { createDeliveryHandler } from '../../shared/wallet/webhooks/worker';
 
-/** Queue worker: one webhook delivery attempt per message (shared/webhooks/deliveries.ts). */
+/** Queue worker: one webhook delivery attempt per message (shared/wallet/webhooks/deliveries.ts). */
 let deps: DeliveryDeps | undefined;
 
 const deliver = createDeliveryHandler(() =>

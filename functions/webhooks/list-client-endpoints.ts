@@ -1,7 +1,7 @@
-import { ownerFor } from '../../shared/webhooks/access';
-import { listEndpoints } from '../../shared/webhooks/endpoints';
-import { webhookRoutes } from '../../shared/webhooks/routes';
-import { walletHandler } from '../../shared/wallet/runtime';
+import { ownerFor } from '../../shared/wallet/webhooks/access';
+import { listEndpoints } from '../../shared/wallet/webhooks/endpoints';
+import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.listClientWebhookEndpoints, async ({ request, principal, runtime }) => ({
   body: await listEndpoints(runtime, ownerFor(principal, 'read', request.params.clientId), request.query),

@@ -1,7 +1,7 @@
-import { ownerFor } from '../../shared/webhooks/access';
-import { listEvents } from '../../shared/webhooks/events';
-import { webhookRoutes } from '../../shared/webhooks/routes';
-import { walletHandler } from '../../shared/wallet/runtime';
+import { ownerFor } from '../../shared/wallet/webhooks/access';
+import { listEvents } from '../../shared/wallet/webhooks/events';
+import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.listWebhookEvents, async ({ request, principal, runtime }) => ({
   body: await listEvents(runtime, ownerFor(principal, 'read').tenantId, request.query),

@@ -1,7 +1,7 @@
-import { ownerFor } from '../../shared/webhooks/access';
-import { redeliverEvent } from '../../shared/webhooks/events';
-import { webhookRoutes } from '../../shared/webhooks/routes';
-import { walletHandler } from '../../shared/wallet/runtime';
+import { ownerFor } from '../../shared/wallet/webhooks/access';
+import { redeliverEvent } from '../../shared/wallet/webhooks/events';
+import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.redeliverWebhookEvent, async ({ request, principal, runtime }) => ({
   status: 202,

@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { uuidv7 } from '../../shared/ids';
+import { uuidv7 } from '../../shared/kernel/ids';
 
 /** The Lambda context a locally invoked function receives. */
 export function workerContext(name: string, timeoutSeconds = 60, requestId = uuidv7(), memoryMb = 1024): Context {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { SQSEvent, SQSBatchResponse, Context } from 'aws-lambda';
-import type { Clock } from '../../shared/clock';
-import { systemClock } from '../../shared/clock';
-import { uuidv7 } from '../../shared/ids';
-import { MAX_QUEUE_DELAY_SECONDS, type QueueTransport } from '../../shared/platform/transport';
+import type { Clock } from '../../shared/kernel/clock';
+import { systemClock } from '../../shared/kernel/clock';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { MAX_QUEUE_DELAY_SECONDS, type QueueTransport } from '../../shared/aws/transport';
 import type { QueueDefinition } from '../../shared/workers';
 import { workerContext } from './context';
 

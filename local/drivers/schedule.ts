@@ -1,5 +1,5 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { uuidv7 } from '../../shared/ids';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { workerContext } from './context';
 
 /**

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import { config } from '../config';
+import { config } from '../kernel/config';
 
 /**
  * The DynamoDB document client for Lambda entry points, created once per container. Services never

@@ -1,12 +1,17 @@
 import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
-import type { KmsSigningPort } from '../auth/tokens';
-import { config } from '../config';
+import { config } from '../kernel/config';
 
 /**
- * The KMS side of the wallet's token signer (shared/auth/tokens.ts createKmsSigner): RS256 is
+ * The KMS side of the wallet's token signer (shared/wallet/auth/tokens.ts createKmsSigner): RS256 is
  * RSASSA_PKCS1_V1_5_SHA_256 over the JWS signing input, sent RAW (KMS hashes it; RAW messages
  * may be up to 4096 bytes, far above any wallet token's header and claims).
  */
+
+/** What a token signer needs of KMS: the port tests replace with an in-memory key. */
+export interface KmsSigningPort {
+  sign(keyId: string, message: Uint8Array): Promise<Uint8Array>;
+  publicKey(keyId: string): Promise<Uint8Array>;
+}
 
 let defaultClient: KMSClient | undefined;
 

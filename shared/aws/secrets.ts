@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { config } from '../config';
+import { config } from '../kernel/config';
 
 /**
  * Secrets Manager reads for Lambda entry points. In-VPC functions reach it through the wallet

@@ -1,4 +1,4 @@
-import { AppError, type ErrorCode } from '../errors';
+import { AppError, type ErrorCode } from '../kernel/errors';
 
 /**
  * Opaque page cursors: the DynamoDB key a page ended at, base64url-encoded. A cursor that does not

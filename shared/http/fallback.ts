@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { AppError } from '../errors';
+import { AppError } from '../kernel/errors';
 import { problemResponse } from './problem';
 import { compilePath, type AnyRoute } from './route';
 import { gateways, type GatewayName } from './gateways';

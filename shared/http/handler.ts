@@ -1,12 +1,12 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { config } from '../config';
-import { AppError, type ErrorCode, type FieldError } from '../errors';
+import { config } from '../kernel/config';
+import { AppError, type ErrorCode, type FieldError } from '../kernel/errors';
 import { problemResponse } from './problem';
-import { uuidv7 } from '../ids';
-import { logger } from '../log';
-import { hasAnyScope, type Principal } from '../auth/principal';
+import { uuidv7 } from '../kernel/ids';
+import { logger } from '../kernel/log';
+import { hasAnyScope, type Principal } from './principal';
 import { decodeUtf8, isJsonContentType, parseJsonBody } from './json';
 import type { AnyRoute, RouteDefinition } from './route';
 

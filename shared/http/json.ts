@@ -1,4 +1,4 @@
-import { AppError } from '../errors';
+import { AppError } from '../kernel/errors';
 
 /**
  * Amounts are integer minor units everywhere, so a number literal with a fraction or an exponent

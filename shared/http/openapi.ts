@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorCatalogue, PROBLEM_CONTENT_TYPE, problemType, retryableCodes, type ErrorCode } from '../errors';
+import { errorCatalogue, PROBLEM_CONTENT_TYPE, problemType, retryableCodes, type ErrorCode } from '../kernel/errors';
 import { gateways, type GatewayName } from './gateways';
 import type { AnyRoute } from './route';
 import { problem } from './schemas';

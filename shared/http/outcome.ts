@@ -1,4 +1,4 @@
-import { PROBLEM_CONTENT_TYPE } from '../errors';
+import { PROBLEM_CONTENT_TYPE } from '../kernel/errors';
 import type { HttpResult } from './handler';
 
 /**

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { AppError, PROBLEM_CONTENT_TYPE, problemBody } from '../errors';
+import { AppError, PROBLEM_CONTENT_TYPE, problemBody } from '../kernel/errors';
 
 /** The API Gateway response for any thrown value: problem+json, never bare text. */
 export function problemResponse(error: unknown, requestId: string): APIGatewayProxyResult {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { ErrorCode } from '../errors';
-import type { PrincipalKind } from '../auth/principal';
+import type { ErrorCode } from '../kernel/errors';
+import type { PrincipalKind } from './principal';
 import type { TableKey } from '../tables';
 
 /**

@@ -1,6 +1,6 @@
-import type { Clock } from '../clock';
-import { AppError } from '../errors';
-import type { Account, Entry, Ledger, Pending, Transaction } from '../ledger/schemas';
+import type { Clock } from '../kernel/clock';
+import { AppError } from '../kernel/errors';
+import type { Account, Entry, Ledger, Pending, Transaction } from './contract';
 
 /**
  * The wallet's way to the ledger: its public HTTP contract with an OIDC client-credentials token,

@@ -6,9 +6,9 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import type { Clock } from '../clock';
-import { AppError } from '../errors';
-import type { IdGenerator } from '../ids';
+import type { Clock } from '../kernel/clock';
+import { AppError } from '../kernel/errors';
+import type { IdGenerator } from '../kernel/ids';
 
 /**
  * Ledger consumers: the authorization to call the ledger API. A consumer pairs a unique name (for

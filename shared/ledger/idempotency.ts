@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { AppError, problemBody } from '../errors';
+import { AppError, problemBody } from '../kernel/errors';
 import { canonicalJson } from '../http/json';
 import type { Outcome } from '../http/outcome';
 import { ledgerKeys } from './keys';

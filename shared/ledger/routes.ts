@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ErrorCode } from '../errors';
+import type { ErrorCode } from '../kernel/errors';
 import { defineRoute, idempotencyRequired, type Access, type IdempotencyRule } from '../http/route';
 import { cursor, page, pageLimit, uuid } from '../http/schemas';
 import * as s from './schemas';

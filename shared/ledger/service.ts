@@ -1,7 +1,7 @@
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Clock } from '../clock';
-import { AppError, type ErrorCode } from '../errors';
-import type { IdGenerator } from '../ids';
+import type { Clock } from '../kernel/clock';
+import { AppError, type ErrorCode } from '../kernel/errors';
+import type { IdGenerator } from '../kernel/ids';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { consumerKeys } from './consumers';
 import type { Outcome } from '../http/outcome';
@@ -20,7 +20,7 @@ import type {
 } from './schemas';
 import { dueKeys } from '../aws/due-keys';
 import type { TransactItem } from '../aws/dynamodb';
-import { ConditionsFailed, transactWrite } from './transact';
+import { ConditionsFailed, MAX_TRANSACT_ITEMS, TransactionTooLarge, transact } from '../aws/store';
 
 /**
  * The ledger: double-entry postings on DynamoDB. Every money movement is ONE TransactWriteItems
@@ -579,8 +579,11 @@ export class LedgerService {
       const items = idem ? [this.idempotency.recordItem(idem, built.status, body, now), ...built.items] : built.items;
       const roles: Role[] = idem ? [{ kind: 'idempotency' }, ...built.roles] : built.roles;
       try {
-        await transactWrite(this.deps.client, items, { sleep: this.deps.sleep });
+        await transact(this.deps, items);
       } catch (error) {
+        if (error instanceof TransactionTooLarge) {
+          throw new AppError('invalid', `This operation needs ${error.size} writes; one transaction holds at most ${MAX_TRANSACT_ITEMS}.`);
+        }
         if (!(error instanceof ConditionsFailed)) throw error;
         throw this.diagnose(error, roles, built.diagnose);
       }

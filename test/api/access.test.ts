@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
-import type { PrincipalKind } from '../../shared/auth/principal';
-import { errorCatalogue, type ErrorCode } from '../../shared/errors';
+import type { PrincipalKind } from '../../shared/http/principal';
+import { errorCatalogue, type ErrorCode } from '../../shared/kernel/errors';
 import { gatewayOf } from '../../shared/http/gateways';
 import type { AnyRoute } from '../../shared/http/route';
-import { uuidv7 } from '../../shared/ids';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { routes } from '../../shared/routes';
 import { call, startTestPlatform } from '../support/platform';
 import { buildWorld, PRINCIPAL_KINDS, type World } from '../support/world';

@@ -5,13 +5,13 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import { startDevIssuer } from '../../local/oidc-issuer';
 import type { Platform } from '../../local/platform';
 import { generateSigningKey, type WalletSigningKeys } from '../../local/signing-keys';
-import { authRoutes } from '../../shared/auth/routes';
-import { TENANT_SCOPES } from '../../shared/auth/scopes';
-import { errorCatalogue, type ErrorCode } from '../../shared/errors';
+import { authRoutes } from '../../shared/wallet/auth/routes';
+import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
+import { errorCatalogue, type ErrorCode } from '../../shared/kernel/errors';
 import type { AnyRoute } from '../../shared/http/route';
-import { uuidv7 } from '../../shared/ids';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { routes } from '../../shared/routes';
-import { tenancyRoutes } from '../../shared/tenancy/routes';
+import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
 import { walletKeys } from '../../shared/wallet/keys';
 import { ledgerConsumer } from '../support/consumers';
 import { apiKeyFor, idpTokenFor, staffAccount, staffLogin, staffToken, TEST_STAFF_PASSWORD, userTokenFor } from '../support/credentials';
@@ -85,7 +85,7 @@ describe('JWKS', () => {
   });
 
   it('signs new tokens with the current key and still accepts one signed with the previous key', async () => {
-    const { createLocalSigner, mintWalletToken } = await import('../../shared/auth/tokens');
+    const { createLocalSigner, mintWalletToken } = await import('../../shared/wallet/auth/tokens');
     const staff = await staffAccount(platform, { role: 'tenant_staff', tenantId });
     const oldSigner = await createLocalSigner({ current: signingKeys.previous! });
     const oldToken = (await mintWalletToken(oldSigner, { use: 'staff', subject: staff.id, scopes: [...TENANT_SCOPES], ttlSeconds: 300, claims: { role: 'tenant_staff', tenant_id: tenantId } })).token;

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
-import { errorCatalogue } from '../../shared/errors';
+import { errorCatalogue } from '../../shared/kernel/errors';
 import { gatewayOf } from '../../shared/http/gateways';
 import type { AnyRoute } from '../../shared/http/route';
 import { routes } from '../../shared/routes';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Platform } from '../../local/platform';
-import { errorCatalogue } from '../../shared/errors';
+import { errorCatalogue } from '../../shared/kernel/errors';
 import { createHttpHandler } from '../../shared/http/handler';
 import { defineRoute, idempotencyRequired } from '../../shared/http/route';
 import { amount } from '../../shared/http/schemas';

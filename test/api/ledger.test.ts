@@ -2,11 +2,11 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
-import { systemClock } from '../../shared/clock';
+import { systemClock } from '../../shared/kernel/clock';
 import { createConsumerStore } from '../../shared/ledger/consumers';
 import type { Platform } from '../../local/platform';
-import { errorCatalogue } from '../../shared/errors';
-import { uuidv7 } from '../../shared/ids';
+import { errorCatalogue } from '../../shared/kernel/errors';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { ledgerConsumer } from '../support/consumers';
 import { call, startTestPlatform } from '../support/platform';
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
-import { TENANT_SCOPES } from '../../shared/auth/scopes';
-import { ManualClock } from '../../shared/clock';
-import { uuidv7 } from '../../shared/ids';
+import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
+import { ManualClock } from '../../shared/kernel/clock';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { call, startTestPlatform } from '../support/platform';
 

@@ -1,8 +1,8 @@
 import Stripe from 'stripe';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
-import { TENANT_SCOPES } from '../../shared/auth/scopes';
-import { uuidv7 } from '../../shared/ids';
+import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { call, startTestPlatform } from '../support/platform';
 import { startReceiver, until, type Receiver } from '../integration/webhooks-receiver';

@@ -2,8 +2,8 @@ import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
-import { TENANT_SCOPES } from '../../shared/auth/scopes';
-import { uuidv7 } from '../../shared/ids';
+import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { apiKeyFor, staffAccount, staffLogin, staffToken, TEST_STAFF_PASSWORD } from '../support/credentials';
 import { call, startTestPlatform } from '../support/platform';
 

@@ -3,20 +3,20 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
-import { TENANT_SCOPES } from '../../shared/auth/scopes';
-import type { Principal } from '../../shared/auth/principal';
-import { ManualClock, systemClock } from '../../shared/clock';
-import { errorCatalogue, type ErrorCode } from '../../shared/errors';
+import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
+import type { Principal } from '../../shared/http/principal';
+import { ManualClock, systemClock } from '../../shared/kernel/clock';
+import { errorCatalogue, type ErrorCode } from '../../shared/kernel/errors';
 import type { AnyRoute } from '../../shared/http/route';
-import { uuidv7 } from '../../shared/ids';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { LedgerClient } from '../../shared/ledger-client/client';
 import { routes as manifestRoutes } from '../../shared/routes';
-import { getTenantRecord } from '../../shared/tenancy/tenants';
-import { getUserRecord } from '../../shared/tenancy/users';
-import { transferRoutes } from '../../shared/transfers/routes';
-import { createTransfer } from '../../shared/transfers/transfers';
-import { SWEEP_AFTER_MS } from '../../shared/wallet/operations';
-import type { WalletRuntime } from '../../shared/wallet/runtime';
+import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
+import { getUserRecord } from '../../shared/wallet/tenancy/users';
+import { transferRoutes } from '../../shared/wallet/transfers/routes';
+import { createTransfer } from '../../shared/wallet/transfers/transfers';
+import { SWEEP_AFTER_MS } from '../../shared/wallet/saga';
+import type { WalletDeps } from '../../shared/wallet/deps';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { call, startTestPlatform, type CallResult } from '../support/platform';
 
@@ -368,7 +368,7 @@ describe('the sweeper worker', () => {
     const [alice, bob] = [await newUser(), await newUser()];
     await fund(tenantId, alice.id, 1_000);
     // The crashed request started long enough ago for the sweeper to take it over.
-    const runtime: WalletRuntime = {
+    const runtime: WalletDeps = {
       client: documents,
       table: platform.tables.wallet.name,
       clock: new ManualClock(new Date(Date.now() - SWEEP_AFTER_MS - 5_000)),

@@ -4,15 +4,15 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
-import { TENANT_SCOPES } from '../../shared/auth/scopes';
-import { systemClock } from '../../shared/clock';
-import { errorCatalogue, type ErrorCode } from '../../shared/errors';
+import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
+import { systemClock } from '../../shared/kernel/clock';
+import { errorCatalogue, type ErrorCode } from '../../shared/kernel/errors';
 import { outboxItem, type EventEnvelope } from '../../shared/events/outbox';
 import type { AnyRoute } from '../../shared/http/route';
-import { uuidv7 } from '../../shared/ids';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { routes as manifestRoutes } from '../../shared/routes';
-import { webhookRoutes } from '../../shared/webhooks/routes';
-import { verifyWebhook } from '../../shared/webhooks/verify';
+import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
+import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { call, startTestPlatform, type CallResult } from '../support/platform';
 import { startReceiver, until, type ReceivedRequest, type Receiver } from '../integration/webhooks-receiver';
@@ -115,8 +115,8 @@ async function newUser(): Promise<string> {
 async function fund(userId: string, amount: number) {
   // Imported late: these modules read configuration, which the platform sets when it starts.
   const { LedgerClient } = await import('../../shared/ledger-client/client');
-  const { getTenantRecord } = await import('../../shared/tenancy/tenants');
-  const { getUserRecord } = await import('../../shared/tenancy/users');
+  const { getTenantRecord } = await import('../../shared/wallet/tenancy/tenants');
+  const { getUserRecord } = await import('../../shared/wallet/tenancy/users');
   const deps = { client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 };
   const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
   const tenant = await getTenantRecord(deps, tenantId);

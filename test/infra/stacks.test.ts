@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../../lib/function';
 import { gatewayProblems } from '../../lib/gateway-responses';
-import { errorCatalogue } from '../../shared/errors';
+import { errorCatalogue } from '../../shared/kernel/errors';
 import { gatewayOf } from '../../shared/http/gateways';
 import { routes } from '../../shared/routes';
 import { queues, workers } from '../../shared/workers';
@@ -265,7 +265,7 @@ describe('token signing key', () => {
       expect(actions.get('kms:Sign'), route.operationId).toEqual(signers.includes(route.operationId) ? [keyArn('TokenSigningKey1')] : undefined);
       expect(found.env, route.operationId).toMatchObject({ WALLET_ISSUER: 'urn:wallet:test', WALLET_SIGNING_KMS_KEY_ID: keyArn('TokenSigningKey1') });
       expect(found.env.WALLET_SIGNING_KMS_PREVIOUS_KEY_ID).toBeUndefined();
-      // No IdP configured: IdP tokens are refused (shared/auth/credentials.ts reads IDP_ISSUER).
+      // No IdP configured: IdP tokens are refused (shared/wallet/auth/credentials.ts reads IDP_ISSUER).
       expect(found.env.IDP_ISSUER).toBeUndefined();
     }
     // Nothing else in either stack may sign.

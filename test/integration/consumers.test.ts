@@ -8,8 +8,8 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import { ensureTables } from '../../local/tables';
-import { ManualClock } from '../../shared/clock';
-import { uuidv7 } from '../../shared/ids';
+import { ManualClock } from '../../shared/kernel/clock';
+import { uuidv7 } from '../../shared/kernel/ids';
 import {
   ConsumerConflictError,
   ConsumerNotFoundError,

@@ -12,8 +12,8 @@ import {
   mintWalletToken,
   parseSigningKeys,
   verifyWalletToken,
-  type KmsSigningPort,
-} from '../../shared/auth/tokens';
+} from '../../shared/wallet/auth/tokens';
+import type { KmsSigningPort } from '../../shared/aws/kms';
 
 /** Signing keys: the local key file and its rotation, and the KMS signer against a stand-in KMS. */
 

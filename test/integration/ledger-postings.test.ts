@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/errors';
-import { ManualClock } from '../../shared/clock';
+import { AppError } from '../../shared/kernel/errors';
+import { ManualClock } from '../../shared/kernel/clock';
 import { ledgerFixture, leg } from '../support/ledger';
 
 type Fixture = Awaited<ReturnType<typeof ledgerFixture>>;

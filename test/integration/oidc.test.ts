@@ -12,12 +12,12 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import { startDevIssuer, type DevIssuer } from '../../local/oidc-issuer';
 import { freePort } from '../../local/ports';
 import { ensureTables } from '../../local/tables';
-import { createConsumerAuthenticator, type ConsumerIdentity } from '../../shared/auth/oidc';
-import { ManualClock, systemClock } from '../../shared/clock';
-import { AppError } from '../../shared/errors';
+import { createConsumerAuthenticator, type ConsumerIdentity } from '../../shared/ledger/consumer-auth';
+import { ManualClock, systemClock } from '../../shared/kernel/clock';
+import { AppError } from '../../shared/kernel/errors';
 import type { Authenticator } from '../../shared/http/handler';
 import type { AnyRoute } from '../../shared/http/route';
-import { uuidv7 } from '../../shared/ids';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { createConsumerStore, type Consumer, type ConsumerStore } from '../../shared/ledger/consumers';
 
 const run = promisify(execFile);

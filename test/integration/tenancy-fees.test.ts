@@ -1,12 +1,12 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/errors';
-import { uuidv7 } from '../../shared/ids';
-import { listAuditLog } from '../../shared/tenancy/audit';
-import { getFeePlan, setFeePlan } from '../../shared/tenancy/fee-plan';
-import { computeFee, MAX_BPS, type FeePlanChange, type FeeRule } from '../../shared/tenancy/fees';
-import { ledgerSummary } from '../../shared/tenancy/summary';
+import { AppError } from '../../shared/kernel/errors';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { listAuditLog } from '../../shared/wallet/tenancy/audit';
+import { getFeePlan, setFeePlan } from '../../shared/wallet/tenancy/fee-plan';
+import { computeFee, MAX_BPS, type FeePlanChange, type FeeRule } from '../../shared/wallet/tenancy/fees';
+import { ledgerSummary } from '../../shared/wallet/tenancy/summary';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 
 /** The fee by the book, in BigInt: flat + bps part rounded half up, clamped to [min_fee, max_fee]. */

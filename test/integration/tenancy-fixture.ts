@@ -2,13 +2,13 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
-import { systemClock } from '../../shared/clock';
-import { uuidv7 } from '../../shared/ids';
+import { systemClock } from '../../shared/kernel/clock';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { LedgerClient } from '../../shared/ledger-client/client';
-import type { Actor, TenancyDeps, TenancyLedger } from '../../shared/tenancy/deps';
-import { createTenant } from '../../shared/tenancy/tenants';
-import { getUserRecord, createUser } from '../../shared/tenancy/users';
-import { getTenantRecord } from '../../shared/tenancy/tenants';
+import type { Actor, TenancyDeps, TenancyLedger } from '../../shared/wallet/deps';
+import { createTenant } from '../../shared/wallet/tenancy/tenants';
+import { getUserRecord, createUser } from '../../shared/wallet/tenancy/users';
+import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { startTestPlatform } from '../support/platform';
 
 /**

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/errors';
-import { uuidv7 } from '../../shared/ids';
-import { dayOf, listAccessLog } from '../../shared/tenancy/access-log';
-import { listPlatformTransactions, listPlatformUsers, type CrossTenantTransaction } from '../../shared/tenancy/platform';
-import { tenancyRoutes } from '../../shared/tenancy/routes';
-import type { TenantRecord } from '../../shared/tenancy/tenants';
-import type { UserRecord } from '../../shared/tenancy/users';
+import { AppError } from '../../shared/kernel/errors';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { dayOf, listAccessLog } from '../../shared/wallet/tenancy/access-log';
+import { listPlatformTransactions, listPlatformUsers, type CrossTenantTransaction } from '../../shared/wallet/tenancy/platform';
+import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
+import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
+import type { UserRecord } from '../../shared/wallet/tenancy/users';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 
 let f: TenancyFixture;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/errors';
-import { uuidv7 } from '../../shared/ids';
-import { listAccessLog, dayOf } from '../../shared/tenancy/access-log';
-import { listAuditLog } from '../../shared/tenancy/audit';
-import { CURRENCY_MINOR_UNITS, isActiveCurrency, minorUnitsOf } from '../../shared/tenancy/currencies';
-import type { TenancyLedger } from '../../shared/tenancy/deps';
-import { FEE_PATHS } from '../../shared/tenancy/fees';
-import { createTenant, getTenantRecord, listTenants, tenantHealth } from '../../shared/tenancy/tenants';
+import { AppError } from '../../shared/kernel/errors';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { listAccessLog, dayOf } from '../../shared/wallet/tenancy/access-log';
+import { listAuditLog } from '../../shared/wallet/tenancy/audit';
+import { CURRENCY_MINOR_UNITS, isActiveCurrency, minorUnitsOf } from '../../shared/wallet/tenancy/currencies';
+import type { TenancyLedger } from '../../shared/wallet/deps';
+import { FEE_PATHS } from '../../shared/wallet/tenancy/fees';
+import { createTenant, getTenantRecord, listTenants, tenantHealth } from '../../shared/wallet/tenancy/tenants';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 
 let f: TenancyFixture;

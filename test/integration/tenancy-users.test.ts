@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/errors';
-import { uuidv7 } from '../../shared/ids';
-import { listAuditLog } from '../../shared/tenancy/audit';
-import type { TenancyLedger } from '../../shared/tenancy/deps';
-import { getItem } from '../../shared/tenancy/store';
-import { createUser, findUserByExternalId, getUser, getUserRecord, listUsers } from '../../shared/tenancy/users';
+import { AppError } from '../../shared/kernel/errors';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { listAuditLog } from '../../shared/wallet/tenancy/audit';
+import type { TenancyLedger } from '../../shared/wallet/deps';
+import { getItem } from '../../shared/aws/store';
+import { createUser, findUserByExternalId, getUser, getUserRecord, listUsers } from '../../shared/wallet/tenancy/users';
 import { walletKeys } from '../../shared/wallet/keys';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 

@@ -1,23 +1,23 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../shared/auth/principal';
-import { ManualClock } from '../../shared/clock';
-import { AppError } from '../../shared/errors';
-import { uuidv7 } from '../../shared/ids';
+import type { Principal } from '../../shared/http/principal';
+import { ManualClock } from '../../shared/kernel/clock';
+import { AppError } from '../../shared/kernel/errors';
+import { uuidv7 } from '../../shared/kernel/ids';
 import type { Entry } from '../../shared/ledger/schemas';
-import { setFeePlan } from '../../shared/tenancy/fee-plan';
-import { MAX_BPS, type FeeRule } from '../../shared/tenancy/fees';
-import { listAuditLog } from '../../shared/tenancy/audit';
-import type { TenantRecord } from '../../shared/tenancy/tenants';
-import { createUser, getUserRecord, type UserRecord } from '../../shared/tenancy/users';
-import { getBalances } from '../../shared/transfers/balances';
-import type { ListEntries, TransfersDeps } from '../../shared/transfers/deps';
-import { effectiveLimits, getUserLimits, limitClaims, setLimits, setUserLimits } from '../../shared/transfers/limits';
-import { listTransactions } from '../../shared/transfers/transactions';
-import { createTransfer, getTransfer, listTransfers, transferAmounts, transferLegs, type Transfer } from '../../shared/transfers/transfers';
-import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/operations';
-import type { WalletRuntime } from '../../shared/wallet/runtime';
+import { setFeePlan } from '../../shared/wallet/tenancy/fee-plan';
+import { MAX_BPS, type FeeRule } from '../../shared/wallet/tenancy/fees';
+import { listAuditLog } from '../../shared/wallet/tenancy/audit';
+import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
+import { createUser, getUserRecord, type UserRecord } from '../../shared/wallet/tenancy/users';
+import { getBalances } from '../../shared/wallet/transfers/balances';
+import type { ListEntries, TransfersDeps } from '../../shared/wallet/transfers/deps';
+import { effectiveLimits, getUserLimits, limitClaims, setLimits, setUserLimits } from '../../shared/wallet/transfers/limits';
+import { listTransactions } from '../../shared/wallet/transfers/transactions';
+import { createTransfer, getTransfer, listTransfers, transferAmounts, transferLegs, type Transfer } from '../../shared/wallet/transfers/transfers';
+import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/saga';
+import type { WalletDeps } from '../../shared/wallet/deps';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 
 /**
@@ -27,7 +27,7 @@ import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
  */
 
 let f: TenancyFixture;
-let runtime: WalletRuntime;
+let runtime: WalletDeps;
 
 beforeAll(async () => {
   f = await tenancyFixture();
@@ -64,7 +64,7 @@ async function fund(tenant: TenantRecord, user: UserRecord, amount: number) {
   );
 }
 
-const send = (rt: WalletRuntime, tenant: TenantRecord, from: UserRecord, to: UserRecord, amount: number, key = uuidv7(), faults = {}) =>
+const send = (rt: WalletDeps, tenant: TenantRecord, from: UserRecord, to: UserRecord, amount: number, key = uuidv7(), faults = {}) =>
   createTransfer(rt, operator(tenant.id), tenant.id, { from_user_id: from.id, to_user_id: to.id, amount }, { idempotencyKey: key, requestId: uuidv7() }, faults);
 
 const available = async (tenant: TenantRecord, user: UserRecord) => (await f.ledger.getAccount(tenant.ledger_id, user.cash_account_id)).balance.available;
@@ -191,7 +191,7 @@ describe('crash safety', () => {
   it('posts exactly once when nobody retries and the sweeper finishes the transfer', async () => {
     const { tenant, alice, bob } = await world({ funds: 5_000 });
     const clock = new ManualClock(new Date());
-    const clocked: WalletRuntime = { ...runtime, clock };
+    const clocked: WalletDeps = { ...runtime, clock };
     const key = uuidv7();
     await expect(send(clocked, tenant, alice, bob, 1_500, key, crash)).rejects.toThrow('crashed');
 

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import { loadHandler } from '../../local/gateway';
 import type { Platform } from '../../local/platform';
-import { ManualClock } from '../../shared/clock';
+import { ManualClock } from '../../shared/kernel/clock';
 import { eventKeys, outboxItem, type EventEnvelope } from '../../shared/events/outbox';
-import { createRelayHandler, relayRecords, type RelayDeps } from '../../shared/events/relay';
-import { uuidv7 } from '../../shared/ids';
-import type { StoreDeps } from '../../shared/tenancy/deps';
+import { createRelayHandler, relayRecords, type RelayDeps } from '../../shared/wallet/webhooks/relay';
+import { uuidv7 } from '../../shared/kernel/ids';
+import type { StoreDeps } from '../../shared/wallet/deps';
 import {
   DELIVERY_QUEUE,
   MAX_AUTOMATIC_ATTEMPTS,
@@ -19,13 +19,13 @@ import {
   listAttempts,
   type DeliveryDeps,
   type DeliveryRecord,
-} from '../../shared/webhooks/deliveries';
-import { createEndpoint, deleteEndpoint } from '../../shared/webhooks/endpoints';
-import { redeliverEvent } from '../../shared/webhooks/events';
-import { systemResolver } from '../../shared/webhooks/http';
-import { webhookKeys } from '../../shared/webhooks/keys';
-import { verifyWebhook } from '../../shared/webhooks/verify';
-import { createDeliveryHandler } from '../../shared/webhooks/worker';
+} from '../../shared/wallet/webhooks/deliveries';
+import { createEndpoint, deleteEndpoint } from '../../shared/wallet/webhooks/endpoints';
+import { redeliverEvent } from '../../shared/wallet/webhooks/events';
+import { systemResolver } from '../../shared/wallet/webhooks/http';
+import { webhookKeys } from '../../shared/wallet/webhooks/keys';
+import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
+import { createDeliveryHandler } from '../../shared/wallet/webhooks/worker';
 import { startTestPlatform } from '../support/platform';
 import { startReceiver, until, type Receiver } from './webhooks-receiver';
 

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES, MERCHANT_FAMILIES, familyOf, isEventFilter } from '../../shared/events/names';
 import { signPayload } from '../../shared/events/signature';
-import { endpointReceives } from '../../shared/webhooks/matching';
-import { verifyWebhook } from '../../shared/webhooks/verify';
+import { endpointReceives } from '../../shared/wallet/webhooks/matching';
+import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
 
 /** Which endpoints an event reaches, and the receiver's signature helper: pure functions, no table. */
 

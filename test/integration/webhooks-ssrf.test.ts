@@ -1,9 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyAddress, isAllowedAddress, type AddressKind } from '../../shared/webhooks/addresses';
-import { checkedTarget, pinnedLookup, postWebhook, requestOptions, type ResolvedAddress, type Resolver } from '../../shared/webhooks/http';
-import { checkEndpointUrl } from '../../shared/webhooks/urls';
+import { classifyAddress, isAllowedAddress, type AddressKind } from '../../shared/wallet/webhooks/addresses';
+import { checkedTarget, pinnedLookup, postWebhook, requestOptions, type ResolvedAddress, type Resolver } from '../../shared/wallet/webhooks/http';
+import { checkEndpointUrl } from '../../shared/wallet/webhooks/urls';
 
 /**
  * SSRF defences of webhook delivery, without DNS: a fake resolver stands in for it, and a real

@@ -2,8 +2,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
-import { systemClock } from '../../shared/clock';
-import { uuidv7 } from '../../shared/ids';
+import { systemClock } from '../../shared/kernel/clock';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { createConsumerStore } from '../../shared/ledger/consumers';
 
 /**

@@ -2,8 +2,8 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
-import { systemClock } from '../../shared/clock';
-import { uuidv7 } from '../../shared/ids';
+import { systemClock } from '../../shared/kernel/clock';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { call } from './platform';
 
 /**
@@ -36,7 +36,7 @@ export async function apiKeyFor(
   scopes: readonly string[],
   options: { env?: 'live' | 'sandbox'; clientId?: string; name?: string } = {},
 ): Promise<string> {
-  const { createApiKeyRecord } = await import('../../shared/auth/api-keys');
+  const { createApiKeyRecord } = await import('../../shared/wallet/auth/api-keys');
   return withWalletTable(platform, async ({ client, table }) => {
     const { key } = await createApiKeyRecord(
       { client, table, clock: systemClock, ids: uuidv7 },
@@ -58,7 +58,7 @@ export interface StaffOptions {
 
 /** A staff account written directly (the operator's command does the same); returns its id and login. */
 export async function staffAccount(platform: Platform, options: StaffOptions): Promise<{ id: string; email: string; password: string }> {
-  const { createStaff } = await import('../../shared/auth/staff');
+  const { createStaff } = await import('../../shared/wallet/auth/staff');
   const email = options.email ?? `staff-${uuidv7()}@example.test`;
   const password = options.password ?? TEST_STAFF_PASSWORD;
   const account = await withWalletTable(platform, ({ client, table }) =>

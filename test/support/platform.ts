@@ -2,7 +2,7 @@ import { inject } from 'vitest';
 import { startPlatform, type Platform, type PlatformOptions } from '../../local/platform';
 import { routes as manifestRoutes } from '../../shared/routes';
 import { queues as manifestQueues, workers as manifestWorkers } from '../../shared/workers';
-import { uuidv7 } from '../../shared/ids';
+import { uuidv7 } from '../../shared/kernel/ids';
 
 /**
  * The embedded platform for one test file: the run's DynamoDB Local, tables of its own, every

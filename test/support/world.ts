@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
 import type { Platform } from '../../local/platform';
-import type { PrincipalKind } from '../../shared/auth/principal';
-import { PARTNER_ADMIN_SCOPES, TENANT_SCOPES } from '../../shared/auth/scopes';
-import { uuidv7 } from '../../shared/ids';
+import type { PrincipalKind } from '../../shared/http/principal';
+import { PARTNER_ADMIN_SCOPES, TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { ledgerConsumer } from './consumers';
 import { apiKeyFor, idpTokenFor, staffToken, userTokenFor } from './credentials';
 import { call } from './platform';

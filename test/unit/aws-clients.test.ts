@@ -86,7 +86,7 @@ describe('the KMS token signer', () => {
     vi.stubEnv('WALLET_SIGNING_KMS_PREVIOUS_KEY_ID', PREVIOUS_ARN);
     vi.stubEnv('WALLET_ISSUER', 'urn:wallet:test');
     vi.resetModules();
-    const tokens = await import('../../shared/auth/tokens');
+    const tokens = await import('../../shared/wallet/auth/tokens');
     const { createKmsSigningPort } = await import('../../shared/aws/kms');
     return { tokens, signer: await tokens.loadTokenSigner({ kms: createKmsSigningPort(client) }) };
   }
@@ -143,7 +143,7 @@ describe('the KMS token signer', () => {
     vi.stubEnv('WALLET_SIGNING_KEYS', undefined);
     vi.stubEnv('WALLET_SIGNING_KMS_KEY_ID', KEY_ARN);
     vi.resetModules();
-    const tokens = await import('../../shared/auth/tokens');
+    const tokens = await import('../../shared/wallet/auth/tokens');
     await expect(tokens.loadTokenSigner()).resolves.toMatchObject({ kid: tokens.kmsKid(KEY_ARN) });
   });
 });
@@ -167,7 +167,7 @@ describe('the ledger credentials', () => {
     vi.stubEnv('LEDGER_SCOPES', 'ledger/postings');
     vi.resetModules();
     return {
-      runtime: await import('../../shared/wallet/runtime'),
+      runtime: await import('../../shared/ledger-client/loader'),
       secrets: await import('../../shared/aws/secrets'),
     };
   }
@@ -234,7 +234,7 @@ describe('the ledger credentials', () => {
     vi.stubEnv('LEDGER_CLIENT_ID', 'local-id');
     vi.stubEnv('LEDGER_CLIENT_SECRET', 'local-secret');
     vi.resetModules();
-    const runtime = await import('../../shared/wallet/runtime');
+    const runtime = await import('../../shared/ledger-client/loader');
     const read = vi.fn();
     await expect(runtime.loadLedgerCredentials(read)).resolves.toEqual({ clientId: 'local-id', clientSecret: 'local-secret' });
     expect(read).not.toHaveBeenCalled();
@@ -243,7 +243,7 @@ describe('the ledger credentials', () => {
 
 describe('retryingOnce', () => {
   it('keeps a success and forgets a failure', async () => {
-    const { retryingOnce } = await import('../../shared/wallet/runtime');
+    const { retryingOnce } = await import('../../shared/kernel/lazy');
     let calls = 0;
     const load = retryingOnce(async () => {
       calls += 1;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, errorCatalogue, problemBody } from '../../shared/errors';
+import { AppError, errorCatalogue, problemBody } from '../../shared/kernel/errors';
 
 // Spec part 7, verbatim: the codes clients branch on and their statuses.
 const specCodes: Record<string, number> = {

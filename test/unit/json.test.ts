@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/errors';
+import { AppError } from '../../shared/kernel/errors';
 import { assertNoFractionalNumbers, isJsonContentType, parseJsonBody } from '../../shared/http/json';
 
 describe('integer-only JSON', () => {

@@ -1,0 +1,205 @@
+import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { decodeCursor, encodeCursor } from '../http/cursor';
+import { AppError } from '../kernel/errors';
+import type { TransactItem } from './dynamodb';
+
+/**
+ * THE store: every DynamoDB read and write of both tables goes through these few functions (the
+ * table manifest and the local bootstrap aside), so retries, paging and cancellation reasons are
+ * handled once. Services take a `TableDeps` (a client and a table name) and never send commands
+ * of their own.
+ *
+ *  - `getItem`: one item, strongly consistent by default;
+ *  - `queryPage`: one page of a partition behind an opaque cursor (listings);
+ *  - `queryAll`: every item of a key condition, page after page (workers, small partitions);
+ *  - `transact`: one TransactWriteItems under the one retry policy, its failed conditions
+ *    decoded for the caller to map to its own domain codes.
+ */
+
+export interface TableDeps {
+  client: DynamoDBDocumentClient;
+  /** The table's name. */
+  table: string;
+}
+
+export type Item = Record<string, unknown>;
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+/** One item by key; `undefined` when there is none. */
+export async function getItem(deps: TableDeps, key: { pk: string; sk: string }, options: { consistent?: boolean; projection?: string } = {}): Promise<Item | undefined> {
+  const result = await deps.client.send(
+    new GetCommand({ TableName: deps.table, Key: key, ConsistentRead: options.consistent ?? true, ProjectionExpression: options.projection }),
+  );
+  return result.Item;
+}
+
+export type Index = 'gsi1' | 'gsi2' | 'gsi3';
+
+export interface PageQuery {
+  /** Absent: the table's own key. */
+  index?: Index;
+  partition: string;
+  cursor: string | undefined;
+  limit: number;
+  /** Newest first (ids are UUIDv7) unless false. */
+  descending?: boolean;
+  /** A sort key condition besides the partition, e.g. `#sk < :before` (names and values merged below). */
+  sortKey?: { expression: string; names?: Record<string, string>; values: Record<string, unknown> };
+  filter?: { expression: string; names?: Record<string, string>; values: Record<string, unknown> };
+  /**
+   * With a filter, the most items one request may evaluate: a rare match must not make one request
+   * read a whole partition. A page that stops early has fewer items and a next_cursor.
+   */
+  scanBudget?: number;
+  /** The code a cursor of another listing answers (the ledger's catalogue says `invalid`). */
+  invalidCode?: 'invalid_request' | 'invalid';
+}
+
+const unknownCursor = (code: 'invalid_request' | 'invalid') =>
+  new AppError(code, 'cursor is not a cursor this listing returned.', { errors: [{ field: 'query.cursor', message: 'unknown cursor' }] });
+
+/**
+ * One page of a partition, newest first. The cursor is the opaque key the previous page ended at;
+ * one of another listing (another partition, index or shape) is refused, never a 500.
+ */
+export async function queryPage(deps: TableDeps, query: PageQuery): Promise<{ items: Item[]; next_cursor: string | null }> {
+  const pkName = query.index ? `${query.index}pk` : 'pk';
+  const keyNames = query.index ? ['pk', 'sk', pkName, `${query.index}sk`] : ['pk', 'sk'];
+  const code = query.invalidCode ?? 'invalid_request';
+  let start: Item | undefined;
+  if (query.cursor !== undefined) {
+    start = decodeCursor(query.cursor, code, keyNames);
+    if (start[pkName] !== query.partition || Object.keys(start).length !== keyNames.length) throw unknownCursor(code);
+  }
+  const items: Item[] = [];
+  let budget = query.scanBudget ?? Number.POSITIVE_INFINITY;
+  do {
+    // Never evaluate more than can be returned, so the key DynamoDB stops at is the page's end.
+    const pageLimit = Math.max(1, Math.min(query.limit - items.length, budget));
+    const result = await deps.client.send(
+      new QueryCommand({
+        TableName: deps.table,
+        IndexName: query.index,
+        KeyConditionExpression: query.sortKey ? `#pk = :pk AND ${query.sortKey.expression}` : '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': pkName, ...query.sortKey?.names, ...query.filter?.names },
+        ExpressionAttributeValues: { ':pk': query.partition, ...query.sortKey?.values, ...query.filter?.values },
+        FilterExpression: query.filter?.expression,
+        ScanIndexForward: query.descending === false,
+        Limit: pageLimit,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(result.Items ?? []));
+    budget -= result.ScannedCount ?? pageLimit;
+    start = result.LastEvaluatedKey;
+  } while (query.filter && start && items.length < query.limit && budget > 0);
+  return { items, next_cursor: start ? encodeCursor(start) : null };
+}
+
+/**
+ * Every item a query matches, page after page, as they arrive. For workers reading due work and
+ * for partitions bounded by design (an endpoint list, a consumer's ledgers): never a listing a
+ * client pages through (that is `queryPage`).
+ */
+export async function* queryAll(deps: TableDeps, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): AsyncGenerator<Item> {
+  let start: Item | undefined;
+  do {
+    const page = await deps.client.send(new QueryCommand({ ...input, TableName: deps.table, ExclusiveStartKey: start }));
+    for (const item of page.Items ?? []) yield item;
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
+
+export const isConditionalCheckFailed = (error: unknown): boolean =>
+  (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
+
+export interface ConditionFailure {
+  /** Index of the item whose condition failed. */
+  index: number;
+  /** The item as it was (ALL_OLD), when the item asked for it. */
+  item: Item | undefined;
+}
+
+/** The items of a TransactWriteItems whose conditions failed; the caller knows what each meant. */
+export class ConditionsFailed extends Error {
+  constructor(readonly failures: readonly ConditionFailure[]) {
+    super(`transaction conditions failed at items ${failures.map((f) => f.index).join(', ')}`);
+    this.name = 'ConditionsFailed';
+  }
+
+  get indexes(): number[] {
+    return this.failures.map((failure) => failure.index);
+  }
+}
+
+/** A write set larger than one transaction may hold; the caller says what that means in its API. */
+export class TransactionTooLarge extends Error {
+  constructor(readonly size: number) {
+    super(`${size} writes; one transaction holds at most ${MAX_TRANSACT_ITEMS}`);
+    this.name = 'TransactionTooLarge';
+  }
+}
+
+/** DynamoDB's own limit on one transaction. */
+export const MAX_TRANSACT_ITEMS = 100;
+/** The one retry policy: bounded, full-jitter exponential backoff. */
+export const TRANSACT_ATTEMPTS = 10;
+const BASE_DELAY_MS = 10;
+const MAX_DELAY_MS = 1_000;
+
+export interface TransactOptions {
+  /** Tests replace the backoff's sleep. */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/**
+ * One TransactWriteItems with the retries DynamoDB asks for. A cancellation caused only by
+ * another transaction on the same items (`TransactionConflict`, `TransactionInProgress`) or by
+ * throttling wrote nothing, so it is sent again with full-jitter exponential backoff, at most
+ * TRANSACT_ATTEMPTS times, then answered 503 `service_unavailable`. A cancellation with a failed
+ * condition is thrown as `ConditionsFailed` and never retried: the condition is the answer.
+ */
+export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions, items: TransactItem[], options: TransactOptions = {}): Promise<{ attempts: number }> {
+  if (items.length > MAX_TRANSACT_ITEMS) throw new TransactionTooLarge(items.length);
+  const sleep = options.sleep ?? deps.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await deps.client.send(new TransactWriteCommand({ TransactItems: items }));
+      return { attempts: attempt };
+    } catch (error) {
+      const reasons = cancellationReasons(error) ?? (isThrottling(error) ? [{ Code: 'ThrottlingError' }] : undefined);
+      if (!reasons) throw error;
+      const failures = reasons.flatMap((reason, index) =>
+        reason.Code === 'ConditionalCheckFailed' ? [{ index, item: reason.Item ? unmarshall(reason.Item as never) : undefined }] : [],
+      );
+      if (failures.length > 0) throw new ConditionsFailed(failures);
+      const retryable = reasons.some((r) => RETRYABLE_REASONS.has(r.Code ?? ''));
+      if (!retryable || attempt >= TRANSACT_ATTEMPTS) {
+        throw new AppError('service_unavailable', 'The change collided with concurrent writes; retry the request (with the same Idempotency-Key, if it has one).');
+      }
+      // Full jitter: concurrent writers to a hot item spread out instead of colliding again.
+      await sleep(Math.random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt));
+    }
+  }
+}
+
+const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
+
+/** Throttled writes were not applied, so sending them again is safe. */
+const THROTTLING = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded']);
+const isThrottling = (error: unknown): boolean => THROTTLING.has((error as { name?: string } | undefined)?.name ?? '');
+
+function cancellationReasons(error: unknown): CancellationReason[] | undefined {
+  if (error instanceof TransactionCanceledException) return error.CancellationReasons ?? [];
+  const name = (error as { name?: string } | undefined)?.name;
+  // The document client rethrows the service exception; match by name as well for wrapped clients.
+  if (name === 'TransactionCanceledException') return (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
+  if (name === 'TransactionInProgressException') return [{ Code: 'TransactionConflict' }];
+  return undefined;
+}

@@ -1,0 +1,57 @@
+import { createDocumentClient } from '../aws/dynamodb';
+import { createHttpHandler, type Authenticator, type HttpResult, type RequestOf } from '../http/handler';
+import type { Principal } from '../http/principal';
+import type { AnyRoute } from '../http/route';
+import { platformClock } from '../kernel/clock';
+import { tableName } from '../kernel/config';
+import { uuidv7 } from '../kernel/ids';
+import { retryingOnce } from '../kernel/lazy';
+import { DeferredLedger, ledgerClientLoader, type LedgerOperations } from '../ledger-client/loader';
+import { createWalletAuthenticator } from '../wallet/auth/credentials';
+import { loadTokenSigner } from '../wallet/auth/tokens';
+import type { WalletDeps } from '../wallet/deps';
+
+/**
+ * The wallet's composition root: what the wallet, auth and console functions share, built once per
+ * Lambda container on first use (never at import, so loading a handler needs no configuration):
+ * the WalletTable client, the clock and id source, the token signer, the ledger client and the
+ * credential hook. Only functions/, local/, scripts, benchmarks and tests import this module.
+ */
+
+let runtime: WalletDeps | undefined;
+
+export function walletRuntime(): WalletDeps {
+  if (runtime) return runtime;
+  const client = createDocumentClient();
+  let ledger: LedgerOperations | undefined;
+  runtime = {
+    client,
+    table: tableName('WALLET_TABLE'),
+    clock: platformClock,
+    ids: uuidv7,
+    signer: retryingOnce(() => loadTokenSigner()),
+    ledger: () => (ledger ??= new DeferredLedger(ledgerClientLoader())),
+  };
+  return runtime;
+}
+
+export interface WalletCall<R> {
+  request: RequestOf<R>;
+  principal: Principal;
+  runtime: WalletDeps;
+}
+
+/** The wallet's handler factory: the shared middleware stack with the wallet credential hook. */
+export function walletHandler<R extends AnyRoute>(route: R, serve: (call: WalletCall<R>) => Promise<HttpResult>) {
+  let verifier: Authenticator | undefined;
+  const authenticate: Authenticator = (request) => {
+    verifier ??= createWalletAuthenticator(walletRuntime());
+    return verifier(request);
+  };
+  return createHttpHandler(
+    route,
+    async (request) => serve({ request: request as RequestOf<R>, principal: request.principal, runtime: walletRuntime() }),
+    { authenticate },
+  );
+}
+

@@ -1,0 +1,190 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { systemClock, type Clock } from '../../kernel/clock';
+import { AppError } from '../../kernel/errors';
+import { isUuid } from '../../kernel/ids';
+import type { WalletDeps } from '../deps';
+import { walletKeys } from '../keys';
+import { ACCEPTED_ALGORITHMS, keySetFor } from '../../http/jwks';
+import type { Principal } from '../../http/principal';
+import { EXTERNAL_ID_PATTERN } from '../tenancy/schemas';
+import { IDP_USER_SCOPES } from './scopes';
+import { CLOCK_TOLERANCE_SECONDS, RefusedCredential } from './tokens';
+
+/**
+ * IdP access tokens (spec part 5): a token of the platform's identity provider realm is itself the
+ * wallet credential, with no exchange. It is verified against the realm's published keys
+ * (asymmetric algorithms only), must name the wallet audience and carry a `tenant_id` claim naming
+ * an existing tenant. The wallet user is external id `idp:<sub>` in that tenant, provisioned on
+ * first contact as a consumer. Scopes are the platform's fixed set, IDP_USER_SCOPES, whatever the
+ * token says.
+ */
+
+export interface IdpVerifierOptions {
+  /** Compared exactly with the token's `iss`. */
+  issuer: string;
+  audience: string;
+  /** Default `<issuer>/.well-known/jwks.json`. */
+  jwksUrl?: string;
+  clock?: Clock;
+  tenantExists(tenantId: string): Promise<boolean>;
+  /** The wallet user id for the external id, provisioning the user on first contact when `provision`. */
+  resolveUser(tenantId: string, externalId: string, provision: boolean): Promise<string | undefined>;
+}
+
+const CACHE_TTL_MS = 60_000;
+const CACHE_MAX_ENTRIES = 10_000;
+
+export const idpExternalId = (sub: string): string => `idp:${sub}`;
+
+/**
+ * `provision: false` is for routes that refuse idp_user anyway: the token is still verified in full
+ * (a bad one is 401, a good one the route's 403), but no user is created for a request that will
+ * be refused, and the function needs no ledger access.
+ */
+export function createIdpVerifier(options: IdpVerifierOptions): (token: string, provision: boolean) => Promise<Principal> {
+  const jwksUrl = options.jwksUrl ?? `${options.issuer.replace(/\/+$/, '')}/.well-known/jwks.json`;
+  assertSecureUrl(options.issuer, 'issuer');
+  assertSecureUrl(jwksUrl, 'JWKS URL');
+  const clock = options.clock ?? systemClock;
+  const keySet = keySetFor(jwksUrl);
+  const getKey: JWTVerifyGetKey = async (header, token) => {
+    try {
+      return await keySet(header, token);
+    } catch (error) {
+      if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys || error instanceof joseErrors.JOSENotSupported) {
+        throw error;
+      }
+      throw new KeySetUnavailable(error);
+    }
+  };
+  const tenants = new PositiveCache<true>(clock);
+  const users = new PositiveCache<string>(clock);
+
+  return async (token, provision) => {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, getKey, {
+        issuer: options.issuer,
+        audience: options.audience,
+        algorithms: [...ACCEPTED_ALGORITHMS],
+        requiredClaims: ['exp', 'sub'],
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        currentDate: clock.now(),
+      }));
+    } catch (error) {
+      if (error instanceof KeySetUnavailable) {
+        throw new AppError('service_unavailable', 'The access token cannot be verified right now; retry later.');
+      }
+      const reason = `IdP token verification failed: ${(error as Error).message}`;
+      if (error instanceof joseErrors.JWTExpired) throw new RefusedCredential(reason, 'The access token has expired.');
+      throw new RefusedCredential(reason);
+    }
+    const sub = payload.sub;
+    // The external id `idp:<sub>` must be one the users service accepts.
+    if (typeof sub !== 'string' || !EXTERNAL_ID_PATTERN.test(idpExternalId(sub))) throw new RefusedCredential('sub is missing or not usable as an external id');
+    // An ID token (Cognito marks them) is not a credential.
+    if (payload.token_use !== undefined && payload.token_use !== 'access') throw new RefusedCredential(`token_use is ${String(payload.token_use)}`);
+    const tenantId = payload.tenant_id;
+    if (typeof tenantId !== 'string' || !isUuid(tenantId)) throw new RefusedCredential('tenant_id claim is missing or not a uuid');
+
+    if (!tenants.get(tenantId)) {
+      if (!(await options.tenantExists(tenantId))) throw new RefusedCredential(`tenant ${tenantId} does not exist`);
+      tenants.set(tenantId, true);
+    }
+    const externalId = idpExternalId(sub);
+    const cacheKey = `${tenantId} ${externalId}`;
+    let userId = users.get(cacheKey);
+    if (!userId) {
+      userId = await options.resolveUser(tenantId, externalId, provision);
+      if (userId) users.set(cacheKey, userId);
+    }
+    const scopes = new Set<string>(IDP_USER_SCOPES);
+    if (userId) return { kind: 'idp_user', id: userId, userId, tenantId, scopes };
+    // A principal without userId would pass every self-access check: it exists only for routes
+    // that refuse idp_user, where the credential hook answers 403 before any handler runs.
+    if (provision) throw new Error('IdP user provisioning returned no user');
+    return { kind: 'idp_user', id: externalId, tenantId, scopes };
+  };
+}
+
+/** The WalletTable lookups of an IdP verifier: tenant existence and the external id mapping. */
+export function idpLookups(runtime: WalletDeps): Pick<IdpVerifierOptions, 'tenantExists' | 'resolveUser'> {
+  return {
+    tenantExists: async (tenantId) =>
+      !!(await runtime.client.send(new GetCommand({ TableName: runtime.table, Key: walletKeys.tenant(tenantId), ProjectionExpression: 'pk' }))).Item,
+    resolveUser: (tenantId, externalId, provision) => (provision ? resolveIdpUser(runtime, tenantId, externalId) : findUserId(runtime, tenantId, externalId)),
+  };
+}
+
+/**
+ * The user of an external id, created on first contact. Two first requests at once both try to
+ * create it; the loser reads the winner's.
+ */
+export async function resolveIdpUser(runtime: WalletDeps, tenantId: string, externalId: string): Promise<string> {
+  const existing = await findUserId(runtime, tenantId, externalId);
+  if (existing) return existing;
+  try {
+    return await provisionUser(runtime, tenantId, externalId);
+  } catch (error) {
+    const raced = await findUserId(runtime, tenantId, externalId);
+    if (raced) return raced;
+    throw error;
+  }
+}
+
+async function findUserId(runtime: WalletDeps, tenantId: string, externalId: string): Promise<string | undefined> {
+  const found = await runtime.client.send(
+    new GetCommand({ TableName: runtime.table, Key: walletKeys.userExternal(tenantId, externalId), ConsistentRead: true }),
+  );
+  return typeof found.Item?.user_id === 'string' ? found.Item.user_id : undefined;
+}
+
+/**
+ * Creating a user is the tenancy service's (user row, cash account in the tenant's ledger, audit
+ * record). Loaded on first contact only, so a function serving known users never loads it.
+ */
+async function provisionUser(runtime: WalletDeps, tenantId: string, externalId: string): Promise<string> {
+  const { createUser } = await import('../tenancy/users');
+  const { user } = await createUser(
+    runtime,
+    tenantId,
+    { external_id: externalId, kind: 'consumer', metadata: {} },
+    // The credential hook does not see the request id; the audit record gets one of its own.
+    { actor: { kind: 'idp_user', id: externalId }, requestId: runtime.ids(), ifExists: 'return' },
+  );
+  return user.id;
+}
+
+class PositiveCache<T> {
+  private readonly entries = new Map<string, { value: T; untilMs: number }>();
+
+  constructor(private readonly clock: Clock) {}
+
+  get(key: string): T | undefined {
+    const entry = this.entries.get(key);
+    if (entry && entry.untilMs > this.clock.now().getTime()) return entry.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: T): void {
+    if (this.entries.size >= CACHE_MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { value, untilMs: this.clock.now().getTime() + CACHE_TTL_MS });
+  }
+}
+
+/** Keys served over plain HTTP could be swapped in transit; only loopback (the dev issuer) may use it. */
+function assertSecureUrl(value: string, what: string): void {
+  const url = new URL(value);
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw new Error(`the IdP ${what} must be https (plain http only on loopback): ${value}`);
+  }
+}
+
+class KeySetUnavailable extends Error {
+  constructor(cause: unknown) {
+    super('key set unavailable', { cause });
+  }
+}

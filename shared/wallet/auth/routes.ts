@@ -1,0 +1,172 @@
+import { z } from 'zod';
+import { defineRoute, type Access } from '../../http/route';
+import { cursor, page, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { ALL_SCOPES, PARTNER_ADMIN_SCOPES, PLATFORM_SCOPES, TENANT_SCOPES } from './scopes';
+
+/**
+ * The auth API (spec part 1): user tokens, staff login, tenant API keys and the JWKS every
+ * verifier reads. Served on the public gateway next to the wallet API.
+ */
+
+const common = { api: 'auth', tags: ['auth'] } as const;
+const keyManagers: Access = { principals: ['tenant_staff', 'platform_staff'], scopes: [] };
+
+const knownScope = z.enum([...TENANT_SCOPES, ...PLATFORM_SCOPES, ...PARTNER_ADMIN_SCOPES]);
+const tenantScope = z.enum(TENANT_SCOPES);
+const apiKeyId = z.string().regex(/^[0-9a-f]{32}$/, 'must be a key id: 32 lower-case hex digits');
+
+export const userTokenCreate = z
+  .object({
+    user_external_id: z.string().min(1).max(255),
+    scopes: z.array(knownScope).min(1).max(ALL_SCOPES.length),
+    ttl_seconds: z.number().int().min(60).max(3600).default(900),
+  })
+  .strict();
+
+export const userToken = z.object({
+  token: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_at: timestamp,
+  user_id: uuid,
+  scopes: z.array(z.string()),
+});
+
+export const staffSessionCreate = z
+  .object({
+    email: z.string().min(1).max(320),
+    password: z.string().min(1).max(1024),
+    /** Vendor support only: open the session for this tenant, under a live support access grant. */
+    tenant_id: uuid.optional(),
+  })
+  .strict();
+
+export const staffSession = z.object({ token: z.string(), expires_at: timestamp });
+
+const publicJwk = z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string(), use: z.string(), n: z.string(), e: z.string() });
+export const jwks = z.object({ keys: z.array(publicJwk) });
+
+const apiKeyEnv = z.enum(['live', 'sandbox']);
+
+export const apiKeyCreate = z
+  .object({
+    /** Platform staff only: the tenant the key is for. */
+    tenant_id: uuid.optional(),
+    /** For people: what the key is for. */
+    name: z.string().trim().min(1).max(100).optional(),
+    env: apiKeyEnv.default('live'),
+    scopes: z.array(tenantScope).min(1).max(TENANT_SCOPES.length),
+    /** Binds the key to one client (merchant) of the tenant. */
+    client_id: uuid.optional(),
+  })
+  .strict();
+
+export const apiKeyCreated = z.object({
+  id: z.string(),
+  /** The full key: shown this once, never again. */
+  key: z.string(),
+  tenant_id: uuid,
+  name: z.string().nullable(),
+  env: apiKeyEnv,
+  scopes: z.array(z.string()),
+  client_id: uuid.nullable(),
+  created_at: timestamp,
+});
+
+export const apiKey = z.object({
+  id: z.string(),
+  tenant_id: uuid,
+  name: z.string().nullable(),
+  env: apiKeyEnv,
+  scopes: z.array(z.string()),
+  client_id: uuid.nullable(),
+  created_at: timestamp,
+  expires_at: timestamp.nullable(),
+  last_used_at: timestamp.nullable(),
+  revoked_at: timestamp.nullable(),
+  created_by: z.string(),
+});
+
+export const authRoutes = {
+  createUserToken: defineRoute({
+    ...common,
+    operationId: 'createUserToken',
+    method: 'POST',
+    path: '/v1/auth/user_tokens',
+    handler: 'auth/create-user-token',
+    summary: 'Mint a user token for one wallet user with a subset of the API key scopes',
+    access: { principals: ['api_key'], scopes: [] },
+    request: { body: userTokenCreate },
+    response: { status: 201, body: userToken, description: 'The user token (RS256 JWT).' },
+    errors: ['scope_exceeds_key', 'user_not_found'],
+    // RW: the credential hook records an API key's last use.
+    tables: { wallet: 'RW' },
+    capabilities: ['signsTokens'],
+  }),
+  createStaffSession: defineRoute({
+    ...common,
+    operationId: 'createStaffSession',
+    method: 'POST',
+    path: '/v1/auth/staff_sessions',
+    handler: 'auth/create-staff-session',
+    summary: 'Log a staff member in: a 15-minute session token',
+    access: 'public',
+    request: { body: staffSessionCreate },
+    response: { status: 201, body: staffSession, description: 'The staff session token (RS256 JWT).' },
+    errors: ['unauthenticated', 'rate_limited'],
+    // RW: failed attempts and lockouts are counted on the account.
+    tables: { wallet: 'RW' },
+    capabilities: ['signsTokens'],
+  }),
+  getJwks: defineRoute({
+    ...common,
+    operationId: 'getJwks',
+    method: 'GET',
+    path: '/.well-known/jwks.json',
+    handler: 'auth/get-jwks',
+    summary: 'The public keys of wallet-issued tokens: the current key and the previous one',
+    access: 'public',
+    request: {},
+    response: { status: 200, body: jwks, description: 'A JSON Web Key Set.' },
+    errors: ['service_unavailable'],
+    tables: {},
+  }),
+  createApiKey: defineRoute({
+    ...common,
+    operationId: 'createApiKey',
+    method: 'POST',
+    path: '/v1/api_keys',
+    handler: 'auth/create-api-key',
+    summary: 'Issue a tenant API key; the full key is in this response only',
+    access: keyManagers,
+    request: { body: apiKeyCreate },
+    response: { status: 201, body: apiKeyCreated, description: 'The new key, secret included (once).' },
+    errors: ['insufficient_scope', 'tenant_not_found'],
+    tables: { wallet: 'RW' },
+  }),
+  listApiKeys: defineRoute({
+    ...common,
+    operationId: 'listApiKeys',
+    method: 'GET',
+    path: '/v1/api_keys',
+    handler: 'auth/list-api-keys',
+    summary: "List a tenant's API keys, newest first, without secrets",
+    access: keyManagers,
+    request: { query: z.object({ tenant_id: uuid.optional(), cursor, limit: pageLimit() }).strict() },
+    response: { status: 200, body: page(apiKey), description: 'A page of keys.' },
+    errors: ['insufficient_scope', 'tenant_not_found'],
+    tables: { wallet: 'RO' },
+  }),
+  revokeApiKey: defineRoute({
+    ...common,
+    operationId: 'revokeApiKey',
+    method: 'DELETE',
+    path: '/v1/api_keys/{keyId}',
+    handler: 'auth/revoke-api-key',
+    summary: 'Revoke an API key (idempotent); other processes may accept it for up to 60 s more',
+    access: keyManagers,
+    request: { params: z.object({ keyId: apiKeyId }) },
+    response: { status: 200, body: apiKey, description: 'The key, revoked.' },
+    errors: ['insufficient_scope', 'not_found'],
+    tables: { wallet: 'RW' },
+  }),
+};

@@ -1,0 +1,206 @@
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { Principal } from '../../http/principal';
+import { AppError } from '../../kernel/errors';
+import { decodeCursor, encodeCursor } from '../../http/cursor';
+import { auditItem } from '../tenancy/audit';
+import type { StoreDeps } from '../deps';
+import { walletKeys } from '../keys';
+
+/**
+ * Support access grants (spec part 4 item 16): a partner administrator lets one vendor support
+ * engineer act on the tenant until a time, for a reason and a ticket. One live grant per engineer
+ * and tenant, enforced by a marker item written with the grant in one transaction. While a grant
+ * stands, the engineer's session for the tenant carries its id and every request is logged
+ * against it (shared/wallet/auth/credentials.ts).
+ */
+
+export interface Grant {
+  id: string;
+  tenant_id: string;
+  staff_id: string;
+  reason: string;
+  ticket_reference: string;
+  created_by_type: string;
+  created_by_id: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  revoked_by_type: string | null;
+  revoked_by_id: string | null;
+}
+
+/** The longest a grant may run: support access is for an incident, not a standing role. */
+export const MAX_GRANT_DAYS = 30;
+
+
+/**
+ * Grants an engineer access to the principal's tenant.
+ * Refuses: invalid_request (unknown engineer, expiry in the past or too far), support_access_already_active.
+ */
+export async function createGrant(
+  deps: StoreDeps,
+  principal: Principal,
+  input: { staff_id: string; reason: string; ticket_reference: string; expires_at: string },
+  requestId: string,
+): Promise<Grant> {
+  const tenantId = principal.tenantId!;
+  const now = deps.clock.now();
+  const expires = new Date(input.expires_at);
+  if (expires.getTime() <= now.getTime() || expires.getTime() > now.getTime() + MAX_GRANT_DAYS * 86_400_000) {
+    throw new AppError('invalid_request', `expires_at must be in the future and at most ${MAX_GRANT_DAYS} days away.`, {
+      errors: [{ field: 'expires_at', message: 'unaccepted expiry' }],
+    });
+  }
+  const engineer = (await deps.client.send(new GetCommand({ TableName: deps.table, Key: walletKeys.staff(input.staff_id), ConsistentRead: true }))).Item;
+  if (!engineer || engineer.role !== 'vendor_support') {
+    throw new AppError('invalid_request', 'staff_id names no vendor support engineer.', { errors: [{ field: 'staff_id', message: 'unknown engineer' }] });
+  }
+  const grant: Grant = {
+    id: deps.ids(),
+    tenant_id: tenantId,
+    staff_id: input.staff_id,
+    reason: input.reason,
+    ticket_reference: input.ticket_reference,
+    created_by_type: principal.kind,
+    created_by_id: principal.id,
+    created_at: now.toISOString(),
+    expires_at: expires.toISOString(),
+    revoked_at: null,
+    revoked_by_type: null,
+    revoked_by_id: null,
+  };
+  try {
+    await deps.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: deps.table,
+              Item: { ...walletKeys.grant(grant.id), ...walletKeys.grantIndex(tenantId, grant.id), entity: 'support_grant', ...grant },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            // The marker: replaced only when the engineer's previous grant here expired or was revoked.
+            Put: {
+              TableName: deps.table,
+              Item: { ...walletKeys.liveGrant(input.staff_id, tenantId), entity: 'live_grant', grant_id: grant.id, expires_at: grant.expires_at, revoked: false },
+              ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now OR revoked = :true',
+              ExpressionAttributeValues: { ':now': now.toISOString(), ':true': true },
+            },
+          },
+          auditItem(deps, { tenantId, actor: principal, action: 'support_access_grant.create', target: { type: 'support_access_grant', id: grant.id }, after: grant, requestId }),
+        ],
+      }),
+    );
+  } catch (error) {
+    if ((error as { name?: string }).name === 'TransactionCanceledException') {
+      throw new AppError('support_access_already_active', 'This engineer already holds a live grant for this tenant.');
+    }
+    throw error;
+  }
+  return grant;
+}
+
+/** Ends a grant now; revoking a revoked grant changes nothing. Refuses: not_found (also another tenant's grant). */
+export async function revokeGrant(deps: StoreDeps, principal: Principal, grantId: string, requestId: string): Promise<Grant> {
+  const grant = await getGrant(deps, principal.tenantId!, grantId);
+  if (grant.revoked_at) return grant;
+  const now = deps.clock.now().toISOString();
+  const revoked: Grant = { ...grant, revoked_at: now, revoked_by_type: principal.kind, revoked_by_id: principal.id };
+  const grantUpdate = {
+    Update: {
+      TableName: deps.table,
+      Key: walletKeys.grant(grantId),
+      UpdateExpression: 'SET revoked_at = :now, revoked_by_type = :type, revoked_by_id = :by',
+      ConditionExpression: 'attribute_exists(pk) AND revoked_at = :null',
+      ExpressionAttributeValues: { ':now': now, ':type': principal.kind, ':by': principal.id, ':null': null },
+    },
+  };
+  const audit = auditItem(deps, { tenantId: grant.tenant_id, actor: principal, action: 'support_access_grant.revoke', target: { type: 'support_access_grant', id: grantId }, before: grant, after: revoked, requestId });
+  const marker = {
+    Update: {
+      TableName: deps.table,
+      Key: walletKeys.liveGrant(grant.staff_id, grant.tenant_id),
+      UpdateExpression: 'SET revoked = :true',
+      ConditionExpression: 'grant_id = :grant',
+      ExpressionAttributeValues: { ':true': true, ':grant': grantId },
+    },
+  };
+  try {
+    await deps.client.send(new TransactWriteCommand({ TransactItems: [grantUpdate, marker, audit] }));
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'TransactionCanceledException') throw error;
+    const current = await getGrant(deps, principal.tenantId!, grantId);
+    if (current.revoked_at) return current;
+    // The marker already names a newer grant (this one had expired): revoke the grant alone.
+    await deps.client.send(new TransactWriteCommand({ TransactItems: [grantUpdate, audit] }));
+  }
+  return revoked;
+}
+
+export async function getGrant(deps: StoreDeps, tenantId: string, grantId: string): Promise<Grant> {
+  const item = (await deps.client.send(new GetCommand({ TableName: deps.table, Key: walletKeys.grant(grantId), ConsistentRead: true }))).Item;
+  if (!item || item.tenant_id !== tenantId) throw new AppError('not_found', `No support access grant ${grantId}.`);
+  return toGrant(item);
+}
+
+export async function listGrants(deps: StoreDeps, tenantId: string, cursor: string | undefined, limit: number): Promise<{ data: Grant[]; next_cursor: string | null }> {
+  const result = await deps.client.send(
+    new QueryCommand({
+      TableName: deps.table,
+      IndexName: 'gsi1',
+      KeyConditionExpression: 'gsi1pk = :pk',
+      ExpressionAttributeValues: { ':pk': walletKeys.tenantGrants(tenantId) },
+      ScanIndexForward: false,
+      Limit: limit,
+      ExclusiveStartKey: cursor ? decodeCursor(cursor, 'invalid_request', ['pk', 'sk', 'gsi1pk', 'gsi1sk']) : undefined,
+    }),
+  );
+  return { data: (result.Items ?? []).map(toGrant), next_cursor: result.LastEvaluatedKey ? encodeCursor(result.LastEvaluatedKey) : null };
+}
+
+/** The engineer's live grant for the tenant, if one stands now (read on every request it covers). */
+export async function liveGrant(deps: StoreDeps, staffId: string, tenantId: string): Promise<Grant | undefined> {
+  const marker = (await deps.client.send(new GetCommand({ TableName: deps.table, Key: walletKeys.liveGrant(staffId, tenantId), ConsistentRead: true }))).Item;
+  if (!marker || marker.revoked === true || String(marker.expires_at) <= deps.clock.now().toISOString()) return undefined;
+  const grant = await getGrant(deps, tenantId, String(marker.grant_id));
+  return grant.revoked_at ? undefined : grant;
+}
+
+const toGrant = (item: Record<string, unknown>): Grant => ({
+  id: String(item.id),
+  tenant_id: String(item.tenant_id),
+  staff_id: String(item.staff_id),
+  reason: String(item.reason),
+  ticket_reference: String(item.ticket_reference),
+  created_by_type: String(item.created_by_type),
+  created_by_id: String(item.created_by_id),
+  created_at: String(item.created_at),
+  expires_at: String(item.expires_at),
+  revoked_at: (item.revoked_at as string | null) ?? null,
+  revoked_by_type: (item.revoked_by_type as string | null) ?? null,
+  revoked_by_id: (item.revoked_by_id as string | null) ?? null,
+});
+
+/** One append-only access record per request made under a grant (spec item 16). */
+export async function recordGrantAccess(deps: StoreDeps, grant: Grant, principal: Principal, operation: string): Promise<void> {
+  const now = deps.clock.now();
+  const id = deps.ids();
+  await deps.client.send(
+    new PutCommand({
+      TableName: deps.table,
+      Item: {
+        ...walletKeys.accessLog(now.toISOString().slice(0, 10), id),
+        entity: 'support_access',
+        id,
+        grant_id: grant.id,
+        tenant_id: grant.tenant_id,
+        staff_id: principal.id,
+        operation,
+        at: now.toISOString(),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    }),
+  );
+}

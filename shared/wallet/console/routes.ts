@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { defineRoute, type Access } from '../../http/route';
+import { cursor, page, pageLimit, timestamp, uuid } from '../../http/schemas';
+
+/**
+ * The console API: operator routes that never reach the public gateway (spec part 4 item 16).
+ * A partner administrator is a staff session that is neither platform nor vendor support and holds
+ * support_access:manage; anyone else gets partner_admin_required.
+ */
+const partnerAdmin: Access = {
+  principals: ['partner_admin', 'tenant_staff'],
+  scopes: ['support_access:manage'],
+  wrongPrincipal: 'partner_admin_required',
+  missingScope: 'partner_admin_required',
+};
+
+const grant = z.object({
+  id: uuid,
+  tenant_id: uuid,
+  staff_id: z.string(),
+  reason: z.string(),
+  ticket_reference: z.string(),
+  created_by_type: z.string(),
+  created_by_id: z.string(),
+  created_at: timestamp,
+  expires_at: timestamp,
+  revoked_at: timestamp.nullable(),
+  revoked_by_type: z.string().nullable(),
+  revoked_by_id: z.string().nullable(),
+});
+
+const common = { api: 'console', access: partnerAdmin, tags: ['support access'] } as const;
+
+export const consoleRoutes = {
+  createGrant: defineRoute({
+    ...common,
+    operationId: 'createSupportAccessGrant',
+    method: 'POST',
+    path: '/v1/support_access_grants',
+    handler: 'console/create-grant',
+    summary: 'Grant a vendor support engineer access to this tenant until a time',
+    request: {
+      body: z
+        .object({
+          staff_id: z.string().trim().min(1).max(100),
+          reason: z.string().trim().min(1).max(500),
+          ticket_reference: z.string().trim().min(1).max(100),
+          expires_at: timestamp,
+        })
+        .strict(),
+    },
+    response: { status: 201, body: grant, description: 'The grant.' },
+    errors: ['support_access_already_active'],
+    tables: { wallet: 'RW' },
+  }),
+  listGrants: defineRoute({
+    ...common,
+    operationId: 'listSupportAccessGrants',
+    method: 'GET',
+    path: '/v1/support_access_grants',
+    handler: 'console/list-grants',
+    summary: "List this tenant's support access grants, newest first",
+    request: { query: z.object({ cursor, limit: pageLimit() }).strict() },
+    response: { status: 200, body: page(grant), description: 'A page of grants.' },
+    errors: [],
+    tables: { wallet: 'RO' },
+  }),
+  revokeGrant: defineRoute({
+    ...common,
+    operationId: 'revokeSupportAccessGrant',
+    method: 'POST',
+    path: '/v1/support_access_grants/{grantId}/revoke',
+    handler: 'console/revoke-grant',
+    summary: 'End a support access grant now',
+    request: { params: z.object({ grantId: uuid }), body: z.object({}).strict().optional() },
+    response: { status: 200, body: grant, description: 'The revoked grant.' },
+    errors: ['not_found'],
+    tables: { wallet: 'RW' },
+  }),
+};

@@ -1,0 +1,41 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Clock } from '../kernel/clock';
+import type { IdGenerator } from '../kernel/ids';
+import type { LedgerClient } from '../ledger-client/client';
+import type { LedgerOperations } from '../ledger-client/loader';
+import type { TokenSigner } from './auth/signer';
+
+/**
+ * What the tenancy services take instead of reaching for singletons (STYLE.md: clients injected).
+ * `WalletDeps` extends it; tests build one on DynamoDB Local and the embedded ledger.
+ */
+export interface StoreDeps {
+  client: DynamoDBDocumentClient;
+  /** The WalletTable's name. */
+  table: string;
+  clock: Clock;
+  ids: IdGenerator;
+}
+
+/** The ledger operations tenancy uses, all through the ledger's HTTP contract. */
+export type TenancyLedger = Pick<LedgerClient, 'createLedger' | 'openAccount' | 'listTransactions' | 'rollup'>;
+
+export interface TenancyDeps extends StoreDeps {
+  ledger(): TenancyLedger;
+}
+
+/** Who did something: a principal, or the platform itself (`system`) for seeding and workers. */
+export interface Actor {
+  kind: string;
+  id: string;
+}
+
+/**
+ * What every wallet service may take: the store, the token signer and the ledger client. The
+ * composition root (shared/runtime/wallet.ts) builds one per container; tests build one on
+ * DynamoDB Local and the embedded ledger.
+ */
+export interface WalletDeps extends StoreDeps {
+  signer(): Promise<TokenSigner>;
+  ledger(): LedgerOperations;
+}

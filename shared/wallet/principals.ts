@@ -1,0 +1,21 @@
+import type { Principal } from '../http/principal';
+import { AppError } from '../kernel/errors';
+
+/**
+ * The tenant a tenant-bound principal acts for. Platform staff name the tenant explicitly where a
+ * route allows it. Refuses: tenant_not_found when none can be determined.
+ */
+export function tenantOf(principal: Principal, explicit?: string): string {
+  if (principal.tenantId) {
+    // A tenant credential naming another tenant sees it as missing, never as forbidden.
+    if (explicit && explicit !== principal.tenantId) throw new AppError('tenant_not_found', `No tenant ${explicit}.`);
+    return principal.tenantId;
+  }
+  if (explicit) return explicit;
+  throw new AppError('invalid_request', 'tenant_id is required for a platform credential.');
+}
+
+/** A user token or IdP token acts only on its own user; anything else looks missing. */
+export function assertSelf(principal: Principal, userId: string): void {
+  if (principal.userId && principal.userId !== userId) throw new AppError('user_not_found', `No user ${userId}.`);
+}

@@ -1,0 +1,246 @@
+import { createHash } from 'node:crypto';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { dueKeys } from '../aws/due-keys';
+import type { TransactItem } from '../aws/dynamodb';
+import type { Principal } from '../http/principal';
+import { AppError, problemBody, type ErrorCode } from '../kernel/errors';
+import type { Outcome } from '../http/outcome';
+import { canonicalJson } from '../http/json';
+import { LedgerRefusal } from '../ledger-client/client';
+import type { WalletDeps } from './deps';
+
+/**
+ * Money-moving operations as sagas of idempotent steps (DESIGN.md "Money moves"):
+ *   1. remember the request under its Idempotency-Key (state `started`, with an operation id);
+ *   2. post to the ledger with a key derived from the operation id, so any retry replays the
+ *      same posting instead of making a second one;
+ *   3. commit the wallet's record, its outbox event and the key's final answer in ONE
+ *      TransactWriteItems, conditioned on the key still being `started`.
+ * A crash between 2 and 3 leaves the key `started`: the client's retry resumes it, and the sweeper
+ * finishes what nobody retried. Operations register themselves by name so the sweeper can resume
+ * any of them from the stored request.
+ */
+
+export interface OperationPlan {
+  /** Step 2: the ledger call(s), idempotent under keys derived from `ledgerKey`. */
+  post(ledgerKey: string): Promise<unknown>;
+  /** Step 3: the wallet's writes for what the ledger did, and the answer to the client. */
+  commit(posted: unknown): Promise<{ items: TransactItem[]; status: number; body: unknown }>;
+}
+
+export interface OperationContext {
+  runtime: WalletDeps;
+  tenantId: string;
+  /** Stable across retries of one request: ids of the records it creates derive from it. */
+  operationId: string;
+  principal: StoredPrincipal;
+  request: unknown;
+  requestId: string;
+  /** When the operation was first requested: the same for every retry and for the sweeper. */
+  startedAt: string;
+  /**
+   * What the caller fixed when the operation started (runOperation's `pinned`: a quote, a fee, a
+   * limit window), stored with the key and handed back unchanged on every resume, so the ledger
+   * posting a retry sends is byte for byte the first one even if a fee plan changed in between.
+   */
+  pinned: unknown;
+}
+
+export type StoredPrincipal = Pick<Principal, 'kind' | 'id' | 'tenantId' | 'userId'>;
+
+export type OperationDefinition = (context: OperationContext) => Promise<OperationPlan>;
+
+const registry = new Map<string, OperationDefinition>();
+
+/** Registers an operation by name (module scope of the service that defines it). */
+export function defineOperation(name: string, definition: OperationDefinition): string {
+  registry.set(name, definition);
+  return name;
+}
+
+export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
+/** How long a `started` key waits before the sweeper takes it over from a possibly live request. */
+export const SWEEP_AFTER_MS = 30_000;
+const SWEEP_SHARDS = 4;
+
+export const operationKeys = {
+  record: (tenantId: string, key: string) => ({ pk: `IDEM#${tenantId}#${key}`, sk: 'IDEM' }),
+  pendingIndex: (operationId: string, startedAt: string) => ({
+    gsi3pk: `SAGA_STARTED#${parseInt(operationId.slice(-2), 16) % SWEEP_SHARDS}`,
+    gsi3sk: `${startedAt}#${operationId}`,
+  }),
+  pendingShard: (shard: number) => `SAGA_STARTED#${shard}`,
+};
+
+/** The ledger key of an operation: the same for every retry, distinct across tenants. */
+export const ledgerKeyOf = (tenantId: string, operationId: string, step = 'post') => `wallet:${tenantId}:${operationId}:${step}`;
+
+
+
+/** Hooks for tests that prove crash safety; production code never sets them. */
+export interface SagaFaults {
+  afterLedger?: () => void;
+}
+
+interface StoredRecord {
+  operation: string;
+  operation_id: string;
+  fingerprint: string;
+  state: 'started' | 'completed';
+  request: string;
+  /** JSON of runOperation's `pinned`, when given. */
+  pinned?: string;
+  principal: StoredPrincipal;
+  request_id: string;
+  status_code?: number;
+  body?: string;
+  created_at: string;
+}
+
+/**
+ * Runs a money operation once per Idempotency-Key. Refuses: idempotency_key_reuse, and whatever
+ * the operation refuses (remembered under the key, like a success).
+ * `pinned` is stored with the key but is not part of the request's fingerprint: values the server
+ * derived (a fee, a limit window) that every resume must reuse; a later request with the same key
+ * gets the first request's pinned values, never its own.
+ */
+export async function runOperation(
+  runtime: WalletDeps,
+  input: { operation: string; tenantId: string; idempotencyKey: string; request: unknown; principal: Principal; requestId: string; pinned?: unknown },
+  faults: SagaFaults = {},
+): Promise<Outcome> {
+  const now = runtime.clock.now();
+  const fingerprint = createHash('sha256').update(input.operation).update('\n').update(canonicalJson(input.request)).digest('hex');
+  const key = operationKeys.record(input.tenantId, input.idempotencyKey);
+  const operationId = runtime.ids();
+  const principal: StoredPrincipal = { kind: input.principal.kind, id: input.principal.id, tenantId: input.principal.tenantId, userId: input.principal.userId };
+  const record: StoredRecord = {
+    operation: input.operation,
+    operation_id: operationId,
+    fingerprint,
+    state: 'started',
+    request: JSON.stringify(input.request),
+    ...(input.pinned === undefined ? {} : { pinned: JSON.stringify(input.pinned) }),
+    principal,
+    request_id: input.requestId,
+    created_at: now.toISOString(),
+  };
+  try {
+    await runtime.client.send(
+      new PutCommand({
+        TableName: runtime.table,
+        Item: { ...key, entity: 'idempotency', tenant_id: input.tenantId, key: input.idempotencyKey, ...record, ...operationKeys.pendingIndex(operationId, record.created_at), expires_at_epoch: Math.floor(now.getTime() / 1000) + IDEMPOTENCY_RETENTION_SECONDS },
+        ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch < :now',
+        ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
+      }),
+    );
+    return await resume(runtime, input.tenantId, input.idempotencyKey, record, faults);
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+  }
+  const existing = await readRecord(runtime, input.tenantId, input.idempotencyKey);
+  if (!existing) throw new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.');
+  if (existing.fingerprint !== fingerprint || existing.operation !== input.operation) {
+    throw new AppError('idempotency_key_reuse', 'This Idempotency-Key was already used for a different request.');
+  }
+  if (existing.state === 'completed') return { status: existing.status_code!, body: existing.body!, replayed: true };
+  // Started but not finished (a crash, or a twin still running): take it over; every step is idempotent.
+  return resume(runtime, input.tenantId, input.idempotencyKey, existing, faults);
+}
+
+async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: string, record: StoredRecord, faults: SagaFaults): Promise<Outcome> {
+  const definition = registry.get(record.operation);
+  if (!definition) throw new Error(`unknown operation ${record.operation}`);
+  let result: { items: TransactItem[]; status: number; body: unknown };
+  try {
+    const plan = await definition({
+      runtime,
+      tenantId,
+      operationId: record.operation_id,
+      principal: record.principal,
+      request: JSON.parse(record.request) as unknown,
+      requestId: record.request_id,
+      startedAt: record.created_at,
+      pinned: record.pinned === undefined ? undefined : (JSON.parse(record.pinned) as unknown),
+    });
+    const posted = await plan.post(ledgerKeyOf(tenantId, record.operation_id));
+    faults.afterLedger?.();
+    result = await plan.commit(posted);
+  } catch (error) {
+    const refusal = asRefusal(error);
+    // Transient failures leave the key started, for a retry or the sweeper.
+    if (!refusal) throw error instanceof LedgerRefusal && error.code === 'idempotency_in_flight' ? new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.') : error;
+    result = { items: [], status: refusal.status, body: problemBody(refusal, record.request_id) };
+  }
+  const body = JSON.stringify(result.body);
+  try {
+    await runtime.client.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...result.items,
+          {
+            Update: {
+              TableName: runtime.table,
+              Key: operationKeys.record(tenantId, idempotencyKey),
+              UpdateExpression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk',
+              ConditionExpression: '#state = :started AND operation_id = :operation',
+              ExpressionAttributeNames: { '#state': 'state' },
+              ExpressionAttributeValues: { ':completed': 'completed', ':started': 'started', ':status': result.status, ':body': body, ':operation': record.operation_id },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'TransactionCanceledException') throw error;
+    // A twin committed first: its answer is the answer.
+    const winner = await readRecord(runtime, tenantId, idempotencyKey);
+    if (winner?.state === 'completed') return { status: winner.status_code!, body: winner.body!, replayed: true };
+    // Cancelled by a twin still committing (TransactionConflict): the retry will see its answer.
+    throw new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.');
+  }
+  return { status: result.status, body, replayed: false };
+}
+
+/** Domain refusals become the key's final answer; anything else is transient. */
+function asRefusal(error: unknown): AppError | undefined {
+  if (error instanceof LedgerRefusal) {
+    // The ledger has (or is writing) an answer under this key: a success it made must not be
+    // answered as a refusal. Leave the key started; the retry or the sweeper replays it.
+    if (error.code === 'idempotency_in_flight' || error.code === 'idempotency_key_reuse') return undefined;
+    return new AppError(ledgerCodeToWallet(error.code), error.detail || undefined);
+  }
+  if (error instanceof AppError && error.status < 500 && error.code !== 'idempotency_in_flight') return error;
+  return undefined;
+}
+
+/** Ledger codes a wallet client may see as they are; the ledger's 404s mean a wallet-side mismatch. */
+function ledgerCodeToWallet(code: string): ErrorCode {
+  const passThrough: ErrorCode[] = ['insufficient_funds', 'limit_exceeded', 'account_frozen', 'account_closed', 'conflict', 'precondition_failed'];
+  return (passThrough as string[]).includes(code) ? (code as ErrorCode) : 'invalid_request';
+}
+
+async function readRecord(runtime: WalletDeps, tenantId: string, key: string): Promise<StoredRecord | undefined> {
+  const item = (await runtime.client.send(new GetCommand({ TableName: runtime.table, Key: operationKeys.record(tenantId, key), ConsistentRead: true }))).Item;
+  if (!item || Number(item.expires_at_epoch) < Math.floor(runtime.clock.now().getTime() / 1000)) return undefined;
+  return item as unknown as StoredRecord;
+}
+
+/** The sweeper: finishes every operation left `started` for longer than SWEEP_AFTER_MS. Returns how many. */
+export async function sweepOperations(runtime: WalletDeps): Promise<number> {
+  const before = new Date(runtime.clock.now().getTime() - SWEEP_AFTER_MS).toISOString();
+  let finished = 0;
+  const due = dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: SWEEP_SHARDS, partitionOf: operationKeys.pendingShard, before });
+  for await (const item of due) {
+    const tenantId = String(item.tenant_id);
+    const record = await readRecord(runtime, tenantId, String(item.key));
+    if (!record || record.state !== 'started') continue;
+    try {
+      await resume(runtime, tenantId, String(item.key), record, {});
+      finished += 1;
+    } catch {
+      // Still failing (the ledger is down): the next sweep tries again.
+    }
+  }
+  return finished;
+}

@@ -1,0 +1,91 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactItem } from '../../aws/dynamodb';
+import { walletKeys } from '../keys';
+import type { Actor, StoreDeps } from '../deps';
+import { queryPage, type Page } from '../../aws/store';
+
+/**
+ * The audit log: append-only records of changes, one partition per tenant (`PLATFORM` for changes
+ * that belong to no tenant), newest first by UUIDv7 id. A change that is a WalletTable write puts
+ * its record in the same TransactWriteItems (`auditItem`), so the change and its record commit
+ * together or not at all; `recordAudit` is for changes made elsewhere (a ledger call, a key
+ * issued by another service).
+ */
+
+export const PLATFORM_AUDIT_SCOPE = 'PLATFORM';
+
+export interface AuditInput {
+  /** The tenant the change belongs to; null for platform-level changes. */
+  tenantId: string | null;
+  actor: Actor;
+  /** `<resource>.<verb>`, e.g. `tenant.create`, `fee_plan.set`, `api_key.revoke`. */
+  action: string;
+  target: { type: string; id: string };
+  before?: unknown;
+  after?: unknown;
+  requestId: string;
+}
+
+export interface AuditRecord {
+  id: string;
+  actor: { type: string; id: string };
+  action: string;
+  target: { type: string; id: string };
+  before: unknown;
+  after: unknown;
+  request_id: string;
+  created_at: string;
+}
+
+/** The Put that appends one record; put it in the TransactWriteItems of the change it records. */
+export function auditItem(deps: Pick<StoreDeps, 'table' | 'clock' | 'ids'>, input: AuditInput): TransactItem {
+  return { Put: { TableName: deps.table, Item: auditRow(deps, input), ConditionExpression: 'attribute_not_exists(pk)' } };
+}
+
+/** Appends one record on its own. Use `auditItem` instead wherever the change is a WalletTable write. */
+export async function recordAudit(deps: StoreDeps, input: AuditInput): Promise<AuditRecord> {
+  const item = auditRow(deps, input);
+  await deps.client.send(new PutCommand({ TableName: deps.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+  return toAuditRecord(item);
+}
+
+/** A tenant's records (or the platform's, with `null`), newest first. Refuses: invalid_request (cursor). */
+export async function listAuditLog(deps: StoreDeps, tenantId: string | null, page: { cursor?: string; limit: number }): Promise<Page<AuditRecord>> {
+  const result = await queryPage(deps, { partition: walletKeys.auditPartition(tenantId ?? PLATFORM_AUDIT_SCOPE), cursor: page.cursor, limit: page.limit });
+  return { data: result.items.map(toAuditRecord), next_cursor: result.next_cursor };
+}
+
+function auditRow(deps: Pick<StoreDeps, 'clock' | 'ids'>, input: AuditInput): Record<string, unknown> {
+  const id = deps.ids();
+  return {
+    ...walletKeys.audit(input.tenantId ?? PLATFORM_AUDIT_SCOPE, id),
+    entity: 'audit',
+    id,
+    tenant_id: input.tenantId,
+    actor_type: input.actor.kind,
+    actor_id: input.actor.id,
+    action: input.action,
+    target_type: input.target.type,
+    target_id: input.target.id,
+    // A plain JSON copy: what was recorded cannot change with the caller's objects, and holds no undefined.
+    before: plain(input.before),
+    after: plain(input.after),
+    request_id: input.requestId,
+    created_at: deps.clock.now().toISOString(),
+  };
+}
+
+const plain = (value: unknown): unknown => (value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown));
+
+function toAuditRecord(item: Record<string, unknown>): AuditRecord {
+  return {
+    id: String(item.id),
+    actor: { type: String(item.actor_type), id: String(item.actor_id) },
+    action: String(item.action),
+    target: { type: String(item.target_type), id: String(item.target_id) },
+    before: item.before ?? null,
+    after: item.after ?? null,
+    request_id: String(item.request_id),
+    created_at: String(item.created_at),
+  };
+}

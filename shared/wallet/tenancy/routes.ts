@@ -1,0 +1,221 @@
+import { z } from 'zod';
+import { defineRoute, type Access } from '../../http/route';
+import { cursor, page, pageLimit, uuid } from '../../http/schemas';
+import { feePlanChange } from './fees';
+import * as s from './schemas';
+
+/**
+ * Tenancy routes on the wallet API: tenant provisioning and health (platform staff), fee plans,
+ * users, the ledger summary, the audit log and the platform's cross-tenant reads (spec part 4
+ * items 11, 12, 13, 19, 20, 21, 23).
+ */
+
+/** Tenant provisioning: anyone but platform staff holding platform:manage gets platform_scope_only. */
+const platformManage: Access = { principals: ['platform_staff'], scopes: ['platform:manage'], wrongPrincipal: 'platform_scope_only', missingScope: 'platform_scope_only' };
+/** Cross-tenant reads: anyone but platform staff holding platform:read gets global_read_only. */
+const platformRead: Access = { principals: ['platform_staff'], scopes: ['platform:read'], wrongPrincipal: 'global_read_only', missingScope: 'global_read_only' };
+/** Surfaces that refuse user tokens outright (spec part 5 rule 2): they get `forbidden`. */
+const tenantOperator = (scope: string): Access => ({ principals: ['api_key', 'tenant_staff'], scopes: [scope] });
+
+const wallet = { api: 'wallet' } as const;
+const reads = { wallet: 'RO' } as const;
+const writes = { wallet: 'RW' } as const;
+
+export const tenancyRoutes = {
+  createTenant: defineRoute({
+    ...wallet,
+    operationId: 'createTenant',
+    method: 'POST',
+    path: '/v1/tenants',
+    handler: 'tenancy/create-tenant',
+    summary: 'Provision a tenant: its ledger first, then its accounts and the tenant (platform staff)',
+    tags: ['tenants'],
+    access: platformManage,
+    request: { body: s.tenantCreate },
+    response: { status: 201, body: s.tenant, description: 'The new tenant; a retry with the same Idempotency-Key answers the same tenant.' },
+    errors: ['idempotency_key_reuse', 'service_unavailable'],
+    // Optional: with a key, a retried provisioning answers the same tenant and ledger.
+    idempotency: { required: false, minLength: 1, maxLength: 255 },
+    tables: writes,
+    capabilities: ['callsLedger'],
+  }),
+  listTenants: defineRoute({
+    ...wallet,
+    operationId: 'listTenants',
+    method: 'GET',
+    path: '/v1/tenants',
+    handler: 'tenancy/list-tenants',
+    summary: 'List tenants, newest first, with fee plan and commission mode (platform staff)',
+    tags: ['tenants'],
+    access: platformRead,
+    request: { query: s.listQuery },
+    response: { status: 200, body: page(s.tenant), description: 'A page of tenants.' },
+    errors: [],
+    tables: reads,
+  }),
+  getTenantHealth: defineRoute({
+    ...wallet,
+    operationId: 'getTenantHealth',
+    method: 'GET',
+    path: '/v1/tenants/{tenantId}/health',
+    handler: 'tenancy/get-tenant-health',
+    summary: "A tenant's ledger rollup by owner type, purpose and commodity, and whether it nets to zero (platform staff)",
+    tags: ['tenants'],
+    access: platformRead,
+    request: { params: z.object({ tenantId: uuid }) },
+    response: { status: 200, body: s.tenantHealth, description: 'The health snapshot.' },
+    errors: ['tenant_not_found', 'service_unavailable'],
+    tables: writes,
+    capabilities: ['callsLedger'],
+  }),
+  getFeePlan: defineRoute({
+    ...wallet,
+    operationId: 'getFeePlan',
+    method: 'GET',
+    path: '/v1/fee_plan',
+    handler: 'tenancy/get-fee-plan',
+    summary: "The tenant's fee plan and commission mode",
+    tags: ['fees'],
+    access: tenantOperator('fees:manage'),
+    request: {},
+    response: { status: 200, body: s.feePlan, description: 'The fee plan.' },
+    errors: ['tenant_not_found'],
+    // RW: the credential hook records an API key's last use.
+    tables: writes,
+  }),
+  setFeePlan: defineRoute({
+    ...wallet,
+    operationId: 'setFeePlan',
+    method: 'PUT',
+    path: '/v1/fee_plan',
+    handler: 'tenancy/set-fee-plan',
+    summary: 'Replace the named fee paths whole (the others stay) and optionally the commission mode',
+    tags: ['fees'],
+    access: tenantOperator('fees:manage'),
+    request: { body: feePlanChange },
+    response: { status: 200, body: s.feePlan, description: 'The fee plan after the change.' },
+    errors: ['tenant_not_found', 'service_unavailable'],
+    tables: writes,
+  }),
+  createUser: defineRoute({
+    ...wallet,
+    operationId: 'createUser',
+    method: 'POST',
+    path: '/v1/users',
+    handler: 'tenancy/create-user',
+    summary: "Create a wallet user with its cash account in the tenant's ledger",
+    tags: ['users'],
+    access: tenantOperator('users:write'),
+    request: { body: s.userCreate },
+    response: { status: 201, body: s.user, description: 'The new user.' },
+    errors: ['conflict', 'tenant_not_found', 'service_unavailable'],
+    tables: writes,
+    capabilities: ['callsLedger'],
+  }),
+  listUsers: defineRoute({
+    ...wallet,
+    operationId: 'listUsers',
+    method: 'GET',
+    path: '/v1/users',
+    handler: 'tenancy/list-users',
+    summary: "List the tenant's users, newest first (a user token sees only its own user)",
+    tags: ['users'],
+    access: { principals: ['api_key', 'tenant_staff', 'user_token', 'idp_user', 'vendor_support'], scopes: ['users:read'] },
+    request: { query: s.listQuery },
+    response: { status: 200, body: page(s.user), description: 'A page of users.' },
+    errors: [],
+    // RW: the credential hook records an API key's last use and provisions an IdP user on first contact.
+    tables: writes,
+    capabilities: ['callsLedger'],
+  }),
+  getUser: defineRoute({
+    ...wallet,
+    operationId: 'getUser',
+    method: 'GET',
+    path: '/v1/users/{userId}',
+    handler: 'tenancy/get-user',
+    summary: 'Read a user (a user token reads only its own user)',
+    tags: ['users'],
+    access: { principals: ['api_key', 'tenant_staff', 'user_token', 'idp_user', 'vendor_support'], scopes: ['users:read'] },
+    request: { params: z.object({ userId: uuid }) },
+    response: { status: 200, body: s.user, description: 'The user.' },
+    errors: ['user_not_found'],
+    // RW: the credential hook records an API key's last use and provisions an IdP user on first contact.
+    tables: writes,
+    capabilities: ['callsLedger'],
+  }),
+  getLedgerSummary: defineRoute({
+    ...wallet,
+    operationId: 'getLedgerSummary',
+    method: 'GET',
+    path: '/v1/ledger/summary',
+    handler: 'tenancy/get-ledger-summary',
+    summary: "The tenant's ledger balances by owner type, purpose and commodity, with its fee plan",
+    tags: ['ledger'],
+    access: tenantOperator('ledger:read'),
+    request: {},
+    response: { status: 200, body: s.ledgerSummary, description: 'The ledger summary.' },
+    errors: ['tenant_not_found', 'service_unavailable'],
+    // RW: the credential hook records an API key's last use.
+    tables: writes,
+    capabilities: ['callsLedger'],
+  }),
+  listAuditLog: defineRoute({
+    ...wallet,
+    operationId: 'listAuditLog',
+    method: 'GET',
+    path: '/v1/audit_log',
+    handler: 'tenancy/list-audit-log',
+    summary: "The tenant's audit log, newest first (platform staff: a tenant's with tenant_id, else the platform's)",
+    tags: ['audit'],
+    access: { principals: ['api_key', 'tenant_staff', 'platform_staff', 'vendor_support'], scopes: ['audit:read', 'platform:read'] },
+    request: { query: z.object({ tenant_id: uuid.optional(), cursor, limit: pageLimit() }).strict() },
+    response: { status: 200, body: page(s.auditRecord), description: 'A page of audit records.' },
+    errors: ['tenant_not_found'],
+    tables: writes,
+  }),
+  listPlatformTransactions: defineRoute({
+    ...wallet,
+    operationId: 'listPlatformTransactions',
+    method: 'GET',
+    path: '/v1/platform/transactions',
+    handler: 'tenancy/list-platform-transactions',
+    summary: 'Transactions across tenants, newest first (platform staff; every read is logged)',
+    tags: ['cross-tenant'],
+    access: platformRead,
+    request: {
+      query: z
+        .object({
+          tenant_id: uuid.optional(),
+          type: z.string().min(1).max(40).optional(),
+          /** The id of the last transaction read. */
+          cursor: uuid.optional(),
+          limit: pageLimit(50, 100),
+        })
+        .strict(),
+    },
+    response: { status: 200, body: page(s.crossTenantTransaction), description: 'A page of transactions; next_cursor is the last id.' },
+    errors: ['service_unavailable'],
+    tables: writes,
+    capabilities: ['callsLedger'],
+    function: { timeoutSeconds: 29 },
+  }),
+  listPlatformUsers: defineRoute({
+    ...wallet,
+    operationId: 'listPlatformUsers',
+    method: 'GET',
+    path: '/v1/platform/users',
+    handler: 'tenancy/list-platform-users',
+    summary: 'Wallet users across tenants, newest first, optionally of one tenant or matching q (platform staff; logged)',
+    tags: ['cross-tenant'],
+    access: platformRead,
+    request: {
+      query: z
+        .object({ tenant_id: uuid.optional(), q: z.string().trim().min(1).max(200).optional(), cursor, limit: pageLimit() })
+        .strict(),
+    },
+    response: { status: 200, body: page(s.platformUser), description: 'A page of users.' },
+    errors: [],
+    tables: writes,
+  }),
+};

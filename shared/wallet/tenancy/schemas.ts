@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { isActiveCurrency } from './currencies';
+import { COMMISSION_MODES, FEE_PATHS, type FeePath } from './fees';
+
+/** Request and response shapes of the tenancy routes (tenants, fee plans, users, audit, platform reads). */
+
+export const listQuery = z.object({ cursor, limit: pageLimit() }).strict();
+
+// Tenants and fee plans -------------------------------------------------------------------------
+
+export const feeRule = z.object({
+  bps: z.number().int(),
+  flat: z.number().int(),
+  min_fee: z.number().int(),
+  /** null: no cap. */
+  max_fee: z.number().int().nullable(),
+});
+
+export const fees = z.object(Object.fromEntries(FEE_PATHS.map((path) => [path, feeRule])) as Record<FeePath, typeof feeRule>);
+export const commissionMode = z.enum(COMMISSION_MODES);
+export const feePlan = z.object({ fees, commission_mode: commissionMode });
+
+export const tenantCreate = z
+  .object({
+    name: z.string().trim().min(1, 'must not be blank').max(100),
+    currency: z.string().refine(isActiveCurrency, 'must be an active ISO 4217 currency code, such as USD'),
+  })
+  .strict();
+
+export const tenant = z.object({
+  id: uuid,
+  name: z.string(),
+  currency: z.string(),
+  status: z.string(),
+  fees,
+  commission_mode: commissionMode,
+  created_at: timestamp,
+});
+
+const rollupRow = z.object({
+  owner_type: z.string(),
+  purpose: z.string(),
+  commodity: z.string(),
+  balance: z.number().int(),
+  pending_debits: z.number().int(),
+  pending_credits: z.number().int(),
+  accounts: z.number().int(),
+});
+
+export const tenantHealth = z.object({
+  tenant_id: uuid,
+  tenant_name: z.string(),
+  ledger_id: uuid,
+  currency: z.string(),
+  rows: z.array(rollupRow),
+  commodities: z.array(z.object({ commodity: z.string(), total: z.number().int(), balanced: z.boolean() })),
+  /** Every commodity nets to zero across the tenant's ledger. */
+  balanced: z.boolean(),
+});
+
+export const ledgerSummary = z.object({
+  currency: z.string(),
+  rows: z.array(z.object({ owner_type: z.string(), purpose: z.string(), commodity: z.string(), balance: z.number().int(), accounts: z.number().int() })),
+  fee_plan: feePlan,
+});
+
+// Users -----------------------------------------------------------------------------------------
+
+export const USER_KINDS = ['consumer', 'business'] as const;
+export type UserKind = (typeof USER_KINDS)[number];
+/** A tenant's own id for its user: unique in the tenant, used in user tokens and IdP first contact. */
+export const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,200}$/;
+
+export const userCreate = z
+  .object({
+    external_id: z.string().regex(EXTERNAL_ID_PATTERN, '1 to 200 of A-Z a-z 0-9 . _ : @ -'),
+    kind: z.enum(USER_KINDS).default('consumer'),
+    metadata: metadata.optional(),
+  })
+  .strict();
+
+export const user = z.object({
+  id: uuid,
+  external_id: z.string(),
+  kind: z.enum(USER_KINDS),
+  status: z.string(),
+  metadata: z.record(z.string(), z.string()),
+  created_at: timestamp,
+});
+
+export const platformUser = user.extend({ tenant_id: uuid, tenant_name: z.string() });
+
+// Audit log and platform reads ------------------------------------------------------------------
+
+export const auditRecord = z.object({
+  id: uuid,
+  actor: z.object({ type: z.string(), id: z.string() }),
+  action: z.string(),
+  target: z.object({ type: z.string(), id: z.string() }),
+  before: z.unknown(),
+  after: z.unknown(),
+  request_id: z.string(),
+  created_at: timestamp,
+});
+
+export const crossTenantTransaction = z.object({
+  id: uuid,
+  tenant_id: uuid,
+  tenant_name: z.string(),
+  type: z.string(),
+  status: z.string(),
+  metadata: z.record(z.string(), z.string()),
+  legs: z.array(
+    z.object({
+      owner_type: z.string(),
+      owner_id: uuid,
+      purpose: z.string(),
+      direction: z.enum(['debit', 'credit']),
+      amount: z.number().int(),
+      commodity: z.string(),
+    }),
+  ),
+  created_at: timestamp,
+});

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { StoreDeps } from '../deps';
+import { getUserRecord } from '../tenancy/users';
+import { topupKeys } from './keys';
+import type { DeviceCreate } from './schemas';
+
+/**
+ * Push devices (spec part 4 item 18): where a user's app is told about its top-ups and payments.
+ * A push token identifies one app install, so it is stored once per tenant: registering it again
+ * refreshes it, and registering it for another user (someone else signed in on that install)
+ * moves it to that user.
+ */
+
+export interface Device {
+  id: string;
+  user_id: string;
+  platform: DeviceCreate['platform'];
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * Registers (or refreshes) a push token for the tenant's user; `created` is false when the token
+ * was registered before. Refuses: user_not_found.
+ */
+export async function registerDevice(
+  deps: StoreDeps,
+  tenantId: string,
+  input: { user_id: string; platform: DeviceCreate['platform']; push_token: string },
+): Promise<{ device: Device; created: boolean }> {
+  await getUserRecord(deps, tenantId, input.user_id);
+  const tokenHash = createHash('sha256').update(input.push_token, 'utf8').digest('hex');
+  const now = deps.clock.now().toISOString();
+  const newId = deps.ids();
+  const result = await deps.client.send(
+    new UpdateCommand({
+      TableName: deps.table,
+      Key: topupKeys.device(tenantId, tokenHash),
+      UpdateExpression:
+        'SET entity = :entity, id = if_not_exists(id, :id), tenant_id = :tenant, user_id = :user, platform = :platform, push_token = :token, ' +
+        'created_at = if_not_exists(created_at, :now), updated_at = :now, gsi1pk = :index, gsi1sk = if_not_exists(gsi1sk, :id)',
+      ExpressionAttributeValues: {
+        ':entity': 'device',
+        ':id': newId,
+        ':tenant': tenantId,
+        ':user': input.user_id,
+        ':platform': input.platform,
+        ':token': input.push_token,
+        ':now': now,
+        ':index': topupKeys.deviceIndex(input.user_id, newId).gsi1pk,
+      },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  const item = result.Attributes ?? {};
+  const device: Device = {
+    id: String(item.id),
+    user_id: String(item.user_id),
+    platform: item.platform as Device['platform'],
+    created_at: String(item.created_at),
+    updated_at: String(item.updated_at),
+  };
+  return { device, created: device.id === newId };
+}

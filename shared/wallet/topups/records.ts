@@ -1,0 +1,132 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactItem } from '../../aws/dynamodb';
+import { AppError } from '../../kernel/errors';
+import type { StoreDeps } from '../deps';
+import type { FeeRule } from '../tenancy/fees';
+import { topupKeys } from './keys';
+import type { ResolveAction, Topup } from './schemas';
+import type { TopupStatus } from './states';
+
+/** The stored top-up and its reads. */
+
+export interface TopupRecord {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  amount: number;
+  currency: string;
+  /** The tenant's `topup` rule when the top-up started: a later fee plan change does not reprice it. */
+  fee_rule: FeeRule;
+  fee: number;
+  net_amount: number;
+  gateway: string;
+  status: TopupStatus;
+  processor_ref: string;
+  confirmed_amount: number | null;
+  confirmed_currency: string | null;
+  failure_reason: string | null;
+  resolution: ResolveAction | null;
+  ledger_transaction_id: string | null;
+  /** The processor event that moved it out of `pending`. */
+  processor_event_id: string | null;
+  /**
+   * The saga (operation id) that is changing the top-up, set before any ledger call and removed by
+   * its commit: two changes of one top-up (a credit and a refund) can never both move money.
+   */
+  claim: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export const publicTopup = (record: TopupRecord): Topup => ({
+  id: record.id,
+  user_id: record.user_id,
+  amount: record.amount,
+  currency: record.currency,
+  fee: record.fee,
+  net_amount: record.net_amount,
+  gateway: record.gateway,
+  status: record.status,
+  processor_ref: record.processor_ref,
+  confirmed_amount: record.confirmed_amount,
+  confirmed_currency: record.confirmed_currency,
+  failure_reason: record.failure_reason,
+  resolution: record.resolution,
+  ledger_transaction_id: record.ledger_transaction_id,
+  created_at: record.created_at,
+  updated_at: record.updated_at,
+});
+
+/** The full item of a record: keys, indexes and attributes (the claim only while one is held). */
+export function topupItem(record: TopupRecord): Record<string, unknown> {
+  const { claim, ...rest } = record;
+  return {
+    ...topupKeys.topup(record.id),
+    ...topupKeys.topupIndexes(record.tenant_id, record.user_id, record.id),
+    entity: 'topup',
+    ...rest,
+    ...(claim ? { claim } : {}),
+  };
+}
+
+/**
+ * The Put that moves a top-up from the status it was read in to `after`, in the same
+ * TransactWriteItems as its event: only the saga holding the claim may, and only from that status.
+ */
+export function transitionItem(table: string, before: TopupRecord, after: TopupRecord, operationId: string): TransactItem {
+  return {
+    Put: {
+      TableName: table,
+      Item: topupItem({ ...after, claim: null }),
+      ConditionExpression: '#status = :from AND claim = :operation',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':from': before.status, ':operation': operationId },
+    },
+  };
+}
+
+/** The top-up with this id, whatever its tenant (the webhook learns the tenant from it). */
+export async function findTopupRecord(deps: Pick<StoreDeps, 'client' | 'table'>, topupId: string): Promise<TopupRecord | undefined> {
+  const item = (await deps.client.send(new GetCommand({ TableName: deps.table, Key: topupKeys.topup(topupId), ConsistentRead: true }))).Item;
+  return item ? toTopupRecord(item) : undefined;
+}
+
+/**
+ * The tenant's top-up; `selfOnly` (a user token's user) confines the read to that user's.
+ * Refuses: not_found (unknown, another tenant's, another user's).
+ */
+export async function getTopupRecord(deps: Pick<StoreDeps, 'client' | 'table'>, tenantId: string, topupId: string, options: { selfOnly?: string } = {}): Promise<TopupRecord> {
+  const record = await findTopupRecord(deps, topupId);
+  if (!record || record.tenant_id !== tenantId || (options.selfOnly !== undefined && record.user_id !== options.selfOnly)) {
+    throw new AppError('not_found', `No top-up ${topupId}.`);
+  }
+  return record;
+}
+
+const numberOrNull = (value: unknown) => (typeof value === 'number' ? value : null);
+const textOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
+
+export function toTopupRecord(item: Record<string, unknown>): TopupRecord {
+  return {
+    id: String(item.id),
+    tenant_id: String(item.tenant_id),
+    user_id: String(item.user_id),
+    amount: Number(item.amount),
+    currency: String(item.currency),
+    fee_rule: item.fee_rule as FeeRule,
+    fee: Number(item.fee),
+    net_amount: Number(item.net_amount),
+    gateway: String(item.gateway),
+    status: item.status as TopupStatus,
+    processor_ref: String(item.processor_ref),
+    confirmed_amount: numberOrNull(item.confirmed_amount),
+    confirmed_currency: textOrNull(item.confirmed_currency),
+    failure_reason: textOrNull(item.failure_reason),
+    resolution: textOrNull(item.resolution) as ResolveAction | null,
+    ledger_transaction_id: textOrNull(item.ledger_transaction_id),
+    processor_event_id: textOrNull(item.processor_event_id),
+    claim: textOrNull(item.claim),
+    created_at: String(item.created_at),
+    updated_at: String(item.updated_at),
+  };
+}

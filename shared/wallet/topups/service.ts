@@ -1,0 +1,508 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransactItem } from '../../aws/dynamodb';
+import type { Principal, PrincipalKind } from '../../http/principal';
+import { AppError } from '../../kernel/errors';
+import { outboxItem } from '../../events/outbox';
+import { LedgerRefusal } from '../../ledger-client/client';
+import type { Transaction } from '../../ledger-client/contract';
+import { auditItem } from '../tenancy/audit';
+import type { Actor } from '../deps';
+import { computeFee, type FeeRule } from '../tenancy/fees';
+import { isConditionalCheckFailed, queryPage, type Page } from '../../aws/store';
+import { getTenantRecord } from '../tenancy/tenants';
+import { getUserRecord } from '../tenancy/users';
+import { defineOperation, ledgerKeyOf, runOperation, type OperationContext, type OperationPlan, type SagaFaults } from '../saga';
+import type { Outcome } from '../../http/outcome';
+import type { WalletDeps } from '../deps';
+import { DEFAULT_GATEWAY, topupProcessors } from './gateways';
+import { processorEventKey, topupKeys } from './keys';
+import type { ProcessorEvent, SandboxOutcome, TopupIntent, TopupProcessor } from './processors';
+import { findTopupRecord, getTopupRecord, publicTopup, topupItem, toTopupRecord, transitionItem, type TopupRecord } from './records';
+import { SANDBOX_GATEWAY } from './sandbox';
+import type { ResolveAction, Topup, TopupCreate } from './schemas';
+import { assertTransition, type TopupStatus } from './states';
+
+/**
+ * Top-ups (docs/topups.md). Money enters a wallet in three steps, each a saga of
+ * shared/wallet/saga.ts so that any retry resumes instead of repeating:
+ *   1. `topup.create` (POST /v1/topups, the client's Idempotency-Key): the processor's intent, then
+ *      the `pending` top-up. The top-up id is the saga's operation id.
+ *   2. `topup.settle` (the processor's webhook, keyed by the processor's event id): on success the
+ *      ledger posting (funding -> user cash, fee -> revenue) under a key derived from the top-up
+ *      id, then the status and its `topup.*` event in one TransactWriteItems.
+ *   3. `topup.resolve` (an operator, after an amount mismatch): the same credit, or `refunded`.
+ * The ledger key derives from the top-up, not from the event or request, so whichever path credits
+ * a top-up and however often it is retried, the ledger posts at most once.
+ */
+
+type Runtime = WalletDeps;
+
+// Step 1 ------------------------------------------------------------------------------------------
+
+interface CreateRequest {
+  user_id: string;
+  amount: number;
+  currency: string;
+  gateway: string;
+  sandbox_outcome?: SandboxOutcome;
+}
+
+/** What a top-up fixes when it starts (runOperation's `pinned`): a fee plan change later does not reprice it. */
+interface CreatePinned {
+  currency: string;
+  fee_rule: FeeRule;
+}
+
+const TOPUP_CREATE = defineOperation('topup.create', async (ctx): Promise<OperationPlan> => {
+  const request = ctx.request as CreateRequest;
+  const pinned = ctx.pinned as CreatePinned | undefined;
+  if (!pinned) throw new Error('a top-up was stored without its fee rule');
+  if (request.currency !== pinned.currency) {
+    throw invalid('currency', `currency must be the tenant's currency, ${pinned.currency}.`);
+  }
+  const user = await getUserRecord(ctx.runtime, ctx.tenantId, request.user_id);
+  const processor = processorNamed(request.gateway);
+  if (!processor.currencies.includes(request.currency)) throw invalid('currency', `Gateway ${processor.name} does not accept ${request.currency}.`);
+  const feeRule = pinned.fee_rule;
+  const fee = computeFee(feeRule, request.amount);
+  // The user pays the fee out of the amount, so something must be left to credit.
+  if (fee >= request.amount) throw invalid('amount', `amount must be more than the top-up fee on it, ${fee}.`);
+  const topupId = ctx.operationId;
+  return {
+    post: () =>
+      processor.createIntent({
+        id: topupId,
+        tenant_id: ctx.tenantId,
+        user_id: user.id,
+        amount: request.amount,
+        currency: request.currency,
+        ...(request.sandbox_outcome ? { sandbox_outcome: request.sandbox_outcome } : {}),
+      }),
+    commit: async (posted) => {
+      const intent = posted as TopupIntent;
+      const now = ctx.runtime.clock.now().toISOString();
+      const record: TopupRecord = {
+        id: topupId,
+        tenant_id: ctx.tenantId,
+        user_id: user.id,
+        amount: request.amount,
+        currency: request.currency,
+        fee_rule: feeRule,
+        fee,
+        net_amount: request.amount - fee,
+        gateway: processor.name,
+        status: 'pending',
+        processor_ref: intent.processor_ref,
+        confirmed_amount: null,
+        confirmed_currency: null,
+        failure_reason: null,
+        resolution: null,
+        ledger_transaction_id: null,
+        processor_event_id: null,
+        claim: null,
+        created_at: now,
+        updated_at: now,
+      };
+      return {
+        items: [{ Put: { TableName: ctx.runtime.table, Item: topupItem(record), ConditionExpression: 'attribute_not_exists(pk)' } }],
+        status: 201,
+        body: { ...publicTopup(record), client_secret: intent.client_secret ?? null, redirect_url: intent.redirect_url ?? null },
+      };
+    },
+  };
+});
+
+export interface StartTopupOptions {
+  idempotencyKey: string;
+  requestId: string;
+  /** The env segment of the API key the request came with; `live` keys may not script the sandbox. */
+  keyEnv?: 'live' | 'sandbox';
+}
+
+/**
+ * Starts a top-up: the processor's intent, then the `pending` top-up, once per Idempotency-Key (a
+ * retry answers the first answer byte for byte). A user token acts for its own user only.
+ * Refuses: invalid_request (no user_id for a tenant credential, unknown gateway, sandbox_outcome
+ * off the sandbox or with a live key, currency not the tenant's or not the gateway's, amount not
+ * above its fee), user_not_found, tenant_not_found, idempotency_key_reuse.
+ */
+export async function startTopup(runtime: Runtime, tenantId: string, principal: Principal, input: TopupCreate, options: StartTopupOptions): Promise<Outcome> {
+  const userId = actingUser(principal, input.user_id);
+  const gateway = input.gateway ?? DEFAULT_GATEWAY;
+  processorNamed(gateway);
+  if (input.sandbox_outcome !== undefined && (gateway !== SANDBOX_GATEWAY || options.keyEnv === 'live')) {
+    throw invalid('sandbox_outcome', 'sandbox_outcome is for the sandbox gateway and never with a live API key.');
+  }
+  const request: CreateRequest = {
+    user_id: userId,
+    amount: input.amount,
+    currency: input.currency,
+    gateway,
+    ...(input.sandbox_outcome ? { sandbox_outcome: input.sandbox_outcome } : {}),
+  };
+  const tenant = await getTenantRecord(runtime, tenantId);
+  const pinned: CreatePinned = { currency: tenant.currency, fee_rule: tenant.fees.topup };
+  return runOperation(runtime, { operation: TOPUP_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned });
+}
+
+// Step 2 ------------------------------------------------------------------------------------------
+
+interface SettleRequest {
+  gateway: string;
+  event: ProcessorEvent;
+}
+
+const TOPUP_SETTLE = defineOperation('topup.settle', async (ctx): Promise<OperationPlan> => {
+  const { event } = ctx.request as SettleRequest;
+  const topup = await getTopupRecord(ctx.runtime, ctx.tenantId, event.topup_id);
+  const ack = (status: TopupStatus, ignored: boolean) => ({ status: 200, body: { received: true, event_id: event.id, topup_id: topup.id, status, ignored } });
+  if (topup.status !== 'pending') {
+    // Settled by an earlier event or resolved since: acknowledge without a change, so the
+    // processor stops retrying (a refusal would be retried for days).
+    return { post: async () => null, commit: async () => ({ items: [], ...ack(topup.status, true) }) };
+  }
+  const confirmed = { confirmed_amount: event.amount, confirmed_currency: event.currency, processor_event_id: event.id };
+  if (event.outcome === 'failed') {
+    return changePlan(ctx, topup, { to: 'failed', fields: { ...confirmed, failure_reason: 'declined' }, eventType: 'topup.failed', answer: (after) => ack(after.status, false) });
+  }
+  if (event.amount !== topup.amount || event.currency !== topup.currency) {
+    return changePlan(ctx, topup, { to: 'amount_mismatch', fields: confirmed, eventType: 'topup.amount_mismatch', answer: (after) => ack(after.status, false) });
+  }
+  return changePlan(ctx, topup, {
+    to: 'succeeded',
+    credit: { gross: topup.amount, fee: topup.fee },
+    fields: confirmed,
+    eventType: 'topup.succeeded',
+    answer: (after) => ack(after.status, false),
+  });
+});
+
+/**
+ * A processor's webhook: verifies its signature over the raw body, then settles the top-up once per
+ * processor event (a duplicate delivery replays the first answer and changes nothing). An event for
+ * a top-up that has already left `pending` is acknowledged and ignored.
+ * Refuses: not_found (unknown gateway; a top-up this gateway does not know, e.g. not yet committed:
+ * the processor retries), unauthenticated (signature), invalid_request (a signed body that is not
+ * an event), conflict (the event names another intent than the top-up's), idempotency_key_reuse
+ * (an event id seen with another body), service_unavailable (another change of the top-up is in
+ * progress: retry), and ledger refusals of the credit (account_frozen, account_closed).
+ */
+export async function receiveProcessorWebhook(
+  runtime: Runtime,
+  input: { gateway: string; rawBody: string; headers: Readonly<Record<string, string>>; requestId: string },
+  options: { faults?: SagaFaults } = {},
+): Promise<Outcome> {
+  const processor = topupProcessors().get(input.gateway);
+  if (!processor) throw new AppError('not_found', `No top-up gateway ${input.gateway}.`);
+  const event = processor.parseWebhook(input.rawBody, input.headers, runtime.clock.now());
+  if ('ignored' in event) return ignoredEvent(event.id);
+  const topup = await findTopupRecord(runtime, event.topup_id);
+  if (!topup || topup.gateway !== processor.name) throw new AppError('not_found', `Gateway ${processor.name} has no top-up ${event.topup_id}.`);
+  if (topup.processor_ref !== event.processor_ref) {
+    throw new AppError('conflict', `Event ${event.id} names intent ${event.processor_ref}; top-up ${topup.id} has ${topup.processor_ref}.`);
+  }
+  return runOperation(
+    runtime,
+    {
+      operation: TOPUP_SETTLE,
+      tenantId: topup.tenant_id,
+      idempotencyKey: processorEventKey(processor.name, event.id),
+      request: { gateway: processor.name, event } satisfies SettleRequest,
+      principal: processorPrincipal(processor.name, topup.tenant_id),
+      requestId: input.requestId,
+    },
+    options.faults,
+  );
+}
+
+/** A verified event of a type the wallet does not act on: acknowledged, nothing stored. */
+const ignoredEvent = (eventId: string): Outcome => ({
+  status: 200,
+  body: JSON.stringify({ received: true, event_id: eventId, topup_id: null, status: null, ignored: true }),
+  replayed: false,
+});
+
+/**
+ * Sagas record who started them. A processor holds no wallet credential, so it is recorded under
+ * its own kind with no scopes; nothing reads a saga's principal back as authority.
+ */
+const processorPrincipal = (gateway: string, tenantId: string): Principal => ({
+  kind: 'processor' as string as PrincipalKind,
+  id: `processor:${gateway}`,
+  tenantId,
+  scopes: new Set(),
+});
+
+// Step 3 ------------------------------------------------------------------------------------------
+
+interface ResolveRequest {
+  topup_id: string;
+  action: ResolveAction;
+}
+
+const TOPUP_RESOLVE = defineOperation('topup.resolve', async (ctx): Promise<OperationPlan> => {
+  const { topup_id: topupId, action } = ctx.request as ResolveRequest;
+  const topup = await getTopupRecord(ctx.runtime, ctx.tenantId, topupId);
+  const audit: Actor = { kind: ctx.principal.kind, id: ctx.principal.id };
+  const answer = (after: TopupRecord) => ({ status: 200, body: publicTopup(after) });
+  // Only a mismatch awaits an operator; a pending top-up awaits its processor.
+  if (topup.status !== 'amount_mismatch') throw new AppError('invalid_transition', `A top-up in status ${topup.status} has no mismatch to resolve.`);
+  if (action === 'refund') {
+    return changePlan(ctx, topup, {
+      to: 'refunded',
+      fields: { resolution: 'refund', failure_reason: 'refunded_after_mismatch' },
+      eventType: 'topup.failed',
+      eventData: { reason: 'refunded_after_mismatch' },
+      audit,
+      answer,
+    });
+  }
+  const gross = topup.confirmed_amount;
+  if (gross === null || topup.confirmed_currency !== topup.currency) {
+    throw new AppError('invalid_request', `The processor confirmed ${topup.confirmed_currency ?? 'nothing'}, not ${topup.currency}: refund the top-up instead.`);
+  }
+  const fee = computeFee(topup.fee_rule, gross);
+  if (fee >= gross) throw new AppError('invalid_request', `The confirmed amount ${gross} does not cover the top-up fee ${fee}: refund the top-up instead.`);
+  return changePlan(ctx, topup, {
+    to: 'succeeded',
+    credit: { gross, fee },
+    fields: { resolution: 'credit_confirmed', fee, net_amount: gross - fee },
+    eventType: 'topup.succeeded',
+    audit,
+    answer,
+  });
+});
+
+/**
+ * An operator resolves an amount mismatch: `credit_confirmed` credits what the processor confirmed
+ * (fee on that amount, by the top-up's fee rule) and the top-up succeeds; `refund` marks it
+ * refunded (the money goes back to the payer at the processor: docs/topups.md). Audited, once per
+ * Idempotency-Key.
+ * Refuses: not_found, invalid_transition (not in amount_mismatch), invalid_request (confirmed in
+ * another currency, or not above the fee: refund instead), idempotency_key_reuse,
+ * service_unavailable (another change of the top-up is in progress: retry), and ledger refusals of
+ * the credit (account_frozen, account_closed).
+ */
+export async function resolveTopup(
+  runtime: Runtime,
+  tenantId: string,
+  principal: Principal,
+  input: { topupId: string; action: ResolveAction },
+  options: { idempotencyKey: string; requestId: string; faults?: SagaFaults },
+): Promise<Outcome> {
+  // Another tenant's or an unknown top-up answers 404 without taking the key.
+  await getTopupRecord(runtime, tenantId, input.topupId);
+  return runOperation(
+    runtime,
+    {
+      operation: TOPUP_RESOLVE,
+      tenantId,
+      idempotencyKey: options.idempotencyKey,
+      request: { topup_id: input.topupId, action: input.action } satisfies ResolveRequest,
+      principal,
+      requestId: options.requestId,
+    },
+    options.faults,
+  );
+}
+
+// Transitions -------------------------------------------------------------------------------------
+
+interface Change {
+  to: TopupStatus;
+  /** Credit the user: `gross` leaves the funding account, `fee` of it goes to revenue, the rest to the user. */
+  credit?: { gross: number; fee: number };
+  fields: Partial<TopupRecord>;
+  eventType: 'topup.succeeded' | 'topup.failed' | 'topup.amount_mismatch';
+  eventData?: Record<string, unknown>;
+  /** Operator changes are audited in the same transaction. */
+  audit?: Actor;
+  answer(after: TopupRecord): { status: number; body: unknown };
+}
+
+/**
+ * The saga steps of one transition: claim the top-up (so no other change can commit past this one),
+ * post the credit if any, then commit the new status with its event (and audit record).
+ */
+function changePlan(ctx: OperationContext, topup: TopupRecord, change: Change): OperationPlan {
+  assertTransition(topup.status, change.to);
+  return {
+    async post() {
+      await claimTopup(ctx.runtime, topup, ctx.operationId);
+      if (!change.credit) return null;
+      try {
+        return await postCredit(ctx.runtime, topup, change.credit);
+      } catch (error) {
+        // A refusal ends this saga (its answer is remembered): let another change proceed.
+        if (error instanceof LedgerRefusal) await releaseClaim(ctx.runtime, topup.id, ctx.operationId);
+        throw error;
+      }
+    },
+    async commit(posted) {
+      const transaction = posted as Transaction | null;
+      const after: TopupRecord = {
+        ...topup,
+        ...change.fields,
+        status: change.to,
+        ledger_transaction_id: transaction?.id ?? topup.ledger_transaction_id,
+        claim: null,
+        updated_at: ctx.runtime.clock.now().toISOString(),
+      };
+      const items: TransactItem[] = [
+        transitionItem(ctx.runtime.table, topup, after, ctx.operationId),
+        outboxItem(ctx.runtime, { type: change.eventType, tenantId: topup.tenant_id, data: { topup: publicTopup(after), ...change.eventData } }).item,
+      ];
+      if (change.audit) {
+        items.push(
+          auditItem(ctx.runtime, {
+            tenantId: topup.tenant_id,
+            actor: change.audit,
+            action: 'topup.resolve',
+            target: { type: 'topup', id: topup.id },
+            before: publicTopup(topup),
+            after: publicTopup(after),
+            requestId: ctx.requestId,
+          }),
+        );
+      }
+      return { items, ...change.answer(after) };
+    },
+  };
+}
+
+const busy = () => new AppError('service_unavailable', 'Another change to this top-up is in progress; retry.');
+
+/** Takes the top-up for this saga, from the status it was read in; re-entrant for a resumed saga. */
+async function claimTopup(runtime: Runtime, topup: TopupRecord, operationId: string): Promise<void> {
+  try {
+    await runtime.client.send(
+      new UpdateCommand({
+        TableName: runtime.table,
+        Key: topupKeys.topup(topup.id),
+        UpdateExpression: 'SET claim = :operation',
+        ConditionExpression: '#status = :from AND (attribute_not_exists(claim) OR claim = :operation)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':from': topup.status, ':operation': operationId },
+      }),
+    );
+  } catch (error) {
+    // Not remembered under the key (a 5xx): the retry re-reads the top-up and decides again.
+    if (isConditionalCheckFailed(error)) throw busy();
+    throw error;
+  }
+}
+
+async function releaseClaim(runtime: Runtime, topupId: string, operationId: string): Promise<void> {
+  try {
+    await runtime.client.send(
+      new UpdateCommand({
+        TableName: runtime.table,
+        Key: topupKeys.topup(topupId),
+        UpdateExpression: 'REMOVE claim',
+        ConditionExpression: 'claim = :operation',
+        ExpressionAttributeValues: { ':operation': operationId },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+}
+
+/**
+ * The credit posting: `gross` from the tenant's funding account, `gross - fee` to the user's cash
+ * account and `fee` to the tenant's revenue account, one balanced transaction. Its ledger key
+ * derives from the top-up id alone: every path and every retry that credits this top-up replays
+ * the same posting.
+ */
+async function postCredit(runtime: Runtime, topup: TopupRecord, credit: { gross: number; fee: number }): Promise<Transaction> {
+  const net = credit.gross - credit.fee;
+  // Preconditions where money moves: whole amounts, nothing negative, something for the user.
+  if (!Number.isSafeInteger(credit.gross) || !Number.isSafeInteger(credit.fee) || credit.fee < 0 || net < 1) {
+    throw new Error(`top-up ${topup.id}: a credit of ${credit.gross} with fee ${credit.fee} cannot be posted`);
+  }
+  const tenant = await getTenantRecord(runtime, topup.tenant_id);
+  const user = await getUserRecord(runtime, topup.tenant_id, topup.user_id);
+  const commodity = topup.currency;
+  const legs = [
+    { account_id: tenant.accounts.funding, direction: 'debit', amount: credit.gross, commodity },
+    { account_id: user.cash_account_id, direction: 'credit', amount: net, commodity },
+    ...(credit.fee > 0 ? [{ account_id: tenant.accounts.revenue, direction: 'credit', amount: credit.fee, commodity }] : []),
+  ];
+  const transaction = await runtime
+    .ledger()
+    .post(
+      tenant.ledger_id,
+      { type: 'topup', legs, reference_id: topup.id, metadata: { topup_id: topup.id, user_id: topup.user_id, gateway: topup.gateway, processor_ref: topup.processor_ref } },
+      ledgerKeyOf(topup.tenant_id, topup.id, 'credit'),
+    );
+  // Postcondition: the ledger answered the posting of this top-up (a replay answers the original).
+  if (transaction.reference_id !== topup.id) throw new Error(`top-up ${topup.id}: the ledger answered transaction ${transaction.id} of ${transaction.reference_id}`);
+  return transaction;
+}
+
+// Reads -------------------------------------------------------------------------------------------
+
+/** The tenant's top-up; a user token reads only its own user's. Refuses: not_found. */
+export async function getTopup(runtime: Runtime, tenantId: string, topupId: string, options: { selfOnly?: string } = {}): Promise<Topup> {
+  return publicTopup(await getTopupRecord(runtime, tenantId, topupId, options));
+}
+
+/**
+ * The tenant's top-ups, newest first, or one user's (`user_id`, or always the own user for a user
+ * token). Refuses: user_not_found (another tenant's user, or another user for a user token),
+ * invalid_request (cursor).
+ */
+export async function listTopups(
+  runtime: Runtime,
+  tenantId: string,
+  query: { user_id?: string; cursor?: string; limit: number },
+  options: { selfOnly?: string } = {},
+): Promise<Page<Topup>> {
+  if (options.selfOnly !== undefined && query.user_id !== undefined && query.user_id !== options.selfOnly) {
+    throw new AppError('user_not_found', `No user ${query.user_id}.`);
+  }
+  const userId = options.selfOnly ?? query.user_id;
+  if (userId !== undefined) await getUserRecord(runtime, tenantId, userId);
+  const result = await queryPage(runtime, {
+    index: userId === undefined ? 'gsi1' : 'gsi2',
+    partition: userId === undefined ? topupKeys.tenantTopups(tenantId) : topupKeys.userTopups(userId),
+    cursor: query.cursor,
+    limit: query.limit,
+  });
+  return { data: result.items.map((item) => publicTopup(toTopupRecord(item))), next_cursor: result.next_cursor };
+}
+
+/**
+ * The configured gateways that accept the tenant's currency (the only currency a top-up may
+ * have), each with its flow. Refuses: tenant_not_found.
+ */
+export async function listTopupGateways(runtime: Runtime, tenantId: string): Promise<{ data: { name: string; flow: TopupProcessor['flow']; currencies: string[] }[] }> {
+  const tenant = await getTenantRecord(runtime, tenantId);
+  const data = [...topupProcessors().values()]
+    .filter((processor) => processor.currencies.includes(tenant.currency))
+    .map((processor) => ({ name: processor.name, flow: processor.flow, currencies: [tenant.currency] }));
+  return { data };
+}
+
+// Shared ------------------------------------------------------------------------------------------
+
+/**
+ * The user a request acts for: a user token's own (naming another looks missing), else the one
+ * named. Refuses: user_not_found, invalid_request (a tenant credential named none).
+ */
+export function actingUser(principal: Pick<Principal, 'userId'>, requested: string | undefined): string {
+  if (principal.userId !== undefined) {
+    if (requested !== undefined && requested !== principal.userId) throw new AppError('user_not_found', `No user ${requested}.`);
+    return principal.userId;
+  }
+  if (requested === undefined) throw invalid('user_id', 'user_id is required with a tenant credential.');
+  return requested;
+}
+
+function processorNamed(gateway: string): TopupProcessor {
+  const processor = topupProcessors().get(gateway);
+  if (!processor) throw invalid('gateway', `No top-up gateway ${gateway} is configured.`);
+  return processor;
+}
+
+const invalid = (field: string, detail: string) => new AppError('invalid_request', detail, { errors: [{ field, message: detail }] });

@@ -1,0 +1,149 @@
+import { AppError } from '../../kernel/errors';
+import { decodeCursor, encodeCursor } from '../../http/cursor';
+import type { Entry, Transaction } from '../../ledger-client/contract';
+import { LedgerRefusal } from '../../ledger-client/client';
+import type { Page } from '../../aws/store';
+import { getTenantRecord, type TenantRecord } from '../tenancy/tenants';
+import { getUserRecord } from '../tenancy/users';
+import type { TransfersDeps } from './deps';
+
+/**
+ * GET /v1/transactions (spec part 1: one of the two public views of the ledger). A user's view is
+ * the entries of its cash account: one row per entry, its side and amount. The tenant's view (API
+ * key or staff with ledger:read) is the tenant ledger's transactions with their legs. Both newest
+ * first, cursor paged, optionally of one `type`. Nothing is stored on the wallet side: the ledger
+ * is the record of money.
+ */
+
+export interface WalletTransaction {
+  /** The ledger transaction's id. */
+  id: string;
+  type: string;
+  currency: string;
+  /** The user's side of it; null in the tenant view. */
+  direction: 'debit' | 'credit' | null;
+  /** The user's entry; in the tenant view, what the transaction moved (the sum of its debits). */
+  amount: number;
+  /** Tenant view only: every leg, by owner (account ids stay inside the ledger). */
+  legs?: { owner_type: string; owner_id: string; purpose: string; direction: 'debit' | 'credit'; amount: number; commodity: string }[];
+  effective_at: string;
+  created_at: string;
+}
+
+export interface TransactionsViewer {
+  /** A user token's (or IdP token's) own user. */
+  userId?: string;
+  scopes: ReadonlySet<string>;
+}
+
+/** At most this many ledger pages per request when a filter leaves pages sparse. */
+const MAX_LEDGER_PAGES = 10;
+
+/**
+ * A page of the user's view (a user token's own user, or `user_id` for a tenant credential) or the
+ * tenant's view. Refuses: user_not_found (unknown, another tenant's, or another user for a user
+ * token), insufficient_scope (the user view needs balances:read for a user token; the tenant view
+ * needs ledger:read), invalid_request (cursor).
+ */
+export async function listTransactions(
+  deps: TransfersDeps,
+  tenantId: string,
+  query: { cursor?: string; limit: number; type?: string; user_id?: string },
+  viewer: TransactionsViewer,
+): Promise<Page<WalletTransaction>> {
+  const userId = query.user_id ?? viewer.userId;
+  if (viewer.userId !== undefined && userId !== viewer.userId) throw new AppError('user_not_found', `No user ${userId}.`);
+  if (userId !== undefined && viewer.userId !== undefined && !viewer.scopes.has('balances:read')) {
+    throw new AppError('insufficient_scope', 'Reading your transactions needs the scope balances:read.');
+  }
+  if (userId === undefined && !viewer.scopes.has('ledger:read')) {
+    throw new AppError('insufficient_scope', "Reading the tenant's transactions needs the scope ledger:read.");
+  }
+  const view = userId === undefined ? 'tenant' : `user:${userId}`;
+  const ledgerCursor = query.cursor === undefined ? undefined : cursorOf(query.cursor, view);
+  const tenant = await getTenantRecord(deps, tenantId);
+  const page = await withCursorRefusal(async () => {
+    if (userId === undefined) return tenantPage(deps, tenant, ledgerCursor, query.limit, query.type);
+    const user = await getUserRecord(deps, tenantId, userId);
+    return userPage(deps, tenant, user.cash_account_id, ledgerCursor, query.limit, query.type);
+  });
+  return { data: page.data, next_cursor: page.next_cursor === null ? null : encodeCursor({ view, ledger: page.next_cursor }) };
+}
+
+async function tenantPage(deps: TransfersDeps, tenant: TenantRecord, cursor: string | undefined, limit: number, type: string | undefined): Promise<Page<WalletTransaction>> {
+  const page = await deps.ledger().listTransactions(tenant.ledger_id, { cursor, limit, type });
+  return { data: page.data.map((transaction) => tenantRow(transaction, tenant.currency)), next_cursor: page.next_cursor };
+}
+
+/**
+ * The account's rows, newest first. With a type filter, ledger pages are read until the page is
+ * full (each asking only for what is still missing, so a ledger cursor never skips a row).
+ */
+async function userPage(deps: TransfersDeps, tenant: TenantRecord, accountId: string, cursor: string | undefined, limit: number, type: string | undefined): Promise<Page<WalletTransaction>> {
+  const ledger = deps.ledger();
+  const listEntries = ledger.listEntries?.bind(ledger);
+  const read = listEntries
+    ? async (at: string | undefined, count: number) => {
+        const page = await listEntries(tenant.ledger_id, accountId, { cursor: at, limit: count });
+        return { rows: page.data.map(entryRow), next_cursor: page.next_cursor };
+      }
+    : // Until the ledger client lists entries: the tenant's transactions, keeping this account's.
+      async (at: string | undefined, count: number) => {
+        const page = await ledger.listTransactions(tenant.ledger_id, { cursor: at, limit: count, type });
+        return { rows: page.data.flatMap((transaction) => accountRow(transaction, accountId)), next_cursor: page.next_cursor };
+      };
+  const sparse = type !== undefined || !listEntries;
+  const data: WalletTransaction[] = [];
+  let next: string | null | undefined = cursor;
+  for (let pages = 0; pages < MAX_LEDGER_PAGES; pages += 1) {
+    const page = await read(next ?? undefined, limit - data.length);
+    data.push(...page.rows.filter((row) => type === undefined || row.type === type));
+    next = page.next_cursor;
+    if (!sparse || next === null || data.length >= limit) break;
+  }
+  return { data, next_cursor: next ?? null };
+}
+
+function entryRow(entry: Entry): WalletTransaction {
+  return { id: entry.transaction_id, type: entry.type, currency: entry.commodity, direction: entry.direction, amount: entry.amount, effective_at: entry.effective_at, created_at: entry.created_at };
+}
+
+/** The account's side of a transaction, netted over its legs on that account; none if it has no leg there. */
+function accountRow(transaction: Transaction, accountId: string): WalletTransaction[] {
+  const legs = transaction.legs.filter((leg) => leg.account_id === accountId);
+  if (legs.length === 0) return [];
+  const net = legs.reduce((sum, leg) => sum + (leg.direction === 'credit' ? leg.amount : -leg.amount), 0);
+  return [{ id: transaction.id, type: transaction.type, currency: legs[0]!.commodity, direction: net >= 0 ? 'credit' : 'debit', amount: Math.abs(net), effective_at: transaction.effective_at, created_at: transaction.created_at }];
+}
+
+function tenantRow(transaction: Transaction, currency: string): WalletTransaction {
+  return {
+    id: transaction.id,
+    type: transaction.type,
+    currency,
+    direction: null,
+    amount: transaction.legs.filter((leg) => leg.direction === 'debit' && leg.commodity === currency).reduce((sum, leg) => sum + leg.amount, 0),
+    legs: transaction.legs.map(({ owner_type, owner_id, purpose, direction, amount, commodity }) => ({ owner_type, owner_id, purpose, direction, amount, commodity })),
+    effective_at: transaction.effective_at,
+    created_at: transaction.created_at,
+  };
+}
+
+const unknownCursor = () => new AppError('invalid_request', 'cursor is not a cursor this listing returned.', { errors: [{ field: 'query.cursor', message: 'unknown cursor' }] });
+
+/** Our cursor wraps the ledger's and names the view it belongs to, so one view's cursor is refused by another. */
+function cursorOf(cursor: string, view: string): string {
+  const key = decodeCursor(cursor, 'invalid_request', ['view', 'ledger']);
+  if (key.view !== view || Object.keys(key).length !== 2) throw unknownCursor();
+  return String(key.ledger);
+}
+
+/** The ledger refuses a cursor it did not issue with `invalid`: the client's error, not ours. */
+async function withCursorRefusal<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof LedgerRefusal && error.code === 'invalid') throw unknownCursor();
+    throw error;
+  }
+}

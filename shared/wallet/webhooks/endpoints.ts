@@ -1,0 +1,248 @@
+import { randomBytes } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Principal } from '../../http/principal';
+import { epochSeconds } from '../../kernel/clock';
+import { AppError } from '../../kernel/errors';
+import { familyOf, MERCHANT_FAMILIES } from '../../events/names';
+import type { EventEnvelope } from '../../events/outbox';
+import { auditItem } from '../tenancy/audit';
+import type { Actor, StoreDeps } from '../deps';
+import { ConditionsFailed, getItem, queryPage, transact, type Page } from '../../aws/store';
+import { walletKeys } from '../keys';
+import { webhookKeys, type Owner } from './keys';
+import { endpointReceives } from './matching';
+import type { Endpoint, EndpointCreate, EndpointWithSecret } from './schemas';
+import { checkEndpointUrl } from './urls';
+
+/**
+ * Webhook endpoints (spec part 2 "Webhook endpoint", part 4 item 22): a tenant's own, or a
+ * merchant's (one client of the tenant). The secret is generated here, returned once by create
+ * and never again; deleting an endpoint erases its secret, so its pending retries stop at their
+ * next attempt (the delivery worker checks the endpoint first).
+ */
+
+/** Live endpoints per owner (the tenant, or each client), as Stripe allows per account. */
+export const MAX_ENDPOINTS_PER_OWNER = 16;
+/** A deleted endpoint stays readable by its deliveries for as long as the delivery history. */
+export const DELETED_ENDPOINT_RETENTION_SECONDS = 30 * 86_400;
+
+export interface EndpointRecord {
+  pk: string;
+  sk: string;
+  entity: 'webhook_endpoint';
+  id: string;
+  tenant_id: string;
+  client_id: string | null;
+  url: string;
+  event_filters: string[] | null;
+  description: string | null;
+  status: 'active' | 'deleted';
+  livemode: boolean;
+  /** Absent once deleted. */
+  secret?: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export const publicEndpoint = (record: EndpointRecord): Endpoint => ({
+  id: record.id,
+  ...(record.client_id ? { client_id: record.client_id } : {}),
+  url: record.url,
+  event_filters: record.event_filters,
+  description: record.description,
+  status: record.status,
+  livemode: record.livemode,
+  created_at: record.created_at,
+});
+
+export const ownerOf = (record: Pick<EndpointRecord, 'tenant_id' | 'client_id'>): Owner => ({
+  tenantId: record.tenant_id,
+  ...(record.client_id ? { clientId: record.client_id } : {}),
+});
+
+/**
+ * Whether endpoints this principal creates are live: API keys carry their env (a sandbox key
+ * makes sandbox endpoints, which may use http); staff act live.
+ */
+export async function livemodeOf(deps: StoreDeps, principal: Principal): Promise<boolean> {
+  if (principal.kind !== 'api_key') return true;
+  const key = await getItem(deps, walletKeys.apiKey(principal.id));
+  return key?.env !== 'sandbox';
+}
+
+const invalid = (field: string, message: string) => new AppError('invalid_request', `${field}: ${message}`, { errors: [{ field, message }] });
+
+/**
+ * Creates an endpoint with a new secret, counted against the owner's limit and audited in the
+ * same transaction. Refuses: invalid_request (URL not acceptable for the mode, a merchant
+ * endpoint filtering on a non-merchant type, the owner already has MAX_ENDPOINTS_PER_OWNER).
+ */
+export async function createEndpoint(
+  deps: StoreDeps,
+  owner: Owner,
+  input: EndpointCreate,
+  context: { actor: Actor; requestId: string; livemode: boolean },
+): Promise<EndpointWithSecret> {
+  const url = checkEndpointUrl(input.url, { livemode: context.livemode });
+  if (!url.ok) throw invalid('body.url', url.reason);
+  const filters = input.event_filters ? [...new Set(input.event_filters)] : null;
+  if (owner.clientId && filters?.some((filter) => !MERCHANT_FAMILIES.includes(familyOf(filter)))) {
+    throw invalid('body.event_filters', `a merchant endpoint receives only the families ${MERCHANT_FAMILIES.map((f) => `${f}.*`).join(', ')}`);
+  }
+  const now = deps.clock.now().toISOString();
+  const id = deps.ids();
+  const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+  const record: EndpointRecord = {
+    ...webhookKeys.endpoint(id),
+    entity: 'webhook_endpoint',
+    id,
+    tenant_id: owner.tenantId,
+    client_id: owner.clientId ?? null,
+    url: url.url.href,
+    event_filters: filters,
+    description: input.description ?? null,
+    status: 'active',
+    livemode: context.livemode,
+    secret,
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await transact(deps, [
+      { Put: { TableName: deps.table, Item: { ...record, gsi1pk: webhookKeys.endpointsOf(owner), gsi1sk: id }, ConditionExpression: 'attribute_not_exists(pk)' } },
+      {
+        Update: {
+          TableName: deps.table,
+          Key: webhookKeys.endpointCount(owner),
+          UpdateExpression: 'ADD live :one',
+          ConditionExpression: 'attribute_not_exists(live) OR live < :max',
+          ExpressionAttributeValues: { ':one': 1, ':max': MAX_ENDPOINTS_PER_OWNER },
+        },
+      },
+      auditItem(deps, {
+        tenantId: owner.tenantId,
+        actor: context.actor,
+        action: 'webhook_endpoint.create',
+        target: { type: 'webhook_endpoint', id },
+        after: publicEndpoint(record),
+        requestId: context.requestId,
+      }),
+    ]);
+  } catch (error) {
+    if (error instanceof ConditionsFailed && error.indexes.includes(1)) {
+      throw new AppError('invalid_request', `At most ${MAX_ENDPOINTS_PER_OWNER} webhook endpoints; delete one first.`);
+    }
+    throw error;
+  }
+  return { ...publicEndpoint(record), secret };
+}
+
+/** The owner's live endpoints, newest first; never a secret. Refuses: invalid_request (cursor). */
+export async function listEndpoints(deps: StoreDeps, owner: Owner, page: { cursor?: string; limit: number }): Promise<Page<Endpoint>> {
+  const result = await queryPage(deps, { index: 'gsi1', partition: webhookKeys.endpointsOf(owner), cursor: page.cursor, limit: page.limit });
+  return { data: result.items.map((item) => publicEndpoint(item as unknown as EndpointRecord)), next_cursor: result.next_cursor };
+}
+
+/** An endpoint of exactly this owner, live or deleted; another owner's looks missing. */
+export async function getEndpointRecord(deps: StoreDeps, endpointId: string): Promise<EndpointRecord | undefined> {
+  return (await getItem(deps, webhookKeys.endpoint(endpointId))) as EndpointRecord | undefined;
+}
+
+const owns = (owner: Owner, record: EndpointRecord) => record.tenant_id === owner.tenantId && (record.client_id ?? undefined) === owner.clientId;
+
+/**
+ * Deletes a live endpoint: status `deleted`, the secret erased, out of the listing, kept 30 days
+ * for its delivery history; audited in the same transaction. Its pending retries stop at their
+ * next attempt. Refuses: not_found (unknown, another owner's, already deleted).
+ */
+export async function deleteEndpoint(deps: StoreDeps, owner: Owner, endpointId: string, context: { actor: Actor; requestId: string }): Promise<Endpoint> {
+  const record = await getEndpointRecord(deps, endpointId);
+  const missing = () => new AppError('not_found', `No webhook endpoint ${endpointId}.`);
+  if (!record || !owns(owner, record) || record.status !== 'active') throw missing();
+  const now = deps.clock.now();
+  const after: EndpointRecord = { ...record, status: 'deleted', updated_at: now.toISOString() };
+  delete after.secret;
+  try {
+    await transact(deps, [
+      {
+        Update: {
+          TableName: deps.table,
+          Key: webhookKeys.endpoint(endpointId),
+          UpdateExpression: 'SET #status = :deleted, updated_at = :now, deleted_at = :now, expires_at_epoch = :expires REMOVE secret, gsi1pk, gsi1sk',
+          ConditionExpression: '#status = :active',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':deleted': 'deleted',
+            ':active': 'active',
+            ':now': after.updated_at,
+            ':expires': epochSeconds(now) + DELETED_ENDPOINT_RETENTION_SECONDS,
+          },
+        },
+      },
+      { Update: { TableName: deps.table, Key: webhookKeys.endpointCount(owner), UpdateExpression: 'ADD live :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+      auditItem(deps, {
+        tenantId: owner.tenantId,
+        actor: context.actor,
+        action: 'webhook_endpoint.delete',
+        target: { type: 'webhook_endpoint', id: endpointId },
+        before: publicEndpoint(record),
+        after: publicEndpoint(after),
+        requestId: context.requestId,
+      }),
+    ]);
+  } catch (error) {
+    // Deleted concurrently: the other request answered it.
+    if (error instanceof ConditionsFailed && error.indexes.includes(0)) throw missing();
+    throw error;
+  }
+  return publicEndpoint(after);
+}
+
+/** An owner's active endpoints with their secrets (the relay and redelivery read these). */
+export async function activeEndpointsOf(deps: StoreDeps, owner: Owner): Promise<EndpointRecord[]> {
+  const found: EndpointRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.client.send(
+      new QueryCommand({
+        TableName: deps.table,
+        IndexName: 'gsi1',
+        KeyConditionExpression: 'gsi1pk = :pk',
+        FilterExpression: '#status = :active',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pk': webhookKeys.endpointsOf(owner), ':active': 'active' },
+        ExclusiveStartKey: start,
+      }),
+    );
+    found.push(...((page.Items ?? []) as EndpointRecord[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return found;
+}
+
+/**
+ * Every active endpoint that receives the event: the tenant's own, and for a merchant event the
+ * client's. `cache` (per relay batch) keeps one query per owner.
+ */
+export async function endpointsReceiving(
+  deps: StoreDeps,
+  event: Pick<EventEnvelope, 'tenant_id' | 'client_id' | 'type'>,
+  cache: Map<string, Promise<EndpointRecord[]>> = new Map(),
+): Promise<EndpointRecord[]> {
+  const owners: Owner[] = [{ tenantId: event.tenant_id }];
+  if (event.client_id) owners.push({ tenantId: event.tenant_id, clientId: event.client_id });
+  const lists = await Promise.all(
+    owners.map((owner) => {
+      const key = webhookKeys.endpointsOf(owner);
+      let list = cache.get(key);
+      if (!list) {
+        list = activeEndpointsOf(deps, owner);
+        // A failed read must not poison the rest of the batch.
+        list.catch(() => cache.delete(key));
+        cache.set(key, list);
+      }
+      return list;
+    }),
+  );
+  return lists.flat().filter((endpoint) => endpointReceives(endpoint, event));
+}

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { payment, refund } from '../payments/schemas';
+import { feePlan } from '../tenancy/schemas';
+import { topup } from '../topups/schemas';
+import { creditLimitResult, transfer } from '../transfers/schemas';
+import { event } from './schemas';
+import { EVENT_TYPES } from '../../events/names';
+
+/**
+ * The delivery envelope (spec part 2) and the `data` shape of every event type emitted today, for
+ * the OpenAPI document and for receivers' own validation. Types without an entry here are not
+ * emitted yet; their envelope is the generic one. This module pulls in the payload schemas of
+ * several areas: import it from documentation and tests, not from a function's hot path
+ * (filters and matching need only ./names).
+ */
+
+export const eventType = z.enum(EVENT_TYPES);
+
+/** Any event: what GET /v1/webhook_events lists and every delivery's body (generic `data`). */
+export const eventEnvelope = event;
+
+export type EventEnvelopeShape = z.infer<typeof eventEnvelope>;
+
+/** `data` of each event type that is emitted today, keyed by type. */
+export const eventPayloads = {
+  'fee_plan.set': z.object({ fee_plan: feePlan }).meta({ id: 'FeePlanSetEventData' }),
+  'topup.succeeded': z.object({ topup }).meta({ id: 'TopupSucceededEventData' }),
+  'topup.failed': z
+    .object({
+      topup,
+      /** `refunded_after_mismatch` when an operator refunded a mismatched top-up. */
+      reason: z.string().optional(),
+    })
+    .meta({ id: 'TopupFailedEventData' }),
+  'topup.amount_mismatch': z.object({ topup }).meta({ id: 'TopupAmountMismatchEventData' }),
+  'transfer.completed': z.object({ transfer }).meta({ id: 'TransferCompletedEventData' }),
+  'credit_limit.changed': z.object({ credit_limit: creditLimitResult }).meta({ id: 'CreditLimitChangedEventData' }),
+  'payment.authorized': z.object({ payment }).meta({ id: 'PaymentAuthorizedEventData' }),
+  'payment.captured': z.object({ payment }).meta({ id: 'PaymentCapturedEventData' }),
+  'payment.voided': z.object({ payment }).meta({ id: 'PaymentVoidedEventData' }),
+  'payment.expired': z.object({ payment }).meta({ id: 'PaymentExpiredEventData' }),
+  'refund.completed': z.object({ refund }).meta({ id: 'RefundCompletedEventData' }),
+} as const satisfies Partial<Record<(typeof EVENT_TYPES)[number], z.ZodType>>;
+
+export type EmittedEventType = keyof typeof eventPayloads;
+
+const componentName = (type: string) =>
+  `${type
+    .split(/[._]/)
+    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .join('')}Event`;
+
+/** The envelope of each emitted type with its `data` shape (`type` a literal), e.g. `TransferCompletedEvent`. */
+export const typedEventEnvelopes = Object.fromEntries(
+  Object.entries(eventPayloads).map(([type, data]) => [
+    type,
+    eventEnvelope.extend({ type: z.literal(type), data }).meta({ id: componentName(type) }),
+  ]),
+) as unknown as { [T in EmittedEventType]: z.ZodObject };
+
+/**
+ * One schema for "any delivery": the typed envelopes first, then the generic one for types not
+ * described yet (receivers ignore unknown types). For the OpenAPI generator's `webhooks` or a
+ * response schema: validation accepts every envelope, documentation shows each shape.
+ */
+export const anyEventEnvelope = z.union([...Object.values(typedEventEnvelopes), eventEnvelope]).meta({ id: 'WebhookEventAny' });

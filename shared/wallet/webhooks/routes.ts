@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { defineRoute, type Access } from '../../http/route';
+import { page, uuid } from '../../http/schemas';
+import { anyEventEnvelope } from './event-types';
+import * as s from './schemas';
+
+/**
+ * Webhook routes on the wallet API (spec part 4 item 22, part 6): endpoints (the tenant's and a
+ * merchant's), delivery attempts, the event history and manual redelivery. Tenant surfaces admit
+ * API keys and tenant staff (user tokens get `forbidden`; vendor support may read); merchant
+ * surfaces also need authority over the client (a key bound to it, or staff holding
+ * clients:manage), checked in the service.
+ */
+
+const manage: Access = { principals: ['api_key', 'tenant_staff'], scopes: ['webhooks:manage'] };
+const read: Access = { principals: ['api_key', 'tenant_staff', 'vendor_support'], scopes: ['webhooks:read', 'webhooks:manage'] };
+/** Merchant surfaces: a merchant key holding the webhook scope, or staff holding clients:manage (spec part 5 rule 3). */
+const merchantManage: Access = { principals: ['api_key', 'tenant_staff', 'partner_admin'], scopes: ['webhooks:manage', 'clients:manage'] };
+const merchantRead: Access = { principals: ['api_key', 'tenant_staff', 'partner_admin'], scopes: ['webhooks:read', 'webhooks:manage', 'clients:manage'] };
+
+const wallet = { api: 'wallet' } as const;
+// RW everywhere: the credential hook records an API key's last use.
+const tables = { wallet: 'RW' } as const;
+const tags = ['webhooks'];
+const clientErrors = ['not_client_member'] as const;
+
+export const webhookRoutes = {
+  createWebhookEndpoint: defineRoute({
+    ...wallet,
+    operationId: 'createWebhookEndpoint',
+    method: 'POST',
+    path: '/v1/webhook_endpoints',
+    handler: 'webhooks/create-endpoint',
+    summary: 'Register a webhook endpoint of the tenant; the answer carries its signing secret, once',
+    tags,
+    access: manage,
+    request: { body: s.endpointCreate },
+    response: { status: 201, body: s.endpointWithSecret, description: 'The endpoint with its secret (never shown again).' },
+    errors: [],
+    tables,
+  }),
+  listWebhookEndpoints: defineRoute({
+    ...wallet,
+    operationId: 'listWebhookEndpoints',
+    method: 'GET',
+    path: '/v1/webhook_endpoints',
+    handler: 'webhooks/list-endpoints',
+    summary: "The tenant's webhook endpoints, newest first, without secrets",
+    tags,
+    access: read,
+    request: { query: s.pageQuery },
+    response: { status: 200, body: page(s.endpoint), description: 'A page of endpoints.' },
+    errors: [],
+    tables,
+  }),
+  deleteWebhookEndpoint: defineRoute({
+    ...wallet,
+    operationId: 'deleteWebhookEndpoint',
+    method: 'DELETE',
+    path: '/v1/webhook_endpoints/{endpointId}',
+    handler: 'webhooks/delete-endpoint',
+    summary: 'Delete a webhook endpoint of the tenant: its secret is erased and its pending retries stop',
+    tags,
+    access: manage,
+    request: { params: z.object({ endpointId: uuid }) },
+    response: { status: 200, body: s.endpoint, description: 'The endpoint, status deleted.' },
+    errors: ['not_found'],
+    tables,
+  }),
+  createClientWebhookEndpoint: defineRoute({
+    ...wallet,
+    operationId: 'createClientWebhookEndpoint',
+    method: 'POST',
+    path: '/v1/clients/{clientId}/webhook_endpoints',
+    handler: 'webhooks/create-client-endpoint',
+    summary: "Register a merchant's webhook endpoint (product.*, order.*, inventory.*, import.* of that client only)",
+    tags,
+    access: merchantManage,
+    request: { params: z.object({ clientId: uuid }), body: s.endpointCreate },
+    response: { status: 201, body: s.endpointWithSecret, description: 'The endpoint with its secret (never shown again).' },
+    errors: [...clientErrors],
+    tables,
+  }),
+  listClientWebhookEndpoints: defineRoute({
+    ...wallet,
+    operationId: 'listClientWebhookEndpoints',
+    method: 'GET',
+    path: '/v1/clients/{clientId}/webhook_endpoints',
+    handler: 'webhooks/list-client-endpoints',
+    summary: "A merchant's webhook endpoints, newest first, without secrets",
+    tags,
+    access: merchantRead,
+    request: { params: z.object({ clientId: uuid }), query: s.pageQuery },
+    response: { status: 200, body: page(s.endpoint), description: 'A page of endpoints.' },
+    errors: [...clientErrors],
+    tables,
+  }),
+  deleteClientWebhookEndpoint: defineRoute({
+    ...wallet,
+    operationId: 'deleteClientWebhookEndpoint',
+    method: 'DELETE',
+    path: '/v1/clients/{clientId}/webhook_endpoints/{endpointId}',
+    handler: 'webhooks/delete-client-endpoint',
+    summary: "Delete a merchant's webhook endpoint: deliveries to it stop",
+    tags,
+    access: merchantManage,
+    request: { params: z.object({ clientId: uuid, endpointId: uuid }) },
+    response: { status: 200, body: s.endpoint, description: 'The endpoint, status deleted.' },
+    errors: [...clientErrors, 'not_found'],
+    tables,
+  }),
+  listClientWebhookDeliveries: defineRoute({
+    ...wallet,
+    operationId: 'listClientWebhookDeliveries',
+    method: 'GET',
+    path: '/v1/clients/{clientId}/webhook_deliveries',
+    handler: 'webhooks/list-client-deliveries',
+    summary: "Delivery attempts to a merchant's endpoints, newest first",
+    tags,
+    access: merchantRead,
+    request: { params: z.object({ clientId: uuid }), query: s.pageQuery },
+    response: { status: 200, body: page(s.deliveryAttempt), description: 'A page of delivery attempts.' },
+    errors: [...clientErrors],
+    tables,
+  }),
+  listWebhookDeliveries: defineRoute({
+    ...wallet,
+    operationId: 'listWebhookDeliveries',
+    method: 'GET',
+    path: '/v1/webhook_deliveries',
+    handler: 'webhooks/list-deliveries',
+    summary: "Delivery attempts to the tenant's endpoints, newest first (kept 30 days)",
+    tags,
+    access: read,
+    request: { query: s.pageQuery },
+    response: { status: 200, body: page(s.deliveryAttempt), description: 'A page of delivery attempts.' },
+    errors: [],
+    tables,
+  }),
+  listWebhookEvents: defineRoute({
+    ...wallet,
+    operationId: 'listWebhookEvents',
+    method: 'GET',
+    path: '/v1/webhook_events',
+    handler: 'webhooks/list-events',
+    summary: "The tenant's events (merchants' included), newest first, by type and creation time (kept 30 days)",
+    tags,
+    access: read,
+    request: { query: s.eventsQuery },
+    // Typed per event type, so the OpenAPI document carries every payload shape.
+    response: { status: 200, body: page(anyEventEnvelope), description: 'A page of event envelopes, as delivered.' },
+    errors: [],
+    tables,
+  }),
+  redeliverWebhookEvent: defineRoute({
+    ...wallet,
+    operationId: 'redeliverWebhookEvent',
+    method: 'POST',
+    path: '/v1/webhook_events/{eventId}/redeliver',
+    handler: 'webhooks/redeliver-event',
+    summary: 'Send an event again, one attempt per endpoint, signed at sending time (one endpoint, or all that receive it)',
+    tags,
+    access: manage,
+    request: { params: z.object({ eventId: uuid }), body: s.redeliverRequest },
+    response: { status: 202, body: s.redeliveryAccepted, description: 'The deliveries queued; their attempts appear in GET /v1/webhook_deliveries.' },
+    errors: ['not_found'],
+    tables,
+  }),
+};

@@ -1,0 +1,116 @@
+import { z } from 'zod';
+import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { isEventFilter } from '../../events/names';
+
+/** Request and response shapes of the webhook routes (spec part 2 "Webhook endpoint", part 4 item 22). */
+
+export const ENDPOINT_STATUSES = ['active', 'deleted'] as const;
+export const DELIVERY_ATTEMPT_STATUSES = ['succeeded', 'failed'] as const;
+export const MAX_EVENT_FILTERS = 50;
+
+const eventFilter = z.string().max(80).refine(isEventFilter, 'must be a known event type or a family wildcard such as topup.*');
+
+export const endpointCreate = z
+  .object({
+    url: z.string().min(1).max(2048),
+    /** Omitted: every event the endpoint may receive. */
+    event_filters: z.array(eventFilter).min(1).max(MAX_EVENT_FILTERS).optional(),
+    description: z.string().max(500).optional(),
+  })
+  .strict();
+export type EndpointCreate = z.infer<typeof endpointCreate>;
+
+export const endpoint = z
+  .object({
+    id: uuid,
+    /** Present on merchant endpoints. */
+    client_id: uuid.optional(),
+    url: z.string(),
+    /** Null: every event the endpoint may receive. */
+    event_filters: z.array(z.string()).nullable(),
+    description: z.string().nullable(),
+    status: z.enum(ENDPOINT_STATUSES),
+    /** Live endpoints (created with a live API key or by staff) accept https URLs only. */
+    livemode: z.boolean(),
+    created_at: timestamp,
+  })
+  .meta({ id: 'WebhookEndpoint' });
+export type Endpoint = z.infer<typeof endpoint>;
+
+/** The creation answer: the only time the signing secret is shown. */
+export const endpointWithSecret = endpoint
+  .extend({ secret: z.string().describe('`whsec_…`: the HMAC key of X-Wallet-Signature. Shown once; store it now.') })
+  .meta({ id: 'WebhookEndpointWithSecret' });
+export type EndpointWithSecret = z.infer<typeof endpointWithSecret>;
+
+export const deliveryAttempt = z
+  .object({
+    id: uuid,
+    /** The delivery this attempt belongs to (one per event and endpoint, or one per manual redelivery). */
+    delivery_id: uuid,
+    event_id: uuid,
+    event_type: z.string(),
+    endpoint_id: uuid,
+    client_id: uuid.optional(),
+    /** 1-based; automatic deliveries make at most 12, a manual redelivery one. */
+    attempt: z.number().int(),
+    status: z.enum(DELIVERY_ATTEMPT_STATUSES),
+    /** The receiver's HTTP status; null when none came (timeout, refused address, connection error). */
+    response_code: z.number().int().nullable(),
+    /** Why no answer came (`timeout`, `blocked_address: …`, `connection_error: …`, `dns_error: …`), or null. */
+    error: z.string().nullable(),
+    duration_ms: z.number().int(),
+    manual: z.boolean(),
+    attempted_at: timestamp,
+    /** When the next attempt is due; null when none will follow. */
+    next_attempt_at: timestamp.nullable(),
+  })
+  .meta({ id: 'WebhookDeliveryAttempt' });
+export type DeliveryAttempt = z.infer<typeof deliveryAttempt>;
+
+export const pageQuery = z.object({ cursor, limit: pageLimit() }).strict();
+
+export const eventsQuery = z
+  .object({
+    /** An event type or a family wildcard (`topup.*`). */
+    type: eventFilter.optional(),
+    /** Exclusive bounds on created_at. */
+    created_after: timestamp.optional(),
+    created_before: timestamp.optional(),
+    cursor,
+    limit: pageLimit(),
+  })
+  .strict();
+
+/**
+ * The delivery envelope (spec part 2): what GET /v1/webhook_events lists and every delivery's body.
+ * The generic shape; each emitted type's `data`: shared/wallet/webhooks/event-types.ts.
+ */
+export const event = z
+  .object({
+    /** The event id (UUIDv7); receivers deduplicate on (tenant_id, id). */
+    id: uuid,
+    type: z.string(),
+    tenant_id: uuid,
+    /** Only on merchant events (product.*, order.*, inventory.*, import.*). */
+    client_id: uuid.optional(),
+    /** With milliseconds, UTC. */
+    created_at: timestamp,
+    /** Keyed by resource name, e.g. `{ "topup": {...} }`. */
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'WebhookEvent' });
+
+export const redeliverRequest = z
+  .object({
+    /** One endpoint; omitted: every active endpoint that receives the event. */
+    endpoint_id: uuid.optional(),
+  })
+  .strict()
+  .optional();
+
+export const redeliveryAccepted = z.object({
+  event_id: uuid,
+  /** One delivery per endpoint, each a single attempt signed at the time it is made. */
+  deliveries: z.array(z.object({ id: uuid, endpoint_id: uuid })),
+});
