@@ -1,7 +1,5 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-
-// Kept apart from ./dynamodb (which reads configuration at import) so services can import it
-// before the embedded platform has set the environment.
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from './store';
 
 /**
  * The items a sharded "due" index lists before a time: for each shard partition `partitionOf(n)`
@@ -15,20 +13,15 @@ export async function* dueKeys(
   options: { index: 'gsi1' | 'gsi2' | 'gsi3'; shards: number; partitionOf: (shard: number) => string; before: string },
 ): AsyncGenerator<Record<string, unknown> & { pk: string; sk: string }> {
   for (let shard = 0; shard < options.shards; shard += 1) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: table,
-          IndexName: options.index,
-          KeyConditionExpression: `${options.index}pk = :pk AND ${options.index}sk < :before`,
-          ExpressionAttributeValues: { ':pk': options.partitionOf(shard), ':before': options.before },
-          ExclusiveStartKey: start,
-          Limit: 100,
-        }),
-      );
-      for (const item of page.Items ?? []) yield { ...item, pk: String(item.pk), sk: String(item.sk) };
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const due = queryAll(
+      { client, table },
+      {
+        IndexName: options.index,
+        KeyConditionExpression: `${options.index}pk = :pk AND ${options.index}sk < :before`,
+        ExpressionAttributeValues: { ':pk': options.partitionOf(shard), ':before': options.before },
+        Limit: 100,
+      },
+    );
+    for await (const item of due) yield { ...item, pk: String(item.pk), sk: String(item.sk) };
   }
 }

@@ -1,5 +1,14 @@
 import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+  type DynamoDBDocumentClient,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { decodeCursor, encodeCursor } from '../http/cursor';
 import { AppError } from '../kernel/errors';
@@ -11,7 +20,9 @@ import type { TransactItem } from './dynamodb';
  * handled once. Services take a `TableDeps` (a client and a table name) and never send commands
  * of their own.
  *
- *  - `getItem`: one item, strongly consistent by default;
+ *  - `getItem`, `getItems`: items by key, strongly consistent by default;
+ *  - `putItem`, `updateItem`: one conditional write (a failed condition throws the SDK's
+ *    ConditionalCheckFailedException: `isConditionalCheckFailed` tells it apart);
  *  - `queryPage`: one page of a partition behind an opaque cursor (listings);
  *  - `queryAll`: every item of a key condition, page after page (workers, small partitions);
  *  - `transact`: one TransactWriteItems under the one retry policy, its failed conditions
@@ -37,6 +48,77 @@ export async function getItem(deps: TableDeps, key: { pk: string; sk: string }, 
     new GetCommand({ TableName: deps.table, Key: key, ConsistentRead: options.consistent ?? true, ProjectionExpression: options.projection }),
   );
   return result.Item;
+}
+
+const BATCH_GET_MAX_KEYS = 100;
+
+/**
+ * Items by key (distinct keys, at most 100) in one consistent BatchGetItem, in the order asked;
+ * absent ones undefined. Keys DynamoDB returns unprocessed (throttling) are asked again under the
+ * one backoff policy, then the read is 503 `service_unavailable`.
+ */
+export async function getItems(
+  deps: TableDeps & TransactOptions,
+  keys: readonly { pk: string; sk: string }[],
+  options: { consistent?: boolean; projection?: string; names?: Record<string, string> } = {},
+): Promise<(Item | undefined)[]> {
+  if (keys.length > BATCH_GET_MAX_KEYS) throw new Error(`getItems takes at most ${BATCH_GET_MAX_KEYS} keys`);
+  const sleep = deps.sleep ?? defaultSleep;
+  const found = new Map<string, Item>();
+  let pending: Item[] = [...keys];
+  for (let attempt = 1; pending.length > 0; attempt += 1) {
+    if (attempt > TRANSACT_ATTEMPTS) throw busy();
+    if (attempt > 1) await sleep(backoffMs(attempt));
+    const result = await deps.client.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [deps.table]: { Keys: pending, ConsistentRead: options.consistent ?? true, ProjectionExpression: options.projection, ExpressionAttributeNames: options.names },
+        },
+      }),
+    );
+    for (const item of result.Responses?.[deps.table] ?? []) found.set(`${String(item.pk)}\n${String(item.sk)}`, item);
+    pending = result.UnprocessedKeys?.[deps.table]?.Keys ?? [];
+  }
+  return keys.map((key) => found.get(`${key.pk}\n${key.sk}`));
+}
+
+export interface Expression {
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+/** One put, under a condition when given (`attribute_not_exists(pk)` for "create once"). */
+export async function putItem(deps: TableDeps, item: Item, options: Expression & { condition?: string } = {}): Promise<void> {
+  await deps.client.send(
+    new PutCommand({
+      TableName: deps.table,
+      Item: item,
+      ConditionExpression: options.condition,
+      ExpressionAttributeNames: options.names,
+      ExpressionAttributeValues: options.values,
+    }),
+  );
+}
+
+/** One update, under a condition when given; answers the attributes `returnValues` asks for. */
+export async function updateItem(
+  deps: TableDeps,
+  key: { pk: string; sk: string },
+  update: Expression & { expression: string; condition?: string; returnValues?: 'ALL_NEW' | 'ALL_OLD' | 'UPDATED_NEW' | 'UPDATED_OLD'; returnOldOnConditionFailure?: boolean },
+): Promise<Item | undefined> {
+  const result = await deps.client.send(
+    new UpdateCommand({
+      TableName: deps.table,
+      Key: key,
+      UpdateExpression: update.expression,
+      ConditionExpression: update.condition,
+      ExpressionAttributeNames: update.names,
+      ExpressionAttributeValues: update.values,
+      ReturnValues: update.returnValues,
+      ReturnValuesOnConditionCheckFailure: update.returnOldOnConditionFailure ? 'ALL_OLD' : undefined,
+    }),
+  );
+  return result.Attributes;
 }
 
 export type Index = 'gsi1' | 'gsi2' | 'gsi3';
@@ -167,7 +249,7 @@ export interface TransactOptions {
  */
 export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions, items: TransactItem[], options: TransactOptions = {}): Promise<{ attempts: number }> {
   if (items.length > MAX_TRANSACT_ITEMS) throw new TransactionTooLarge(items.length);
-  const sleep = options.sleep ?? deps.sleep ?? ((ms: number) => new Promise((resolve) => setTimeout(resolve, ms)));
+  const sleep = options.sleep ?? deps.sleep ?? defaultSleep;
   for (let attempt = 1; ; attempt += 1) {
     try {
       await deps.client.send(new TransactWriteCommand({ TransactItems: items }));
@@ -181,13 +263,20 @@ export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions
       if (failures.length > 0) throw new ConditionsFailed(failures);
       const retryable = reasons.some((r) => RETRYABLE_REASONS.has(r.Code ?? ''));
       if (!retryable || attempt >= TRANSACT_ATTEMPTS) {
-        throw new AppError('service_unavailable', 'The change collided with concurrent writes; retry the request (with the same Idempotency-Key, if it has one).');
+        throw busy();
       }
-      // Full jitter: concurrent writers to a hot item spread out instead of colliding again.
-      await sleep(Math.random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt));
+      await sleep(backoffMs(attempt));
     }
   }
 }
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Full jitter: concurrent writers to a hot item spread out instead of colliding again. */
+const backoffMs = (attempt: number) => Math.random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
+
+const busy = () =>
+  new AppError('service_unavailable', 'The table is busy with concurrent requests; retry the request (with the same Idempotency-Key, if it has one).');
 
 const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
