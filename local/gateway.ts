@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -65,6 +66,7 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
       writeResult(res, problemResponse(error, uuidv7()));
     });
   });
+  server.on('clientError', answerMalformed);
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = uuidv7();
@@ -104,6 +106,34 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * A request Node cannot parse never reaches a route: headers over Node's 16 KiB limit, a bad
+ * request line, a broken chunked body. Node would answer with a bare status line; the platform
+ * answers every error as problem+json, so this writes one on the socket and closes it.
+ * (What API Gateway does with the same requests: docs/security.md.)
+ */
+function answerMalformed(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const problem =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new AppError('headers_too_large', 'The request headers exceed 16 KiB.')
+      : new AppError('invalid_request', 'The request is not valid HTTP/1.1.');
+  const result = problemResponse(problem, uuidv7());
+  const body = Buffer.from(result.body, 'utf8');
+  const head = [
+    `HTTP/1.1 ${result.statusCode} ${STATUS_CODES[result.statusCode] ?? 'Error'}`,
+    ...Object.entries(result.headers ?? {}).map(([name, value]) => `${name}: ${String(value)}`),
+    `content-length: ${body.length}`,
+    'connection: close',
+    '',
+    '',
+  ].join('\r\n');
+  socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {

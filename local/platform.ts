@@ -11,6 +11,7 @@ import { InMemoryEventBus, installEventBusTransport, installQueueTransport } fro
 import type { QueueDefinition, WorkerDefinition } from '../shared/workers';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb';
 import { LocalQueues, type QueueHandler } from './drivers/queue';
+import { dynamoQueueJournal } from './drivers/queue-journal';
 import { LocalScheduler, type ScheduleHandler } from './drivers/schedule';
 import { StreamDriver, type StreamHandler } from './drivers/stream';
 import { loadHandler, startGateway, type LambdaHandler, type LocalGateway } from './gateway';
@@ -116,7 +117,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     // (the operator's step), with a client of the issuer for its client-credentials tokens.
     const walletClient = issuer.registerClient(WALLET_LEDGER_CLIENT);
     await ensureWalletConsumer(client, tables.ledger.name);
-    client.destroy();
+    const journal = await dynamoQueueJournal(client, `${options.tablePrefix ?? 'wallet-local'}-local-queues`);
 
     // The wallet's own token signing keys (KMS in AWS), and the dev issuer standing in for the
     // identity provider realm whose access tokens are wallet credentials (audience `wallet`).
@@ -155,7 +156,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       stack.push(async () => installPlatformClock(undefined));
     }
     const load = (entry: string) => (options.handlerFor ?? loadHandler)(entry);
-    const queues = new LocalQueues(options.queues, options.clock);
+    const queues = new LocalQueues(options.queues, options.clock, undefined, journal);
+    const recovered = await queues.load();
+    if (recovered > 0) log(`queues: ${recovered} message(s) kept from before the last stop, delivered now`);
+    stack.push(async () => client.destroy());
     installQueueTransport(queues);
     stack.push(async () => installQueueTransport(undefined));
     const events = new InMemoryEventBus();
@@ -186,6 +190,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         workers: streamWorkers,
         checkpointFile: options.dataDir ? join(options.dataDir, 'stream-checkpoints.json') : undefined,
         onError: (worker, error) => log(`stream worker ${worker} failed: ${String(error)}`),
+        onNotice: (worker, message) => log(`stream worker ${worker}: ${message}`),
       });
       streams.start();
       const started = streams;

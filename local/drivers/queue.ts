@@ -6,24 +6,20 @@ import { uuidv7 } from '../../shared/kernel/ids';
 import { MAX_QUEUE_DELAY_SECONDS, type QueueTransport } from '../../shared/aws/transport';
 import type { QueueDefinition } from '../../shared/workers';
 import { workerContext } from './context';
+import type { QueueJournal, StoredMessage } from './queue-journal';
 
 /**
  * In-process SQS: messages wait out their delay, are delivered to the queue's worker in batches as
  * an SQSEvent, come back after the visibility timeout when the worker throws or reports them in
  * `batchItemFailures`, and move to the dead-letter list after `maxReceiveCount` receives, as SQS
  * with a redrive policy does. Time comes from an injectable clock so tests can skip delays.
+ * With a journal (the embedded platform always gives one) every message is written through to a
+ * DynamoDB Local table and loaded back at start, so a crash loses no message (./queue-journal.ts).
  */
 
 export type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
-interface Message {
-  id: string;
-  body: string;
-  sentAt: number;
-  visibleAt: number;
-  receiveCount: number;
-  firstReceivedAt?: number;
-}
+type Message = StoredMessage;
 
 interface Consumer {
   name: string;
@@ -43,8 +39,25 @@ export class LocalQueues implements QueueTransport {
     definitions: readonly QueueDefinition[],
     private readonly clock: Clock = systemClock,
     private readonly pollMs = 50,
+    private readonly journal?: QueueJournal,
   ) {
     this.definitions = new Map(definitions.map((d) => [d.name, d]));
+  }
+
+  /** Loads what the journal kept (messages sent before a stop or a crash); call before `start`. */
+  async load(): Promise<number> {
+    if (!this.journal) return 0;
+    let loaded = 0;
+    for (const queue of this.definitions.keys()) {
+      for (const message of await this.journal.load(queue)) {
+        const lists = message.dead ? this.dead : this.messages;
+        const list = lists.get(queue) ?? [];
+        list.push(message);
+        lists.set(queue, list);
+        loaded += 1;
+      }
+    }
+    return loaded;
   }
 
   async send(queue: string, body: string, options: { delaySeconds?: number } = {}): Promise<void> {
@@ -54,8 +67,11 @@ export class LocalQueues implements QueueTransport {
       throw new Error(`DelaySeconds must be an integer from 0 to ${MAX_QUEUE_DELAY_SECONDS}; got ${delaySeconds}`);
     }
     const now = this.clock.now().getTime();
+    const message: Message = { queue, id: uuidv7(), body, sentAt: now, visibleAt: now + delaySeconds * 1000, receiveCount: 0 };
+    // Written before it is acknowledged, as SQS stores a message before SendMessage answers.
+    await this.journal?.save(message);
     const list = this.messages.get(queue) ?? [];
-    list.push({ id: uuidv7(), body, sentAt: now, visibleAt: now + delaySeconds * 1000, receiveCount: 0 });
+    list.push(message);
     this.messages.set(queue, list);
   }
 
@@ -117,6 +133,9 @@ export class LocalQueues implements QueueTransport {
       message.firstReceivedAt ??= now;
       message.visibleAt = now + definition.visibilityTimeoutSeconds * 1000;
     }
+    // The receive is recorded first: a crash during the handler leaves the messages invisible
+    // until their timeout, then delivered again, as SQS does.
+    await Promise.all(batch.map((message) => this.journal?.save(message)));
     let failed: Set<string>;
     try {
       const response = await consumer.handler(sqsEvent(queue, batch), workerContext(consumer.name));
@@ -124,20 +143,20 @@ export class LocalQueues implements QueueTransport {
     } catch {
       failed = new Set(batch.map((m) => m.id));
     }
+    const done = batch.filter((message) => !failed.has(message.id));
+    const buried = batch.filter((message) => failed.has(message.id) && message.receiveCount >= definition.maxReceiveCount);
+    for (const message of buried) await this.journal?.save({ ...message, dead: true });
+    await Promise.all([...done, ...buried].map((message) => this.journal?.remove(message)));
     const list = this.messages.get(queue) ?? [];
-    const remaining: Message[] = [];
-    for (const message of list) {
-      if (!batch.includes(message) || failed.has(message.id)) {
-        if (failed.has(message.id) && message.receiveCount >= definition.maxReceiveCount) {
-          const dead = this.dead.get(queue) ?? [];
-          dead.push(message);
-          this.dead.set(queue, dead);
-        } else {
-          remaining.push(message);
-        }
-      }
+    this.messages.set(
+      queue,
+      list.filter((message) => !done.includes(message) && !buried.includes(message)),
+    );
+    if (buried.length > 0) {
+      const dead = this.dead.get(queue) ?? [];
+      dead.push(...buried.map((message) => ({ ...message, dead: true })));
+      this.dead.set(queue, dead);
     }
-    this.messages.set(queue, remaining);
   }
 
   private definition(queue: string): QueueDefinition {

@@ -36,6 +36,8 @@ export interface StreamDriverOptions {
   pollMs?: number;
   maxRetries?: number;
   onError?: (worker: string, error: unknown) => void;
+  /** Expected events worth a line (not failures). */
+  onNotice?: (worker: string, message: string) => void;
 }
 
 type Checkpoints = Record<string, Record<string, string>>; // worker -> shard -> last sequence number
@@ -119,9 +121,23 @@ export class StreamDriver {
       try {
         page = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: worker.batchSize }));
       } catch (error) {
-        // An iterator can expire or point before the trim horizon; start again from the checkpoint.
-        this.options.onError?.(worker.name, error);
         await sleep(pollMs);
+        const name = (error as { name?: string }).name;
+        if (name === 'TrimmedDataAccessException' && this.checkpoints[worker.name]?.[shardId] === undefined) {
+          // Expected, not a failure: DynamoDB Local answers a TRIM_HORIZON iterator of a shard that
+          // has no record yet this way (every first start). Ask again until the shard has records.
+          iterator = await this.iteratorAfterCheckpoint(worker, shardId);
+          continue;
+        }
+        if (name === 'TrimmedDataAccessException') {
+          // The checkpoint is older than the stream's 24 h retention: those records are gone
+          // (Lambda's event source mapping would have lost them too); go on from the oldest one.
+          this.options.onNotice?.(worker.name, 'records before the stream retention were trimmed; resuming at the oldest record');
+          iterator = await this.iterator(shardId, 'TRIM_HORIZON');
+          continue;
+        }
+        if (name !== 'ExpiredIteratorException') this.options.onError?.(worker.name, error);
+        // An iterator expires after 15 minutes; start again from the checkpoint.
         iterator = await this.iteratorAfterCheckpoint(worker, shardId);
         continue;
       }

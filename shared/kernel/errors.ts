@@ -54,6 +54,7 @@ export const errorCatalogue = {
   idempotency_in_flight: { status: 409, title: 'A request with this idempotency key is in flight' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   payload_too_large: { status: 413, title: 'Request body too large' },
+  headers_too_large: { status: 431, title: 'Request headers too large' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
