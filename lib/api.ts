@@ -7,6 +7,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { gateways, type GatewayName } from '../shared/http/gateways';
 import type { AnyRoute } from '../shared/http/route';
+import { bulkheadOf } from '../shared/http/bulkheads';
 import { buildFunction, FunctionRoles, type AccessProfile, type FunctionContext, type ProjectFunction } from './function';
 import { addGatewayProblems, gatewayProblems } from './gateway-responses';
 
@@ -273,6 +274,19 @@ export class ProjectApi extends Construct {
 }
 
 /** Allow invoke only through the named VPC endpoint; deny everything else explicitly. */
+/**
+ * `-c bulkheadScale=<n>`: the multiplier of every route's bulkhead (reserved concurrency); 1 by
+ * default, 0 turns reserved concurrency off (an account whose Lambda quota is still the 10 a new
+ * account starts with). Refuses anything but a number from 0 to 100.
+ */
+export function bulkheadScale(scope: Construct): number {
+  const value: unknown = scope.node.tryGetContext('bulkheadScale');
+  if (value === undefined) return 1;
+  const scale = Number(value);
+  if (!Number.isFinite(scale) || scale < 0 || scale > 100) throw new Error(`-c bulkheadScale must be a number from 0 to 100; got ${String(value)}`);
+  return scale;
+}
+
 function privateApiPolicy(endpoint: ec2.IInterfaceVpcEndpoint): iam.PolicyDocument {
   return new iam.PolicyDocument({
     statements: [
@@ -378,6 +392,7 @@ export class RouteGroupStack extends NestedStack {
         environment: props.environmentFor(route),
         ...(route.function?.timeoutSeconds ? { timeoutSeconds: route.function.timeoutSeconds } : {}),
         ...(route.function?.memoryMb ? { memoryMb: route.function.memoryMb } : {}),
+        ...(bulkheadScale(this) > 0 ? { reservedConcurrency: Math.max(1, Math.round(bulkheadOf(route) * bulkheadScale(this))) } : {}),
       });
       // Scoped to this method and path on any stage.
       fn.function.addPermission('InvokeFromApi', {

@@ -181,6 +181,8 @@ export interface ProjectFunctionProps {
   network?: FunctionNetwork;
   timeoutSeconds?: number;
   memoryMb?: number;
+  /** Reserved concurrency: the function's bulkhead (shared/http/bulkheads.ts); none when absent. */
+  reservedConcurrency?: number;
   logRetention?: logs.RetentionDays;
 }
 
@@ -209,6 +211,7 @@ export class ProjectFunction extends Construct {
       role: this.role,
       memorySize: props.memoryMb ?? 512,
       timeout: Duration.seconds(props.timeoutSeconds ?? 10),
+      ...(props.reservedConcurrency ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       tracing: lambda.Tracing.ACTIVE,
       logGroup: this.logGroup,
       environment: {
@@ -270,6 +273,7 @@ export function buildFunction(
     environment?: Record<string, string>;
     timeoutSeconds?: number;
     memoryMb?: number;
+    reservedConcurrency?: number;
   },
 ): ProjectFunction {
   const fn = new ProjectFunction(scope, {
@@ -282,6 +286,7 @@ export function buildFunction(
     ...(spec.profile.network ? { network: spec.profile.network } : {}),
     ...(spec.timeoutSeconds ? { timeoutSeconds: spec.timeoutSeconds } : {}),
     ...(spec.memoryMb ? { memoryMb: spec.memoryMb } : {}),
+    ...(spec.reservedConcurrency ? { reservedConcurrency: spec.reservedConcurrency } : {}),
   });
   for (const [key, access] of Object.entries(spec.profile.tables) as [TableKey, 'RO' | 'RW'][]) {
     const table = context.tables[key];

@@ -34,7 +34,9 @@ export const gatewayProblems: readonly GatewayProblem[] = [
   // 504 from API Gateway: the function may still finish, so the client retries with its
   // Idempotency-Key (retryable code) rather than assuming nothing happened.
   { type: apigateway.ResponseType.INTEGRATION_TIMEOUT, code: 'service_unavailable', detail: 'The operation did not answer in time; retry with the same Idempotency-Key.', retryAfterSeconds: 1 },
-  { type: apigateway.ResponseType.INTEGRATION_FAILURE, code: 'service_unavailable', detail: 'The operation is unavailable; retry later.', retryAfterSeconds: 1 },
+  // A function at its reserved concurrency (its bulkhead, shared/http/bulkheads.ts) is throttled
+  // by Lambda before it runs; API Gateway reports that as an integration failure.
+  { type: apigateway.ResponseType.INTEGRATION_FAILURE, code: 'bulkhead_full', detail: 'This operation is at its concurrency limit; retry shortly.', retryAfterSeconds: 1 },
 ];
 
 const REQUEST_ID = '__REQUEST_ID__';

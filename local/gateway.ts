@@ -38,7 +38,15 @@ export interface GatewayOptions {
   host?: string;
   /** Overrides handler loading (tests register routes whose handlers live in the test). */
   handlerFor?: (route: AnyRoute) => Promise<LambdaHandler>;
+  /**
+   * Each route's bulkhead here: requests in flight per route beyond which the gateway answers 503
+   * bulkhead_full (in AWS the function's reserved concurrency, shared/http/bulkheads.ts).
+   */
+  maxInFlightPerRoute?: number;
 }
+
+/** Generous on a laptop: it protects the process, not a Lambda quota. GATEWAY_MAX_IN_FLIGHT changes it. */
+export const DEFAULT_MAX_IN_FLIGHT_PER_ROUTE = 256;
 
 export interface LocalGateway {
   name: GatewayName;
@@ -60,6 +68,9 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
     }
     return handler;
   };
+
+  const maxInFlight = options.maxInFlightPerRoute ?? DEFAULT_MAX_IN_FLIGHT_PER_ROUTE;
+  const inFlight = new Map<string, number>();
 
   const server = createServer((req, res) => {
     serve(req, res).catch((error: unknown) => {
@@ -83,10 +94,22 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
       writeResult(res, problemResponse(new AppError('payload_too_large', 'The request body is too large.'), requestId));
       return;
     }
-    const event = proxyEvent(req, url, method, found.route, found.params, body, requestId, options.gateway);
-    const handler = await handlerOf(found.route);
-    const result = await handler(event, lambdaContext(found.route, requestId));
-    writeResult(res, result);
+    const operation = found.route.operationId;
+    const running = inFlight.get(operation) ?? 0;
+    if (running >= maxInFlight) {
+      const full = new AppError('bulkhead_full', `${operation} is at its concurrency limit (${maxInFlight}); retry shortly.`, { headers: { 'retry-after': '1' } });
+      writeResult(res, problemResponse(full, requestId));
+      return;
+    }
+    inFlight.set(operation, running + 1);
+    try {
+      const event = proxyEvent(req, url, method, found.route, found.params, body, requestId, options.gateway);
+      const handler = await handlerOf(found.route);
+      const result = await handler(event, lambdaContext(found.route, requestId));
+      writeResult(res, result);
+    } finally {
+      inFlight.set(operation, (inFlight.get(operation) ?? 1) - 1);
+    }
   }
 
   await assertPortFree(options.port, `the ${gateways[options.gateway].description}`, host);

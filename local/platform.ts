@@ -9,7 +9,7 @@ import { gateways, type GatewayName } from '../shared/http/gateways';
 import type { AnyRoute } from '../shared/http/route';
 import { InMemoryEventBus, installEventBusTransport, installQueueTransport } from '../shared/aws/transport';
 import type { QueueDefinition, WorkerDefinition } from '../shared/workers';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, LocalStartError, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb';
 import { LocalQueues, type QueueHandler } from './drivers/queue';
 import { dynamoQueueJournal } from './drivers/queue-journal';
 import { LocalScheduler, type ScheduleHandler } from './drivers/schedule';
@@ -49,6 +49,15 @@ export interface PlatformOptions {
   handlerFor?: (entry: string) => Promise<unknown>;
   clock?: Clock;
   log?: (line: string) => void;
+  /** Requests in flight per route before 503 bulkhead_full; default GATEWAY_MAX_IN_FLIGHT or 256. */
+  maxInFlightPerRoute?: number;
+}
+
+function maxInFlightFromEnv(): number | undefined {
+  const value = process.env.GATEWAY_MAX_IN_FLIGHT;
+  if (value === undefined || value === '') return undefined;
+  if (!/^[1-9]\d{0,5}$/.test(value)) throw new LocalStartError(`GATEWAY_MAX_IN_FLIGHT must be a whole number from 1 to 999999; got ${value}`);
+  return Number(value);
 }
 
 /** The wallet's own client id with the issuer, and the `sub` of its ledger consumer. */
@@ -212,6 +221,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         routes: options.routes,
         port: ports[name],
         handlerFor: (route) => load(route.handler) as Promise<LambdaHandler>,
+        maxInFlightPerRoute: options.maxInFlightPerRoute ?? maxInFlightFromEnv(),
       });
       stack.push(() => gateway.close());
     }

@@ -78,7 +78,12 @@ export interface RouteDefinition<
   /** Queues the function sends to (QUEUE_URL_* env and a send grant), as on workers. */
   sendsTo?: readonly string[];
   /** Lambda settings for a route that needs more than the defaults. */
-  function?: { timeoutSeconds?: number; memoryMb?: number };
+  function?: {
+    timeoutSeconds?: number;
+    memoryMb?: number;
+    /** Requests served at once (reserved concurrency in AWS); default by API (shared/http/bulkheads.ts). */
+    maxConcurrency?: number;
+  };
 }
 
 export type AnyRoute = RouteDefinition<z.ZodType, z.ZodType, z.ZodType, z.ZodType>;

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../../lib/function';
 import { gatewayProblems } from '../../lib/gateway-responses';
 import { errorCatalogue } from '../../shared/kernel/errors';
+import { bulkheadOf } from '../../shared/http/bulkheads';
 import { gatewayOf } from '../../shared/http/gateways';
 import { routes } from '../../shared/routes';
 import { queues, workers } from '../../shared/workers';
@@ -183,6 +184,28 @@ describe('gateway responses', () => {
     expect(code('THROTTLED')).toBe('rate_limited');
     expect(byType.get('THROTTLED')!.StatusCode).toBe('429');
     expect((byType.get('THROTTLED')!.ResponseParameters as Record<string, string>)['gatewayresponse.header.Retry-After']).toMatch(/^'\d+'$/);
+  });
+});
+
+describe('bulkheads', () => {
+  it('give every route function its reserved concurrency, within what a default account can reserve', () => {
+    const all = [...methods.ledger, ...methods.wallet];
+    let reserved = 0;
+    for (const route of routes) {
+      const fn = all.find((method) => method.operationName === route.operationId)!.function!;
+      expect(fn.Properties?.ReservedConcurrentExecutions, route.operationId).toBe(bulkheadOf(route));
+      reserved += bulkheadOf(route);
+    }
+    // 1,000 per account and region by default, of which 100 must stay unreserved; workers share the rest.
+    expect(reserved).toBeLessThanOrEqual(800);
+  });
+
+  it('map a throttled function (an integration failure) to 503 bulkhead_full with Retry-After', () => {
+    const stack = synth.stacks.wallet;
+    const failure = resourcesOfType(stack.parent, 'AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties?.ResponseType === 'INTEGRATION_FAILURE')![1];
+    expect(failure.Properties?.StatusCode).toBe('503');
+    expect(JSON.parse((failure.Properties?.ResponseTemplates as Record<string, string>)['application/json']!)).toMatchObject({ code: 'bulkhead_full', status: 503 });
+    expect((failure.Properties?.ResponseParameters as Record<string, string>)['gatewayresponse.header.Retry-After']).toMatch(/^'\d+'$/);
   });
 });
 
