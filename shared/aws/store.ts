@@ -72,7 +72,7 @@ export async function getItems(
     const result = await deps.client.send(
       new BatchGetCommand({
         RequestItems: {
-          [deps.table]: { Keys: pending, ConsistentRead: options.consistent ?? true, ProjectionExpression: options.projection, ExpressionAttributeNames: options.names },
+          [deps.table]: { Keys: pending, ConsistentRead: options.consistent ?? true, ProjectionExpression: withKeys(options.projection), ExpressionAttributeNames: options.names },
         },
       }),
     );
@@ -81,6 +81,13 @@ export async function getItems(
   }
   return keys.map((key) => found.get(`${key.pk}\n${key.sk}`));
 }
+
+/** A projection still needs the keys, to put each item back in the order asked. */
+const withKeys = (projection: string | undefined) => {
+  if (projection === undefined) return undefined;
+  const named = new Set(projection.split(',').map((part) => part.trim()));
+  return [projection, ...['pk', 'sk'].filter((key) => !named.has(key))].join(', ');
+};
 
 export interface Expression {
   names?: Record<string, string>;
@@ -141,6 +148,8 @@ export interface PageQuery {
   scanBudget?: number;
   /** The code a cursor of another listing answers (the ledger's catalogue says `invalid`). */
   invalidCode?: 'invalid_request' | 'invalid';
+  /** Strongly consistent (the table's own key only; an index is always eventually consistent). */
+  consistent?: boolean;
 }
 
 const unknownCursor = (code: 'invalid_request' | 'invalid') =>
@@ -175,6 +184,7 @@ export async function queryPage(deps: TableDeps, query: PageQuery): Promise<{ it
         ScanIndexForward: query.descending === false,
         Limit: pageLimit,
         ExclusiveStartKey: start,
+        ConsistentRead: query.consistent,
       }),
     );
     items.push(...(result.Items ?? []));

@@ -1,11 +1,5 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-} from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionsFailed, getItem as storeGet, isConditionalCheckFailed, queryAll, transact, updateItem, type TableDeps } from '../aws/store';
 import type { Clock } from '../kernel/clock';
 import { AppError } from '../kernel/errors';
 import type { IdGenerator } from '../kernel/ids';
@@ -102,11 +96,10 @@ export function createConsumerStore(
   tableName: string,
   clock: Clock,
   ids: IdGenerator,
+  options: { sleep?: (ms: number) => Promise<void> } = {},
 ): ConsumerStore {
-  const getItem = async (key: { pk: string; sk: string }): Promise<Record<string, unknown> | undefined> => {
-    const result = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
-    return result.Item;
-  };
+  const deps: TableDeps & { sleep?: (ms: number) => Promise<void> } = { client, table: tableName, sleep: options.sleep };
+  const getItem = (key: { pk: string; sk: string }) => storeGet(deps, key);
 
   const getConsumer = async (id: string): Promise<Consumer | undefined> => {
     const item = await getItem(consumerKeys.consumer(id));
@@ -124,37 +117,32 @@ export function createConsumerStore(
     const consumer: Consumer = { id: ids(), name: input.name, sub: input.sub, feedBlocked: false, createdAt: clock.now().toISOString() };
     const notExists = { ConditionExpression: 'attribute_not_exists(pk)' };
     try {
-      await client.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: tableName,
-                Item: {
-                  ...consumerKeys.consumer(consumer.id),
-                  entity: 'consumer',
-                  id: consumer.id,
-                  name: consumer.name,
-                  sub: consumer.sub,
-                  feed_blocked: consumer.feedBlocked,
-                  created_at: consumer.createdAt,
-                  gsi1pk: consumerKeys.listPartition,
-                  gsi1sk: consumer.id,
-                },
-                ...notExists,
-              },
+      await transact(deps, [
+        {
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...consumerKeys.consumer(consumer.id),
+              entity: 'consumer',
+              id: consumer.id,
+              name: consumer.name,
+              sub: consumer.sub,
+              feed_blocked: consumer.feedBlocked,
+              created_at: consumer.createdAt,
+              gsi1pk: consumerKeys.listPartition,
+              gsi1sk: consumer.id,
             },
-            { Put: { TableName: tableName, Item: { ...consumerKeys.bySub(consumer.sub), consumer_id: consumer.id }, ...notExists } },
-            { Put: { TableName: tableName, Item: { ...consumerKeys.byName(consumer.name), consumer_id: consumer.id }, ...notExists } },
-          ],
-        }),
-      );
+            ...notExists,
+          },
+        },
+        { Put: { TableName: tableName, Item: { ...consumerKeys.bySub(consumer.sub), consumer_id: consumer.id }, ...notExists } },
+        { Put: { TableName: tableName, Item: { ...consumerKeys.byName(consumer.name), consumer_id: consumer.id }, ...notExists } },
+      ]);
     } catch (error) {
-      if (error instanceof TransactionCanceledException) {
-        // Reasons come in TransactItems order: [consumer, sub, name].
-        const failed = (index: number) => error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
-        if (failed(2)) throw new ConsumerConflictError('name', `A ledger consumer named "${input.name}" already exists.`);
-        if (failed(1)) throw new ConsumerConflictError('sub', `A ledger consumer with sub "${input.sub}" already exists.`);
+      if (error instanceof ConditionsFailed) {
+        // Items in order: [consumer, sub, name].
+        if (error.indexes.includes(2)) throw new ConsumerConflictError('name', `A ledger consumer named "${input.name}" already exists.`);
+        if (error.indexes.includes(1)) throw new ConsumerConflictError('sub', `A ledger consumer with sub "${input.sub}" already exists.`);
       }
       throw error;
     }
@@ -183,20 +171,11 @@ export function createConsumerStore(
 
   const listConsumers = async (): Promise<Consumer[]> => {
     const consumers: Consumer[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: 'gsi1',
-          KeyConditionExpression: 'gsi1pk = :list',
-          ExpressionAttributeValues: { ':list': consumerKeys.listPartition },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of page.Items ?? []) consumers.push(toConsumer(item));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey && consumers.length < MAX_LISTED);
+    const items = queryAll(deps, { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :list', ExpressionAttributeValues: { ':list': consumerKeys.listPartition } });
+    for await (const item of items) {
+      consumers.push(toConsumer(item));
+      if (consumers.length >= MAX_LISTED) break;
+    }
     return consumers;
   };
 
@@ -211,19 +190,15 @@ export function createConsumerStore(
     const guard = isValidConsumerName(name) ? await getItem(consumerKeys.byName(name)) : undefined;
     if (typeof guard?.consumer_id !== 'string') throw new ConsumerNotFoundError(name);
     try {
-      const result = await client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: consumerKeys.consumer(guard.consumer_id),
-          UpdateExpression: 'SET feed_blocked = :blocked',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':blocked': blocked },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return toConsumer(result.Attributes ?? {});
+      const updated = await updateItem(deps, consumerKeys.consumer(guard.consumer_id), {
+        expression: 'SET feed_blocked = :blocked',
+        condition: 'attribute_exists(pk)',
+        values: { ':blocked': blocked },
+        returnValues: 'ALL_NEW',
+      });
+      return toConsumer(updated ?? {});
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new ConsumerNotFoundError(name);
+      if (isConditionalCheckFailed(error)) throw new ConsumerNotFoundError(name);
       throw error;
     }
   };

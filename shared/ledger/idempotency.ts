@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { getItem, isConditionalCheckFailed, putItem, type TableDeps } from '../aws/store';
 import { AppError, problemBody } from '../kernel/errors';
 import { canonicalJson } from '../http/json';
 import type { Outcome } from '../http/outcome';
@@ -40,8 +40,7 @@ export function fingerprintOf(operation: string, parts: unknown): string {
 
 export class IdempotencyStore {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly table: string,
+    private readonly deps: TableDeps,
     private readonly retentionSeconds: number,
   ) {}
 
@@ -49,7 +48,7 @@ export class IdempotencyStore {
   recordItem(context: IdempotencyContext, status: number, body: string, now: Date): TransactItem {
     return {
       Put: {
-        TableName: this.table,
+        TableName: this.deps.table,
         Item: this.record(context, status, body, now),
         ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch < :now',
         ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
@@ -71,17 +70,13 @@ export class IdempotencyStore {
   async rememberRefusal(context: IdempotencyContext, error: AppError, now: Date): Promise<Outcome> {
     const body = JSON.stringify(problemBody(error, context.requestId));
     try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.table,
-          Item: this.record(context, error.status, body, now),
-          ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch < :now',
-          ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
-        }),
-      );
+      await putItem(this.deps, this.record(context, error.status, body, now), {
+        condition: 'attribute_not_exists(pk) OR expires_at_epoch < :now',
+        values: { ':now': Math.floor(now.getTime() / 1000) },
+      });
       return { status: error.status, body, replayed: false };
     } catch (putError) {
-      if ((putError as { name?: string }).name !== 'ConditionalCheckFailedException') throw putError;
+      if (!isConditionalCheckFailed(putError)) throw putError;
       const stored = await this.replay(context, now);
       if (!stored) throw putError;
       return stored;
@@ -89,8 +84,7 @@ export class IdempotencyStore {
   }
 
   async read(scope: string, key: string, now: Date): Promise<StoredRecord | undefined> {
-    const result = await this.client.send(new GetCommand({ TableName: this.table, Key: ledgerKeys.idempotency(scope, key), ConsistentRead: true }));
-    const item = result.Item as StoredRecord | undefined;
+    const item = (await getItem(this.deps, ledgerKeys.idempotency(scope, key))) as StoredRecord | undefined;
     if (!item || item.expires_at_epoch < Math.floor(now.getTime() / 1000)) return undefined;
     return item;
   }

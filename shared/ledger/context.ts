@@ -1,0 +1,121 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { TransactItem } from '../aws/dynamodb';
+import { ConditionsFailed, MAX_TRANSACT_ITEMS, TransactionTooLarge, transact } from '../aws/store';
+import type { Outcome } from '../http/outcome';
+import type { Clock } from '../kernel/clock';
+import { AppError } from '../kernel/errors';
+import type { IdGenerator } from '../kernel/ids';
+import { IdempotencyStore, type IdempotencyContext } from './idempotency';
+import { legOut, type AccountFacts, type LedgerFacts } from './records';
+import type { Role } from './posting-plan';
+import { diagnose, REMEMBERED_REFUSALS, type Diagnose } from './refusals';
+import type { LegInput, Transaction } from './schemas';
+
+/** What every ledger operation shares: the table, time, ids, idempotency records and fact caches. */
+
+export interface LedgerDeps {
+  client: DynamoDBDocumentClient;
+  table: string;
+  clock: Clock;
+  ids: IdGenerator;
+  /** How long an idempotency key is remembered (default 24 h). */
+  idempotencyRetentionSeconds?: number;
+  /** The feed holds back transactions younger than this, so a late commit cannot land behind a cursor. */
+  feedSettleMs?: number;
+  /** The store's backoff sleep (tests make it instant). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface LedgerContext {
+  deps: LedgerDeps;
+  idempotency: IdempotencyStore;
+  /** Ownership of ledgers and the identity of accounts never change: cached per process. */
+  ledgerFacts: Map<string, LedgerFacts>;
+  accountFacts: Map<string, AccountFacts>;
+}
+
+export function createLedgerContext(deps: LedgerDeps): LedgerContext {
+  return {
+    deps,
+    idempotency: new IdempotencyStore(deps, deps.idempotencyRetentionSeconds ?? 24 * 3600),
+    ledgerFacts: new Map(),
+    accountFacts: new Map(),
+  };
+}
+
+export interface BuiltWrite {
+  items: TransactItem[];
+  roles: Role[];
+  status: number;
+  body: unknown;
+  diagnose?: Diagnose;
+}
+
+/**
+ * Runs a write once per Idempotency-Key: its items and the key's record in ONE transaction, so a
+ * replay returns the stored bytes and a state-dependent refusal is remembered like a success.
+ */
+export async function idempotent(context: LedgerContext, idem: IdempotencyContext | undefined, build: (now: Date) => Promise<BuiltWrite>): Promise<Outcome> {
+  const now = context.deps.clock.now();
+  try {
+    const built = await build(now);
+    const body = JSON.stringify(built.body);
+    const items = idem ? [context.idempotency.recordItem(idem, built.status, body, now), ...built.items] : built.items;
+    const roles: Role[] = idem ? [{ kind: 'idempotency' }, ...built.roles] : built.roles;
+    try {
+      await transact(context.deps, items);
+    } catch (error) {
+      if (error instanceof TransactionTooLarge) {
+        throw new AppError('invalid', `This operation needs ${error.size} writes; one transaction holds at most ${MAX_TRANSACT_ITEMS}.`);
+      }
+      if (!(error instanceof ConditionsFailed)) throw error;
+      throw diagnose(error, roles, built.diagnose);
+    }
+    return { status: built.status, body, replayed: false };
+  } catch (error) {
+    if (!idem) throw error;
+    // A refusal may be this key's own earlier success seen from after it (the pending it posted
+    // is no longer open): an existing record answers first.
+    const replay = await context.idempotency.replay(idem, now);
+    if (replay) return replay;
+    if (error instanceof AppError && REMEMBERED_REFUSALS.has(error.code)) return context.idempotency.rememberRefusal(idem, error, now);
+    throw error;
+  }
+}
+
+const MAX_FUTURE_EFFECTIVE_MS = 60_000;
+
+/** The effective date of a posting: now, or a past date the caller names. Refuses: invalid (the future). */
+export function effectiveAt(requested: string | undefined, now: Date): string {
+  if (!requested) return now.toISOString();
+  const at = new Date(requested);
+  if (at.getTime() > now.getTime() + MAX_FUTURE_EFFECTIVE_MS) throw new AppError('invalid', 'effective_at may not be in the future.');
+  return at.toISOString();
+}
+
+export function newTransaction(
+  context: LedgerContext,
+  ledgerId: string,
+  input: { type: string; metadata?: Record<string, string>; reference_id?: string },
+  legs: LegInput[],
+  facts: Map<string, AccountFacts>,
+  effective: string,
+  now: Date,
+  links: { exchange: boolean; pendingId: string | null; reverses?: string },
+): Transaction {
+  return {
+    id: context.deps.ids(),
+    ledger_id: ledgerId,
+    type: input.type,
+    status: 'posted',
+    reference_id: input.reference_id ?? null,
+    metadata: input.metadata ?? {},
+    exchange_id: links.exchange ? context.deps.ids() : null,
+    reverses_txn_id: links.reverses ?? null,
+    reversed_by: null,
+    pending_id: links.pendingId,
+    legs: legs.map((leg) => legOut(leg, facts)),
+    effective_at: effective,
+    created_at: now.toISOString(),
+  };
+}

@@ -1,0 +1,86 @@
+import { getItem, getItems, queryAll } from '../aws/store';
+import { AppError } from '../kernel/errors';
+import type { LedgerContext } from './context';
+import { ACCOUNT_INDEX_SHARDS, ledgerKeys } from './keys';
+import { toAccount, toAccountFacts, toPending, type AccountFacts, type LedgerFacts } from './records';
+import type { Account, Pending } from './schemas';
+
+/** Lookups every operation starts with: who owns a ledger, what an account is, an open pending. */
+
+const FACTS_CACHE_LIMIT = 50_000;
+const BATCH = 100;
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): void {
+  if (cache.size >= FACTS_CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
+}
+
+/** The ledger, if this consumer owns it. Refuses: ledger_not_found (also for another consumer's ledger). */
+export async function ledgerOf(context: LedgerContext, consumerId: string, ledgerId: string): Promise<LedgerFacts> {
+  const facts = await ledgerOfAnyConsumer(context, ledgerId).catch((error: unknown) => {
+    if (error instanceof AppError) throw new AppError('ledger_not_found', `No ledger ${ledgerId}.`);
+    throw error;
+  });
+  if (facts.consumer_id !== consumerId) throw new AppError('ledger_not_found', `No ledger ${ledgerId}.`);
+  return facts;
+}
+
+/** The ledger's owner, for workers that act for whichever consumer owns it. Refuses: ledger_not_found. */
+export async function ledgerOfAnyConsumer(context: LedgerContext, ledgerId: string): Promise<LedgerFacts> {
+  const cached = context.ledgerFacts.get(ledgerId);
+  if (cached) return cached;
+  const item = await getItem(context.deps, ledgerKeys.ledger(ledgerId));
+  if (!item) throw new AppError('ledger_not_found', `No ledger ${ledgerId}.`);
+  const facts = { id: ledgerId, consumer_id: String(item.consumer_id) };
+  remember(context.ledgerFacts, ledgerId, facts);
+  return facts;
+}
+
+/** Immutable facts of the accounts, from cache or consistent BatchGets. Refuses: account_not_found. */
+export async function accountsOf(context: LedgerContext, ledgerId: string, accountIds: string[]): Promise<Map<string, AccountFacts>> {
+  const unique = [...new Set(accountIds)];
+  const missing = unique.filter((id) => !context.accountFacts.has(id));
+  for (let i = 0; i < missing.length; i += BATCH) {
+    const keys = missing.slice(i, i + BATCH).map((id) => ledgerKeys.account(id));
+    const items = await getItems(context.deps, keys, { projection: 'id, ledger_id, owner_type, owner_id, purpose, commodity' });
+    for (const item of items) if (item) remember(context.accountFacts, String(item.id), toAccountFacts(item));
+  }
+  const facts = new Map<string, AccountFacts>();
+  for (const id of unique) {
+    const fact = context.accountFacts.get(id);
+    if (!fact || fact.ledger_id !== ledgerId) throw new AppError('account_not_found', `No account ${id} in this ledger.`);
+    facts.set(id, fact);
+  }
+  return facts;
+}
+
+/** Every account of a ledger, with balances (the rollup). */
+export async function allAccounts(context: LedgerContext, ledgerId: string): Promise<Account[]> {
+  const keys: { pk: string; sk: string }[] = [];
+  for (let shard = 0; shard < ACCOUNT_INDEX_SHARDS; shard += 1) {
+    const indexed = queryAll(context.deps, {
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      ExpressionAttributeValues: { ':pk': ledgerKeys.accountIndexShard(ledgerId, shard) },
+    });
+    for await (const item of indexed) keys.push({ pk: String(item.pk), sk: String(item.sk) });
+  }
+  const accounts: Account[] = [];
+  for (let i = 0; i < keys.length; i += BATCH) {
+    const items = await getItems(context.deps, keys.slice(i, i + BATCH));
+    for (const item of items) if (item) accounts.push(toAccount(item));
+  }
+  return accounts;
+}
+
+/** A pending posting that can still be posted or voided. Refuses: pending_not_found, conflict. */
+export async function openPending(context: LedgerContext, ledgerId: string, pendingId: string, now: Date, options: { allowExpired?: boolean } = {}): Promise<Pending> {
+  const item = await getItem(context.deps, ledgerKeys.pending(pendingId));
+  if (!item || item.ledger_id !== ledgerId) throw new AppError('pending_not_found', `No pending posting ${pendingId} in this ledger.`);
+  const pending = toPending(item);
+  if (pending.status !== 'pending') throw new AppError('conflict', `The pending posting is already ${pending.status}.`);
+  if (!options.allowExpired && pending.expires_at && new Date(pending.expires_at).getTime() <= now.getTime()) {
+    throw new AppError('conflict', 'The pending posting has expired.');
+  }
+  return pending;
+}
