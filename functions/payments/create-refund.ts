@@ -1,4 +1,4 @@
-import { createRefund } from '../../shared/wallet/payments/payments';
+import { createRefund } from '../../shared/wallet/payments/refunds';
 import { paymentRoutes } from '../../shared/wallet/payments/routes';
 import { outcomeResult } from '../../shared/http/outcome';
 import { walletHandler } from '../../shared/runtime/wallet';

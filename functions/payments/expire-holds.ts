@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { logger } from '../../shared/kernel/log';
-import { expireHolds } from '../../shared/wallet/payments/payments';
+import { expireHolds } from '../../shared/wallet/payments/holds';
 import { walletRuntime } from '../../shared/runtime/wallet';
 
 /** Scheduled: voids authorizations whose hold has passed (`expired`, payment.expired once). */

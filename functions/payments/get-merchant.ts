@@ -1,4 +1,4 @@
-import { getMerchant } from '../../shared/wallet/payments/payments';
+import { getMerchant } from '../../shared/wallet/payments/merchants';
 import { paymentRoutes } from '../../shared/wallet/payments/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';

@@ -1,4 +1,4 @@
-import { listRefunds } from '../../shared/wallet/payments/payments';
+import { listRefunds } from '../../shared/wallet/payments/refunds';
 import { paymentRoutes } from '../../shared/wallet/payments/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';

@@ -1,4 +1,4 @@
-import { resolvePayment } from '../../shared/wallet/payments/payments';
+import { resolvePayment } from '../../shared/wallet/payments/capture';
 import { paymentRoutes } from '../../shared/wallet/payments/routes';
 import { outcomeResult } from '../../shared/http/outcome';
 import { walletHandler } from '../../shared/runtime/wallet';

@@ -48,6 +48,8 @@ const schema = z.object({
   WALLET_PUBLIC_URL: z.url().optional(),
   /** Signs the sandbox top-up processor's webhooks; unset, the sandbox gateway is not offered. */
   SANDBOX_PROCESSOR_SECRET: z.string().min(32).optional(),
+  /** How long a payment authorization holds the payer's money (default 7 days). */
+  PAYMENT_HOLD_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
   /** The embedded platform checks every response against the manifest's schema. */
   VALIDATE_RESPONSES: z.stringbool().default(false),
   /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { dueKeys } from '../aws/due-keys';
+import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, transact } from '../aws/store';
 import type { TransactItem } from '../aws/dynamodb';
 import type { Principal } from '../http/principal';
 import { AppError, problemBody, type ErrorCode } from '../kernel/errors';
@@ -126,17 +126,14 @@ export async function runOperation(
     created_at: now.toISOString(),
   };
   try {
-    await runtime.client.send(
-      new PutCommand({
-        TableName: runtime.table,
-        Item: { ...key, entity: 'idempotency', tenant_id: input.tenantId, key: input.idempotencyKey, ...record, ...operationKeys.pendingIndex(operationId, record.created_at), expires_at_epoch: Math.floor(now.getTime() / 1000) + IDEMPOTENCY_RETENTION_SECONDS },
-        ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch < :now',
-        ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
-      }),
+    await putItem(
+      runtime,
+      { ...key, entity: 'idempotency', tenant_id: input.tenantId, key: input.idempotencyKey, ...record, ...operationKeys.pendingIndex(operationId, record.created_at), expires_at_epoch: Math.floor(now.getTime() / 1000) + IDEMPOTENCY_RETENTION_SECONDS },
+      { condition: 'attribute_not_exists(pk) OR expires_at_epoch < :now', values: { ':now': Math.floor(now.getTime() / 1000) } },
     );
     return await resume(runtime, input.tenantId, input.idempotencyKey, record, faults);
   } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    if (!isConditionalCheckFailed(error)) throw error;
   }
   const existing = await readRecord(runtime, input.tenantId, input.idempotencyKey);
   if (!existing) throw new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.');
@@ -174,29 +171,25 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
   }
   const body = JSON.stringify(result.body);
   try {
-    await runtime.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          ...result.items,
-          {
-            Update: {
-              TableName: runtime.table,
-              Key: operationKeys.record(tenantId, idempotencyKey),
-              UpdateExpression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk',
-              ConditionExpression: '#state = :started AND operation_id = :operation',
-              ExpressionAttributeNames: { '#state': 'state' },
-              ExpressionAttributeValues: { ':completed': 'completed', ':started': 'started', ':status': result.status, ':body': body, ':operation': record.operation_id },
-            },
-          },
-        ],
-      }),
-    );
+    await transact(runtime, [
+      ...result.items,
+      {
+        Update: {
+          TableName: runtime.table,
+          Key: operationKeys.record(tenantId, idempotencyKey),
+          UpdateExpression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk',
+          ConditionExpression: '#state = :started AND operation_id = :operation',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':completed': 'completed', ':started': 'started', ':status': result.status, ':body': body, ':operation': record.operation_id },
+        },
+      },
+    ]);
   } catch (error) {
-    if ((error as { name?: string }).name !== 'TransactionCanceledException') throw error;
+    if (!(error instanceof ConditionsFailed)) throw error;
     // A twin committed first: its answer is the answer.
     const winner = await readRecord(runtime, tenantId, idempotencyKey);
     if (winner?.state === 'completed') return { status: winner.status_code!, body: winner.body!, replayed: true };
-    // Cancelled by a twin still committing (TransactionConflict): the retry will see its answer.
+    // Another item's condition failed under a twin still committing: the retry will see its answer.
     throw new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.');
   }
   return { status: result.status, body, replayed: false };
@@ -221,7 +214,7 @@ function ledgerCodeToWallet(code: string): ErrorCode {
 }
 
 async function readRecord(runtime: WalletDeps, tenantId: string, key: string): Promise<StoredRecord | undefined> {
-  const item = (await runtime.client.send(new GetCommand({ TableName: runtime.table, Key: operationKeys.record(tenantId, key), ConsistentRead: true }))).Item;
+  const item = await getItem(runtime, operationKeys.record(tenantId, key));
   if (!item || Number(item.expires_at_epoch) < Math.floor(runtime.clock.now().getTime() / 1000)) return undefined;
   return item as unknown as StoredRecord;
 }

@@ -1,0 +1,142 @@
+import type { Outcome } from '../../http/outcome';
+import type { Principal } from '../../http/principal';
+import { outboxItem } from '../../events/outbox';
+import { AppError } from '../../kernel/errors';
+import { LedgerRefusal } from '../../ledger-client/client';
+import type { Transaction } from '../../ledger-client/contract';
+import type { WalletDeps } from '../deps';
+import { defineOperation, runOperation } from '../saga';
+import type { FeeRule } from '../tenancy/fees';
+import { captureAmounts } from './fees';
+import { paymentKeys } from './keys';
+import { captureLegs, paymentItem, statusUpdate, toPayment, transitionRefused } from './records';
+
+/**
+ * Capture and void of an authorization. The ledger resolves a pending exactly once (posted, voided
+ * or expired), so a capture and a void (or the expiry worker) racing on one authorization cannot
+ * both succeed; the wallet's status change is also conditioned on `authorized`.
+ */
+
+interface ResolveRequest {
+  payment_id: string;
+  amount: number | null;
+}
+
+/** Pinned when a capture or void starts: whether the hold had already run out then. */
+interface ResolvePin {
+  hold_expired: boolean;
+}
+
+/** The ledger resolves a pending once: `conflict` there means a capture, void or expiry won. */
+function resolutionRefused(error: unknown, action: string): unknown {
+  if (error instanceof LedgerRefusal && error.code === 'conflict') return new AppError('invalid_transition', `The authorization was already resolved; the payment cannot be ${action}.`);
+  return error;
+}
+
+export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runtime, tenantId, request, pinned }) => {
+  const input = request as ResolveRequest;
+  const pin = pinned as ResolvePin;
+  const item = await paymentItem(runtime, tenantId, input.payment_id);
+  const amount = input.amount ?? Number(item.amount);
+  const rules = item.rules as { payment: FeeRule; commission: FeeRule };
+  const mode = item.commission_mode === 'add' ? 'add' : 'deduct';
+  const amounts = captureAmounts(rules, mode, amount);
+  return {
+    post: async (ledgerKey) => {
+      if (item.status !== 'authorized' || pin.hold_expired) throw pin.hold_expired && item.status === 'authorized' ? new AppError('invalid_transition', 'The authorization has expired.') : transitionRefused(item, 'captured');
+      if (amount > Number(item.amount)) throw new AppError('invalid_request', `amount must not exceed the authorized ${String(item.amount)}.`, { errors: [{ field: 'amount', message: 'above the authorization' }] });
+      if (amounts.merchant_credit < 0) throw new AppError('invalid_request', 'The fee and commission exceed the amount.', { errors: [{ field: 'amount', message: 'below the fees' }] });
+      try {
+        return await runtime.ledger().post(
+          String(item.ledger_id),
+          {
+            type: 'payment_capture',
+            reference_id: input.payment_id,
+            metadata: { payment_id: input.payment_id },
+            post_pending_id: String(item.pending_id),
+            legs: captureLegs({ currency: String(item.currency), payer_account_id: String(item.payer_account_id), settlement_account_id: String(item.settlement_account_id), revenue_account_id: String(item.revenue_account_id) }, amounts),
+          },
+          ledgerKey,
+        );
+      } catch (error) {
+        throw resolutionRefused(error, 'captured');
+      }
+    },
+    commit: async (posted) => {
+      const now = runtime.clock.now().toISOString();
+      const after = { ...item, status: 'captured', captured_amount: amount, fee: amounts.fee, commission: amounts.commission, updated_at: now };
+      const payment = toPayment(after);
+      const event = outboxItem(runtime, { type: 'payment.captured', tenantId, data: { payment } });
+      return {
+        items: [
+          {
+            Update: {
+              TableName: runtime.table,
+              Key: paymentKeys.payment(input.payment_id),
+              UpdateExpression: 'SET #status = :captured, captured_amount = :amount, fee = :fee, commission = :commission, updated_at = :now, ledger_transaction_id = :txn REMOVE gsi3pk, gsi3sk',
+              ConditionExpression: '#status = :authorized',
+              ExpressionAttributeNames: { '#status': 'status' },
+              ExpressionAttributeValues: { ':captured': 'captured', ':authorized': 'authorized', ':amount': amount, ':fee': amounts.fee, ':commission': amounts.commission, ':now': now, ':txn': (posted as Transaction).id },
+            },
+          },
+          event.item,
+        ],
+        status: 200,
+        body: payment,
+      };
+    },
+  };
+});
+
+export const PAYMENT_VOID = defineOperation('payment.void', async ({ runtime, tenantId, request }) => {
+  const input = request as ResolveRequest;
+  const item = await paymentItem(runtime, tenantId, input.payment_id);
+  return {
+    post: async (ledgerKey) => {
+      if (item.status !== 'authorized') throw transitionRefused(item, 'voided');
+      try {
+        return await runtime.ledger().voidPending(String(item.ledger_id), String(item.pending_id), ledgerKey);
+      } catch (error) {
+        throw resolutionRefused(error, 'voided');
+      }
+    },
+    commit: async () => {
+      const now = runtime.clock.now().toISOString();
+      const payment = toPayment({ ...item, status: 'voided', updated_at: now });
+      const event = outboxItem(runtime, { type: 'payment.voided', tenantId, data: { payment } });
+      return {
+        items: [{ Update: statusUpdate(runtime.table, input.payment_id, 'voided', now) }, event.item],
+        status: 200,
+        body: payment,
+      };
+    },
+  };
+});
+
+/**
+ * Captures an authorization once (partial: the rest is released) or voids it. Without an
+ * Idempotency-Key the key is derived from the payment and the action. Refuses: not_found,
+ * invalid_transition (not authorized, hold expired, or another resolution won), invalid_request.
+ */
+export async function resolvePayment(
+  runtime: WalletDeps,
+  principal: Principal,
+  tenantId: string,
+  paymentId: string,
+  action: 'capture' | 'void',
+  input: { amount?: number },
+  options: { idempotencyKey?: string; requestId: string },
+): Promise<Outcome> {
+  const item = await paymentItem(runtime, tenantId, paymentId, principal.userId);
+  const holdExpired = item.status === 'authorized' && typeof item.hold_expires_at === 'string' && new Date(item.hold_expires_at).getTime() <= runtime.clock.now().getTime();
+  const request: ResolveRequest = { payment_id: paymentId, amount: action === 'capture' ? (input.amount ?? null) : null };
+  return runOperation(runtime, {
+    operation: action === 'capture' ? PAYMENT_CAPTURE : PAYMENT_VOID,
+    tenantId,
+    idempotencyKey: options.idempotencyKey ?? `payment:${paymentId}:${action}`,
+    request,
+    principal,
+    requestId: options.requestId,
+    pinned: { hold_expired: holdExpired } satisfies ResolvePin,
+  });
+}

@@ -1,0 +1,38 @@
+import { dueKeys } from '../../aws/due-keys';
+import { ConditionsFailed, getItem, transact } from '../../aws/store';
+import { outboxItem } from '../../events/outbox';
+import type { WalletDeps } from '../deps';
+import { ledgerKeyOf } from '../saga';
+import { HOLD_SHARDS, paymentKeys } from './keys';
+import { statusUpdate, toPayment } from './records';
+
+/**
+ * The expiry worker: voids every authorization whose hold has passed (status `expired`, one
+ * payment.expired: the status change is conditioned on `authorized`). Returns how many expired.
+ */
+export async function expireHolds(runtime: WalletDeps): Promise<number> {
+  const now = runtime.clock.now().toISOString();
+  let expired = 0;
+  for await (const hold of dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: HOLD_SHARDS, partitionOf: paymentKeys.holdShard, before: now })) {
+    const item = await getItem(runtime, { pk: hold.pk, sk: hold.sk });
+    if (!item || item.status !== 'authorized') continue;
+    try {
+      await runtime.ledger().voidPending(String(item.ledger_id), String(item.pending_id), ledgerKeyOf(String(item.tenant_id), String(item.id), 'expire'));
+    } catch {
+      // Already resolved (ledger `conflict`): a capture or void in flight owns it and its saga
+      // commits. Anything else is transient: the next run tries again.
+      continue;
+    }
+    const at = runtime.clock.now().toISOString();
+    const payment = toPayment({ ...item, status: 'expired', updated_at: at });
+    const event = outboxItem(runtime, { type: 'payment.expired', tenantId: String(item.tenant_id), data: { payment } });
+    try {
+      await transact(runtime, [{ Update: statusUpdate(runtime.table, payment.id, 'expired', at) }, event.item]);
+      expired += 1;
+    } catch (error) {
+      // A capture or void committed first: the payment is no longer authorized.
+      if (!(error instanceof ConditionsFailed)) throw error;
+    }
+  }
+  return expired;
+}

@@ -1,0 +1,59 @@
+import { getItem, putItem, queryPage, type Page } from '../../aws/store';
+import { AppError } from '../../kernel/errors';
+import type { StoreDeps, WalletDeps } from '../deps';
+import { ledgerKeyOf } from '../saga';
+import { openAccountOnce } from '../tenancy/ledger-accounts';
+import { getTenantRecord } from '../tenancy/tenants';
+import { paymentKeys } from './keys';
+
+/** Merchants: who payments pay, each with a settlement account in the tenant's ledger (docs/payments.md). */
+
+export interface Merchant {
+  id: string;
+  name: string;
+  status: 'active';
+  metadata: Record<string, string>;
+  created_at: string;
+}
+
+const toMerchant = (item: Record<string, unknown>): Merchant => ({
+  id: String(item.id),
+  name: String(item.name),
+  status: 'active',
+  metadata: (item.metadata as Record<string, string> | undefined) ?? {},
+  created_at: String(item.created_at),
+});
+
+/** Creates a merchant and its settlement account (owner_type merchant, purpose settlement, floor 0). */
+export async function createMerchant(runtime: WalletDeps, tenantId: string, input: { name: string; metadata?: Record<string, string> }): Promise<Merchant> {
+  const tenant = await getTenantRecord(runtime, tenantId);
+  const id = runtime.ids();
+  const settlement = await openAccountOnce(
+    runtime.ledger(),
+    tenant.ledger_id,
+    { owner_type: 'merchant', owner_id: id, purpose: 'settlement', commodity: tenant.currency, floor: 0 },
+    ledgerKeyOf(tenantId, id, 'settlement'),
+  );
+  const merchant: Merchant = { id, name: input.name, status: 'active', metadata: input.metadata ?? {}, created_at: runtime.clock.now().toISOString() };
+  await putItem(
+    runtime,
+    { ...paymentKeys.merchant(id), gsi1pk: paymentKeys.tenantMerchants(tenantId), gsi1sk: id, entity: 'merchant', tenant_id: tenantId, settlement_account_id: settlement, ...merchant },
+    { condition: 'attribute_not_exists(pk)' },
+  );
+  return merchant;
+}
+
+export async function merchantItem(deps: StoreDeps, tenantId: string, merchantId: string): Promise<Record<string, unknown>> {
+  const item = await getItem(deps, paymentKeys.merchant(merchantId));
+  if (!item || item.tenant_id !== tenantId) throw new AppError('not_found', `No merchant ${merchantId}.`);
+  return item;
+}
+
+export async function getMerchant(deps: StoreDeps, tenantId: string, merchantId: string): Promise<Merchant> {
+  return toMerchant(await merchantItem(deps, tenantId, merchantId));
+}
+
+export async function listMerchants(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number }): Promise<Page<Merchant>> {
+  const page = await queryPage(deps, { index: 'gsi1', partition: paymentKeys.tenantMerchants(tenantId), cursor: query.cursor, limit: query.limit });
+  return { data: page.items.map(toMerchant), next_cursor: page.next_cursor };
+}

@@ -1,0 +1,92 @@
+import { getItem } from '../../aws/store';
+import { AppError } from '../../kernel/errors';
+import type { StoreDeps } from '../deps';
+import type { CommissionMode } from '../tenancy/fees';
+import type { captureAmounts } from './fees';
+import { paymentKeys } from './keys';
+
+/** The payment record as the API shows it, and what creation, capture, void, refunds and expiry share. */
+
+export type StoredPaymentStatus = 'authorized' | 'captured' | 'voided' | 'expired';
+export type PaymentStatus = StoredPaymentStatus | 'partially_refunded' | 'refunded';
+
+export interface Payment {
+  id: string;
+  user_id: string;
+  merchant_id: string;
+  amount: number;
+  currency: string;
+  status: PaymentStatus;
+  captured_amount: number;
+  refunded_amount: number;
+  fee: number;
+  commission: number;
+  commission_mode: CommissionMode;
+  description: string | null;
+  metadata: Record<string, string>;
+  hold_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A captured payment's status shows its refunds: `refunded` when whole, `partially_refunded` when some. */
+export function toPayment(item: Record<string, unknown>): Payment {
+  const stored = String(item.status) as StoredPaymentStatus;
+  const captured = Number(item.captured_amount ?? 0);
+  const refunded = Number(item.refunded_amount ?? 0);
+  const status: PaymentStatus = stored !== 'captured' || refunded === 0 ? stored : refunded >= captured ? 'refunded' : 'partially_refunded';
+  return {
+    id: String(item.id),
+    user_id: String(item.user_id),
+    merchant_id: String(item.merchant_id),
+    amount: Number(item.amount),
+    currency: String(item.currency),
+    status,
+    captured_amount: captured,
+    refunded_amount: refunded,
+    fee: Number(item.fee ?? 0),
+    commission: Number(item.commission ?? 0),
+    commission_mode: item.commission_mode === 'add' ? 'add' : 'deduct',
+    description: typeof item.description === 'string' ? item.description : null,
+    metadata: (item.metadata as Record<string, string> | undefined) ?? {},
+    hold_expires_at: typeof item.hold_expires_at === 'string' ? item.hold_expires_at : null,
+    created_at: String(item.created_at),
+    updated_at: String(item.updated_at),
+  };
+}
+
+/** A payment of the tenant (and of `selfOnly`, a user token's user). Refuses: not_found. */
+export async function paymentItem(deps: StoreDeps, tenantId: string, paymentId: string, selfOnly?: string): Promise<Record<string, unknown>> {
+  const item = await getItem(deps, paymentKeys.payment(paymentId));
+  if (!item || item.tenant_id !== tenantId || (selfOnly !== undefined && item.user_id !== selfOnly)) throw new AppError('not_found', `No payment ${paymentId}.`);
+  return item;
+}
+
+export const legOf = (commodity: string) => (account_id: string, direction: 'debit' | 'credit', amount: number) => ({ account_id, direction, amount, commodity });
+
+/** Capture legs: payer debit, merchant and revenue credits (zero legs left out). */
+export function captureLegs(quote: { currency: string; payer_account_id: string; settlement_account_id: string; revenue_account_id: string }, amounts: ReturnType<typeof captureAmounts>) {
+  const leg = legOf(quote.currency);
+  return [
+    leg(quote.payer_account_id, 'debit', amounts.payer_debit),
+    ...(amounts.merchant_credit > 0 ? [leg(quote.settlement_account_id, 'credit', amounts.merchant_credit)] : []),
+    ...(amounts.revenue_credit > 0 ? [leg(quote.revenue_account_id, 'credit', amounts.revenue_credit)] : []),
+  ];
+}
+
+export const transitionRefused = (item: Record<string, unknown>, action: string) =>
+  new AppError('invalid_transition', `A ${toPayment(item).status} payment cannot be ${action}.`);
+
+
+/** The status change of a void or an expiry, conditioned on the payment still being authorized. */
+export function statusUpdate(table: string, paymentId: string, status: 'voided' | 'expired', now: string) {
+  return {
+    TableName: table,
+    Key: paymentKeys.payment(paymentId),
+    UpdateExpression: 'SET #status = :status, updated_at = :now REMOVE gsi3pk, gsi3sk',
+    ConditionExpression: '#status = :authorized',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':status': status, ':authorized': 'authorized', ':now': now },
+  };
+}
+

@@ -1,0 +1,194 @@
+import { getItem, isConditionalCheckFailed, queryPage, updateItem, type Page } from '../../aws/store';
+import { outboxItem } from '../../events/outbox';
+import type { Outcome } from '../../http/outcome';
+import type { Principal } from '../../http/principal';
+import { AppError } from '../../kernel/errors';
+import { LedgerRefusal } from '../../ledger-client/client';
+import type { Transaction } from '../../ledger-client/contract';
+import type { StoreDeps, WalletDeps } from '../deps';
+import { defineOperation, runOperation } from '../saga';
+import { getUserRecord } from '../tenancy/users';
+import { paymentKeys } from './keys';
+import { legOf, paymentItem, transitionRefused } from './records';
+
+/**
+ * Refunds of a captured payment, several up to the captured amount: each claims its amount on the
+ * payment before the ledger moves money, so two concurrent refunds cannot together exceed it.
+ */
+
+export interface Refund {
+  id: string;
+  payment_id: string;
+  user_id: string;
+  merchant_id: string;
+  amount: number;
+  currency: string;
+  status: 'completed';
+  reason: string | null;
+  ledger_transaction_id: string;
+  created_at: string;
+}
+
+const toRefund = (item: Record<string, unknown>): Refund => ({
+  id: String(item.id),
+  payment_id: String(item.payment_id),
+  user_id: String(item.user_id),
+  merchant_id: String(item.merchant_id),
+  amount: Number(item.amount),
+  currency: String(item.currency),
+  status: 'completed',
+  reason: typeof item.reason === 'string' ? item.reason : null,
+  ledger_transaction_id: String(item.ledger_transaction_id),
+  created_at: String(item.created_at),
+});
+
+interface RefundRequest {
+  payment_id: string;
+  amount: number | null;
+  reason: string | null;
+}
+
+interface RefundQuote {
+  ledger_id: string;
+  currency: string;
+  user_id: string;
+  merchant_id: string;
+  payer_account_id: string;
+  settlement_account_id: string;
+  captured_amount: number;
+  amount: number;
+  /** Set when the refund was refused before any claim: the key remembers the refusal. */
+  refusal?: { code: 'invalid_transition' | 'invalid_request'; detail: string };
+}
+
+const refundTooLarge = (remaining: number) =>
+  new AppError('invalid_request', `amount exceeds what is left to refund (${remaining}).`, { errors: [{ field: 'amount', message: 'exceeds the refundable amount' }] });
+
+export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, tenantId, operationId, request, pinned, startedAt }) => {
+  const input = request as RefundRequest;
+  const quote = pinned as RefundQuote;
+  const paymentKey = paymentKeys.payment(input.payment_id);
+  /** Claims the amount on the payment before the ledger moves money (idempotent per operation). */
+  const claim = async () => {
+    try {
+      await updateItem(runtime, paymentKey, {
+        expression: 'SET refund_claims.#op = :amount ADD refund_reserved :amount',
+        condition: '#status = :captured AND attribute_not_exists(refund_claims.#op) AND refund_reserved <= :limit',
+        names: { '#op': operationId, '#status': 'status' },
+        values: { ':amount': quote.amount, ':captured': 'captured', ':limit': quote.captured_amount - quote.amount },
+      });
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      const item = await getItem(runtime, paymentKey);
+      const claims = (item?.refund_claims as Record<string, unknown> | undefined) ?? {};
+      if (claims[operationId] !== undefined) return; // a resume: already claimed
+      throw refundTooLarge(Math.max(0, quote.captured_amount - Number(item?.refund_reserved ?? 0)));
+    }
+  };
+  const release = () =>
+    updateItem(runtime, paymentKey, {
+      expression: 'REMOVE refund_claims.#op ADD refund_reserved :minus',
+      condition: 'attribute_exists(refund_claims.#op)',
+      names: { '#op': operationId },
+      values: { ':minus': -quote.amount },
+    });
+  const leg = legOf(quote.currency);
+  return {
+    post: async (ledgerKey) => {
+      if (quote.refusal) throw new AppError(quote.refusal.code, quote.refusal.detail);
+      await claim();
+      try {
+        return await runtime.ledger().post(
+          quote.ledger_id,
+          { type: 'refund', reference_id: operationId, metadata: { refund_id: operationId, payment_id: input.payment_id }, legs: [leg(quote.settlement_account_id, 'debit', quote.amount), leg(quote.payer_account_id, 'credit', quote.amount)] },
+          ledgerKey,
+        );
+      } catch (error) {
+        // A refusal (the merchant's settlement floor: insufficient_funds) gives the claim back.
+        if (error instanceof LedgerRefusal && error.code !== 'idempotency_in_flight' && error.code !== 'idempotency_key_reuse') await release().catch(() => undefined);
+        throw error;
+      }
+    },
+    commit: async (posted) => {
+      const refund: Refund = {
+        id: operationId,
+        payment_id: input.payment_id,
+        user_id: quote.user_id,
+        merchant_id: quote.merchant_id,
+        amount: quote.amount,
+        currency: quote.currency,
+        status: 'completed',
+        reason: input.reason,
+        ledger_transaction_id: (posted as Transaction).id,
+        created_at: startedAt,
+      };
+      const event = outboxItem(runtime, { type: 'refund.completed', tenantId, data: { refund } });
+      return {
+        items: [
+          {
+            Put: {
+              TableName: runtime.table,
+              Item: { ...paymentKeys.refund(refund.id), ...paymentKeys.refundIndexes(tenantId, refund.id, refund.user_id), entity: 'refund', tenant_id: tenantId, ...refund },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          },
+          {
+            Update: {
+              TableName: runtime.table,
+              Key: paymentKey,
+              UpdateExpression: 'SET updated_at = :now ADD refunded_amount :amount',
+              ConditionExpression: 'attribute_exists(refund_claims.#op)',
+              ExpressionAttributeNames: { '#op': operationId },
+              ExpressionAttributeValues: { ':amount': quote.amount, ':now': runtime.clock.now().toISOString() },
+            },
+          },
+          event.item,
+        ],
+        status: 201,
+        body: refund,
+      };
+    },
+  };
+});
+
+/**
+ * Refunds a captured payment, whole (amount omitted: what is left) or in part, once per
+ * Idempotency-Key. The merchant returns the refunded amount in full; fees and commission stay with
+ * the platform. Refuses: not_found, invalid_transition (not captured, or nothing left),
+ * invalid_request (more than is left, also when a concurrent refund took it), insufficient_funds
+ * (the merchant's settlement balance), idempotency_key_reuse, idempotency_in_flight.
+ */
+export async function createRefund(runtime: WalletDeps, principal: Principal, tenantId: string, input: { payment_id: string; amount?: number; reason?: string }, options: { idempotencyKey: string; requestId: string }): Promise<Outcome> {
+  const item = await paymentItem(runtime, tenantId, input.payment_id, principal.userId);
+  const request: RefundRequest = { payment_id: input.payment_id, amount: input.amount ?? null, reason: input.reason ?? null };
+  const captured = Number(item.captured_amount ?? 0);
+  const remaining = captured - Number(item.refund_reserved ?? 0);
+  const amount = input.amount ?? remaining;
+  const quote: RefundQuote = {
+    ledger_id: String(item.ledger_id),
+    currency: String(item.currency),
+    user_id: String(item.user_id),
+    merchant_id: String(item.merchant_id),
+    payer_account_id: String(item.payer_account_id),
+    settlement_account_id: String(item.settlement_account_id),
+    captured_amount: captured,
+    amount,
+  };
+  const refusal = item.status !== 'captured' || remaining <= 0 ? transitionRefused(item, 'refunded') : amount > remaining ? refundTooLarge(remaining) : undefined;
+  if (refusal) quote.refusal = { code: refusal.code as 'invalid_transition' | 'invalid_request', detail: refusal.message };
+  return runOperation(runtime, { operation: REFUND_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned: quote });
+}
+
+export async function listRefunds(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number; user_id?: string; payment_id?: string }, options: { selfOnly?: string } = {}): Promise<Page<Refund>> {
+  const userId = query.user_id ?? options.selfOnly;
+  if (options.selfOnly !== undefined && userId !== options.selfOnly) throw new AppError('user_not_found', `No user ${userId}.`);
+  if (userId !== undefined) await getUserRecord(deps, tenantId, userId);
+  const page = await queryPage(deps, {
+    index: userId === undefined ? 'gsi1' : 'gsi2',
+    partition: userId === undefined ? paymentKeys.tenantRefunds(tenantId) : paymentKeys.userRefunds(userId),
+    cursor: query.cursor,
+    limit: query.limit,
+    ...(query.payment_id === undefined ? {} : { filter: { expression: 'payment_id = :payment', values: { ':payment': query.payment_id } }, scanBudget: 1_000 }),
+  });
+  return { data: page.items.map(toRefund), next_cursor: page.next_cursor };
+}
