@@ -1,6 +1,6 @@
 import { apiKeyEnvOf } from '../../shared/wallet/topups/http';
 import { topupRoutes } from '../../shared/wallet/topups/routes';
-import { startTopup } from '../../shared/wallet/topups/service';
+import { startTopup } from '../../shared/wallet/topups/create';
 import { outcomeResult } from '../../shared/http/outcome';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';

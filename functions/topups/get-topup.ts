@@ -1,5 +1,5 @@
 import { topupRoutes } from '../../shared/wallet/topups/routes';
-import { getTopup } from '../../shared/wallet/topups/service';
+import { getTopup } from '../../shared/wallet/topups/reads';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';
 

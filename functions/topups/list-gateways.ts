@@ -1,5 +1,5 @@
 import { topupRoutes } from '../../shared/wallet/topups/routes';
-import { listTopupGateways } from '../../shared/wallet/topups/service';
+import { listTopupGateways } from '../../shared/wallet/topups/reads';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';
 

@@ -1,6 +1,6 @@
 import { registerDevice } from '../../shared/wallet/topups/devices';
 import { topupRoutes } from '../../shared/wallet/topups/routes';
-import { actingUser } from '../../shared/wallet/topups/service';
+import { actingUser } from '../../shared/wallet/topups/create';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';
 

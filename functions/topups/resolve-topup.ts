@@ -1,5 +1,5 @@
 import { topupRoutes } from '../../shared/wallet/topups/routes';
-import { resolveTopup } from '../../shared/wallet/topups/service';
+import { resolveTopup } from '../../shared/wallet/topups/settlement';
 import { outcomeResult } from '../../shared/http/outcome';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';

@@ -3,9 +3,12 @@ import { logger } from '../../shared/kernel/log';
 import { sweepOperations } from '../../shared/wallet/saga';
 import { walletRuntime } from '../../shared/runtime/wallet';
 // Operations register themselves when their module loads: the sweeper resumes only what it imports.
-import '../../shared/wallet/topups/service';
+import '../../shared/wallet/topups/create';
+import '../../shared/wallet/topups/settlement';
 import '../../shared/wallet/transfers/transfers';
 import '../../shared/wallet/payments/payments';
+import '../../shared/wallet/payments/capture';
+import '../../shared/wallet/payments/refunds';
 
 /** Scheduled: finishes money operations a crash left between the ledger and the wallet. */
 export const handler = async (_event: ScheduledEvent): Promise<{ finished: number }> => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { updateItem } from '../../aws/store';
 import type { StoreDeps } from '../deps';
 import { getUserRecord } from '../tenancy/users';
 import { topupKeys } from './keys';
@@ -33,14 +33,12 @@ export async function registerDevice(
   const tokenHash = createHash('sha256').update(input.push_token, 'utf8').digest('hex');
   const now = deps.clock.now().toISOString();
   const newId = deps.ids();
-  const result = await deps.client.send(
-    new UpdateCommand({
-      TableName: deps.table,
-      Key: topupKeys.device(tenantId, tokenHash),
-      UpdateExpression:
+  const item =
+    (await updateItem(deps, topupKeys.device(tenantId, tokenHash), {
+      expression:
         'SET entity = :entity, id = if_not_exists(id, :id), tenant_id = :tenant, user_id = :user, platform = :platform, push_token = :token, ' +
         'created_at = if_not_exists(created_at, :now), updated_at = :now, gsi1pk = :index, gsi1sk = if_not_exists(gsi1sk, :id)',
-      ExpressionAttributeValues: {
+      values: {
         ':entity': 'device',
         ':id': newId,
         ':tenant': tenantId,
@@ -50,10 +48,8 @@ export async function registerDevice(
         ':now': now,
         ':index': topupKeys.deviceIndex(input.user_id, newId).gsi1pk,
       },
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  const item = result.Attributes ?? {};
+      returnValues: 'ALL_NEW',
+    })) ?? {};
   const device: Device = {
     id: String(item.id),
     user_id: String(item.user_id),

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem } from '../../aws/store';
 import type { TransactItem } from '../../aws/dynamodb';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
@@ -87,7 +87,7 @@ export function transitionItem(table: string, before: TopupRecord, after: TopupR
 
 /** The top-up with this id, whatever its tenant (the webhook learns the tenant from it). */
 export async function findTopupRecord(deps: Pick<StoreDeps, 'client' | 'table'>, topupId: string): Promise<TopupRecord | undefined> {
-  const item = (await deps.client.send(new GetCommand({ TableName: deps.table, Key: topupKeys.topup(topupId), ConsistentRead: true }))).Item;
+  const item = await getItem(deps, topupKeys.topup(topupId));
   return item ? toTopupRecord(item) : undefined;
 }
 

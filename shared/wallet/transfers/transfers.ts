@@ -1,4 +1,3 @@
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import { outboxItem } from '../../events/outbox';
@@ -6,7 +5,7 @@ import { decodeCursor, encodeCursor } from '../../http/cursor';
 import type { Transaction } from '../../ledger-client/contract';
 import type { StoreDeps } from '../deps';
 import { computeFee, type FeeRule } from '../tenancy/fees';
-import { getItem, queryPage, type Page } from '../../aws/store';
+import { getItem, getItems, queryPage, type Page } from '../../aws/store';
 import { toTenantRecord } from '../tenancy/tenants';
 import { getUserRecord, toUserRecord } from '../tenancy/users';
 import { walletKeys } from '../keys';
@@ -231,23 +230,6 @@ async function quoteTransfer(deps: StoreDeps, tenantId: string, request: Transfe
   };
 }
 
-const BATCH_GET_ATTEMPTS = 5;
-
-/** Items by key in one consistent BatchGetItem (distinct keys, at most 100), in the order asked; absent ones undefined. */
-async function getItems(deps: StoreDeps, keys: { pk: string; sk: string }[]): Promise<(Record<string, unknown> | undefined)[]> {
-  const found = new Map<string, Record<string, unknown>>();
-  let pending: Record<string, unknown>[] = keys;
-  for (let attempt = 1; pending.length > 0; attempt += 1) {
-    if (attempt > BATCH_GET_ATTEMPTS) throw new AppError('service_unavailable', 'The wallet table is busy; retry the request.');
-    if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
-    const result = await deps.client.send(new BatchGetCommand({ RequestItems: { [deps.table]: { Keys: pending, ConsistentRead: true } } }));
-    for (const item of result.Responses?.[deps.table] ?? []) found.set(`${String(item.pk)}\n${String(item.sk)}`, item);
-    // Throttled keys come back unprocessed: read them again with backoff.
-    pending = result.UnprocessedKeys?.[deps.table]?.Keys ?? [];
-  }
-  return keys.map((key) => found.get(`${key.pk}\n${key.sk}`));
-}
-
 /**
  * One transfer of the tenant; `selfOnly` (a user token's user) sees only transfers it sent or
  * received. Refuses: not_found (unknown, another tenant's, or not the user's).
@@ -291,18 +273,14 @@ async function listUserTransfers(deps: StoreDeps, userId: string, cursor: string
     before = String(key.before);
   }
   const side = async (index: 'gsi2' | 'gsi3', partition: string) => {
-    const result = await deps.client.send(
-      new QueryCommand({
-        TableName: deps.table,
-        IndexName: index,
-        KeyConditionExpression: before === undefined ? '#pk = :pk' : '#pk = :pk AND #sk < :before',
-        ExpressionAttributeNames: { '#pk': `${index}pk`, ...(before === undefined ? {} : { '#sk': `${index}sk` }) },
-        ExpressionAttributeValues: { ':pk': partition, ...(before === undefined ? {} : { ':before': before }) },
-        ScanIndexForward: false,
-        Limit: limit,
-      }),
-    );
-    return { items: result.Items ?? [], more: result.LastEvaluatedKey !== undefined };
+    const page = await queryPage(deps, {
+      index,
+      partition,
+      cursor: undefined,
+      limit,
+      ...(before === undefined ? {} : { sortKey: { expression: '#sk < :before', names: { '#sk': `${index}sk` }, values: { ':before': before } } }),
+    });
+    return { items: page.items, more: page.next_cursor !== null };
   };
   const [sent, received] = await Promise.all([side('gsi2', transferKeys.sentBy(userId)), side('gsi3', transferKeys.receivedBy(userId))]);
   const merged = [...sent.items, ...received.items].map(toTransfer).sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
