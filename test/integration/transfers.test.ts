@@ -12,7 +12,9 @@ import { listAuditLog } from '../../shared/wallet/tenancy/audit';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { createUser, getUserRecord, type UserRecord } from '../../shared/wallet/tenancy/users';
 import { getBalances } from '../../shared/wallet/transfers/balances';
-import type { ListEntries, TransfersDeps } from '../../shared/wallet/transfers/deps';
+import type { TransfersDeps, TransfersLedger } from '../../shared/wallet/transfers/deps';
+
+type ListEntries = TransfersLedger['listEntries'];
 import { effectiveLimits, getUserLimits, limitClaims, setLimits, setUserLimits } from '../../shared/wallet/transfers/limits';
 import { listTransactions } from '../../shared/wallet/transfers/transactions';
 import { createTransfer, getTransfer, listTransfers, transferAmounts, transferLegs, type Transfer } from '../../shared/wallet/transfers/transfers';
@@ -297,7 +299,7 @@ describe('balances and transactions', () => {
     expect(await getBalances(runtime, tenant.id, business.id)).toMatchObject({ available: 0, credit_limit: 700 });
   });
 
-  it("lists a user's entries newest first, the same through the ledger's entries and through the tenant's transactions", async () => {
+  it("lists a user's entries newest first, the same through the platform's ledger client and a bare HTTP reader of the entries", async () => {
     const { tenant, alice, bob } = await world({ rule: { bps: 0, flat: 1, min_fee: 0, max_fee: null }, funds: 1_000 });
     for (const amount of [10, 20, 30]) await send(runtime, tenant, alice, bob, amount);
     await send(runtime, tenant, bob, alice, 5);

@@ -81,18 +81,11 @@ async function tenantPage(deps: TransfersDeps, tenant: TenantRecord, cursor: str
  */
 async function userPage(deps: TransfersDeps, tenant: TenantRecord, accountId: string, cursor: string | undefined, limit: number, type: string | undefined): Promise<Page<WalletTransaction>> {
   const ledger = deps.ledger();
-  const listEntries = ledger.listEntries?.bind(ledger);
-  const read = listEntries
-    ? async (at: string | undefined, count: number) => {
-        const page = await listEntries(tenant.ledger_id, accountId, { cursor: at, limit: count });
-        return { rows: page.data.map(entryRow), next_cursor: page.next_cursor };
-      }
-    : // Until the ledger client lists entries: the tenant's transactions, keeping this account's.
-      async (at: string | undefined, count: number) => {
-        const page = await ledger.listTransactions(tenant.ledger_id, { cursor: at, limit: count, type });
-        return { rows: page.data.flatMap((transaction) => accountRow(transaction, accountId)), next_cursor: page.next_cursor };
-      };
-  const sparse = type !== undefined || !listEntries;
+  const read = async (at: string | undefined, count: number) => {
+    const page = await ledger.listEntries(tenant.ledger_id, accountId, { cursor: at, limit: count });
+    return { rows: page.data.map(entryRow), next_cursor: page.next_cursor };
+  };
+  const sparse = type !== undefined;
   const data: WalletTransaction[] = [];
   let next: string | null | undefined = cursor;
   for (let pages = 0; pages < MAX_LEDGER_PAGES; pages += 1) {
@@ -106,14 +99,6 @@ async function userPage(deps: TransfersDeps, tenant: TenantRecord, accountId: st
 
 function entryRow(entry: Entry): WalletTransaction {
   return { id: entry.transaction_id, type: entry.type, currency: entry.commodity, direction: entry.direction, amount: entry.amount, effective_at: entry.effective_at, created_at: entry.created_at };
-}
-
-/** The account's side of a transaction, netted over its legs on that account; none if it has no leg there. */
-function accountRow(transaction: Transaction, accountId: string): WalletTransaction[] {
-  const legs = transaction.legs.filter((leg) => leg.account_id === accountId);
-  if (legs.length === 0) return [];
-  const net = legs.reduce((sum, leg) => sum + (leg.direction === 'credit' ? leg.amount : -leg.amount), 0);
-  return [{ id: transaction.id, type: transaction.type, currency: legs[0]!.commodity, direction: net >= 0 ? 'credit' : 'debit', amount: Math.abs(net), effective_at: transaction.effective_at, created_at: transaction.created_at }];
 }
 
 function tenantRow(transaction: Transaction, currency: string): WalletTransaction {
