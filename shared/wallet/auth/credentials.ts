@@ -7,7 +7,7 @@ import type { AnyRoute } from '../../http/route';
 import { liveGrant, recordGrantAccess } from '../console/grants';
 import { logger } from '../../kernel/log';
 import type { WalletDeps } from '../deps';
-import { apiKeyPrincipal, createApiKeyVerifier, type ApiKeyCache } from './api-keys';
+import { apiKeyPrincipal, createApiKeyVerifier, type ApiKeyCache } from './api-key-verifier';
 import { createIdpVerifier, idpLookups, type IdpVerifierOptions } from './idp';
 import type { Principal, PrincipalKind } from '../../http/principal';
 import { isStaffRole, principalKindOf, roleHasTenant } from './staff';

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem } from '../../aws/store';
 import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { systemClock, type Clock } from '../../kernel/clock';
 import { AppError } from '../../kernel/errors';
@@ -112,7 +112,7 @@ export function createIdpVerifier(options: IdpVerifierOptions): (token: string, 
 export function idpLookups(runtime: WalletDeps): Pick<IdpVerifierOptions, 'tenantExists' | 'resolveUser'> {
   return {
     tenantExists: async (tenantId) =>
-      !!(await runtime.client.send(new GetCommand({ TableName: runtime.table, Key: walletKeys.tenant(tenantId), ProjectionExpression: 'pk' }))).Item,
+      !!(await getItem(runtime, walletKeys.tenant(tenantId), { consistent: false, projection: 'pk' })),
     resolveUser: (tenantId, externalId, provision) => (provision ? resolveIdpUser(runtime, tenantId, externalId) : findUserId(runtime, tenantId, externalId)),
   };
 }
@@ -134,10 +134,8 @@ export async function resolveIdpUser(runtime: WalletDeps, tenantId: string, exte
 }
 
 async function findUserId(runtime: WalletDeps, tenantId: string, externalId: string): Promise<string | undefined> {
-  const found = await runtime.client.send(
-    new GetCommand({ TableName: runtime.table, Key: walletKeys.userExternal(tenantId, externalId), ConsistentRead: true }),
-  );
-  return typeof found.Item?.user_id === 'string' ? found.Item.user_id : undefined;
+  const found = await getItem(runtime, walletKeys.userExternal(tenantId, externalId));
+  return typeof found?.user_id === 'string' ? found.user_id : undefined;
 }
 
 /**

@@ -1,12 +1,11 @@
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError } from '../../kernel/errors';
-import { ConditionsFailed, transact } from '../../aws/store';
+import { ConditionsFailed, getItem, isConditionalCheckFailed, queryAll, transact, updateItem } from '../../aws/store';
 import type { StoreDeps, WalletDeps } from '../deps';
 import { walletKeys } from '../keys';
 import type { PrincipalKind } from '../../http/principal';
 import { PARTNER_ADMIN_SCOPES, PLATFORM_SCOPES, TENANT_SCOPES } from './scopes';
 import { liveGrant } from '../console/grants';
+import { hashPassword, processPasswordWork, type PasswordWork } from './passwords';
 import { mintWalletToken } from './tokens';
 
 /**
@@ -15,9 +14,12 @@ import { mintWalletToken } from './tokens';
  * session token (token_use `staff`). Passwords are stored as scrypt hashes with a per-account salt
  * in a self-describing string, so the parameters can be raised later without a migration.
  *
- * Brute force: five consecutive failures lock the account for 15 minutes (429 rate_limited with
- * Retry-After); a success resets the count. An unknown email costs one scrypt too, so the answer
- * time does not tell which emails exist.
+ * Brute force: every attempt is counted on the account BEFORE its password is verified, by one
+ * conditional update that refuses once the window holds five, so at most five verifications happen
+ * per 15-minute window whatever the concurrency; the fifth failure holds the account for 15
+ * minutes from then (429 rate_limited with Retry-After); a success resets the count. An unknown
+ * email takes as long as a wrong password (./passwords.ts), so the answer time does not tell
+ * which emails exist.
  */
 
 export type StaffRole = 'platform' | 'vendor_support' | 'partner_admin' | 'tenant_staff';
@@ -74,46 +76,8 @@ export interface StaffAccount {
 
 interface StaffRecord extends StaffAccount {
   password_hash: string;
-  failed_attempts: number;
-  locked_until: string | null;
 }
 
-
-// ---------------------------------------------------------------------------------------------
-// Passwords
-
-/** N = 2^15, r = 8: about 90 ms and 32 MiB on the development machine (OWASP's scrypt floor is 2^17 with r = 8, p = 1 at a higher memory cost; raise N when Lambda memory allows). */
-export const SCRYPT_PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const;
-const KEY_LENGTH = 32;
-/** Refuse stored parameters that would make one login cost more than this much memory. */
-const MAX_SCRYPT_MEMORY = 256 * 1024 * 1024;
-
-const scrypt = (password: string, salt: Buffer, keyLength: number, options: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) =>
-    scryptCallback(password.normalize('NFKC'), salt, keyLength, { ...options, maxmem: MAX_SCRYPT_MEMORY }, (error, key) => (error ? reject(error) : resolve(key))),
-  );
-
-/** `scrypt$N=32768,r=8,p=1$<salt base64>$<hash base64>` */
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await scrypt(password, salt, KEY_LENGTH, SCRYPT_PARAMS);
-  const { N, r, p } = SCRYPT_PARAMS;
-  return `scrypt$N=${N},r=${r},p=${p}$${salt.toString('base64')}$${key.toString('base64')}`;
-}
-
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const match = /^scrypt\$N=(\d+),r=(\d+),p=(\d+)\$([A-Za-z0-9+/=]+)\$([A-Za-z0-9+/=]+)$/.exec(stored);
-  if (!match) return false;
-  const [N, r, p] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (N > 2 ** 20 || r > 32 || p > 16 || 128 * N * r > MAX_SCRYPT_MEMORY) return false;
-  const expected = Buffer.from(match[5]!, 'base64');
-  if (expected.length < 16) return false;
-  const actual = await scrypt(password, Buffer.from(match[4]!, 'base64'), expected.length, { N, r, p });
-  return timingSafeEqual(actual, expected);
-}
-
-/** Verified when the email is unknown: same parameters, so the same cost, and it never matches. */
-const DUMMY_HASH = `scrypt$N=${SCRYPT_PARAMS.N},r=${SCRYPT_PARAMS.r},p=${SCRYPT_PARAMS.p}$${randomBytes(16).toString('base64')}$${randomBytes(KEY_LENGTH).toString('base64')}`;
 
 // ---------------------------------------------------------------------------------------------
 // Accounts
@@ -161,8 +125,6 @@ export async function createStaff(deps: StoreDeps, input: NewStaff): Promise<Sta
     scopes,
     created_at: deps.clock.now().toISOString(),
     password_hash: await hashPassword(input.password),
-    failed_attempts: 0,
-    locked_until: null,
   };
   try {
     await transact(deps, [
@@ -197,20 +159,10 @@ export async function createStaff(deps: StoreDeps, input: NewStaff): Promise<Sta
 /** Every staff account, oldest first (the operator's list; staff are few). */
 export async function listStaff(deps: StoreDeps): Promise<StaffAccount[]> {
   const accounts: StaffAccount[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.client.send(
-      new QueryCommand({
-        TableName: deps.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ExpressionAttributeValues: { ':pk': walletKeys.staffPartition },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    accounts.push(...(page.Items ?? []).map((item) => accountOf(toRecord(item))));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey && accounts.length < 10_000);
+  for await (const item of queryAll(deps, { IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': walletKeys.staffPartition } })) {
+    accounts.push(accountOf(toRecord(item)));
+    if (accounts.length >= 10_000) break;
+  }
   return accounts;
 }
 
@@ -229,31 +181,33 @@ const wrongCredentials = () => new AppError('unauthenticated', 'The email or pas
  * Refuses: unauthenticated (unknown email or wrong password, the same answer for both),
  * rate_limited with Retry-After while the account is locked.
  */
-export async function createStaffSession(runtime: WalletDeps, input: { email: string; password: string; tenant_id?: string }): Promise<StaffSession> {
+export async function createStaffSession(
+  runtime: WalletDeps,
+  input: { email: string; password: string; tenant_id?: string },
+  work: PasswordWork = processPasswordWork,
+): Promise<StaffSession> {
   const email = normalizeEmail(input.email);
   const record = await findByEmail(runtime, email);
   if (!record || !isStaffRole(record.role)) {
-    await verifyPassword(input.password, DUMMY_HASH);
+    await work.imitate(input.password);
     throw wrongCredentials();
   }
   const nowMs = runtime.clock.now().getTime();
-  const lockedUntilMs = record.locked_until ? Date.parse(record.locked_until) : 0;
-  if (lockedUntilMs > nowMs) throw locked(lockedUntilMs - nowMs);
-
-  if (!(await verifyPassword(input.password, record.password_hash))) {
-    await registerFailure(runtime, record.id, nowMs);
+  const attempt = await countAttempt(runtime, record.id, nowMs);
+  let verified: boolean;
+  try {
+    verified = await work.verify(input.password, record.password_hash);
+  } catch (error) {
+    // Refused for capacity, not by the password: the attempt does not count.
+    await updateItem(runtime, walletKeys.staff(record.id), { expression: 'ADD login_attempts :minus', values: { ':minus': -1 } }).catch(() => undefined);
+    throw error;
+  }
+  if (!verified) {
+    if (attempt >= MAX_FAILED_LOGINS) await holdAfterLastFailure(runtime, record.id, nowMs);
     throw wrongCredentials();
   }
-  if (record.failed_attempts > 0 || record.locked_until) {
-    await runtime.client.send(
-      new UpdateCommand({
-        TableName: runtime.table,
-        Key: walletKeys.staff(record.id),
-        UpdateExpression: 'SET failed_attempts = :zero, locked_until = :null',
-        ExpressionAttributeValues: { ':zero': 0, ':null': null },
-      }),
-    );
-  }
+  // A success ends the run of failures (its own attempt included).
+  await updateItem(runtime, walletKeys.staff(record.id), { expression: 'SET login_attempts = :zero', values: { ':zero': 0 } });
   const support = await supportSession(runtime, record, input.tenant_id);
   const { token, expiresAt } = await mintWalletToken(await runtime.signer(), {
     use: 'staff',
@@ -289,40 +243,63 @@ const locked = (remainingMs: number) =>
     headers: { 'retry-after': String(Math.max(1, Math.ceil(remainingMs / 1000))) },
   });
 
-/** Counts a failure atomically; the one that reaches the maximum locks the account and starts a new count. */
-async function registerFailure(runtime: WalletDeps, staffId: string, nowMs: number): Promise<void> {
-  const counted = await runtime.client.send(
-    new UpdateCommand({
-      TableName: runtime.table,
-      Key: walletKeys.staff(staffId),
-      UpdateExpression: 'ADD failed_attempts :one',
-      ExpressionAttributeValues: { ':one': 1 },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  if (Number(counted.Attributes?.failed_attempts ?? 0) < MAX_FAILED_LOGINS) return;
-  try {
-    await runtime.client.send(
-      new UpdateCommand({
-        TableName: runtime.table,
-        Key: walletKeys.staff(staffId),
-        UpdateExpression: 'SET locked_until = :until, failed_attempts = :zero',
-        ConditionExpression: 'failed_attempts >= :max',
-        ExpressionAttributeValues: { ':until': new Date(nowMs + LOCKOUT_SECONDS * 1000).toISOString(), ':zero': 0, ':max': MAX_FAILED_LOGINS },
-      }),
-    );
-  } catch (error) {
-    // A concurrent failure locked it first.
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+/**
+ * Counts a login attempt on the account before its password is checked; answers its number in the
+ * window. The window opens with the first attempt and lasts LOCKOUT_SECONDS; each step is one
+ * conditional update, so concurrent attempts cannot count past the maximum.
+ * Refuses: rate_limited with Retry-After (the window already holds MAX_FAILED_LOGINS attempts).
+ */
+async function countAttempt(runtime: WalletDeps, staffId: string, nowMs: number): Promise<number> {
+  const key = walletKeys.staff(staffId);
+  const now = new Date(nowMs).toISOString();
+  // Two rounds: a window that closes between the steps is reopened by whoever comes first.
+  for (let round = 0; round < 3; round += 1) {
+    try {
+      const counted = await updateItem(runtime, key, {
+        expression: 'ADD login_attempts :one',
+        condition: 'login_window_until > :now AND login_attempts < :max',
+        values: { ':one': 1, ':now': now, ':max': MAX_FAILED_LOGINS },
+        returnValues: 'UPDATED_NEW',
+      });
+      return Number(counted?.login_attempts ?? 1);
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+    try {
+      await updateItem(runtime, key, {
+        expression: 'SET login_attempts = :one, login_window_until = :until',
+        condition: 'attribute_exists(pk) AND (attribute_not_exists(login_window_until) OR login_window_until <= :now)',
+        values: { ':one': 1, ':now': now, ':until': new Date(nowMs + LOCKOUT_SECONDS * 1000).toISOString() },
+      });
+      return 1;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+    const item = await getItem(runtime, key);
+    const until = typeof item?.login_window_until === 'string' ? Date.parse(item.login_window_until) : 0;
+    if (until > nowMs && Number(item?.login_attempts ?? 0) >= MAX_FAILED_LOGINS) throw locked(until - nowMs);
   }
+  throw locked(1_000);
+}
+
+/** The last allowed attempt failed: the account is held for LOCKOUT_SECONDS from now. */
+async function holdAfterLastFailure(runtime: WalletDeps, staffId: string, nowMs: number): Promise<void> {
+  await updateItem(runtime, walletKeys.staff(staffId), {
+    expression: 'SET login_window_until = :until',
+    condition: 'login_attempts >= :max',
+    values: { ':until': new Date(nowMs + LOCKOUT_SECONDS * 1000).toISOString(), ':max': MAX_FAILED_LOGINS },
+  }).catch((error: unknown) => {
+    // A success reset the count in between: nothing to hold.
+    if (!isConditionalCheckFailed(error)) throw error;
+  });
 }
 
 async function findByEmail(runtime: WalletDeps, email: string): Promise<StaffRecord | undefined> {
-  const pointer = await runtime.client.send(new GetCommand({ TableName: runtime.table, Key: walletKeys.staffEmail(email), ConsistentRead: true }));
-  const staffId = pointer.Item?.staff_id;
+  const pointer = await getItem(runtime, walletKeys.staffEmail(email));
+  const staffId = pointer?.staff_id;
   if (typeof staffId !== 'string') return undefined;
-  const found = await runtime.client.send(new GetCommand({ TableName: runtime.table, Key: walletKeys.staff(staffId), ConsistentRead: true }));
-  return found.Item ? toRecord(found.Item) : undefined;
+  const found = await getItem(runtime, walletKeys.staff(staffId));
+  return found ? toRecord(found) : undefined;
 }
 
 function toRecord(item: Record<string, unknown>): StaffRecord {
@@ -336,8 +313,6 @@ function toRecord(item: Record<string, unknown>): StaffRecord {
     scopes: Array.isArray(item.scopes) ? (item.scopes as unknown[]).map(String) : [],
     created_at: String(item.created_at),
     password_hash: String(item.password_hash ?? ''),
-    failed_attempts: Number(item.failed_attempts ?? 0),
-    locked_until: typeof item.locked_until === 'string' ? item.locked_until : null,
   };
 }
 

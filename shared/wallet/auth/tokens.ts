@@ -1,5 +1,5 @@
 import { createHash, createPublicKey, randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem } from '../../aws/store';
 import {
   SignJWT,
   calculateJwkThumbprint,
@@ -329,10 +329,8 @@ export async function issueUserToken(runtime: StoreDeps & { signer(): Promise<To
   if (exceeding.length > 0) {
     throw new AppError('scope_exceeds_key', `The API key does not hold: ${exceeding.join(', ')}.`);
   }
-  const found = await runtime.client.send(
-    new GetCommand({ TableName: runtime.table, Key: walletKeys.userExternal(key.tenantId, input.user_external_id), ConsistentRead: true }),
-  );
-  const userId = found.Item?.user_id;
+  const found = await getItem(runtime, walletKeys.userExternal(key.tenantId, input.user_external_id));
+  const userId = found?.user_id;
   if (typeof userId !== 'string') throw new AppError('user_not_found', `No user with external id ${JSON.stringify(input.user_external_id)}.`);
   const signer = await runtime.signer();
   const { token, expiresAt } = await mintWalletToken(signer, {

@@ -1,7 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { walletKeys } from '../keys';
 import type { Actor, StoreDeps } from '../deps';
-import { queryPage, type Page } from '../../aws/store';
+import { putItem, queryPage, type Page } from '../../aws/store';
 
 /**
  * The cross-tenant access log (spec part 4 item 19): every platform read of tenants' data leaves
@@ -33,13 +32,7 @@ export async function recordCrossTenantRead(
     request_id: read.requestId,
     created_at: now.toISOString(),
   };
-  await deps.client.send(
-    new PutCommand({
-      TableName: deps.table,
-      Item: { ...walletKeys.accessLog(dayOf(now), entry.id), entity: 'access_log', ...entry },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
-  );
+  await putItem(deps, { ...walletKeys.accessLog(dayOf(now), entry.id), entity: 'access_log', ...entry }, { condition: 'attribute_not_exists(pk)' });
   return entry;
 }
 

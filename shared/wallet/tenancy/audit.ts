@@ -1,8 +1,7 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransactItem } from '../../aws/dynamodb';
 import { walletKeys } from '../keys';
 import type { Actor, StoreDeps } from '../deps';
-import { queryPage, type Page } from '../../aws/store';
+import { putItem, queryPage, type Page } from '../../aws/store';
 
 /**
  * The audit log: append-only records of changes, one partition per tenant (`PLATFORM` for changes
@@ -45,7 +44,7 @@ export function auditItem(deps: Pick<StoreDeps, 'table' | 'clock' | 'ids'>, inpu
 /** Appends one record on its own. Use `auditItem` instead wherever the change is a WalletTable write. */
 export async function recordAudit(deps: StoreDeps, input: AuditInput): Promise<AuditRecord> {
   const item = auditRow(deps, input);
-  await deps.client.send(new PutCommand({ TableName: deps.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+  await putItem(deps, item, { condition: 'attribute_not_exists(pk)' });
   return toAuditRecord(item);
 }
 

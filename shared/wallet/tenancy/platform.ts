@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { BatchGetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError } from '../../kernel/errors';
 import type { Transaction } from '../../ledger-client/contract';
 import { walletKeys } from '../keys';
 import { recordCrossTenantRead } from './access-log';
 import type { Actor, StoreDeps, TenancyDeps, TenancyLedger } from '../deps';
-import { getItem, queryPage, type Page } from '../../aws/store';
+import { getItem, getItems, putItem, queryPage, type Page } from '../../aws/store';
 import { allTenantRecords, findTenantRecord } from './tenants';
 import { toUserRecord, type User } from './users';
 
@@ -108,18 +107,13 @@ export async function listPlatformTransactions(
       requestId: context.requestId,
     }),
     nextCursor &&
-      deps.client.send(
-        new PutCommand({
-          TableName: deps.table,
-          Item: {
-            ...walletKeys.platformTransactionsCursor(filtersHash, nextCursor),
-            entity: 'platform_transactions_cursor',
-            positions: remaining,
-            created_at: now.toISOString(),
-            expires_at_epoch: Math.floor(now.getTime() / 1000) + PLATFORM_CURSOR_RETENTION_SECONDS,
-          },
-        }),
-      ),
+      putItem(deps, {
+        ...walletKeys.platformTransactionsCursor(filtersHash, nextCursor),
+        entity: 'platform_transactions_cursor',
+        positions: remaining,
+        created_at: now.toISOString(),
+        expires_at_epoch: Math.floor(now.getTime() / 1000) + PLATFORM_CURSOR_RETENTION_SECONDS,
+      }),
   ]);
   return { data, next_cursor: nextCursor };
 }
@@ -272,14 +266,8 @@ export async function listPlatformUsers(
 
 async function tenantNames(deps: StoreDeps, tenantIds: string[]): Promise<Map<string, string>> {
   const names = new Map<string, string>();
-  let keys: Record<string, unknown>[] = tenantIds.map((id) => walletKeys.tenant(id));
-  // At most 100 users per page, so at most 100 tenants: one BatchGetItem, plus retries of unprocessed keys.
-  for (let attempt = 0; keys.length > 0 && attempt < 5; attempt += 1) {
-    const result = await deps.client.send(
-      new BatchGetCommand({ RequestItems: { [deps.table]: { Keys: keys, ProjectionExpression: 'id, #name', ExpressionAttributeNames: { '#name': 'name' } } } }),
-    );
-    for (const item of result.Responses?.[deps.table] ?? []) names.set(String(item.id), String(item.name));
-    keys = (result.UnprocessedKeys?.[deps.table]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-  }
+  // At most 100 users per page, so at most 100 tenants: one BatchGetItem.
+  const items = await getItems(deps, [...new Set(tenantIds)].map((id) => walletKeys.tenant(id)), { consistent: false, projection: 'id, #name', names: { '#name': 'name' } });
+  for (const item of items) if (item) names.set(String(item.id), String(item.name));
   return names;
 }

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError } from '../../kernel/errors';
 import { walletKeys } from '../keys';
 import { recordCrossTenantRead } from './access-log';
@@ -8,7 +7,7 @@ import { isActiveCurrency } from './currencies';
 import type { Actor, StoreDeps, TenancyDeps } from '../deps';
 import { defaultFeePlan, type CommissionMode, type Fees } from './fees';
 import { openAccountOnce } from './ledger-accounts';
-import { ConditionsFailed, getItem, isConditionalCheckFailed, queryPage, transact, type Page } from '../../aws/store';
+import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page } from '../../aws/store';
 
 /**
  * Tenants (spec part 2 "Tenant", part 4 items 11 and 12). A tenant owns one ledger in its currency,
@@ -152,21 +151,18 @@ async function reserveTenantId(deps: StoreDeps, actor: Actor, idempotencyKey: st
   const nowEpoch = Math.floor(now.getTime() / 1000);
   const tenantId = deps.ids();
   try {
-    await deps.client.send(
-      new PutCommand({
-        TableName: deps.table,
-        Item: {
-          ...walletKeys.tenantCreation(keyHash),
-          entity: 'tenant_creation',
-          tenant_id: tenantId,
-          fingerprint,
-          created_at: now.toISOString(),
-          expires_at_epoch: nowEpoch + TENANT_CREATION_RETENTION_SECONDS,
-        },
-        // TTL deletes lazily: an expired reservation is as good as none.
-        ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch <= :now',
-        ExpressionAttributeValues: { ':now': nowEpoch },
-      }),
+    await putItem(
+      deps,
+      {
+        ...walletKeys.tenantCreation(keyHash),
+        entity: 'tenant_creation',
+        tenant_id: tenantId,
+        fingerprint,
+        created_at: now.toISOString(),
+        expires_at_epoch: nowEpoch + TENANT_CREATION_RETENTION_SECONDS,
+      },
+      // TTL deletes lazily: an expired reservation is as good as none.
+      { condition: 'attribute_not_exists(pk) OR expires_at_epoch <= :now', values: { ':now': nowEpoch } },
     );
     return tenantId;
   } catch (error) {

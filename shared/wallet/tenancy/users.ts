@@ -1,11 +1,10 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError } from '../../kernel/errors';
 import { walletKeys } from '../keys';
 import { auditItem } from './audit';
 import type { Actor, StoreDeps, TenancyDeps } from '../deps';
 import { openAccountOnce } from './ledger-accounts';
 import { EXTERNAL_ID_PATTERN, USER_KINDS, type UserKind } from './schemas';
-import { ConditionsFailed, getItem, isConditionalCheckFailed, queryPage, transact, type Page } from '../../aws/store';
+import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page } from '../../aws/store';
 import { getTenantRecord } from './tenants';
 
 /**
@@ -84,13 +83,7 @@ export async function createUser(
   let userId = deps.ids();
   const now = deps.clock.now().toISOString();
   try {
-    await deps.client.send(
-      new PutCommand({
-        TableName: deps.table,
-        Item: { ...uniqueKey, entity: 'user_external', tenant_id: tenantId, external_id: externalId, pending_user_id: userId, created_at: now },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    await putItem(deps, { ...uniqueKey, entity: 'user_external', tenant_id: tenantId, external_id: externalId, pending_user_id: userId, created_at: now }, { condition: 'attribute_not_exists(pk)' });
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
     const reserved = await getItem(deps, uniqueKey);

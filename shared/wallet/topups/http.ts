@@ -1,5 +1,5 @@
 import type { Principal } from '../../http/principal';
-import { parseApiKey, type ApiKeyEnv } from '../auth/api-keys';
+import { parseApiKey, type ApiKeyEnv } from '../auth/api-key-verifier';
 
 /**
  * The env segment (`live` or `sandbox`) of the API key a request was authenticated with; undefined

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Platform } from '../../local/platform';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { staffAccount } from '../support/credentials';
+import { call, startTestPlatform } from '../support/platform';
+
+/**
+ * Credential attacks on staff login, as an attacker runs them: many guesses at once on one
+ * account, and a flood of logins for emails that do not exist while a real person logs in.
+ */
+
+let platform: Platform;
+beforeAll(async () => {
+  platform = await startTestPlatform({ workers: [] });
+});
+afterAll(() => platform?.stop());
+
+const login = (email: string, password: string) => call(platform.urls.public, 'POST', '/v1/auth/staff_sessions', { body: { email, password } });
+
+/** 401 and 201 are answers from a verified password; 429 was refused before any verification. */
+function tally(results: { status: number }[]) {
+  const count = (status: number) => results.filter((r) => r.status === status).length;
+  return { verified: count(401) + count(201), refused: count(429), other: results.length - count(401) - count(201) - count(429) };
+}
+
+describe('the login lockout under concurrency', () => {
+  it('verifies exactly 5 of 40 concurrent guesses, the correct last one included or refused with the rest', async () => {
+    const staff = await staffAccount(platform, { role: 'platform' });
+    const guesses = Array.from({ length: 40 }, (_, i) => (i === 39 ? staff.password : `wrong guess number ${i}`));
+
+    const results = await Promise.all(guesses.map((password) => login(staff.email, password)));
+
+    expect(tally(results)).toEqual({ verified: 5, refused: 35, other: 0 });
+    for (const refused of results.filter((r) => r.status === 429)) {
+      expect(refused.headers.get('content-type')).toBe('application/problem+json');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+  });
+
+  it('verifies exactly 5 of 100 concurrent wrong guesses and then holds the account even for the right password', async () => {
+    const staff = await staffAccount(platform, { role: 'platform' });
+
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => login(staff.email, `wrong guess number ${i}`)));
+
+    expect(tally(results)).toEqual({ verified: 5, refused: 95, other: 0 });
+    const held = await login(staff.email, staff.password);
+    expect(held.status).toBe(429);
+    expect(Number(held.headers.get('retry-after'))).toBeGreaterThan(890);
+  });
+});
+
+describe('a flood of logins for unknown emails', () => {
+  it('leaves a real login answered 201 in under a second', async () => {
+    const staff = await staffAccount(platform, { role: 'platform' });
+    // Warm the path once, as any running platform is.
+    expect((await login(staff.email, staff.password)).status).toBe(201);
+
+    const flood = Array.from({ length: 100 }, () => login(`nobody-${uuidv7()}@example.test`, 'not a password at all'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const started = performance.now();
+    const real = await login(staff.email, staff.password);
+    const elapsedMs = performance.now() - started;
+    const flooded = await Promise.all(flood);
+
+    expect(real.status, real.text).toBe(201);
+    expect(elapsedMs).toBeLessThan(1_000);
+    // Unknown emails are answered as a wrong password would be, or refused as a full lane would be.
+    expect(flooded.every((r) => r.status === 401 || r.status === 429)).toBe(true);
+  });
+});
