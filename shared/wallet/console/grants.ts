@@ -1,7 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionsFailed, getItem, putItem, queryPage, transact } from '../../aws/store';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
-import { decodeCursor, encodeCursor } from '../../http/cursor';
 import { auditItem } from '../tenancy/audit';
 import type { StoreDeps } from '../deps';
 import { walletKeys } from '../keys';
@@ -51,7 +50,7 @@ export async function createGrant(
       errors: [{ field: 'expires_at', message: 'unaccepted expiry' }],
     });
   }
-  const engineer = (await deps.client.send(new GetCommand({ TableName: deps.table, Key: walletKeys.staff(input.staff_id), ConsistentRead: true }))).Item;
+  const engineer = await getItem(deps, walletKeys.staff(input.staff_id));
   if (!engineer || engineer.role !== 'vendor_support') {
     throw new AppError('invalid_request', 'staff_id names no vendor support engineer.', { errors: [{ field: 'staff_id', message: 'unknown engineer' }] });
   }
@@ -70,31 +69,27 @@ export async function createGrant(
     revoked_by_id: null,
   };
   try {
-    await deps.client.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: deps.table,
-              Item: { ...walletKeys.grant(grant.id), ...walletKeys.grantIndex(tenantId, grant.id), entity: 'support_grant', ...grant },
-              ConditionExpression: 'attribute_not_exists(pk)',
-            },
-          },
-          {
-            // The marker: replaced only when the engineer's previous grant here expired or was revoked.
-            Put: {
-              TableName: deps.table,
-              Item: { ...walletKeys.liveGrant(input.staff_id, tenantId), entity: 'live_grant', grant_id: grant.id, expires_at: grant.expires_at, revoked: false },
-              ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now OR revoked = :true',
-              ExpressionAttributeValues: { ':now': now.toISOString(), ':true': true },
-            },
-          },
-          auditItem(deps, { tenantId, actor: principal, action: 'support_access_grant.create', target: { type: 'support_access_grant', id: grant.id }, after: grant, requestId }),
-        ],
-      }),
-    );
+    await transact(deps, [
+      {
+        Put: {
+          TableName: deps.table,
+          Item: { ...walletKeys.grant(grant.id), ...walletKeys.grantIndex(tenantId, grant.id), entity: 'support_grant', ...grant },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        // The marker: replaced only when the engineer's previous grant here expired or was revoked.
+        Put: {
+          TableName: deps.table,
+          Item: { ...walletKeys.liveGrant(input.staff_id, tenantId), entity: 'live_grant', grant_id: grant.id, expires_at: grant.expires_at, revoked: false },
+          ConditionExpression: 'attribute_not_exists(pk) OR expires_at <= :now OR revoked = :true',
+          ExpressionAttributeValues: { ':now': now.toISOString(), ':true': true },
+        },
+      },
+      auditItem(deps, { tenantId, actor: principal, action: 'support_access_grant.create', target: { type: 'support_access_grant', id: grant.id }, after: grant, requestId }),
+    ]);
   } catch (error) {
-    if ((error as { name?: string }).name === 'TransactionCanceledException') {
+    if (error instanceof ConditionsFailed && error.indexes.includes(1)) {
       throw new AppError('support_access_already_active', 'This engineer already holds a live grant for this tenant.');
     }
     throw error;
@@ -128,41 +123,31 @@ export async function revokeGrant(deps: StoreDeps, principal: Principal, grantId
     },
   };
   try {
-    await deps.client.send(new TransactWriteCommand({ TransactItems: [grantUpdate, marker, audit] }));
+    await transact(deps, [grantUpdate, marker, audit]);
   } catch (error) {
-    if ((error as { name?: string }).name !== 'TransactionCanceledException') throw error;
+    if (!(error instanceof ConditionsFailed)) throw error;
     const current = await getGrant(deps, principal.tenantId!, grantId);
     if (current.revoked_at) return current;
     // The marker already names a newer grant (this one had expired): revoke the grant alone.
-    await deps.client.send(new TransactWriteCommand({ TransactItems: [grantUpdate, audit] }));
+    await transact(deps, [grantUpdate, audit]);
   }
   return revoked;
 }
 
 export async function getGrant(deps: StoreDeps, tenantId: string, grantId: string): Promise<Grant> {
-  const item = (await deps.client.send(new GetCommand({ TableName: deps.table, Key: walletKeys.grant(grantId), ConsistentRead: true }))).Item;
+  const item = await getItem(deps, walletKeys.grant(grantId));
   if (!item || item.tenant_id !== tenantId) throw new AppError('not_found', `No support access grant ${grantId}.`);
   return toGrant(item);
 }
 
 export async function listGrants(deps: StoreDeps, tenantId: string, cursor: string | undefined, limit: number): Promise<{ data: Grant[]; next_cursor: string | null }> {
-  const result = await deps.client.send(
-    new QueryCommand({
-      TableName: deps.table,
-      IndexName: 'gsi1',
-      KeyConditionExpression: 'gsi1pk = :pk',
-      ExpressionAttributeValues: { ':pk': walletKeys.tenantGrants(tenantId) },
-      ScanIndexForward: false,
-      Limit: limit,
-      ExclusiveStartKey: cursor ? decodeCursor(cursor, 'invalid_request', ['pk', 'sk', 'gsi1pk', 'gsi1sk']) : undefined,
-    }),
-  );
-  return { data: (result.Items ?? []).map(toGrant), next_cursor: result.LastEvaluatedKey ? encodeCursor(result.LastEvaluatedKey) : null };
+  const page = await queryPage(deps, { index: 'gsi1', partition: walletKeys.tenantGrants(tenantId), cursor, limit });
+  return { data: page.items.map(toGrant), next_cursor: page.next_cursor };
 }
 
 /** The engineer's live grant for the tenant, if one stands now (read on every request it covers). */
 export async function liveGrant(deps: StoreDeps, staffId: string, tenantId: string): Promise<Grant | undefined> {
-  const marker = (await deps.client.send(new GetCommand({ TableName: deps.table, Key: walletKeys.liveGrant(staffId, tenantId), ConsistentRead: true }))).Item;
+  const marker = await getItem(deps, walletKeys.liveGrant(staffId, tenantId));
   if (!marker || marker.revoked === true || String(marker.expires_at) <= deps.clock.now().toISOString()) return undefined;
   const grant = await getGrant(deps, tenantId, String(marker.grant_id));
   return grant.revoked_at ? undefined : grant;
@@ -187,20 +172,18 @@ const toGrant = (item: Record<string, unknown>): Grant => ({
 export async function recordGrantAccess(deps: StoreDeps, grant: Grant, principal: Principal, operation: string): Promise<void> {
   const now = deps.clock.now();
   const id = deps.ids();
-  await deps.client.send(
-    new PutCommand({
-      TableName: deps.table,
-      Item: {
-        ...walletKeys.accessLog(now.toISOString().slice(0, 10), id),
-        entity: 'support_access',
-        id,
-        grant_id: grant.id,
-        tenant_id: grant.tenant_id,
-        staff_id: principal.id,
-        operation,
-        at: now.toISOString(),
-      },
-      ConditionExpression: 'attribute_not_exists(pk)',
-    }),
+  await putItem(
+    deps,
+    {
+      ...walletKeys.accessLog(now.toISOString().slice(0, 10), id),
+      entity: 'support_access',
+      id,
+      grant_id: grant.id,
+      tenant_id: grant.tenant_id,
+      staff_id: principal.id,
+      operation,
+      at: now.toISOString(),
+    },
+    { condition: 'attribute_not_exists(pk)' },
   );
 }

@@ -1,10 +1,9 @@
-import { BatchGetCommand, PutCommand, UpdateCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { epochSeconds } from '../../kernel/clock';
 import { signPayload } from '../../events/signature';
 import { EVENT_RETENTION_DAYS, eventKeys, type EventEnvelope } from '../../events/outbox';
 import { MAX_QUEUE_DELAY_SECONDS, type QueueTransport } from '../../aws/transport';
 import type { StoreDeps } from '../deps';
-import { ConditionsFailed, getItem, isConditionalCheckFailed, queryPage, transact, type Page } from '../../aws/store';
+import { ConditionsFailed, getItem, getItems, isConditionalCheckFailed, putItem, queryPage, transact, updateItem, type Page } from '../../aws/store';
 import { ownerOf, type EndpointRecord } from './endpoints';
 import { postWebhook, type WebhookHttp } from './http';
 import { webhookKeys, type Owner } from './keys';
@@ -136,7 +135,7 @@ export async function ensureAutomaticDelivery(deps: SchedulingDeps, event: Event
   const fresh = newDelivery(deps, event, endpoint, 'auto');
   let delivery: DeliveryRecord = fresh;
   try {
-    await deps.client.send(new PutCommand({ TableName: deps.table, Item: fresh, ConditionExpression: 'attribute_not_exists(pk)' }));
+    await putItem(deps, fresh as unknown as Record<string, unknown>, { condition: 'attribute_not_exists(pk)' });
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
     delivery = (await getItem(deps, { pk: fresh.pk, sk: fresh.sk })) as unknown as DeliveryRecord;
@@ -161,15 +160,7 @@ async function enqueueAttempt(deps: SchedulingDeps, delivery: DeliveryRecord, at
     not_before: notBefore,
   });
   try {
-    await deps.client.send(
-      new UpdateCommand({
-        TableName: deps.table,
-        Key: { pk: delivery.pk, sk: delivery.sk },
-        UpdateExpression: 'SET scheduled_attempt = :attempt',
-        ConditionExpression: 'scheduled_attempt < :attempt',
-        ExpressionAttributeValues: { ':attempt': attempt },
-      }),
-    );
+    await updateItem(deps, { pk: delivery.pk, sk: delivery.sk }, { expression: 'SET scheduled_attempt = :attempt', condition: 'scheduled_attempt < :attempt', values: { ':attempt': attempt } });
   } catch (error) {
     // Someone noted it first (a concurrent duplicate): the message is one more duplicate the claim absorbs.
     if (!isConditionalCheckFailed(error)) throw error;
@@ -325,36 +316,22 @@ async function readAttemptState(
   key: { pk: string; sk: string },
   message: DeliveryMessage,
 ): Promise<{ delivery?: DeliveryRecord; endpoint?: EndpointRecord; event?: EventEnvelope }> {
-  const keys = [key, webhookKeys.endpoint(message.endpoint_id), eventKeys.event(message.event_id)];
-  const found = new Map<string, Record<string, unknown>>();
-  let request: Record<string, unknown>[] | undefined = keys;
-  // BatchGetItem may return some keys unprocessed under load; ask again for those.
-  for (let round = 0; request && request.length > 0 && round < 5; round += 1) {
-    const result: BatchGetCommandOutput = await deps.client.send(new BatchGetCommand({ RequestItems: { [deps.table]: { Keys: request, ConsistentRead: true } } }));
-    for (const item of result.Responses?.[deps.table] ?? []) found.set(`${String(item.pk)}|${String(item.sk)}`, item);
-    request = result.UnprocessedKeys?.[deps.table]?.Keys;
-  }
-  if (request && request.length > 0) throw new Error('BatchGetItem left keys unprocessed');
-  const at = (k: { pk: string; sk: string }) => found.get(`${k.pk}|${k.sk}`);
+  const [delivery, endpoint, event] = await getItems(deps, [key, webhookKeys.endpoint(message.endpoint_id), eventKeys.event(message.event_id)]);
   return {
-    delivery: at(key) as DeliveryRecord | undefined,
-    endpoint: at(keys[1]!) as EndpointRecord | undefined,
-    event: (at(keys[2]!) as { envelope?: EventEnvelope } | undefined)?.envelope,
+    delivery: delivery as DeliveryRecord | undefined,
+    endpoint: endpoint as EndpointRecord | undefined,
+    event: (event as { envelope?: EventEnvelope } | undefined)?.envelope,
   };
 }
 
 async function claimAttempt(deps: StoreDeps, delivery: DeliveryRecord, claim: string, nowMs: number): Promise<boolean> {
   try {
-    await deps.client.send(
-      new UpdateCommand({
-        TableName: deps.table,
-        Key: { pk: delivery.pk, sk: delivery.sk },
-        UpdateExpression: 'SET claim_token = :claim, claim_expires_ms = :until',
-        ConditionExpression: '#status = :pending AND attempts_made = :made AND (attribute_not_exists(claim_expires_ms) OR claim_expires_ms < :now)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':claim': claim, ':until': nowMs + ATTEMPT_CLAIM_MS, ':pending': 'pending', ':made': delivery.attempts_made, ':now': nowMs },
-      }),
-    );
+    await updateItem(deps, { pk: delivery.pk, sk: delivery.sk }, {
+      expression: 'SET claim_token = :claim, claim_expires_ms = :until',
+      condition: '#status = :pending AND attempts_made = :made AND (attribute_not_exists(claim_expires_ms) OR claim_expires_ms < :now)',
+      names: { '#status': 'status' },
+      values: { ':claim': claim, ':until': nowMs + ATTEMPT_CLAIM_MS, ':pending': 'pending', ':made': delivery.attempts_made, ':now': nowMs },
+    });
     return true;
   } catch (error) {
     if (isConditionalCheckFailed(error)) return false;
@@ -364,16 +341,12 @@ async function claimAttempt(deps: StoreDeps, delivery: DeliveryRecord, claim: st
 
 async function cancel(deps: StoreDeps, delivery: DeliveryRecord, reason: string): Promise<'canceled'> {
   try {
-    await deps.client.send(
-      new UpdateCommand({
-        TableName: deps.table,
-        Key: { pk: delivery.pk, sk: delivery.sk },
-        UpdateExpression: 'SET #status = :canceled, cancel_reason = :reason, next_attempt_at = :none, updated_at = :now',
-        ConditionExpression: '#status = :pending',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':canceled': 'canceled', ':reason': reason, ':none': null, ':pending': 'pending', ':now': deps.clock.now().toISOString() },
-      }),
-    );
+    await updateItem(deps, { pk: delivery.pk, sk: delivery.sk }, {
+      expression: 'SET #status = :canceled, cancel_reason = :reason, next_attempt_at = :none, updated_at = :now',
+      condition: '#status = :pending',
+      names: { '#status': 'status' },
+      values: { ':canceled': 'canceled', ':reason': reason, ':none': null, ':pending': 'pending', ':now': deps.clock.now().toISOString() },
+    });
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
   }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../../http/principal';
 import { epochSeconds } from '../../kernel/clock';
 import { AppError } from '../../kernel/errors';
@@ -7,7 +6,7 @@ import { familyOf, MERCHANT_FAMILIES } from '../../events/names';
 import type { EventEnvelope } from '../../events/outbox';
 import { auditItem } from '../tenancy/audit';
 import type { Actor, StoreDeps } from '../deps';
-import { ConditionsFailed, getItem, queryPage, transact, type Page } from '../../aws/store';
+import { ConditionsFailed, getItem, queryAll, queryPage, transact, type Page } from '../../aws/store';
 import { walletKeys } from '../keys';
 import { webhookKeys, type Owner } from './keys';
 import { endpointReceives } from './matching';
@@ -201,22 +200,14 @@ export async function deleteEndpoint(deps: StoreDeps, owner: Owner, endpointId: 
 /** An owner's active endpoints with their secrets (the relay and redelivery read these). */
 export async function activeEndpointsOf(deps: StoreDeps, owner: Owner): Promise<EndpointRecord[]> {
   const found: EndpointRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.client.send(
-      new QueryCommand({
-        TableName: deps.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        FilterExpression: '#status = :active',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pk': webhookKeys.endpointsOf(owner), ':active': 'active' },
-        ExclusiveStartKey: start,
-      }),
-    );
-    found.push(...((page.Items ?? []) as EndpointRecord[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = queryAll(deps, {
+    IndexName: 'gsi1',
+    KeyConditionExpression: 'gsi1pk = :pk',
+    FilterExpression: '#status = :active',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pk': webhookKeys.endpointsOf(owner), ':active': 'active' },
+  });
+  for await (const item of items) found.push(item as unknown as EndpointRecord);
   return found;
 }
 

@@ -1,9 +1,7 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { AppError } from '../../kernel/errors';
 import { eventKeys, type EventEnvelope } from '../../events/outbox';
-import { decodeCursor, encodeCursor } from '../../http/cursor';
 import type { StoreDeps } from '../deps';
-import { getItem, transact, type Page } from '../../aws/store';
+import { getItem, queryPage, transact, type Page } from '../../aws/store';
 import { newDelivery } from './deliveries';
 import { endpointsReceiving, getEndpointRecord } from './endpoints';
 import { endpointReceives } from './matching';
@@ -30,18 +28,9 @@ export interface EventQuery {
  * (the scan budget ran out). Refuses: invalid_request (cursor).
  */
 export async function listEvents(deps: StoreDeps, tenantId: string, query: EventQuery): Promise<Page<EventEnvelope>> {
-  const partition = eventKeys.tenantEvents(tenantId);
-  const keyNames = ['pk', 'sk', 'gsi1pk', 'gsi1sk'];
-  let start: Record<string, unknown> | undefined;
-  if (query.cursor !== undefined) {
-    start = decodeCursor(query.cursor, 'invalid_request', keyNames);
-    if (start.gsi1pk !== partition || Object.keys(start).length !== keyNames.length) {
-      throw new AppError('invalid_request', 'cursor is not a cursor this listing returned.', { errors: [{ field: 'query.cursor', message: 'unknown cursor' }] });
-    }
-  }
   const conditions: string[] = [];
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':pk': partition };
+  const values: Record<string, unknown> = {};
   if (query.type) {
     names['#envelope'] = 'envelope';
     names['#type'] = 'type';
@@ -64,28 +53,14 @@ export async function listEvents(deps: StoreDeps, tenantId: string, query: Event
     // Envelopes carry toISOString() (always milliseconds), so strings compare as instants.
     values[placeholder] = new Date(bound).toISOString();
   }
-  const filtered = conditions.length > 0;
-  const items: EventEnvelope[] = [];
-  let budget = filtered ? EVENT_SCAN_BUDGET : Number.POSITIVE_INFINITY;
-  do {
-    const limit = Math.max(1, Math.min(query.limit - items.length, budget));
-    const result = await deps.client.send(
-      new QueryCommand({
-        TableName: deps.table,
-        IndexName: 'gsi1',
-        KeyConditionExpression: 'gsi1pk = :pk',
-        ...(filtered ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: values,
-        ScanIndexForward: false,
-        Limit: limit,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(result.Items ?? []).map((item) => item.envelope as EventEnvelope));
-    budget -= result.ScannedCount ?? limit;
-    start = result.LastEvaluatedKey;
-  } while (filtered && start && items.length < query.limit && budget > 0);
-  return { data: items, next_cursor: start ? encodeCursor(start) : null };
+  const page = await queryPage(deps, {
+    index: 'gsi1',
+    partition: eventKeys.tenantEvents(tenantId),
+    cursor: query.cursor,
+    limit: query.limit,
+    ...(conditions.length > 0 ? { filter: { expression: conditions.join(' AND '), names, values }, scanBudget: EVENT_SCAN_BUDGET } : {}),
+  });
+  return { data: page.items.map((item) => item.envelope as EventEnvelope), next_cursor: page.next_cursor };
 }
 
 /** A tenant's event; another tenant's, or one past retention, is not_found. */
