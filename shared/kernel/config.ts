@@ -1,10 +1,11 @@
 import { z } from 'zod';
 
 /**
- * Configuration, read from the environment once at cold start and validated, so a missing or
+ * Configuration, read from the environment once per process and validated, so a missing or
  * malformed setting fails the first invocation loudly instead of a request deep in a service.
- * The CDK stacks set these on every function; the embedded platform sets them before it loads
- * any handler.
+ * The CDK stacks set these on every function; the embedded platform sets them before any handler
+ * runs. It is read on first use, not at import: importing a service never freezes a configuration
+ * the embedded platform has not set yet.
  */
 const schema = z.object({
   STAGE: z.string().min(1).default('local'),
@@ -71,7 +72,14 @@ function load(): Config {
   return parsed.data;
 }
 
-export const config: Config = load();
+let loaded: Config | undefined;
+
+export const config: Config = new Proxy({} as Config, {
+  get: (_target, name) => (loaded ??= load())[name as keyof Config],
+  has: (_target, name) => name in (loaded ??= load()),
+  ownKeys: () => Reflect.ownKeys((loaded ??= load())),
+  getOwnPropertyDescriptor: (_target, name) => Reflect.getOwnPropertyDescriptor((loaded ??= load()), name),
+});
 
 /** The table name a function was bound to; failing here means the stack forgot bindTable. */
 export function tableName(envVar: 'LEDGER_TABLE' | 'WALLET_TABLE'): string {

@@ -1,0 +1,216 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getItem, transact, TRANSACT_ATTEMPTS } from '../../shared/aws/store';
+import type { Principal } from '../../shared/http/principal';
+import { systemClock } from '../../shared/kernel/clock';
+import { AppError } from '../../shared/kernel/errors';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { createConsumerStore } from '../../shared/ledger/consumers';
+import { createGrant, revokeGrant } from '../../shared/wallet/console/grants';
+import type { WalletDeps } from '../../shared/wallet/deps';
+import { walletKeys } from '../../shared/wallet/keys';
+import { resolvePayment } from '../../shared/wallet/payments/capture';
+import { createMerchant } from '../../shared/wallet/payments/merchants';
+import { createPayment } from '../../shared/wallet/payments/payments';
+import { createStaff } from '../../shared/wallet/auth/staff';
+import { createTransfer } from '../../shared/wallet/transfers/transfers';
+import { ledgerFixture } from '../support/ledger';
+import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+
+/**
+ * The one store's retry policy, seen from each kind of caller: DynamoDB Local serializes
+ * transactions and never cancels one for a conflict or throttles it, as the real service does
+ * under contention, so a wrapper makes the next TransactWriteItems fail that way before it is sent.
+ * Each caller must retry, succeed, and write everything exactly once.
+ */
+
+type Failure = 'conflict' | 'throttle';
+
+/** A client whose next `failures` TransactWriteItems fail as DynamoDB would, without being sent. */
+function flaky(client: DynamoDBDocumentClient) {
+  const pending: Failure[] = [];
+  let sent = 0;
+  const wrapped = {
+    send: async (command: unknown) => {
+      if (command instanceof TransactWriteCommand) {
+        const failure = pending.shift();
+        const items = command.input.TransactItems ?? [];
+        if (failure === 'conflict') {
+          throw new TransactionCanceledException({
+            message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]',
+            $metadata: {},
+            CancellationReasons: items.map((_, i) => ({ Code: i === 0 ? 'TransactionConflict' : 'None' })),
+          });
+        }
+        if (failure === 'throttle') {
+          throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException', $retryable: { throttling: true } });
+        }
+        sent += 1;
+      }
+      return client.send(command as never);
+    },
+  } as unknown as DynamoDBDocumentClient;
+  return {
+    client: wrapped,
+    /** The next TransactWriteItems fail this way, in this order. */
+    fail: (...failures: Failure[]) => pending.push(...failures),
+    remaining: () => pending.length,
+    sent: () => sent,
+  };
+}
+
+const retried: Failure[][] = [['conflict'], ['throttle'], ['conflict', 'throttle', 'conflict']];
+
+describe('the store', () => {
+  let f: Awaited<ReturnType<typeof ledgerFixture>>;
+  beforeAll(async () => {
+    f = await ledgerFixture();
+  });
+  afterAll(() => f?.destroy());
+
+  it('gives up after its bounded attempts with 503 service_unavailable, having written nothing', async () => {
+    const wrapper = flaky(f.client);
+    wrapper.fail(...Array<Failure>(TRANSACT_ATTEMPTS).fill('conflict'));
+    const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
+
+    const error = await transact({ client: wrapper.client, sleep: async () => undefined }, [{ Put: { TableName: f.table, Item: { ...key, n: 1 } } }]).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect(await getItem({ client: f.client, table: f.table }, key)).toBeUndefined();
+  });
+
+  it('does not retry a failed condition: the condition is the answer', async () => {
+    const wrapper = flaky(f.client);
+    const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
+    const put = { Put: { TableName: f.table, Item: { ...key, n: 1 }, ConditionExpression: 'attribute_not_exists(pk)' } };
+    await transact({ client: wrapper.client }, [put]);
+
+    await expect(transact({ client: wrapper.client }, [put])).rejects.toMatchObject({ name: 'ConditionsFailed', indexes: [0] });
+    expect(wrapper.sent()).toBe(2);
+  });
+});
+
+describe('ledger postings and consumer registration', () => {
+  it.each(retried)('post once through %s', async (...failures) => {
+    let wrapper!: ReturnType<typeof flaky>;
+    const f = await ledgerFixture({ wrap: (client) => (wrapper = flaky(client)).client });
+    try {
+      const [source, sink] = [await f.open({ floor: null }), await f.open()];
+      wrapper.fail(...failures);
+
+      const posted = await f.transfer(source.id, sink.id, 250);
+
+      expect(posted.status).toBe(201);
+      expect(wrapper.remaining()).toBe(0);
+      expect(await f.balance(sink.id)).toMatchObject({ posted: 250 });
+      const entries = await f.service.listEntries(f.consumerId, f.ledgerId, sink.id, undefined, 10);
+      expect(entries.data).toHaveLength(1);
+    } finally {
+      f.destroy();
+    }
+  });
+
+  it.each(retried)('register a consumer once through %s', async (...failures) => {
+    const f = await ledgerFixture();
+    try {
+      const wrapper = flaky(f.client);
+      const consumers = createConsumerStore(wrapper.client, f.table, systemClock, uuidv7, { sleep: async () => undefined });
+      const name = `svc-${uuidv7().slice(-8)}`;
+      wrapper.fail(...failures);
+
+      const created = await consumers.createConsumer({ name, sub: name });
+
+      expect(wrapper.remaining()).toBe(0);
+      expect(await consumers.findConsumerByName(name)).toEqual(created);
+      expect((await consumers.listConsumers()).filter((c) => c.name === name)).toHaveLength(1);
+    } finally {
+      f.destroy();
+    }
+  });
+});
+
+describe('wallet writers', () => {
+  let fixture: TenancyFixture;
+  let wrapper: ReturnType<typeof flaky>;
+  let runtime: WalletDeps;
+  beforeAll(async () => {
+    fixture = await tenancyFixture();
+    wrapper = flaky(fixture.deps.client);
+    runtime = { ...fixture.deps, client: wrapper.client, signer: () => Promise.reject(new Error('no signer here')), ledger: () => fixture.ledger };
+  });
+  afterAll(() => fixture?.stop());
+
+  const operator = (tenantId: string): Principal => ({ kind: 'api_key', id: `key-${uuidv7()}`, scopes: new Set(['transfers:write', 'payments:write']), tenantId });
+
+  /** Items of a partition of the wallet table, read without the wrapper. */
+  const partition = async (index: 'gsi1' | 'gsi2', pk: string) =>
+    (await fixture.deps.client.send(new QueryCommand({ TableName: fixture.deps.table, IndexName: index, KeyConditionExpression: `${index}pk = :pk`, ExpressionAttributeValues: { ':pk': pk } }))).Items ?? [];
+  const eventsOf = async (tenantId: string, type: string) => (await partition('gsi1', `TENANT#${tenantId}#EVENTS`)).filter((item) => (item.envelope as { type: string }).type === type);
+
+  async function fundedPair() {
+    const tenant = await fixture.tenant();
+    const [alice, bob] = [await fixture.user(tenant.id), await fixture.user(tenant.id)];
+    await fixture.ledger.post(
+      tenant.ledger_id,
+      { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount: 10_000, commodity: 'USD' }, { account_id: alice.cash_account_id, direction: 'credit', amount: 10_000, commodity: 'USD' }] },
+      uuidv7(),
+    );
+    return { tenant, alice, bob };
+  }
+
+  it.each(retried)('commit a transfer saga once through %s', async (...failures) => {
+    const { tenant, alice, bob } = await fundedPair();
+    wrapper.fail(...failures);
+
+    const outcome = await createTransfer(runtime, operator(tenant.id), tenant.id, { from_user_id: alice.id, to_user_id: bob.id, amount: 700 }, { idempotencyKey: uuidv7(), requestId: uuidv7() });
+
+    expect(outcome.status, outcome.body).toBe(201);
+    expect(wrapper.remaining()).toBe(0);
+    expect((await fixture.ledger.getAccount(tenant.ledger_id, bob.cash_account_id)).balance.posted).toBe(700);
+    expect(await eventsOf(tenant.id, 'transfer.completed')).toHaveLength(1);
+    expect(await partition('gsi2', `USER#${alice.id}#TRANSFERS_SENT`)).toHaveLength(1);
+  });
+
+  it.each(retried)('authorize and capture a payment once through %s', async (...failures) => {
+    const { tenant, alice } = await fundedPair();
+    const merchant = await createMerchant(runtime, tenant.id, { name: 'Corner shop' });
+
+    wrapper.fail(...failures);
+    const authorized = await createPayment(runtime, operator(tenant.id), tenant.id, { user_id: alice.id, merchant_id: merchant.id, amount: 1_200, currency: 'USD', capture: false }, { idempotencyKey: uuidv7(), requestId: uuidv7() });
+    expect(authorized.status, authorized.body).toBe(201);
+    const payment = JSON.parse(authorized.body) as { id: string };
+    wrapper.fail(...failures);
+    const captured = await resolvePayment(runtime, operator(tenant.id), tenant.id, payment.id, 'capture', {}, { idempotencyKey: uuidv7(), requestId: uuidv7() });
+
+    expect(captured.status, captured.body).toBe(200);
+    expect(wrapper.remaining()).toBe(0);
+    expect(JSON.parse(captured.body)).toMatchObject({ status: 'captured', captured_amount: 1_200 });
+    expect((await fixture.ledger.getAccount(tenant.ledger_id, alice.cash_account_id)).balance.posted).toBe(10_000 - 1_200);
+    expect(await eventsOf(tenant.id, 'payment.authorized')).toHaveLength(1);
+    expect(await eventsOf(tenant.id, 'payment.captured')).toHaveLength(1);
+  });
+
+  it.each(retried)('create and revoke a support access grant once through %s', async (...failures) => {
+    const tenant = await fixture.tenant();
+    const engineer = await createStaff(fixture.deps, { email: `eng-${uuidv7()}@example.test`, password: 'a long enough password', role: 'vendor_support' });
+    const admin: Principal = { kind: 'partner_admin', id: `admin-${uuidv7()}`, tenantId: tenant.id, scopes: new Set(['support_access:manage']) };
+
+    wrapper.fail(...failures);
+    const grant = await createGrant(runtime, admin, { staff_id: engineer.id, reason: 'incident', ticket_reference: 'T-1', expires_at: new Date(Date.now() + 3_600_000).toISOString() }, uuidv7());
+    expect(wrapper.remaining()).toBe(0);
+    wrapper.fail(...failures);
+    const revoked = await revokeGrant(runtime, admin, grant.id, uuidv7());
+
+    expect(wrapper.remaining()).toBe(0);
+    expect(revoked.revoked_at).not.toBeNull();
+    expect(await partition('gsi1', walletKeys.tenantGrants(tenant.id))).toHaveLength(1);
+    expect(await getItem(fixture.deps, walletKeys.liveGrant(engineer.id, tenant.id))).toMatchObject({ grant_id: grant.id, revoked: true });
+    const audit = await fixture.deps.client.send(
+      new QueryCommand({ TableName: fixture.deps.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': walletKeys.auditPartition(tenant.id) } }),
+    );
+    const actions = (audit.Items ?? []).map((item) => item.action).filter((action) => String(action).startsWith('support_access_grant'));
+    expect(actions.sort()).toEqual(['support_access_grant.create', 'support_access_grant.revoke']);
+  });
+});
