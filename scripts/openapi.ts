@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GatewayName } from '../shared/http/gateways';
-import { buildOpenApi } from '../shared/http/openapi';
+import { buildOpenApi } from '../shared/http/openapi/document';
 import { routes } from '../shared/routes';
 
 /**

@@ -1,10 +1,7 @@
-import { config } from '../../shared/kernel/config';
+import document from '../../docs/openapi/wallet.json' with { type: 'json' };
 import { createHttpHandler } from '../../shared/http/handler';
-import { buildOpenApi } from '../../shared/http/openapi';
+import { servedDocument } from '../../shared/http/openapi/served';
 import { platformRoutes } from '../../shared/http/platform-routes';
-import { routes } from '../../shared/routes';
 
-/** Built once per cold start: the manifest cannot change while the function lives. */
-const document = buildOpenApi(routes, 'public', { version: config.PLATFORM_VERSION });
-
-export const handler = createHttpHandler(platformRoutes.walletOpenApi, async () => ({ body: document }));
+/** The committed wallet document (docs/openapi/wallet.json), with the deployed version. */
+export const handler = createHttpHandler(platformRoutes.walletOpenApi, async () => ({ body: servedDocument(document) }));

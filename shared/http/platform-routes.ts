@@ -66,4 +66,5 @@ export const platformRoutes = {
   ledgerVersion: ledger.version,
   walletOpenApi: openApi('wallet', 'platform/openapi-wallet'),
   ledgerOpenApi: openApi('ledger', 'platform/openapi-ledger'),
+  consoleOpenApi: openApi('console', 'platform/openapi-console'),
 };

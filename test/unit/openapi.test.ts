@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { OPENAPI_DIR, OPENAPI_FILES, renderOpenApiFiles } from '../../scripts/openapi';
 import { gatewayOf, type GatewayName } from '../../shared/http/gateways';
-import { buildOpenApi, toOpenApi30, type JsonObject, type OpenApiDocument } from '../../shared/http/openapi';
+import { buildOpenApi } from '../../shared/http/openapi/document';
+import { toOpenApi30, type JsonObject, type OpenApiDocument } from '../../shared/http/openapi/schemas';
 import { defineRoute, idempotencyRequired, type AnyRoute } from '../../shared/http/route';
 import { cursor, metadata, pageLimit, positiveAmount, timestamp, uuid } from '../../shared/http/schemas';
 import { routes } from '../../shared/routes';
@@ -171,8 +172,12 @@ describe('the generated OpenAPI documents', () => {
     }
   });
 
-  it('serves the wallet document from GET /openapi.json', async () => {
-    const { handler } = await import('../../functions/platform/openapi-wallet');
+  it.each([
+    ['wallet', 'public', 'Wallet and Auth API'],
+    ['ledger', 'ledger', 'Ledger API'],
+    ['console', 'console', 'Console API'],
+  ] as const)('serves the committed %s document from GET /openapi.json, with the deployed version', async (api, gateway, title) => {
+    const { handler } = (await import(`../../functions/platform/openapi-${api}.ts`)) as { handler: (event: APIGatewayProxyEvent, context: Context) => Promise<{ statusCode: number; body: string }> };
     const event = {
       httpMethod: 'GET',
       path: '/openapi.json',
@@ -187,9 +192,10 @@ describe('the generated OpenAPI documents', () => {
     const response = await handler(event, {} as Context);
 
     expect(response.statusCode).toBe(200);
-    const served = JSON.parse(response.body) as OpenApiDocument;
-    expect(served.info).toMatchObject({ title: 'Wallet and Auth API' });
-    expect(Object.keys(served.paths)).toEqual(Object.keys(buildOpenApi(routes, 'public', info).paths));
+    const served = JSON.parse(response.body) as OpenApiDocument & { info: { title: string; version: string } };
+    expect(served.info.title).toBe(title);
+    expect(served.info.version).toBe(process.env.PLATFORM_VERSION ?? '0.1.0');
+    expect(Object.keys(served.paths)).toEqual(Object.keys(buildOpenApi(routes, gateway, info).paths));
   });
 });
 
