@@ -1,4 +1,5 @@
 import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { config } from '../kernel/config';
@@ -7,15 +8,18 @@ import { problemResponse } from './problem';
 import { uuidv7 } from '../kernel/ids';
 import { logger } from '../kernel/log';
 import { hasAnyScope, type Principal } from './principal';
-import { decodeUtf8, isJsonContentType, parseJsonBody } from './json';
+import { assertNoFractionalNumbers, decodeUtf8, isJsonContentType } from './json';
 import type { AnyRoute, RouteDefinition } from './route';
 
 /**
  * The one middleware stack every HTTP route passes through, in this order:
  *   request id and logging -> problem+json errors (outermost, so nothing escapes as bare text)
  *   -> credential hook (401/403 before anything about the request is revealed)
- *   -> JSON body parsing -> zod validation of params, query and body -> Idempotency-Key bounds.
- * Handlers (functions/) receive a typed, validated request and return a status and body.
+ *   -> body guard (size, UTF-8, JSON content type, integer-only numbers on the raw text)
+ *   -> @middy/http-json-body-parser -> zod validation of params, query and body, Idempotency-Key
+ *   bounds, and the route's function.
+ * Middlewares share their state in middy's per-request `internal` store. Handlers (functions/)
+ * receive a typed, validated request and return a status and body.
  */
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -45,15 +49,21 @@ export type HttpResult =
 export type RequestOf<R> =
   R extends RouteDefinition<infer P, infer Q, infer B, z.ZodType> ? HttpRequest<z.output<P>, z.output<Q>, z.output<B>> : never;
 
-interface State {
+/** What the middlewares of one request share, in middy's per-request `internal` store. */
+interface RequestState {
   requestId: string;
   startedAt: number;
   headers: Record<string, string>;
   principal?: Principal;
-  parsed?: { params: unknown; query: unknown; body: unknown; rawBody: string; idempotencyKey: string | undefined };
+  /** The exact body bytes received (decoded), for idempotency fingerprints. */
+  rawBody: string;
+  /** The JSON body, once @middy/http-json-body-parser has parsed it. */
+  json?: unknown;
 }
 
-type MiddyRequest = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> & { state?: State };
+type Internal = { state?: RequestState };
+type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>;
+type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>;
 
 /** Until the auth issue plugs verifiers in, the credential hook admits no one. */
 export const rejectAllCredentials: Authenticator = async () => {
@@ -68,81 +78,57 @@ export function createHttpHandler<R extends AnyRoute>(
   route: R,
   serve: (request: RequestOf<R>) => Promise<HttpResult>,
   options: HandlerOptions = {},
-): middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
+): middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal> {
   const authenticate = options.authenticate ?? rejectAllCredentials;
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
+  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>()
     .use(requestLifecycle())
     .use(problemErrors())
     .use(credentialHook(route, authenticate))
-    .use(requestParsing(route))
-    .handler(async (_event, context) => {
-      const request = (context as unknown as { __state: State }).__state;
-      const parsed = request.parsed!;
-      const result = await serve({
-        params: parsed.params,
-        query: parsed.query,
-        body: parsed.body,
-        headers: request.headers,
-        principal: request.principal!,
-        requestId: request.requestId,
-        idempotencyKey: parsed.idempotencyKey,
-        rawBody: parsed.rawBody,
-      } as RequestOf<R>);
-      return toResponse(route, result, request.requestId);
-    });
+    .use(bodyGuard(route))
+    .use(jsonBody(route))
+    .use(routeServer(route, serve));
 }
 
-function stateOf(request: MiddyRequest): State {
-  const holder = request.context as unknown as { __state?: State };
-  if (!holder.__state) throw new Error('request state missing');
-  return holder.__state;
+function stateOf(request: Request): RequestState {
+  if (!request.internal.state) throw new Error('request state missing');
+  return request.internal.state;
 }
 
-function requestLifecycle(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
-  const finish = (request: MiddyRequest) => {
-    const state = stateOf(request);
-    const status = request.response?.statusCode ?? 500;
-    logger.info('request', {
-      method: request.event.httpMethod,
-      path: request.event.path,
-      status,
-      duration_ms: Date.now() - state.startedAt,
-      principal: state.principal ? `${state.principal.kind}:${state.principal.id}` : undefined,
-    });
-    logger.resetKeys();
-  };
+function logRequest(request: Request, status: number): void {
+  const state = stateOf(request);
+  logger.info('request', {
+    method: request.event.httpMethod,
+    path: request.event.path,
+    status,
+    duration_ms: Date.now() - state.startedAt,
+    principal: state.principal ? `${state.principal.kind}:${state.principal.id}` : undefined,
+  });
+  logger.resetKeys();
+}
+
+function requestLifecycle(): Middleware {
   return {
     before: (request) => {
       const requestId = request.event.requestContext?.requestId || uuidv7();
-      const state: State = { requestId, startedAt: Date.now(), headers: lowerCaseHeaders(request.event.headers) };
-      (request.context as unknown as { __state: State }).__state = state;
+      request.internal.state = { requestId, startedAt: Date.now(), headers: lowerCaseHeaders(request.event.headers), rawBody: '' };
       logger.appendKeys({ request_id: requestId });
     },
-    after: finish,
-    onError: (request) => {
-      // problemErrors ran first (reverse order) and set the response; only log here.
-      finish(request);
-    },
+    // problemErrors ran first (onError runs in reverse order) and set the response; only log here.
+    onError: (request) => logRequest(request, request.response?.statusCode ?? 500),
   };
 }
 
-function problemErrors(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
+function problemErrors(): Middleware {
   return {
     onError: (request) => {
-      const state = stateOf(request);
       const error = request.error;
-      if (!(error instanceof AppError)) {
-        logger.error('unhandled error', { error: error as Error });
-      }
-      request.response = problemResponse(error, state.requestId);
+      if (!(error instanceof AppError)) logger.error('unhandled error', { error: error as Error });
+      request.response = problemResponse(error, stateOf(request).requestId);
     },
   };
 }
 
-function credentialHook(
-  route: AnyRoute,
-  authenticate: Authenticator,
-): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
+function credentialHook(route: AnyRoute, authenticate: Authenticator): Middleware {
   return {
     before: async (request) => {
       if (route.access === 'public') return;
@@ -164,38 +150,118 @@ function credentialHook(
 /** The ledger API answers malformed input with its own catalogue code, `invalid`. */
 const invalidCodeOf = (route: AnyRoute): ErrorCode => (route.api === 'ledger' ? 'invalid' : 'invalid_request');
 
-function requestParsing(route: AnyRoute): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context> {
+/** Our refusals of malformed input speak the route's catalogue: `invalid` on the ledger. */
+function inRouteCatalogue(route: AnyRoute, error: unknown): unknown {
+  if (error instanceof AppError && error.code === 'invalid_request' && invalidCodeOf(route) !== 'invalid_request') {
+    return new AppError(invalidCodeOf(route), error.message, { errors: error.errors });
+  }
+  return error;
+}
+
+/** A read or a delete without a body schema ignores whatever body it was sent, as HTTP has them. */
+const ignoresBody = (route: AnyRoute): boolean => !route.request.body && (route.method === 'GET' || route.method === 'DELETE');
+
+/**
+ * The body as bytes, before anyone parses it: at most MAX_BODY_BYTES, strict UTF-8, JSON when
+ * there is one, and no number with a fraction or an exponent anywhere (amounts are integer minor
+ * units, and JSON.parse cannot tell `10.0` from `10`, so the raw text is checked first).
+ */
+function bodyGuard(route: AnyRoute): Middleware {
   return {
     before: (request) => {
+      const state = stateOf(request);
       try {
-        parseRequest(route, request);
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'invalid_request' && invalidCodeOf(route) !== 'invalid_request') {
-          throw new AppError(invalidCodeOf(route), error.message, { errors: error.errors });
+        state.rawBody = readBody(request.event);
+        if (state.rawBody.trim().length === 0 || ignoresBody(route)) return;
+        if (!isJsonContentType(state.headers['content-type'])) {
+          throw new AppError('invalid_request', 'The request body must be JSON, sent with Content-Type: application/json.');
         }
-        throw error;
+        assertNoFractionalNumbers(state.rawBody);
+      } catch (error) {
+        throw inRouteCatalogue(route, error);
       }
     },
   };
 }
 
-function parseRequest(route: AnyRoute, request: MiddyRequest): void {
-  const state = stateOf(request);
-  const { event } = request;
-  const rawBody = readBody(event);
-  const body = route.request.body ? parseBody(rawBody, state.headers['content-type']) : undefined;
-  if (!route.request.body && rawBody.length > 0 && route.method !== 'GET' && route.method !== 'DELETE') {
-    throw new AppError('invalid_request', 'This operation takes no request body.');
+/**
+ * JSON bodies through the design card's @middy/http-json-body-parser, handed the decoded text
+ * bodyGuard accepted; its refusals (415, malformed JSON) become our invalid_request problem.
+ */
+function jsonBody(route: AnyRoute): Middleware {
+  const parser = httpJsonBodyParser<APIGatewayProxyEvent>();
+  return {
+    before: async (request) => {
+      const state = stateOf(request);
+      if (state.rawBody.trim().length === 0 || ignoresBody(route)) return;
+      request.event.body = state.rawBody;
+      request.event.isBase64Encoded = false;
+      // The content type bodyGuard accepted, in the one spelling the parser looks for.
+      request.event.headers = { ...request.event.headers, 'content-type': 'application/json' };
+      try {
+        await parser.before?.(request);
+      } catch {
+        throw inRouteCatalogue(route, new AppError('invalid_request', 'The request body is not valid JSON.'));
+      }
+      state.json = request.event.body as unknown;
+    },
+  };
+}
+
+/**
+ * The last step: zod validation of params, query and body, the Idempotency-Key bounds, then the
+ * route's own function; its answer is the response (middy's early response, so no handler runs
+ * after it), logged here.
+ */
+function routeServer<R extends AnyRoute>(route: R, serve: (request: RequestOf<R>) => Promise<HttpResult>): Middleware {
+  return {
+    before: async (request) => {
+      const state = stateOf(request);
+      let parsed: Parsed;
+      try {
+        parsed = parseRequest(route, request.event, state);
+      } catch (error) {
+        throw inRouteCatalogue(route, error);
+      }
+      const result = await serve({
+        params: parsed.params,
+        query: parsed.query,
+        body: parsed.body,
+        headers: state.headers,
+        principal: state.principal!,
+        requestId: state.requestId,
+        idempotencyKey: parsed.idempotencyKey,
+        rawBody: state.rawBody,
+      } as RequestOf<R>);
+      const response = toResponse(route, result, state.requestId);
+      logRequest(request, response.statusCode);
+      return response;
+    },
+  };
+}
+
+interface Parsed {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+  idempotencyKey: string | undefined;
+}
+
+function parseRequest(route: AnyRoute, event: APIGatewayProxyEvent, state: RequestState): Parsed {
+  if (!route.request.body && state.json !== undefined && !isEmptyObject(state.json)) {
+    throw new AppError('invalid_request', 'This operation takes no request body fields.');
   }
   const errors: FieldError[] = [];
   const params = validatePart(route.request.params, event.pathParameters ?? {}, 'path', errors);
   const query = validatePart(route.request.query, event.queryStringParameters ?? {}, 'query', errors);
-  const validBody = route.request.body ? validatePart(route.request.body, body, 'body', errors) : undefined;
+  const body = route.request.body ? validatePart(route.request.body, state.json, 'body', errors) : undefined;
   if (errors.length > 0) {
     throw new AppError('invalid_request', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
   }
-  state.parsed = { params, query, body: validBody, rawBody, idempotencyKey: idempotencyKeyOf(route, state.headers) };
+  return { params, query, body, idempotencyKey: idempotencyKeyOf(route, state.headers) };
 }
+
+const isEmptyObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 
 function readBody(event: APIGatewayProxyEvent): string {
   if (event.body === null || event.body === undefined) return '';
@@ -204,14 +270,6 @@ function readBody(event: APIGatewayProxyEvent): string {
     throw new AppError('payload_too_large', `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
   }
   return event.isBase64Encoded ? decodeUtf8(bytes) : event.body;
-}
-
-function parseBody(rawBody: string, contentType: string | undefined): unknown {
-  if (rawBody.trim().length === 0) return undefined;
-  if (!isJsonContentType(contentType)) {
-    throw new AppError('invalid_request', 'The request body must be JSON, sent with Content-Type: application/json.');
-  }
-  return parseJsonBody(rawBody);
 }
 
 function validatePart(schema: z.ZodType | undefined, value: unknown, part: string, errors: FieldError[]): unknown {
