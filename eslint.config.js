@@ -1,8 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layerRules } from './eslint/layers.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'cdk.out/', '.data/', 'coverage/', 'docs/openapi/'] },
+  { ignores: ['node_modules/', 'dist/', 'cdk.out/', '.data/', 'coverage/', 'docs/openapi/', 'test/fixtures/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -15,6 +16,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...layerRules(import.meta.dirname),
   {
     files: ['test/**', 'bench/**'],
     rules: {
