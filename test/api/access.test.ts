@@ -1,7 +1,8 @@
+import { expectProblem } from '../support/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
 import type { PrincipalKind } from '../../shared/http/principal';
-import { errorCatalogue, type ErrorCode } from '../../shared/kernel/errors';
+import { type ErrorCode } from '../../shared/kernel/errors';
 import { gatewayOf } from '../../shared/http/gateways';
 import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -91,22 +92,18 @@ const send = (route: AnyRoute, token: string | undefined, body?: unknown, query 
     headers: route.idempotency ? { 'idempotency-key': uuidv7() } : {},
   });
 
-function expectCode(result: { status: number; body: any }, code: ErrorCode, label: string) {
-  expect({ label, status: result.status, code: result.body?.code }).toEqual({ label, status: errorCatalogue[code].status, code });
-}
-
 describe.each(authenticated.map((route) => [`${route.method} ${route.path} (${route.api})`, route] as const))('%s', (_, route) => {
   const access = route.access as Exclude<AnyRoute['access'], 'public'>;
   const routeFamily = route.api === 'ledger' ? 'ledger' : 'wallet';
 
   it('refuses a request without a credential', async () => {
-    expectCode(await send(route, undefined), 'unauthenticated', 'no credential');
+    expectProblem(await send(route, undefined), 'unauthenticated', 'no credential');
   });
 
   it('refuses each principal kind it does not admit with its documented code', async () => {
     for (const kind of PRINCIPAL_KINDS.filter((k) => !access.principals.includes(k))) {
       const expected: ErrorCode = family(kind) !== routeFamily ? 'unauthenticated' : (access.wrongPrincipal ?? 'forbidden');
-      expectCode(await send(route, world.full[kind]), expected, kind);
+      expectProblem(await send(route, world.full[kind]), expected, kind);
     }
   });
 
@@ -114,7 +111,7 @@ describe.each(authenticated.map((route) => [`${route.method} ${route.path} (${ro
     if (access.scopes.length === 0) return;
     const kinds = access.principals.filter((k) => world.none[k] !== undefined);
     expect(kinds.length, 'a scope-less credential of an admitted kind').toBeGreaterThan(0);
-    for (const kind of kinds) expectCode(await send(route, world.none[kind]), access.missingScope ?? 'insufficient_scope', kind);
+    for (const kind of kinds) expectProblem(await send(route, world.none[kind]), access.missingScope ?? 'insufficient_scope', kind);
   });
 
   it("answers an id of another tenant's or consumer's object with 404", async () => {

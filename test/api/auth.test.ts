@@ -1,3 +1,4 @@
+import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,7 +8,6 @@ import type { Platform } from '../../local/platform';
 import { generateSigningKey, type WalletSigningKeys } from '../../local/signing-keys';
 import { authRoutes } from '../../shared/wallet/auth/routes';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
-import { errorCatalogue, type ErrorCode } from '../../shared/kernel/errors';
 import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { routes } from '../../shared/routes';
@@ -15,7 +15,7 @@ import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
 import { walletKeys } from '../../shared/wallet/keys';
 import { ledgerConsumer } from '../support/consumers';
 import { apiKeyFor, idpTokenFor, staffAccount, staffLogin, staffToken, TEST_STAFF_PASSWORD, userTokenFor } from '../support/credentials';
-import { call, startTestPlatform } from '../support/platform';
+import { startTestPlatform } from '../support/platform';
 
 /**
  * The auth API over HTTP, like a client: staff login and lockout, API key issue / list / revoke,
@@ -40,12 +40,7 @@ const withRoutes = (...extra: AnyRoute[]): AnyRoute[] => [...routes, ...extra.fi
 const payloadOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, any>;
 const headerOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as Record<string, any>;
 
-function expectCode(result: { status: number; body: any; headers: Headers; text: string }, code: ErrorCode) {
-  expect({ status: result.status, code: result.body?.code }, result.text).toEqual({ status: errorCatalogue[code].status, code });
-  expect(result.headers.get('content-type')).toBe('application/problem+json');
-}
-
-const api = (method: string, path: string, options: { token?: string; body?: unknown } = {}) => call(base, method, path, options);
+const api = apiClient(() => base);
 
 async function createTenant(name: string): Promise<string> {
   const result = await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' } });
@@ -117,28 +112,28 @@ describe('staff sessions', () => {
     const wrong = await api('POST', '/v1/auth/staff_sessions', { body: { email: staff.email, password: 'not the password' } });
     const unknown = await api('POST', '/v1/auth/staff_sessions', { body: { email: `nobody-${uuidv7()}@example.test`, password: 'not the password' } });
 
-    expectCode(wrong, 'unauthenticated');
-    expectCode(unknown, 'unauthenticated');
+    expectProblem(wrong, 'unauthenticated');
+    expectProblem(unknown, 'unauthenticated');
     expect(unknown.body.detail).toBe(wrong.body.detail);
   });
 
   it('locks the account after 5 failures: 429 rate_limited with Retry-After, even for the right password', async () => {
     const staff = await staffAccount(platform, { role: 'tenant_staff', tenantId });
     for (let i = 0; i < 5; i += 1) {
-      expectCode(await api('POST', '/v1/auth/staff_sessions', { body: { email: staff.email, password: 'wrong password' } }), 'unauthenticated');
+      expectProblem(await api('POST', '/v1/auth/staff_sessions', { body: { email: staff.email, password: 'wrong password' } }), 'unauthenticated');
     }
 
     const locked = await api('POST', '/v1/auth/staff_sessions', { body: { email: staff.email, password: staff.password } });
 
-    expectCode(locked, 'rate_limited');
+    expectProblem(locked, 'rate_limited');
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(890);
     expect(Number(locked.headers.get('retry-after'))).toBeLessThanOrEqual(900);
     expect(locked.body.retryable).toBe(true);
   });
 
   it('refuses a malformed body with invalid_request', async () => {
-    expectCode(await api('POST', '/v1/auth/staff_sessions', { body: { email: 'a@b.test' } }), 'invalid_request');
-    expectCode(await api('POST', '/v1/auth/staff_sessions', { body: { email: 'a@b.test', password: TEST_STAFF_PASSWORD, remember: true } }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/auth/staff_sessions', { body: { email: 'a@b.test' } }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/auth/staff_sessions', { body: { email: 'a@b.test', password: TEST_STAFF_PASSWORD, remember: true } }), 'invalid_request');
   });
 });
 
@@ -179,7 +174,7 @@ describe('API keys', () => {
     expect(first.status, first.text).toBe(200);
     expect(first.body.revoked_at).toEqual(expect.any(String));
     expect(again.body.revoked_at).toBe(first.body.revoked_at);
-    expectCode(await api('GET', '/v1/users', { token: key.body.key }), 'unauthenticated');
+    expectProblem(await api('GET', '/v1/users', { token: key.body.key }), 'unauthenticated');
     const audit = await api('GET', '/v1/audit_log', { token: fullKey });
     expect(audit.status, audit.text).toBe(200);
     const actions = audit.body.data.filter((record: any) => record.target.id === key.body.id).map((record: any) => record.action);
@@ -187,33 +182,33 @@ describe('API keys', () => {
   });
 
   it('lets platform staff issue and list for a tenant they name, and only then', async () => {
-    expectCode(await api('POST', '/v1/api_keys', { token: platformStaff, body: { scopes: ['users:read'] } }), 'invalid_request');
-    expectCode(await api('POST', '/v1/api_keys', { token: platformStaff, body: { tenant_id: uuidv7(), scopes: ['users:read'] } }), 'tenant_not_found');
+    expectProblem(await api('POST', '/v1/api_keys', { token: platformStaff, body: { scopes: ['users:read'] } }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/api_keys', { token: platformStaff, body: { tenant_id: uuidv7(), scopes: ['users:read'] } }), 'tenant_not_found');
     const created = await api('POST', '/v1/api_keys', { token: platformStaff, body: { tenant_id: otherTenantId, scopes: ['users:read'] } });
     expect(created.status, created.text).toBe(201);
     expect(created.body).toMatchObject({ tenant_id: otherTenantId, env: 'live' });
 
     const listed = await api('GET', `/v1/api_keys?tenant_id=${otherTenantId}`, { token: platformStaff });
     expect(listed.body.data.map((key: any) => key.id)).toContain(created.body.id);
-    expectCode(await api('GET', '/v1/api_keys', { token: platformStaff }), 'invalid_request');
+    expectProblem(await api('GET', '/v1/api_keys', { token: platformStaff }), 'invalid_request');
   });
 
   it("keeps tenant staff to their own tenant: another tenant's id is missing, its keys are 404", async () => {
     const theirs = await api('POST', '/v1/api_keys', { token: otherTenantStaff, body: { scopes: ['users:read'] } });
 
-    expectCode(await api('POST', '/v1/api_keys', { token: tenantStaff, body: { tenant_id: otherTenantId, scopes: ['users:read'] } }), 'tenant_not_found');
-    expectCode(await api('GET', `/v1/api_keys?tenant_id=${otherTenantId}`, { token: tenantStaff }), 'tenant_not_found');
-    expectCode(await api('DELETE', `/v1/api_keys/${theirs.body.id}`, { token: tenantStaff }), 'not_found');
+    expectProblem(await api('POST', '/v1/api_keys', { token: tenantStaff, body: { tenant_id: otherTenantId, scopes: ['users:read'] } }), 'tenant_not_found');
+    expectProblem(await api('GET', `/v1/api_keys?tenant_id=${otherTenantId}`, { token: tenantStaff }), 'tenant_not_found');
+    expectProblem(await api('DELETE', `/v1/api_keys/${theirs.body.id}`, { token: tenantStaff }), 'not_found');
     expect((await api('GET', '/v1/api_keys', { token: tenantStaff })).body.data.map((key: any) => key.id)).not.toContain(theirs.body.id);
   });
 
   it('refuses scopes the staff member does not hold, platform scopes, and non-staff callers', async () => {
     const narrow = await staffToken(platform, { role: 'tenant_staff', tenantId, scopes: ['users:read'] });
 
-    expectCode(await api('POST', '/v1/api_keys', { token: narrow, body: { scopes: ['users:read', 'fees:manage'] } }), 'insufficient_scope');
-    expectCode(await api('POST', '/v1/api_keys', { token: tenantStaff, body: { scopes: ['platform:manage'] } }), 'invalid_request');
-    expectCode(await api('POST', '/v1/api_keys', { token: fullKey, body: { scopes: ['users:read'] } }), 'forbidden');
-    expectCode(await api('GET', '/v1/api_keys', { token: fullKey }), 'forbidden');
+    expectProblem(await api('POST', '/v1/api_keys', { token: narrow, body: { scopes: ['users:read', 'fees:manage'] } }), 'insufficient_scope');
+    expectProblem(await api('POST', '/v1/api_keys', { token: tenantStaff, body: { scopes: ['platform:manage'] } }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/api_keys', { token: fullKey, body: { scopes: ['users:read'] } }), 'forbidden');
+    expectProblem(await api('GET', '/v1/api_keys', { token: fullKey }), 'forbidden');
   });
 
   it('pages newest first with a cursor', async () => {
@@ -226,7 +221,7 @@ describe('API keys', () => {
 
     const seen = [...first.body.data, ...second.body.data].map((key: any) => key.id);
     expect(seen.slice(0, 3)).toEqual([...ids].reverse());
-    expectCode(await api('GET', '/v1/api_keys?cursor=bm9wZQ', { token: staff }), 'invalid_request');
+    expectProblem(await api('GET', '/v1/api_keys?cursor=bm9wZQ', { token: staff }), 'invalid_request');
   });
 });
 
@@ -254,7 +249,7 @@ describe('user tokens', () => {
       expect(result.status, result.text).toBe(201);
       expect(payloadOf(result.body.token).exp - payloadOf(result.body.token).iat).toBe(seconds);
     }
-    for (const seconds of [59, 3601, 0]) expectCode(await ttl(seconds), 'invalid_request');
+    for (const seconds of [59, 3601, 0]) expectProblem(await ttl(seconds), 'invalid_request');
   });
 
   it('refuses a scope the key does not hold with scope_exceeds_key', async () => {
@@ -262,21 +257,21 @@ describe('user tokens', () => {
 
     const result = await mint({ user_external_id: externalId, scopes: ['users:read', 'transfers:write'] }, narrow);
 
-    expectCode(result, 'scope_exceeds_key');
+    expectProblem(result, 'scope_exceeds_key');
     expect(result.body.detail).toContain('transfers:write');
   });
 
   it('refuses unknown and missing scopes, unknown fields and an unknown user', async () => {
-    expectCode(await mint({ user_external_id: externalId, scopes: ['balances:write'] }), 'invalid_request');
-    expectCode(await mint({ user_external_id: externalId, scopes: [] }), 'invalid_request');
-    expectCode(await mint({ user_external_id: externalId, scopes: ['users:read'], user_id: userId }), 'invalid_request');
-    expectCode(await mint({ user_external_id: 'nobody', scopes: ['users:read'] }), 'user_not_found');
+    expectProblem(await mint({ user_external_id: externalId, scopes: ['balances:write'] }), 'invalid_request');
+    expectProblem(await mint({ user_external_id: externalId, scopes: [] }), 'invalid_request');
+    expectProblem(await mint({ user_external_id: externalId, scopes: ['users:read'], user_id: userId }), 'invalid_request');
+    expectProblem(await mint({ user_external_id: 'nobody', scopes: ['users:read'] }), 'user_not_found');
   });
 
   it('is minted with an API key only', async () => {
     const userToken = await userTokenFor(platform, fullKey, externalId, ['users:read']);
     for (const token of [userToken, tenantStaff, platformStaff, await idpTokenFor(platform, { sub: `s-${uuidv7()}`, tenantId })]) {
-      expectCode(await mint({ user_external_id: externalId, scopes: ['users:read'] }, token), 'forbidden');
+      expectProblem(await mint({ user_external_id: externalId, scopes: ['users:read'] }, token), 'forbidden');
     }
   });
 });
@@ -310,7 +305,7 @@ describe('IdP tokens', () => {
   it('provisions no one on a route that refuses IdP users: the answer is 403, nothing is written', async () => {
     const sub = `idp-${uuidv7()}`;
 
-    expectCode(await api('POST', '/v1/auth/user_tokens', { token: await idpTokenFor(platform, { sub, tenantId }), body: { user_external_id: 'x', scopes: ['users:read'] } }), 'forbidden');
+    expectProblem(await api('POST', '/v1/auth/user_tokens', { token: await idpTokenFor(platform, { sub, tenantId }), body: { user_external_id: 'x', scopes: ['users:read'] } }), 'forbidden');
 
     expect(await mappingOf(`idp:${sub}`)).toBeUndefined();
   });
@@ -322,7 +317,7 @@ describe('IdP tokens', () => {
       const foreign = await other.mintToken({ iss: other.issuer, aud: 'wallet', sub: 'x', tenant_id: tenantId, iat: now, exp: now + 300 });
       const impostor = await other.mintToken({ iss: platform.issuer.issuer, aud: 'wallet', sub: 'x', tenant_id: tenantId, iat: now, exp: now + 300 });
       for (const token of [foreign, impostor, (await ledgerConsumer(platform)).token, await idpTokenFor(platform, { sub: 'x', tenantId: uuidv7() })]) {
-        expectCode(await api('GET', '/v1/users', { token }), 'unauthenticated');
+        expectProblem(await api('GET', '/v1/users', { token }), 'unauthenticated');
       }
     } finally {
       await other.close();

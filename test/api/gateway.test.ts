@@ -1,3 +1,4 @@
+import { expectProblem } from '../support/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Platform } from '../../local/platform';
@@ -6,7 +7,7 @@ import { createHttpHandler } from '../../shared/http/handler';
 import { defineRoute, idempotencyRequired } from '../../shared/http/route';
 import { amount } from '../../shared/http/schemas';
 import { routes } from '../../shared/routes';
-import { call, startTestPlatform } from '../support/platform';
+import { call, startTestPlatform, type CallResult } from '../support/platform';
 
 // Routes that exist only in this test: a public body route to exercise the request pipeline, and
 // an authenticated one to show the credential hook refuses everyone until verifiers are plugged in.
@@ -65,11 +66,10 @@ beforeAll(async () => {
 
 afterAll(() => platform?.stop());
 
-function expectProblem(result: { status: number; headers: Headers; body: any }, code: keyof typeof errorCatalogue) {
-  expect(result.headers.get('content-type')).toBe('application/problem+json');
-  expect(result.body).toMatchObject({ code, status: errorCatalogue[code].status, title: errorCatalogue[code].title });
-  expect(result.status).toBe(errorCatalogue[code].status);
-  expect(result.body.type).toBe(`urn:wallet:problem:${code}`);
+/** The catalogue's problem, answered for this very request (fresh request id, a detail). */
+function expectFreshProblem(result: CallResult<any>, code: keyof typeof errorCatalogue) {
+  expectProblem(result, code);
+  expect(result.body.status).toBe(errorCatalogue[code].status);
   expect(result.body.request_id).toBe(result.headers.get('x-request-id'));
   expect(typeof result.body.detail).toBe('string');
 }
@@ -100,31 +100,31 @@ describe('the request pipeline', () => {
 
   it('refuses malformed JSON with invalid_request', async () => {
     const result = await call(base, 'POST', ECHO, { rawBody: '{"amount": 12', headers: { ...idem, 'content-type': 'application/json' } });
-    expectProblem(result, 'invalid_request');
+    expectFreshProblem(result, 'invalid_request');
     expect(result.body.detail).toMatch(/not valid JSON/);
   });
 
   it('refuses a body sent with a non-JSON content type', async () => {
     const result = await call(base, 'POST', ECHO, { rawBody: 'amount=12', headers: { ...idem, 'content-type': 'application/x-www-form-urlencoded' } });
-    expectProblem(result, 'invalid_request');
+    expectFreshProblem(result, 'invalid_request');
     expect(result.body.detail).toMatch(/Content-Type: application\/json/);
   });
 
   it.each([['10.5'], ['10.0'], ['1e3']])('refuses the non-integer amount %s', async (literal) => {
     const result = await call(base, 'POST', ECHO, { rawBody: `{"amount": ${literal}}`, headers: { ...idem, 'content-type': 'application/json' } });
-    expectProblem(result, 'invalid_request');
+    expectFreshProblem(result, 'invalid_request');
     expect(result.body.detail).toMatch(/integers/);
   });
 
   it('refuses a string amount with a per-field detail', async () => {
     const result = await call(base, 'POST', ECHO, { body: { amount: '10' }, headers: idem });
-    expectProblem(result, 'invalid_request');
+    expectFreshProblem(result, 'invalid_request');
     expect(result.body.errors).toEqual([{ field: 'amount', message: expect.any(String) }]);
   });
 
   it('names every invalid field, in the path and the body', async () => {
     const result = await call(base, 'POST', '/v1/test/echo/not-a-uuid', { body: { amount: 5, note: 'far too long a note', extra: 1 }, headers: idem });
-    expectProblem(result, 'invalid_request');
+    expectFreshProblem(result, 'invalid_request');
     const fields = result.body.errors.map((e: { field: string }) => e.field).sort();
     expect(fields).toEqual(['body', 'note', 'path.echoId']);
   });
@@ -135,45 +135,45 @@ describe('the request pipeline', () => {
   });
 
   it('requires the Idempotency-Key header where the manifest says so, within its length bounds', async () => {
-    expectProblem(await call(base, 'POST', ECHO, { body: { amount: 1 } }), 'invalid_request');
+    expectFreshProblem(await call(base, 'POST', ECHO, { body: { amount: 1 } }), 'invalid_request');
     const long = await call(base, 'POST', ECHO, { body: { amount: 1 }, headers: { 'idempotency-key': 'x'.repeat(256) } });
-    expectProblem(long, 'invalid_request');
+    expectFreshProblem(long, 'invalid_request');
     expect(long.body.errors[0].field).toBe('header.Idempotency-Key');
   });
 
   it('refuses a body that is not UTF-8', async () => {
     const bytes = Buffer.concat([Buffer.from('{"amount": 1, "note": "'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
     const result = await call(base, 'POST', ECHO, { rawBody: bytes, headers: { ...idem, 'content-type': 'application/json' } });
-    expectProblem(result, 'invalid_request');
+    expectFreshProblem(result, 'invalid_request');
   });
 
   it('refuses an oversized body with payload_too_large', async () => {
     const result = await call(base, 'POST', ECHO, { body: { amount: 1, note: 'x'.repeat(300_000) }, headers: idem });
-    expectProblem(result, 'payload_too_large');
+    expectFreshProblem(result, 'payload_too_large');
   });
 
   it('answers an unknown path with not_found', async () => {
-    expectProblem(await call(base, 'GET', '/v1/nothing/here'), 'not_found');
+    expectFreshProblem(await call(base, 'GET', '/v1/nothing/here'), 'not_found');
   });
 
   it('answers a wrong method with method_not_allowed and an Allow header', async () => {
     const result = await call(base, 'DELETE', '/healthz');
-    expectProblem(result, 'method_not_allowed');
+    expectFreshProblem(result, 'method_not_allowed');
     expect(result.headers.get('allow')).toBe('GET');
   });
 
   it('does not serve ledger routes on the public listener, nor wallet routes on the ledger listener', async () => {
-    expectProblem(await call(platform.urls.ledger, 'POST', ECHO, { body: { amount: 1 }, headers: idem }), 'not_found');
+    expectFreshProblem(await call(platform.urls.ledger, 'POST', ECHO, { body: { amount: 1 }, headers: idem }), 'not_found');
   });
 
   it('refuses every credential on an authenticated route until verifiers are plugged in', async () => {
-    expectProblem(await call(base, 'GET', '/v1/test/guarded'), 'unauthenticated');
-    expectProblem(await call(base, 'GET', '/v1/test/guarded', { token: 'sk_sandbox_abc_def' }), 'unauthenticated');
+    expectFreshProblem(await call(base, 'GET', '/v1/test/guarded'), 'unauthenticated');
+    expectFreshProblem(await call(base, 'GET', '/v1/test/guarded', { token: 'sk_sandbox_abc_def' }), 'unauthenticated');
   });
 
   it('answers an unexpected failure with internal_error and leaks nothing', async () => {
     const result = await call(base, 'GET', '/v1/test/crash');
-    expectProblem(result, 'internal_error');
+    expectFreshProblem(result, 'internal_error');
     expect(result.text).not.toMatch(/secret|wallet-prod|Error:|at /);
   });
 });

@@ -1,3 +1,4 @@
+import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +6,6 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import { systemClock } from '../../shared/kernel/clock';
 import { createConsumerStore } from '../../shared/ledger/consumers';
 import type { Platform } from '../../local/platform';
-import { errorCatalogue } from '../../shared/kernel/errors';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { ledgerConsumer } from '../support/consumers';
 import { call, startTestPlatform } from '../support/platform';
@@ -28,13 +28,7 @@ beforeAll(async () => {
 });
 afterAll(() => platform?.stop());
 
-function api(method: string, path: string, options: { body?: unknown; key?: string; as?: string } = {}) {
-  return call(base, method, path, {
-    body: options.body,
-    token: options.as ?? token,
-    headers: options.key ? { 'idempotency-key': options.key } : {},
-  });
-}
+const api = apiClient(() => base, () => token);
 
 const L = () => `/v1/ledgers/${ledgerId}`;
 const leg = (account_id: string, direction: string, amount: number, commodity = 'USD') => ({ account_id, direction, amount, commodity });
@@ -48,26 +42,20 @@ async function open(extra: Record<string, unknown> = {}) {
 const post = (legs: unknown[], extra: Record<string, unknown> = {}, key = uuidv7()) =>
   api('POST', `${L()}/postings`, { body: { type: 'transfer', legs, ...extra }, key });
 
-function expectCode(result: { status: number; body: any; headers: Headers }, code: keyof typeof errorCatalogue) {
-  expect(result.headers.get('content-type')).toBe('application/problem+json');
-  expect(result.body.code).toBe(code);
-  expect(result.status).toBe(errorCatalogue[code].status);
-}
-
 describe('ledger API authentication', () => {
   it('refuses a request without a credential, with an API key, and with a token of another issuer', async () => {
-    expectCode(await call(base, 'GET', L()), 'unauthenticated');
-    expectCode(await call(base, 'GET', L(), { token: 'sk_sandbox_0199a1fc_secret' }), 'unauthenticated');
+    expectProblem(await call(base, 'GET', L()), 'unauthenticated');
+    expectProblem(await call(base, 'GET', L(), { token: 'sk_sandbox_0199a1fc_secret' }), 'unauthenticated');
     const foreign = await platform.issuer.mintToken({ iss: 'https://idp.example.test/realms/wallet', sub: 'someone', aud: 'ledger', exp: Math.floor(Date.now() / 1000) + 60 });
-    expectCode(await call(base, 'GET', L(), { token: foreign }), 'unauthenticated');
+    expectProblem(await call(base, 'GET', L(), { token: foreign }), 'unauthenticated');
   });
 
   it('refuses an expired token and a valid token whose subject is no registered consumer', async () => {
     const now = Math.floor(Date.now() / 1000);
     const expired = await platform.issuer.mintToken({ iss: platform.issuer.issuer, sub: 'x', aud: 'ledger', iat: now - 7200, exp: now - 3600 });
-    expectCode(await call(base, 'GET', L(), { token: expired }), 'unauthenticated');
+    expectProblem(await call(base, 'GET', L(), { token: expired }), 'unauthenticated');
     const stranger = await platform.issuer.mintToken({ iss: platform.issuer.issuer, sub: 'not-a-consumer', aud: 'ledger', iat: now, exp: now + 60 });
-    expectCode(await call(base, 'GET', L(), { token: stranger }), 'unauthenticated');
+    expectProblem(await call(base, 'GET', L(), { token: stranger }), 'unauthenticated');
   });
 
   it("answers another consumer's ledger, account and transaction with 404, as if missing", async () => {
@@ -75,12 +63,12 @@ describe('ledger API authentication', () => {
     const user = await open();
     const posted = await post([leg(source.id, 'debit', 5), leg(user.id, 'credit', 5)]);
     for (const path of [L(), `${L()}/accounts/${user.id}`, `${L()}/transactions/${posted.body.id}`, `${L()}/rollup`]) {
-      const result = await api('GET', path, { as: otherToken });
-      expectCode(result, 'ledger_not_found');
+      const result = await api('GET', path, { token: otherToken });
+      expectProblem(result, 'ledger_not_found');
     }
-    const theirs = (await api('POST', '/v1/ledgers', { body: { name: 'theirs', commodity: 'USD' }, as: otherToken })).body.id;
-    expectCode(await api('GET', `/v1/ledgers/${theirs}/accounts/${user.id}`, { as: otherToken }), 'account_not_found');
-    expectCode(await api('GET', `/v1/ledgers/${theirs}/transactions/${posted.body.id}`, { as: otherToken }), 'transaction_not_found');
+    const theirs = (await api('POST', '/v1/ledgers', { body: { name: 'theirs', commodity: 'USD' }, token: otherToken })).body.id;
+    expectProblem(await api('GET', `/v1/ledgers/${theirs}/accounts/${user.id}`, { token: otherToken }), 'account_not_found');
+    expectProblem(await api('GET', `/v1/ledgers/${theirs}/transactions/${posted.body.id}`, { token: otherToken }), 'transaction_not_found');
   });
 });
 
@@ -94,7 +82,7 @@ describe('postings over HTTP', () => {
     const replay = await post([leg(source.id, 'debit', 250), leg(user.id, 'credit', 250)], {}, key);
     expect(replay.text).toBe(first.text);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    expectCode(await post([leg(source.id, 'debit', 251), leg(user.id, 'credit', 251)], {}, key), 'idempotency_key_reuse');
+    expectProblem(await post([leg(source.id, 'debit', 251), leg(user.id, 'credit', 251)], {}, key), 'idempotency_key_reuse');
     const stored = await api('GET', `${L()}/idempotency/${key}`);
     expect(stored.body).toMatchObject({ key, status_code: 201, response: first.body, operation: 'createPosting' });
     expect((await api('GET', `${L()}/accounts/${user.id}`)).body.balance).toEqual({ posted: 250, pending_debits: 0, pending_credits: 0, available: 250 });
@@ -104,28 +92,28 @@ describe('postings over HTTP', () => {
     const source = await open({ floor: null });
     const user = await open();
     const withoutKey = await call(base, 'POST', `${L()}/postings`, { token, body: { type: 'transfer', legs: [leg(source.id, 'debit', 1), leg(user.id, 'credit', 1)] } });
-    expectCode(withoutKey, 'invalid');
-    expectCode(await post([leg(source.id, 'debit', 0), leg(user.id, 'credit', 0)]), 'invalid');
-    expectCode(await post([leg(source.id, 'debit', 1.5), leg(user.id, 'credit', 1.5)]), 'invalid');
-    expectCode(await post([leg(source.id, 'debit', 2), leg(user.id, 'credit', 1)]), 'unbalanced');
-    expectCode(await post([leg(source.id, 'debit', 1), leg(uuidv7(), 'credit', 1)]), 'account_not_found');
+    expectProblem(withoutKey, 'invalid');
+    expectProblem(await post([leg(source.id, 'debit', 0), leg(user.id, 'credit', 0)]), 'invalid');
+    expectProblem(await post([leg(source.id, 'debit', 1.5), leg(user.id, 'credit', 1.5)]), 'invalid');
+    expectProblem(await post([leg(source.id, 'debit', 2), leg(user.id, 'credit', 1)]), 'unbalanced');
+    expectProblem(await post([leg(source.id, 'debit', 1), leg(uuidv7(), 'credit', 1)]), 'account_not_found');
   });
 
   it('answers each account refusal with its code', async () => {
     const source = await open({ floor: null });
     const user = await open();
     await post([leg(source.id, 'debit', 100), leg(user.id, 'credit', 100)]);
-    expectCode(await post([leg(user.id, 'debit', 101), leg(source.id, 'credit', 101)]), 'insufficient_funds');
-    expectCode(await post([leg(user.id, 'debit', 1), leg(source.id, 'credit', 1)], { version_is: [{ account_id: user.id, version: 99 }] }), 'precondition_failed');
-    expectCode(await post([leg(user.id, 'debit', 1), leg(source.id, 'credit', 1)], { min_available_after: [{ account_id: user.id, amount: 100 }] }), 'precondition_failed');
-    expectCode(await post([leg(source.id, 'debit', 5), leg(user.id, 'credit', 5)], { limit_claims: [{ key: 'daily', amount: 5, max: 4 }] }), 'limit_exceeded');
+    expectProblem(await post([leg(user.id, 'debit', 101), leg(source.id, 'credit', 101)]), 'insufficient_funds');
+    expectProblem(await post([leg(user.id, 'debit', 1), leg(source.id, 'credit', 1)], { version_is: [{ account_id: user.id, version: 99 }] }), 'precondition_failed');
+    expectProblem(await post([leg(user.id, 'debit', 1), leg(source.id, 'credit', 1)], { min_available_after: [{ account_id: user.id, amount: 100 }] }), 'precondition_failed');
+    expectProblem(await post([leg(source.id, 'debit', 5), leg(user.id, 'credit', 5)], { limit_claims: [{ key: 'daily', amount: 5, max: 4 }] }), 'limit_exceeded');
 
     expect((await api('PATCH', `${L()}/accounts/${user.id}`, { body: { status: 'frozen' } })).body.status).toBe('frozen');
-    expectCode(await post([leg(source.id, 'debit', 1), leg(user.id, 'credit', 1)]), 'account_frozen');
+    expectProblem(await post([leg(source.id, 'debit', 1), leg(user.id, 'credit', 1)]), 'account_frozen');
     const empty = await open();
     await api('PATCH', `${L()}/accounts/${empty.id}`, { body: { status: 'closed' } });
-    expectCode(await post([leg(source.id, 'debit', 1), leg(empty.id, 'credit', 1)]), 'account_closed');
-    expectCode(await api('PATCH', `${L()}/accounts/${empty.id}`, { body: { status: 'active' } }), 'account_closed');
+    expectProblem(await post([leg(source.id, 'debit', 1), leg(empty.id, 'credit', 1)]), 'account_closed');
+    expectProblem(await api('PATCH', `${L()}/accounts/${empty.id}`, { body: { status: 'active' } }), 'account_closed');
   });
 
   it('reserves, posts a part, refuses posting more than reserved, and voids', async () => {
@@ -135,7 +123,7 @@ describe('postings over HTTP', () => {
     await post([leg(source.id, 'debit', 1000), leg(payer.id, 'credit', 1000)]);
     const pending = await api('POST', `${L()}/pendings`, { body: { type: 'payment', legs: [leg(payer.id, 'debit', 800), leg(merchant.id, 'credit', 800)] }, key: uuidv7() });
     expect(pending.status).toBe(201);
-    expectCode(await post([leg(payer.id, 'debit', 801), leg(merchant.id, 'credit', 801)], { post_pending_id: pending.body.id }), 'post_exceeds_pending');
+    expectProblem(await post([leg(payer.id, 'debit', 801), leg(merchant.id, 'credit', 801)], { post_pending_id: pending.body.id }), 'post_exceeds_pending');
     const captured = await post([leg(payer.id, 'debit', 300), leg(merchant.id, 'credit', 300)], { post_pending_id: pending.body.id });
     expect(captured.status).toBe(201);
     expect((await api('GET', `${L()}/accounts/${payer.id}`)).body.balance).toEqual({ posted: 700, pending_debits: 0, pending_credits: 0, available: 700 });
@@ -144,7 +132,7 @@ describe('postings over HTTP', () => {
     const voided = await api('POST', `${L()}/pendings/${hold.body.id}/void`, { key: uuidv7() });
     expect(voided.status).toBe(200);
     expect(voided.body.status).toBe('voided');
-    expectCode(await api('POST', `${L()}/pendings/${hold.body.id}/void`, { key: uuidv7() }), 'conflict');
+    expectProblem(await api('POST', `${L()}/pendings/${hold.body.id}/void`, { key: uuidv7() }), 'conflict');
   });
 
   it('reverses once; the second reversal is conflict; a closed period refuses back-dated postings', async () => {
@@ -155,11 +143,11 @@ describe('postings over HTTP', () => {
     expect(reversal.status).toBe(201);
     expect(reversal.body.reverses_txn_id).toBe(original.body.id);
     expect((await api('GET', `${L()}/transactions/${original.body.id}`)).body.reversed_by).toBe(reversal.body.id);
-    expectCode(await api('POST', `${L()}/transactions/${original.body.id}/reverse`, { key: uuidv7() }), 'conflict');
+    expectProblem(await api('POST', `${L()}/transactions/${original.body.id}/reverse`, { key: uuidv7() }), 'conflict');
 
     const closedThrough = new Date(Date.now() - 60_000).toISOString();
     expect((await api('POST', `${L()}/periods`, { body: { closed_through: closedThrough } })).body.closed_through).toBe(closedThrough);
-    expectCode(await post([leg(source.id, 'debit', 1), leg(user.id, 'credit', 1)], { effective_at: new Date(Date.now() - 3600_000).toISOString() }), 'period_closed');
+    expectProblem(await post([leg(source.id, 'debit', 1), leg(user.id, 'credit', 1)], { effective_at: new Date(Date.now() - 3600_000).toISOString() }), 'period_closed');
   });
 
   it('rolls balances up to zero per commodity and feeds committed transactions after a cursor', async () => {
@@ -176,7 +164,7 @@ describe('postings over HTTP', () => {
     expect(list.body.data[0].id > list.body.data[2].id).toBe(true);
     const page2 = await api('GET', `${L()}/transactions?limit=3&cursor=${list.body.next_cursor}`);
     expect(page2.body.data[0].id < list.body.data[2].id).toBe(true);
-    expectCode(await api('GET', `${L()}/transactions?cursor=garbage`), 'invalid');
+    expectProblem(await api('GET', `${L()}/transactions?cursor=garbage`), 'invalid');
   });
 
   it("answers event_feed_blocked once an operator blocks the consumer's feed, and serves it again when unblocked", async () => {
@@ -184,7 +172,7 @@ describe('postings over HTTP', () => {
     const store = createConsumerStore(DynamoDBDocumentClient.from(raw), platform.tables.ledger.name, systemClock, uuidv7);
     try {
       await store.setFeedBlocked(consumerName, true);
-      expectCode(await api('GET', `${L()}/events`), 'event_feed_blocked');
+      expectProblem(await api('GET', `${L()}/events`), 'event_feed_blocked');
       expect((await api('GET', `${L()}/transactions?limit=1`)).status).toBe(200);
       await store.setFeedBlocked(consumerName, false);
       expect((await api('GET', `${L()}/events`)).status).toBe(200);

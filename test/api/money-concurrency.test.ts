@@ -1,3 +1,4 @@
+import { apiClient } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
@@ -46,8 +47,7 @@ function withTransfers(): AnyRoute[] {
   return [...all.values()];
 }
 
-const api = (method: string, path: string, options: { body?: unknown; key?: string } = {}) =>
-  call(platform.urls.public, method, path, { token: apiKey, body: options.body, headers: options.key ? { 'idempotency-key': options.key } : {} });
+const api = apiClient(() => platform.urls.public, () => apiKey);
 
 beforeAll(async () => {
   platform = await startTestPlatform({ routes: withTransfers() });

@@ -1,3 +1,4 @@
+import { apiClient } from '../support/http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
@@ -14,7 +15,7 @@ import { call, startTestPlatform } from '../support/platform';
 const clock = new ManualClock(new Date());
 let platform: Platform;
 let key: string;
-const api = (method: string, path: string, body?: unknown) => call(platform.urls.public, method, path, { token: key, body, headers: method === 'POST' ? { 'idempotency-key': uuidv7() } : {} });
+const api = apiClient(() => platform.urls.public, () => key);
 
 beforeAll(async () => {
   platform = await startTestPlatform({ clock, env: { PAYMENT_HOLD_SECONDS: '3600' } });
@@ -25,15 +26,15 @@ beforeAll(async () => {
 afterAll(() => platform?.stop());
 
 it('releases an authorization whose hold has passed and emits payment.expired exactly once', async () => {
-  const payer = (await api('POST', '/v1/users', { external_id: 'holder' })).body.id as string;
-  await api('POST', '/v1/topups', { user_id: payer, amount: 5_000, currency: 'USD', sandbox_outcome: 'succeed' });
+  const payer = (await api('POST', '/v1/users', { body: { external_id: 'holder' }, key: uuidv7() })).body.id as string;
+  await api('POST', '/v1/topups', { body: { user_id: payer, amount: 5_000, currency: 'USD', sandbox_outcome: 'succeed' }, key: uuidv7() });
   clock.advance(2_000); // the sandbox processor confirms after a queue delay
   for (let i = 0; i < 50 && (await api('GET', `/v1/users/${payer}/balances`)).body.available !== 5_000; i += 1) {
     await platform.queues.drain();
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const merchant = (await api('POST', '/v1/merchants', { name: 'Hotel' })).body.id as string;
-  const authorized = await api('POST', '/v1/payments', { user_id: payer, merchant_id: merchant, amount: 4_000, currency: 'USD', capture: false });
+  const merchant = (await api('POST', '/v1/merchants', { body: { name: 'Hotel' }, key: uuidv7() })).body.id as string;
+  const authorized = await api('POST', '/v1/payments', { body: { user_id: payer, merchant_id: merchant, amount: 4_000, currency: 'USD', capture: false }, key: uuidv7() });
   expect(authorized.body.status, authorized.text).toBe('authorized');
 
   await platform.scheduler.run('paymentsExpireHolds');
@@ -46,5 +47,5 @@ it('releases an authorization whose hold has passed and emits payment.expired ex
   expect((await api('GET', `/v1/users/${payer}/balances`)).body).toMatchObject({ available: 5_000, pending: 0 });
   const events = await api('GET', '/v1/webhook_events?type=payment.expired');
   expect(events.body.data.filter((e: { data: { payment: { id: string } } }) => e.data.payment.id === authorized.body.id)).toHaveLength(1);
-  expect((await api('POST', `/v1/payments/${authorized.body.id}/capture`, {})).body.code).toBe('invalid_transition');
+  expect((await api('POST', `/v1/payments/${authorized.body.id}/capture`, { body: {}, key: uuidv7() })).body.code).toBe('invalid_transition');
 }, 60_000);

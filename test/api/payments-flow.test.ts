@@ -1,3 +1,4 @@
+import { apiClient } from '../support/http';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
@@ -19,8 +20,7 @@ let platform: Platform;
 let receiver: Receiver;
 let key: string;
 const W = () => platform.urls.public;
-const api = (method: string, path: string, body?: unknown, idempotent = false) =>
-  call(W(), method, path, { token: key, body, headers: idempotent ? { 'idempotency-key': uuidv7() } : {} });
+const api = apiClient(() => W(), () => key);
 
 beforeAll(async () => {
   platform = await startTestPlatform();
@@ -36,27 +36,27 @@ afterAll(async () => {
 });
 
 it('authorizes, captures part, refunds part, delivers each event signed, and the money adds up', async () => {
-  expect((await api('PUT', '/v1/fee_plan', { payment: { bps: 100, flat: 0, min_fee: 0 }, commission: { bps: 500, flat: 0, min_fee: 0 } })).status).toBe(200);
-  const endpoint = await api('POST', '/v1/webhook_endpoints', { url: receiver.route('/hooks'), event_filters: ['payment.*', 'refund.*'] });
+  expect((await api('PUT', '/v1/fee_plan', { body: { payment: { bps: 100, flat: 0, min_fee: 0 }, commission: { bps: 500, flat: 0, min_fee: 0 } } })).status).toBe(200);
+  const endpoint = await api('POST', '/v1/webhook_endpoints', { body: { url: receiver.route('/hooks'), event_filters: ['payment.*', 'refund.*'] } });
   expect(endpoint.status, endpoint.text).toBe(201);
   const secret = endpoint.body.secret as string;
 
-  const payer = (await api('POST', '/v1/users', { external_id: 'payer' })).body.id as string;
-  const topup = await api('POST', '/v1/topups', { user_id: payer, amount: 10_000, currency: 'USD', sandbox_outcome: 'succeed' }, true);
+  const payer = (await api('POST', '/v1/users', { body: { external_id: 'payer' } })).body.id as string;
+  const topup = await api('POST', '/v1/topups', { body: { user_id: payer, amount: 10_000, currency: 'USD', sandbox_outcome: 'succeed' }, key: uuidv7() });
   expect(topup.status, topup.text).toBe(201);
   await until(async () => {
     await platform.queues.drain();
     return (await api('GET', `/v1/users/${payer}/balances`)).body.available === 10_000;
   }, 15_000, 'the top-up to be credited');
 
-  const merchant = (await api('POST', '/v1/merchants', { name: 'Corner books' })).body.id as string;
-  const authorized = await api('POST', '/v1/payments', { user_id: payer, merchant_id: merchant, amount: 8_000, currency: 'USD', capture: false }, true);
+  const merchant = (await api('POST', '/v1/merchants', { body: { name: 'Corner books' } })).body.id as string;
+  const authorized = await api('POST', '/v1/payments', { body: { user_id: payer, merchant_id: merchant, amount: 8_000, currency: 'USD', capture: false }, key: uuidv7() });
   expect(authorized.body.status, authorized.text).toBe('authorized');
   expect((await api('GET', `/v1/users/${payer}/balances`)).body).toMatchObject({ available: 2_000, pending: 8_000, posted: 10_000 });
 
-  const captured = await api('POST', `/v1/payments/${authorized.body.id}/capture`, { amount: 6_000 }, true);
+  const captured = await api('POST', `/v1/payments/${authorized.body.id}/capture`, { body: { amount: 6_000 }, key: uuidv7() });
   expect(captured.body).toMatchObject({ status: 'captured', captured_amount: 6_000, fee: 60, commission: 300 });
-  const refund = await api('POST', '/v1/refunds', { payment_id: authorized.body.id, amount: 2_000, reason: 'one book returned' }, true);
+  const refund = await api('POST', '/v1/refunds', { body: { payment_id: authorized.body.id, amount: 2_000, reason: 'one book returned' }, key: uuidv7() });
   expect(refund.status, refund.text).toBe(201);
   expect((await api('GET', `/v1/payments/${authorized.body.id}`)).body.status).toBe('partially_refunded');
 

@@ -1,23 +1,20 @@
+import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { systemClock } from '../../shared/kernel/clock';
-import { errorCatalogue, type ErrorCode } from '../../shared/kernel/errors';
 import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { LedgerClient } from '../../shared/ledger-client/client';
-import { authorizationDebit, captureAmounts } from '../../shared/wallet/payments/fees';
 import { paymentRoutes } from '../../shared/wallet/payments/routes';
 import { routes as manifestRoutes } from '../../shared/routes';
-import type { FeeRule } from '../../shared/wallet/tenancy/fees';
 import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
-import { call, startTestPlatform, type CallResult } from '../support/platform';
+import { startTestPlatform } from '../support/platform';
 
 /**
  * Merchants, payments (authorize, capture, void, expire) and refunds over HTTP with real
@@ -27,6 +24,7 @@ import { call, startTestPlatform, type CallResult } from '../support/platform';
 
 let platform: Platform;
 let base: string;
+const api = apiClient(() => base);
 let raw: DynamoDBClient;
 let documents: DynamoDBDocumentClient;
 let ledger: LedgerClient;
@@ -41,16 +39,10 @@ function withPayments(): AnyRoute[] {
   return [...all.values()];
 }
 
-const api = (method: string, path: string, token: string | undefined, options: { body?: unknown; key?: string } = {}) =>
-  call(base, method, path, { token, body: options.body, headers: options.key ? { 'idempotency-key': options.key } : {} });
 
-function expectCode(result: CallResult<any>, code: ErrorCode) {
-  expect(result.body.code, result.text).toBe(code);
-  expect(result.status).toBe(errorCatalogue[code].status);
-}
 
 async function createTenant(platformStaff: string, name: string) {
-  const result = await api('POST', '/v1/tenants', platformStaff, { body: { name, currency: 'USD' }, key: uuidv7() });
+  const result = await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' }, key: uuidv7() });
   expect(result.status, result.text).toBe(201);
   return result.body.id as string;
 }
@@ -59,7 +51,7 @@ const deps = () => ({ client: documents, table: platform.tables.wallet.name, clo
 
 async function newUser(key: string) {
   const externalId = `u-${uuidv7()}`;
-  const result = await api('POST', '/v1/users', key, { body: { external_id: externalId, kind: 'consumer' } });
+  const result = await api('POST', '/v1/users', { token: key, body: { external_id: externalId, kind: 'consumer' } });
   expect(result.status, result.text).toBe(201);
   return { id: result.body.id as string, externalId };
 }
@@ -71,16 +63,16 @@ async function fund(tenant: string, userId: string, amount: number) {
 }
 
 async function newMerchant(key: string) {
-  const result = await api('POST', '/v1/merchants', key, { body: { name: `shop ${uuidv7()}` } });
+  const result = await api('POST', '/v1/merchants', { token: key, body: { name: `shop ${uuidv7()}` } });
   expect(result.status, result.text).toBe(201);
   return result.body.id as string;
 }
 
-const pay = (key: string, body: Record<string, unknown>, idem = uuidv7()) => api('POST', '/v1/payments', key, { body: { currency: 'USD', ...body }, key: idem });
-const capture = (key: string, id: string, body?: Record<string, unknown>) => api('POST', `/v1/payments/${id}/capture`, key, { body, key: uuidv7() });
-const voidIt = (key: string, id: string) => api('POST', `/v1/payments/${id}/void`, key, { key: uuidv7() });
-const refund = (key: string, body: Record<string, unknown>) => api('POST', '/v1/refunds', key, { body, key: uuidv7() });
-const balanceOf = async (key: string, userId: string) => (await api('GET', `/v1/users/${userId}/balances`, key)).body as { available: number; posted: number; pending: number };
+const pay = (key: string, body: Record<string, unknown>, idem = uuidv7()) => api('POST', '/v1/payments', { token: key, body: { currency: 'USD', ...body }, key: idem });
+const capture = (key: string, id: string, body?: Record<string, unknown>) => api('POST', `/v1/payments/${id}/capture`, { token: key, body, key: uuidv7() });
+const voidIt = (key: string, id: string) => api('POST', `/v1/payments/${id}/void`, { token: key, key: uuidv7() });
+const refund = (key: string, body: Record<string, unknown>) => api('POST', '/v1/refunds', { token: key, body, key: uuidv7() });
+const balanceOf = async (key: string, userId: string) => (await api('GET', `/v1/users/${userId}/balances`, { token: key })).body as { available: number; posted: number; pending: number };
 
 async function eventsOf(tenant: string, type: string) {
   const result = await documents.send(new QueryCommand({ TableName: platform.tables.wallet.name, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenant}#EVENTS` } }));
@@ -105,7 +97,7 @@ beforeAll(async () => {
   [tenantId, feeTenantId] = [await createTenant(platformStaff, 'Payments A'), await createTenant(platformStaff, 'Payments fees')];
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   feeKey = await apiKeyFor(platform, feeTenantId, [...TENANT_SCOPES]);
-  const plan = await api('PUT', '/v1/fee_plan', feeKey, { body: { payment: { bps: 250, flat: 10, min_fee: 0, max_fee: null }, commission: { bps: 1_000, flat: 0, min_fee: 0, max_fee: null } } });
+  const plan = await api('PUT', '/v1/fee_plan', { token: feeKey, body: { payment: { bps: 250, flat: 10, min_fee: 0, max_fee: null }, commission: { bps: 1_000, flat: 0, min_fee: 0, max_fee: null } } });
   expect(plan.status, plan.text).toBe(200);
 }, 120_000);
 
@@ -117,13 +109,13 @@ afterAll(async () => {
 describe('merchants', () => {
   it('creates, reads and lists merchants', async () => {
     const id = await newMerchant(apiKey);
-    const got = await api('GET', `/v1/merchants/${id}`, apiKey);
+    const got = await api('GET', `/v1/merchants/${id}`, { token: apiKey });
     expect(got.status, got.text).toBe(200);
     expect(Object.keys(got.body).sort()).toEqual(['created_at', 'id', 'metadata', 'name', 'status']);
     expect(got.body.status).toBe('active');
-    const list = await api('GET', '/v1/merchants', apiKey);
+    const list = await api('GET', '/v1/merchants', { token: apiKey });
     expect(list.body.data.map((m: { id: string }) => m.id)).toContain(id);
-    expectCode(await api('GET', `/v1/merchants/${id}`, feeKey), 'not_found');
+    expectProblem(await api('GET', `/v1/merchants/${id}`, { token: feeKey }), 'not_found');
   });
 });
 
@@ -148,13 +140,13 @@ describe('payment state machine', () => {
     expect(auth.body.hold_expires_at).toEqual(expect.any(String));
     expect(await balanceOf(apiKey, payer.id)).toMatchObject({ available: 2_000, posted: 5_000, pending: 3_000 });
     expect((await eventsOf(tenantId, 'payment.authorized')).some((e) => e.data.payment.id === auth.body.id)).toBe(true);
-    expectCode(await capture(apiKey, auth.body.id, { amount: 3_001 }), 'invalid_request');
+    expectProblem(await capture(apiKey, auth.body.id, { amount: 3_001 }), 'invalid_request');
     const captured = await capture(apiKey, auth.body.id, { amount: 1_200 });
     expect(captured.status, captured.text).toBe(200);
     expect(captured.body).toMatchObject({ status: 'captured', captured_amount: 1_200 });
     expect(await balanceOf(apiKey, payer.id)).toMatchObject({ available: 3_800, posted: 3_800, pending: 0 });
-    expectCode(await capture(apiKey, auth.body.id), 'invalid_transition');
-    expectCode(await voidIt(apiKey, auth.body.id), 'invalid_transition');
+    expectProblem(await capture(apiKey, auth.body.id), 'invalid_transition');
+    expectProblem(await voidIt(apiKey, auth.body.id), 'invalid_transition');
     await expectBalanced(tenantId);
   });
 
@@ -167,32 +159,32 @@ describe('payment state machine', () => {
     expect(voided.body.status).toBe('voided');
     expect(await balanceOf(apiKey, payer.id)).toMatchObject({ available: 1_000, pending: 0 });
     expect((await eventsOf(tenantId, 'payment.voided')).filter((e) => e.data.payment.id === auth.body.id)).toHaveLength(1);
-    expectCode(await capture(apiKey, auth.body.id), 'invalid_transition');
-    expectCode(await voidIt(apiKey, auth.body.id), 'invalid_transition');
-    expectCode(await refund(apiKey, { payment_id: auth.body.id }), 'invalid_transition');
+    expectProblem(await capture(apiKey, auth.body.id), 'invalid_transition');
+    expectProblem(await voidIt(apiKey, auth.body.id), 'invalid_transition');
+    expectProblem(await refund(apiKey, { payment_id: auth.body.id }), 'invalid_transition');
   });
 
   it('an authorization cannot be refunded; captured -> partially_refunded -> refunded, then no more', async () => {
     const [payer, merchant] = [await newUser(apiKey), await newMerchant(apiKey)];
     await fund(tenantId, payer.id, 1_000);
     const auth = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 1_000, capture: false });
-    expectCode(await refund(apiKey, { payment_id: auth.body.id }), 'invalid_transition');
+    expectProblem(await refund(apiKey, { payment_id: auth.body.id }), 'invalid_transition');
     await capture(apiKey, auth.body.id);
     const first = await refund(apiKey, { payment_id: auth.body.id, amount: 400, reason: 'damaged' });
     expect(first.status, first.text).toBe(201);
     expect(first.body).toMatchObject({ payment_id: auth.body.id, amount: 400, status: 'completed', reason: 'damaged' });
-    expect((await api('GET', `/v1/payments/${auth.body.id}`, apiKey)).body).toMatchObject({ status: 'partially_refunded', refunded_amount: 400 });
-    expectCode(await refund(apiKey, { payment_id: auth.body.id, amount: 601 }), 'invalid_request');
+    expect((await api('GET', `/v1/payments/${auth.body.id}`, { token: apiKey })).body).toMatchObject({ status: 'partially_refunded', refunded_amount: 400 });
+    expectProblem(await refund(apiKey, { payment_id: auth.body.id, amount: 601 }), 'invalid_request');
     const rest = await refund(apiKey, { payment_id: auth.body.id });
     expect(rest.status, rest.text).toBe(201);
     expect(rest.body.amount).toBe(600);
-    expect((await api('GET', `/v1/payments/${auth.body.id}`, apiKey)).body).toMatchObject({ status: 'refunded', refunded_amount: 1_000 });
-    expectCode(await refund(apiKey, { payment_id: auth.body.id, amount: 1 }), 'invalid_transition');
+    expect((await api('GET', `/v1/payments/${auth.body.id}`, { token: apiKey })).body).toMatchObject({ status: 'refunded', refunded_amount: 1_000 });
+    expectProblem(await refund(apiKey, { payment_id: auth.body.id, amount: 1 }), 'invalid_transition');
     expect((await balanceOf(apiKey, payer.id)).available).toBe(1_000);
     expect((await eventsOf(tenantId, 'refund.completed')).filter((e) => e.data.refund.payment_id === auth.body.id)).toHaveLength(2);
-    const listed = await api('GET', `/v1/refunds?payment_id=${auth.body.id}`, apiKey);
+    const listed = await api('GET', `/v1/refunds?payment_id=${auth.body.id}`, { token: apiKey });
     expect(listed.body.data.map((r: { id: string }) => r.id)).toEqual([rest.body.id, first.body.id]);
-    const refunded = await api('GET', `/v1/payments?status=refunded&user_id=${payer.id}`, apiKey);
+    const refunded = await api('GET', `/v1/payments?status=refunded&user_id=${payer.id}`, { token: apiKey });
     expect(refunded.body.data.map((p: { id: string }) => p.id)).toEqual([auth.body.id]);
     await expectBalanced(tenantId);
   });
@@ -200,10 +192,10 @@ describe('payment state machine', () => {
   it('refuses a payment above the balance, in another currency, or to an unknown merchant; replays by Idempotency-Key', async () => {
     const [payer, merchant] = [await newUser(apiKey), await newMerchant(apiKey)];
     await fund(tenantId, payer.id, 100);
-    expectCode(await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 101 }), 'insufficient_funds');
-    expectCode(await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 10, currency: 'EUR' }), 'invalid_request');
-    expectCode(await pay(apiKey, { user_id: payer.id, merchant_id: uuidv7(), amount: 10 }), 'not_found');
-    const noKey = await api('POST', '/v1/payments', apiKey, { body: { user_id: payer.id, merchant_id: merchant, amount: 10, currency: 'USD' } });
+    expectProblem(await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 101 }), 'insufficient_funds');
+    expectProblem(await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 10, currency: 'EUR' }), 'invalid_request');
+    expectProblem(await pay(apiKey, { user_id: payer.id, merchant_id: uuidv7(), amount: 10 }), 'not_found');
+    const noKey = await api('POST', '/v1/payments', { token: apiKey, body: { user_id: payer.id, merchant_id: merchant, amount: 10, currency: 'USD' } });
     expect(noKey.status).toBe(400);
     const key = uuidv7();
     const first = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 10 }, key);
@@ -222,12 +214,12 @@ describe('payment state machine', () => {
     expect(mine.status, mine.text).toBe(201);
     expect(mine.body.user_id).toBe(payer.id);
     const theirs = await pay(apiKey, { user_id: other.id, merchant_id: merchant, amount: 50, capture: false });
-    expectCode(await api('GET', `/v1/payments/${theirs.body.id}`, token), 'not_found');
-    expectCode(await voidIt(token, theirs.body.id), 'not_found');
-    expectCode(await pay(token, { user_id: other.id, merchant_id: merchant, amount: 5 }), 'user_not_found');
-    const list = await api('GET', '/v1/payments', token);
+    expectProblem(await api('GET', `/v1/payments/${theirs.body.id}`, { token: token }), 'not_found');
+    expectProblem(await voidIt(token, theirs.body.id), 'not_found');
+    expectProblem(await pay(token, { user_id: other.id, merchant_id: merchant, amount: 5 }), 'user_not_found');
+    const list = await api('GET', '/v1/payments', { token: token });
     expect(list.body.data.map((p: { id: string }) => p.id)).toEqual([mine.body.id]);
-    expect((await api('GET', '/v1/payments?status=authorized', apiKey)).body.data.some((p: { id: string }) => p.id === theirs.body.id)).toBe(true);
+    expect((await api('GET', '/v1/payments?status=authorized', { token: apiKey })).body.data.some((p: { id: string }) => p.id === theirs.body.id)).toBe(true);
   });
 });
 
@@ -242,7 +234,7 @@ describe('concurrency', () => {
       expect(statuses, `${c.text} ${v.text}`).toEqual([200, 409]);
       const loser = c.status === 200 ? v : c;
       expect(['invalid_transition', 'idempotency_in_flight']).toContain(loser.body.code);
-      const final = (await api('GET', `/v1/payments/${auth.body.id}`, apiKey)).body;
+      const final = (await api('GET', `/v1/payments/${auth.body.id}`, { token: apiKey })).body;
       expect(final.status).toBe(c.status === 200 ? 'captured' : 'voided');
       expect((await balanceOf(apiKey, payer.id)).available).toBe(c.status === 200 ? 300 : 1_000);
     }
@@ -259,7 +251,7 @@ describe('concurrency', () => {
     const [a, b] = await Promise.all([refund(apiKey, { payment_id: paid.body.id, amount: 600 }), refund(apiKey, { payment_id: paid.body.id, amount: 600 })]);
     expect([a.status, b.status].sort(), `${a.text} ${b.text}`).toEqual([201, 400]);
     expect((a.status === 400 ? a : b).body.code).toBe('invalid_request');
-    expect((await api('GET', `/v1/payments/${paid.body.id}`, apiKey)).body).toMatchObject({ status: 'partially_refunded', refunded_amount: 600 });
+    expect((await api('GET', `/v1/payments/${paid.body.id}`, { token: apiKey })).body).toMatchObject({ status: 'partially_refunded', refunded_amount: 600 });
     expect((await balanceOf(apiKey, payer.id)).available).toBe(600);
     await expectBalanced(tenantId);
   });
@@ -269,7 +261,7 @@ describe('concurrency', () => {
     await fund(feeTenantId, payer.id, 1_000);
     const paid = await pay(feeKey, { user_id: payer.id, merchant_id: merchant, amount: 1_000 });
     expect(paid.status, paid.text).toBe(201);
-    expectCode(await refund(feeKey, { payment_id: paid.body.id }), 'insufficient_funds');
+    expectProblem(await refund(feeKey, { payment_id: paid.body.id }), 'insufficient_funds');
     const partial = await refund(feeKey, { payment_id: paid.body.id, amount: 500 });
     expect(partial.status, partial.text).toBe(201);
     await expectBalanced(feeTenantId);
@@ -284,15 +276,15 @@ describe('expiry', () => {
     const live = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 100, capture: false });
     expect(new Date(auth.body.hold_expires_at).getTime() - new Date(auth.body.created_at).getTime()).toBeLessThanOrEqual(3_000);
     await new Promise((resolve) => setTimeout(resolve, 2_200));
-    expectCode(await capture(apiKey, auth.body.id), 'invalid_transition');
+    expectProblem(await capture(apiKey, auth.body.id), 'invalid_transition');
     await platform.scheduler.run('paymentsExpireHolds');
     await platform.scheduler.run('paymentsExpireHolds');
-    expect((await api('GET', `/v1/payments/${auth.body.id}`, apiKey)).body.status).toBe('expired');
-    expect((await api('GET', `/v1/payments/${live.body.id}`, apiKey)).body.status).toBe('expired');
+    expect((await api('GET', `/v1/payments/${auth.body.id}`, { token: apiKey })).body.status).toBe('expired');
+    expect((await api('GET', `/v1/payments/${live.body.id}`, { token: apiKey })).body.status).toBe('expired');
     expect((await eventsOf(tenantId, 'payment.expired')).filter((e) => e.data.payment.id === auth.body.id)).toHaveLength(1);
     expect(await balanceOf(apiKey, payer.id)).toMatchObject({ available: 1_000, pending: 0 });
-    expectCode(await capture(apiKey, auth.body.id), 'invalid_transition');
-    expectCode(await voidIt(apiKey, auth.body.id), 'invalid_transition');
+    expectProblem(await capture(apiKey, auth.body.id), 'invalid_transition');
+    expectProblem(await voidIt(apiKey, auth.body.id), 'invalid_transition');
     await expectBalanced(tenantId);
   });
 });
@@ -308,40 +300,14 @@ describe('fee and commission', () => {
     // fee = 10 + 2.5 % of 8 000 = 210; commission = 10 % = 800.
     expect(captured.body).toMatchObject({ captured_amount: 8_000, fee: 210, commission: 800, commission_mode: 'deduct' });
     expect((await balanceOf(feeKey, payer.id)).available).toBe(92_000);
-    const mode = await api('PUT', '/v1/fee_plan', feeKey, { body: { commission_mode: 'add' } });
+    const mode = await api('PUT', '/v1/fee_plan', { token: feeKey, body: { commission_mode: 'add' } });
     expect(mode.status, mode.text).toBe(200);
     const added = await pay(feeKey, { user_id: payer.id, merchant_id: merchant, amount: 1_000, capture: false });
     expect(await balanceOf(feeKey, payer.id)).toMatchObject({ pending: 1_100 });
     const done = await capture(feeKey, added.body.id);
     expect(done.body).toMatchObject({ captured_amount: 1_000, fee: 35, commission: 100, commission_mode: 'add' });
     expect((await balanceOf(feeKey, payer.id)).available).toBe(92_000 - 1_100);
-    await api('PUT', '/v1/fee_plan', feeKey, { body: { commission_mode: 'deduct' } });
+    await api('PUT', '/v1/fee_plan', { token: feeKey, body: { commission_mode: 'deduct' } });
     expect((await revenueOf()) - revenueBefore).toBe(210 + 800 + 35 + 100);
-  });
-
-  const ruleArb = fc.record({ bps: fc.integer({ min: 0, max: 10_000 }), flat: fc.integer({ min: 0, max: 1_000 }), min_fee: fc.integer({ min: 0, max: 500 }), max_fee: fc.option(fc.integer({ min: 500, max: 10 ** 9 }), { nil: null }) });
-  const feeRef = (rule: FeeRule, amount: bigint): bigint => {
-    const raw = BigInt(rule.flat) + (amount * BigInt(rule.bps) + 5_000n) / 10_000n;
-    const floored = raw > BigInt(rule.min_fee) ? raw : BigInt(rule.min_fee);
-    return rule.max_fee === null || floored < BigInt(rule.max_fee) ? floored : BigInt(rule.max_fee);
-  };
-
-  it('capture amounts match a BigInt reference and always balance (property)', () => {
-    fc.assert(
-      fc.property(ruleArb, ruleArb, fc.constantFrom('deduct' as const, 'add' as const), fc.integer({ min: 1, max: 2 ** 45 }), fc.integer({ min: 1, max: 2 ** 45 }), (payment, commission, mode, a, b) => {
-        const [part, whole] = a <= b ? [a, b] : [b, a];
-        const got = captureAmounts({ payment, commission }, mode, part);
-        const fee = feeRef(payment, BigInt(part));
-        const com = feeRef(commission, BigInt(part));
-        expect(BigInt(got.fee)).toBe(fee);
-        expect(BigInt(got.commission)).toBe(com);
-        expect(BigInt(got.payer_debit)).toBe(BigInt(part) + (mode === 'add' ? com : 0n));
-        expect(BigInt(got.merchant_credit)).toBe(BigInt(part) - fee - (mode === 'deduct' ? com : 0n));
-        expect(got.payer_debit).toBe(got.merchant_credit + got.revenue_credit);
-        // A partial capture never debits more than the authorization reserved.
-        expect(got.payer_debit).toBeLessThanOrEqual(authorizationDebit({ commission }, mode, whole));
-      }),
-      { numRuns: 500 },
-    );
   });
 });

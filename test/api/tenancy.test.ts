@@ -1,3 +1,4 @@
+import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +6,6 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { authRoutes } from '../../shared/wallet/auth/routes';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
-import { errorCatalogue, type ErrorCode } from '../../shared/kernel/errors';
 import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { systemClock } from '../../shared/kernel/clock';
@@ -15,12 +15,13 @@ import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { routes as manifestRoutes } from '../../shared/routes';
 import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
-import { call, startTestPlatform, type CallResult } from '../support/platform';
+import { startTestPlatform } from '../support/platform';
 
 /** The tenancy routes over HTTP, with real credentials: each refusal code and the tenant boundary. */
 
 let platform: Platform;
 let base: string;
+const api = apiClient(() => base);
 let platformStaff: string;
 let platformReader: string;
 let platformManager: string;
@@ -43,17 +44,10 @@ function withTenancy(): AnyRoute[] {
   return [...all.values()];
 }
 
-const api = (method: string, path: string, token: string | undefined, options: { body?: unknown; key?: string; rawBody?: string; headers?: Record<string, string> } = {}) =>
-  call(base, method, path, { token, body: options.body, rawBody: options.rawBody, headers: { ...(options.key ? { 'idempotency-key': options.key } : {}), ...options.headers } });
 
-function expectCode(result: CallResult<any>, code: ErrorCode) {
-  expect(result.headers.get('content-type'), result.text).toBe('application/problem+json');
-  expect(result.body.code, result.text).toBe(code);
-  expect(result.status).toBe(errorCatalogue[code].status);
-}
 
 async function createTenant(name: string) {
-  const result = await api('POST', '/v1/tenants', platformStaff, { body: { name, currency: 'USD' }, key: uuidv7() });
+  const result = await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' }, key: uuidv7() });
   expect(result.status, result.text).toBe(201);
   return result.body.id as string;
 }
@@ -69,9 +63,9 @@ beforeAll(async () => {
   narrowKey = await apiKeyFor(platform, tenantId, ['users:read']);
   otherKey = await apiKeyFor(platform, otherTenantId, [...TENANT_SCOPES]);
   tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId });
-  userId = (await api('POST', '/v1/users', apiKey, { body: { external_id: 'alice' } })).body.id;
-  await api('POST', '/v1/users', apiKey, { body: { external_id: 'bob' } });
-  otherUserId = (await api('POST', '/v1/users', otherKey, { body: { external_id: 'alice' } })).body.id;
+  userId = (await api('POST', '/v1/users', { token: apiKey, body: { external_id: 'alice' } })).body.id;
+  await api('POST', '/v1/users', { token: apiKey, body: { external_id: 'bob' } });
+  otherUserId = (await api('POST', '/v1/users', { token: otherKey, body: { external_id: 'alice' } })).body.id;
   userToken = await userTokenFor(platform, apiKey, 'alice', [...TENANT_SCOPES]);
   await topUps();
 }, 120_000);
@@ -96,24 +90,24 @@ afterAll(() => platform?.stop());
 describe('POST /v1/tenants', () => {
   it('provisions a tenant for platform staff and answers a retry with the same key with the same tenant', async () => {
     const key = uuidv7();
-    const first = await api('POST', '/v1/tenants', platformStaff, { body: { name: ' Acme ', currency: 'EUR' }, key });
+    const first = await api('POST', '/v1/tenants', { token: platformStaff, body: { name: ' Acme ', currency: 'EUR' }, key });
     expect(first.status).toBe(201);
     expect(first.body).toMatchObject({ name: 'Acme', currency: 'EUR', status: 'active', commission_mode: 'deduct', fees: { payment: { bps: 0, flat: 0, min_fee: 0, max_fee: null } } });
     expect(Object.keys(first.body).sort()).toEqual(['commission_mode', 'created_at', 'currency', 'fees', 'id', 'name', 'status']);
-    const retry = await api('POST', '/v1/tenants', platformStaff, { body: { name: ' Acme ', currency: 'EUR' }, key });
+    const retry = await api('POST', '/v1/tenants', { token: platformStaff, body: { name: ' Acme ', currency: 'EUR' }, key });
     expect(retry.status).toBe(201);
     expect(retry.body).toEqual(first.body);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
-    expectCode(await api('POST', '/v1/tenants', platformStaff, { body: { name: 'Other', currency: 'EUR' }, key }), 'idempotency_key_reuse');
+    expectProblem(await api('POST', '/v1/tenants', { token: platformStaff, body: { name: 'Other', currency: 'EUR' }, key }), 'idempotency_key_reuse');
   });
 
   it('refuses every principal but platform staff holding platform:manage with platform_scope_only', async () => {
     const body = { name: 'Nope', currency: 'USD' };
     for (const token of [apiKey, tenantStaff, userToken, platformReader]) {
-      expectCode(await api('POST', '/v1/tenants', token, { body, key: uuidv7() }), 'platform_scope_only');
+      expectProblem(await api('POST', '/v1/tenants', { token: token, body, key: uuidv7() }), 'platform_scope_only');
     }
-    expect((await api('POST', '/v1/tenants', platformManager, { body, key: uuidv7() })).status).toBe(201);
-    expectCode(await api('POST', '/v1/tenants', undefined, { body }), 'unauthenticated');
+    expect((await api('POST', '/v1/tenants', { token: platformManager, body, key: uuidv7() })).status).toBe(201);
+    expectProblem(await api('POST', '/v1/tenants', { body }), 'unauthenticated');
   });
 
   it('refuses a blank name, a missing body and an unknown currency with invalid_request', async () => {
@@ -129,137 +123,137 @@ describe('POST /v1/tenants', () => {
       { body: { currency: 'USD' } },
       { body: { name: 'Long key', currency: 'USD' }, key: 'k'.repeat(256) },
     ];
-    for (const options of invalid) expectCode(await api('POST', '/v1/tenants', platformStaff, options), 'invalid_request');
+    for (const options of invalid) expectProblem(await api('POST', '/v1/tenants', { token: platformStaff, ...options }), 'invalid_request');
   });
 });
 
 describe('tenant listing and health', () => {
   it('lists tenants newest first with fee plan for platform:read, and refuses the rest with global_read_only', async () => {
-    const result = await api('GET', '/v1/tenants?limit=100', platformReader);
+    const result = await api('GET', '/v1/tenants?limit=100', { token: platformReader });
     expect(result.status).toBe(200);
     const ids = result.body.data.map((t: any) => t.id);
     expect(ids.indexOf(otherTenantId)).toBeLessThan(ids.indexOf(tenantId));
     expect(result.body.data[0]).toHaveProperty('fees.topup');
-    for (const token of [apiKey, tenantStaff, userToken, platformManager]) expectCode(await api('GET', '/v1/tenants', token), 'global_read_only');
+    for (const token of [apiKey, tenantStaff, userToken, platformManager]) expectProblem(await api('GET', '/v1/tenants', { token: token }), 'global_read_only');
   });
 
   it("reports a tenant's ledger health to platform staff", async () => {
-    const result = await api('GET', `/v1/tenants/${tenantId}/health`, platformReader);
+    const result = await api('GET', `/v1/tenants/${tenantId}/health`, { token: platformReader });
     expect(result.status, result.text).toBe(200);
     expect(result.body).toMatchObject({ tenant_id: tenantId, currency: 'USD', balanced: true });
     expect(result.body.rows.map((r: any) => `${r.owner_type}/${r.purpose}`)).toEqual(['tenant/funding', 'tenant/revenue', 'user/cash']);
-    expectCode(await api('GET', `/v1/tenants/${uuidv7()}/health`, platformReader), 'tenant_not_found');
-    expectCode(await api('GET', `/v1/tenants/${tenantId}/health`, apiKey), 'global_read_only');
+    expectProblem(await api('GET', `/v1/tenants/${uuidv7()}/health`, { token: platformReader }), 'tenant_not_found');
+    expectProblem(await api('GET', `/v1/tenants/${tenantId}/health`, { token: apiKey }), 'global_read_only');
   });
 });
 
 describe('fee plan', () => {
   it('replaces named paths for an API key and tenant staff, and reads back', async () => {
-    const put = await api('PUT', '/v1/fee_plan', apiKey, { body: { payment: { bps: 250, flat: 30, min_fee: 0, max_fee: 1_000 }, commission_mode: 'add' } });
+    const put = await api('PUT', '/v1/fee_plan', { token: apiKey, body: { payment: { bps: 250, flat: 30, min_fee: 0, max_fee: 1_000 }, commission_mode: 'add' } });
     expect(put.status, put.text).toBe(200);
     expect(put.body.fees.payment).toEqual({ bps: 250, flat: 30, min_fee: 0, max_fee: 1_000 });
     expect(put.body.commission_mode).toBe('add');
-    const staffPut = await api('PUT', '/v1/fee_plan', tenantStaff, { body: { payment: { bps: 100, flat: 0, min_fee: 0 } } });
+    const staffPut = await api('PUT', '/v1/fee_plan', { token: tenantStaff, body: { payment: { bps: 100, flat: 0, min_fee: 0 } } });
     expect(staffPut.body.fees.payment).toEqual({ bps: 100, flat: 0, min_fee: 0, max_fee: null });
-    expect((await api('GET', '/v1/fee_plan', apiKey)).body).toEqual(staffPut.body);
-    expect((await api('GET', '/v1/fee_plan', otherKey)).body.commission_mode).toBe('deduct');
+    expect((await api('GET', '/v1/fee_plan', { token: apiKey })).body).toEqual(staffPut.body);
+    expect((await api('GET', '/v1/fee_plan', { token: otherKey })).body.commission_mode).toBe('deduct');
   });
 
   it('refuses a user token with forbidden, a key without fees:manage with insufficient_scope, bad rules with invalid_request', async () => {
-    expectCode(await api('PUT', '/v1/fee_plan', userToken, { body: { p2p: { bps: 1, flat: 0, min_fee: 0 } } }), 'forbidden');
-    expectCode(await api('GET', '/v1/fee_plan', userToken), 'forbidden');
-    expectCode(await api('PUT', '/v1/fee_plan', narrowKey, { body: { p2p: { bps: 1, flat: 0, min_fee: 0 } } }), 'insufficient_scope');
-    expectCode(await api('PUT', '/v1/fee_plan', platformStaff, { body: { p2p: { bps: 1, flat: 0, min_fee: 0 } } }), 'forbidden');
+    expectProblem(await api('PUT', '/v1/fee_plan', { token: userToken, body: { p2p: { bps: 1, flat: 0, min_fee: 0 } } }), 'forbidden');
+    expectProblem(await api('GET', '/v1/fee_plan', { token: userToken }), 'forbidden');
+    expectProblem(await api('PUT', '/v1/fee_plan', { token: narrowKey, body: { p2p: { bps: 1, flat: 0, min_fee: 0 } } }), 'insufficient_scope');
+    expectProblem(await api('PUT', '/v1/fee_plan', { token: platformStaff, body: { p2p: { bps: 1, flat: 0, min_fee: 0 } } }), 'forbidden');
     for (const body of [{ p2p: { bps: 10_001, flat: 0, min_fee: 0 } }, { p2p: { bps: 1, flat: -1, min_fee: 0 } }, { p2p: { bps: 1, flat: 0, min_fee: 9, max_fee: 8 } }, { p2p: { bps: 1, flat: 0.5, min_fee: 0 } }, {}]) {
-      expectCode(await api('PUT', '/v1/fee_plan', apiKey, { body }), 'invalid_request');
+      expectProblem(await api('PUT', '/v1/fee_plan', { token: apiKey, body }), 'invalid_request');
     }
-    expectCode(await api('PUT', '/v1/fee_plan', apiKey), 'invalid_request');
+    expectProblem(await api('PUT', '/v1/fee_plan', { token: apiKey }), 'invalid_request');
   });
 });
 
 describe('ledger summary', () => {
   it('answers an API key and refuses a user token with forbidden', async () => {
-    const result = await api('GET', '/v1/ledger/summary', apiKey);
+    const result = await api('GET', '/v1/ledger/summary', { token: apiKey });
     expect(result.status, result.text).toBe(200);
     expect(result.body.currency).toBe('USD');
     expect(result.body.rows).toContainEqual({ owner_type: 'user', purpose: 'cash', commodity: 'USD', balance: 400, accounts: 2 });
     expect(result.body.rows).toContainEqual({ owner_type: 'tenant', purpose: 'funding', commodity: 'USD', balance: -400, accounts: 1 });
     expect(result.body.fee_plan).toHaveProperty('commission_mode');
-    expectCode(await api('GET', '/v1/ledger/summary', userToken), 'forbidden');
+    expectProblem(await api('GET', '/v1/ledger/summary', { token: userToken }), 'forbidden');
   });
 });
 
 describe('users', () => {
   it('creates a user and refuses a taken external_id with conflict naming it', async () => {
-    const created = await api('POST', '/v1/users', apiKey, { body: { external_id: 'carol', kind: 'business', metadata: { ref: 'x' } } });
+    const created = await api('POST', '/v1/users', { token: apiKey, body: { external_id: 'carol', kind: 'business', metadata: { ref: 'x' } } });
     expect(created.status, created.text).toBe(201);
     expect(created.body).toMatchObject({ external_id: 'carol', kind: 'business', status: 'active', metadata: { ref: 'x' } });
-    const again = await api('POST', '/v1/users', tenantStaff, { body: { external_id: 'carol' } });
-    expectCode(again, 'conflict');
+    const again = await api('POST', '/v1/users', { token: tenantStaff, body: { external_id: 'carol' } });
+    expectProblem(again, 'conflict');
     expect(again.body.detail).toContain(created.body.id);
-    expectCode(await api('POST', '/v1/users', apiKey, { body: { external_id: 'has space' } }), 'invalid_request');
-    expectCode(await api('POST', '/v1/users', userToken, { body: { external_id: 'dave' } }), 'forbidden');
+    expectProblem(await api('POST', '/v1/users', { token: apiKey, body: { external_id: 'has space' } }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/users', { token: userToken, body: { external_id: 'dave' } }), 'forbidden');
   });
 
   it("answers another tenant's user with 404 user_not_found", async () => {
-    expect((await api('GET', `/v1/users/${userId}`, apiKey)).body.external_id).toBe('alice');
-    expectCode(await api('GET', `/v1/users/${otherUserId}`, apiKey), 'user_not_found');
-    expectCode(await api('GET', `/v1/users/${userId}`, otherKey), 'user_not_found');
+    expect((await api('GET', `/v1/users/${userId}`, { token: apiKey })).body.external_id).toBe('alice');
+    expectProblem(await api('GET', `/v1/users/${otherUserId}`, { token: apiKey }), 'user_not_found');
+    expectProblem(await api('GET', `/v1/users/${userId}`, { token: otherKey }), 'user_not_found');
   });
 
   it('lets a user token see only its own user', async () => {
-    const listed = await api('GET', '/v1/users', userToken);
+    const listed = await api('GET', '/v1/users', { token: userToken });
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body).toEqual({ data: [expect.objectContaining({ id: userId, external_id: 'alice' })], next_cursor: null });
-    expect((await api('GET', `/v1/users/${userId}`, userToken)).status).toBe(200);
-    const bob = (await api('GET', '/v1/users?limit=100', apiKey)).body.data.find((u: any) => u.external_id === 'bob');
-    expectCode(await api('GET', `/v1/users/${bob.id}`, userToken), 'user_not_found');
-    expect((await api('GET', '/v1/users?limit=100', apiKey)).body.data.length).toBeGreaterThanOrEqual(2);
+    expect((await api('GET', `/v1/users/${userId}`, { token: userToken })).status).toBe(200);
+    const bob = (await api('GET', '/v1/users?limit=100', { token: apiKey })).body.data.find((u: any) => u.external_id === 'bob');
+    expectProblem(await api('GET', `/v1/users/${bob.id}`, { token: userToken }), 'user_not_found');
+    expect((await api('GET', '/v1/users?limit=100', { token: apiKey })).body.data.length).toBeGreaterThanOrEqual(2);
   });
 });
 
 describe('audit log', () => {
   it("shows the tenant's changes newest first to audit:read, and another tenant's only to platform staff", async () => {
-    const own = await api('GET', '/v1/audit_log?limit=100', apiKey);
+    const own = await api('GET', '/v1/audit_log?limit=100', { token: apiKey });
     expect(own.status, own.text).toBe(200);
     const actions = own.body.data.map((r: any) => r.action);
     expect(actions).toContain('tenant.create');
     expect(actions).toContain('user.create');
     expect(actions[actions.length - 1]).toBe('tenant.create');
     expect(own.body.data[0]).toHaveProperty('request_id');
-    expectCode(await api('GET', `/v1/audit_log?tenant_id=${otherTenantId}`, apiKey), 'tenant_not_found');
-    expectCode(await api('GET', '/v1/audit_log', narrowKey), 'insufficient_scope');
-    expectCode(await api('GET', '/v1/audit_log', userToken), 'forbidden');
-    const platformView = await api('GET', `/v1/audit_log?tenant_id=${otherTenantId}`, platformReader);
+    expectProblem(await api('GET', `/v1/audit_log?tenant_id=${otherTenantId}`, { token: apiKey }), 'tenant_not_found');
+    expectProblem(await api('GET', '/v1/audit_log', { token: narrowKey }), 'insufficient_scope');
+    expectProblem(await api('GET', '/v1/audit_log', { token: userToken }), 'forbidden');
+    const platformView = await api('GET', `/v1/audit_log?tenant_id=${otherTenantId}`, { token: platformReader });
     expect(platformView.body.data.map((r: any) => r.action)).toContain('tenant.create');
   });
 });
 
 describe('platform reads', () => {
   it('lists transactions across tenants for platform:read, clamping limit, and refuses the rest with global_read_only', async () => {
-    const result = await api('GET', '/v1/platform/transactions?limit=1000', platformReader);
+    const result = await api('GET', '/v1/platform/transactions?limit=1000', { token: platformReader });
     expect(result.status, result.text).toBe(200);
     expect(result.body.data.map((t: any) => [t.tenant_name, t.legs[1].amount])).toEqual([['Tenant A', 300], ['Tenant B', 200], ['Tenant A', 100]]);
     expect(result.body.next_cursor).toBeNull();
-    const one = await api('GET', '/v1/platform/transactions?limit=-3', platformReader);
+    const one = await api('GET', '/v1/platform/transactions?limit=-3', { token: platformReader });
     expect(one.body.data).toHaveLength(1);
     expect(one.body.next_cursor).toBe(result.body.data[0].id);
-    const next = await api('GET', `/v1/platform/transactions?limit=0&cursor=${one.body.next_cursor}`, platformReader);
+    const next = await api('GET', `/v1/platform/transactions?limit=0&cursor=${one.body.next_cursor}`, { token: platformReader });
     expect(next.body.data.map((t: any) => t.id)).toEqual([result.body.data[1].id]);
-    const other = await api('GET', `/v1/platform/transactions?tenant_id=${otherTenantId}&type=topup`, platformReader);
+    const other = await api('GET', `/v1/platform/transactions?tenant_id=${otherTenantId}&type=topup`, { token: platformReader });
     expect(other.body.data.map((t: any) => t.tenant_id)).toEqual([otherTenantId]);
-    expectCode(await api('GET', `/v1/platform/transactions?tenant_id=${tenantId}&cursor=${other.body.data[0].id}`, platformReader), 'invalid_request');
-    for (const token of [apiKey, tenantStaff, userToken, platformManager]) expectCode(await api('GET', '/v1/platform/transactions', token), 'global_read_only');
-    expectCode(await api('GET', `/v1/platform/transactions?cursor=${uuidv7()}`, platformReader), 'invalid_request');
-    expectCode(await api('GET', '/v1/platform/transactions?cursor=not-a-uuid', platformReader), 'invalid_request');
-    expectCode(await api('GET', '/v1/platform/transactions?tenant_id=nope', platformReader), 'invalid_request');
+    expectProblem(await api('GET', `/v1/platform/transactions?tenant_id=${tenantId}&cursor=${other.body.data[0].id}`, { token: platformReader }), 'invalid_request');
+    for (const token of [apiKey, tenantStaff, userToken, platformManager]) expectProblem(await api('GET', '/v1/platform/transactions', { token: token }), 'global_read_only');
+    expectProblem(await api('GET', `/v1/platform/transactions?cursor=${uuidv7()}`, { token: platformReader }), 'invalid_request');
+    expectProblem(await api('GET', '/v1/platform/transactions?cursor=not-a-uuid', { token: platformReader }), 'invalid_request');
+    expectProblem(await api('GET', '/v1/platform/transactions?tenant_id=nope', { token: platformReader }), 'invalid_request');
   });
 
   it('lists users across tenants with a free-text query, for platform:read only', async () => {
-    const result = await api('GET', '/v1/platform/users?q=ALI', platformReader);
+    const result = await api('GET', '/v1/platform/users?q=ALI', { token: platformReader });
     expect(result.status, result.text).toBe(200);
     expect(result.body.data.map((u: any) => u.tenant_id).sort()).toEqual([tenantId, otherTenantId].sort());
     expect(result.body.data[0]).toMatchObject({ external_id: 'alice', tenant_name: expect.any(String) });
-    expectCode(await api('GET', '/v1/platform/users', apiKey), 'global_read_only');
+    expectProblem(await api('GET', '/v1/platform/users', { token: apiKey }), 'global_read_only');
   });
 });

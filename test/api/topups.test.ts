@@ -1,3 +1,4 @@
+import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -5,7 +6,6 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { systemClock } from '../../shared/kernel/clock';
-import { errorCatalogue, type ErrorCode } from '../../shared/kernel/errors';
 import { signPayload } from '../../shared/events/signature';
 import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -16,7 +16,7 @@ import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { sandboxWebhookRequest } from '../../shared/wallet/topups/sandbox';
 import { topupRoutes } from '../../shared/wallet/topups/routes';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
-import { call, startTestPlatform, type CallResult } from '../support/platform';
+import { startTestPlatform, type CallResult } from '../support/platform';
 
 /**
  * Top-ups end to end over HTTP on the embedded platform: the client starts a top-up, the sandbox
@@ -27,6 +27,7 @@ import { call, startTestPlatform, type CallResult } from '../support/platform';
 
 let platform: Platform;
 let base: string;
+const api = apiClient(() => base);
 let raw: DynamoDBClient;
 let documents: DynamoDBDocumentClient;
 let ledger: LedgerClient;
@@ -50,20 +51,13 @@ function withTopups(): AnyRoute[] {
   return [...all.values()];
 }
 
-const api = (method: string, path: string, token: string | undefined, options: { body?: unknown; key?: string; rawBody?: string; headers?: Record<string, string> } = {}) =>
-  call(base, method, path, { token, body: options.body, rawBody: options.rawBody, headers: { ...(options.key ? { 'idempotency-key': options.key } : {}), ...options.headers } });
 
-function expectCode(result: CallResult<any>, code: ErrorCode) {
-  expect(result.headers.get('content-type'), result.text).toBe('application/problem+json');
-  expect(result.body.code, result.text).toBe(code);
-  expect(result.status).toBe(errorCatalogue[code].status);
-}
 
 const secret = () => process.env.SANDBOX_PROCESSOR_SECRET!;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 async function startTopup(token: string, body: Record<string, unknown>, key = uuidv7()) {
-  const result = await api('POST', '/v1/topups', token, { body: { currency: 'USD', ...body }, key });
+  const result = await api('POST', '/v1/topups', { token: token, body: { currency: 'USD', ...body }, key });
   expect(result.status, result.text).toBe(201);
   return result;
 }
@@ -73,7 +67,7 @@ async function settled(topupId: string): Promise<any> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     await platform.queues.drain();
-    const read = await api('GET', `/v1/topups/${topupId}`, apiKey);
+    const read = await api('GET', `/v1/topups/${topupId}`, { token: apiKey });
     expect(read.status, read.text).toBe(200);
     if (read.body.status !== 'pending') return read.body;
     if (Date.now() > deadline) throw new Error(`top-up ${topupId} is still pending`);
@@ -97,7 +91,7 @@ function confirmation(topup: any, overrides: { id?: string; outcome?: 'succeeded
   return { id: overrides.id ?? `sbx_evt_${topup.id.replace(/-/g, '')}`, topup_id: topup.id, processor_ref: topup.processor_ref, outcome: overrides.outcome ?? 'succeeded', amount: overrides.amount ?? topup.amount, currency: topup.currency };
 }
 
-const webhook = (request: { body: string; headers: Record<string, string> }) => api('POST', '/v1/processor_webhooks/sandbox', undefined, { rawBody: request.body, headers: request.headers });
+const webhook = (request: { body: string; headers: Record<string, string> }) => api('POST', '/v1/processor_webhooks/sandbox', { rawBody: request.body, headers: request.headers });
 
 beforeAll(async () => {
   platform = await startTestPlatform({ routes: withTopups() });
@@ -106,18 +100,18 @@ beforeAll(async () => {
   documents = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
   ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  const createTenant = async (name: string) => (await api('POST', '/v1/tenants', platformStaff, { body: { name, currency: 'USD' }, key: uuidv7() })).body.id as string;
+  const createTenant = async (name: string) => (await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' }, key: uuidv7() })).body.id as string;
   const [tenantId, otherTenantId] = [await createTenant('Top-up A'), await createTenant('Top-up B')];
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   liveKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES], { env: 'live' });
   otherKey = await apiKeyFor(platform, otherTenantId, [...TENANT_SCOPES]);
   tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId });
-  aliceId = (await api('POST', '/v1/users', apiKey, { body: { external_id: 'alice' } })).body.id;
-  bobId = (await api('POST', '/v1/users', apiKey, { body: { external_id: 'bob' } })).body.id;
+  aliceId = (await api('POST', '/v1/users', { token: apiKey, body: { external_id: 'alice' } })).body.id;
+  bobId = (await api('POST', '/v1/users', { token: apiKey, body: { external_id: 'bob' } })).body.id;
   aliceToken = await userTokenFor(platform, apiKey, 'alice', ['topups:read', 'topups:write']);
   readOnlyToken = await userTokenFor(platform, apiKey, 'alice', ['topups:read']);
   // 1 % + 5: the user pays it out of the amount, the tenant's revenue account receives it.
-  const fees = await api('PUT', '/v1/fee_plan', apiKey, { body: { topup: { bps: 100, flat: 5, min_fee: 0 } } });
+  const fees = await api('PUT', '/v1/fee_plan', { token: apiKey, body: { topup: { bps: 100, flat: 5, min_fee: 0 } } });
   expect(fees.status, fees.text).toBe(200);
   tenant = await getTenantRecord(deps(), tenantId);
   revenueBefore = await balanceOf(tenant.accounts.revenue);
@@ -128,7 +122,7 @@ beforeAll(async () => {
     ['mismatchRefund', 50, 'mismatch'],
   ] as const;
   for (const [name, amount, outcome] of scenarios) {
-    const userId = (await api('POST', '/v1/users', apiKey, { body: { external_id: `early-${name}` } })).body.id as string;
+    const userId = (await api('POST', '/v1/users', { token: apiKey, body: { external_id: `early-${name}` } })).body.id as string;
     early[name] = { userId, started: await startTopup(apiKey, { user_id: userId, amount, sandbox_outcome: outcome }) };
   }
 }, 120_000);
@@ -160,14 +154,14 @@ describe('a top-up the sandbox confirms', () => {
   it('replays the same Idempotency-Key byte for byte and refuses it with another body', async () => {
     const key = uuidv7();
     const first = await startTopup(apiKey, { user_id: aliceId, amount: 300 }, key);
-    const again = await api('POST', '/v1/topups', apiKey, { body: { currency: 'USD', user_id: aliceId, amount: 300 }, key });
+    const again = await api('POST', '/v1/topups', { token: apiKey, body: { currency: 'USD', user_id: aliceId, amount: 300 }, key });
     expect(again.status).toBe(201);
     expect(again.text).toBe(first.text);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expectCode(await api('POST', '/v1/topups', apiKey, { body: { currency: 'USD', user_id: aliceId, amount: 301 }, key }), 'idempotency_key_reuse');
+    expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { currency: 'USD', user_id: aliceId, amount: 301 }, key }), 'idempotency_key_reuse');
     // One intent, one confirmation: the replay queued nothing more.
     expect((await settled(first.body.id)).status).toBe('succeeded');
-    const after = await api('POST', '/v1/topups', apiKey, { body: { currency: 'USD', user_id: aliceId, amount: 300 }, key });
+    const after = await api('POST', '/v1/topups', { token: apiKey, body: { currency: 'USD', user_id: aliceId, amount: 300 }, key });
     expect(after.text).toBe(first.text);
   });
 
@@ -214,22 +208,22 @@ describe('an amount mismatch', () => {
     expect((await eventsOf(tenant.id, started.body.id)).map((e) => e.type)).toEqual(['topup.amount_mismatch']);
 
     const path = `/v1/topups/${started.body.id}/resolve`;
-    expectCode(await api('POST', path, aliceToken, { body: { action: 'credit_confirmed' }, key: uuidv7() }), 'forbidden');
-    expectCode(await api('POST', path, apiKey, { body: { action: 'credit_confirmed' } }), 'invalid_request');
+    expectProblem(await api('POST', path, { token: aliceToken, body: { action: 'credit_confirmed' }, key: uuidv7() }), 'forbidden');
+    expectProblem(await api('POST', path, { token: apiKey, body: { action: 'credit_confirmed' } }), 'invalid_request');
     const key = uuidv7();
-    const resolved = await api('POST', path, tenantStaff, { body: { action: 'credit_confirmed' }, key });
+    const resolved = await api('POST', path, { token: tenantStaff, body: { action: 'credit_confirmed' }, key });
     expect(resolved.status, resolved.text).toBe(200);
     // Fee on the confirmed amount: 5 + round(19.99) = 25.
     expect(resolved.body).toMatchObject({ status: 'succeeded', resolution: 'credit_confirmed', confirmed_amount: 1_999, fee: 25, net_amount: 1_974 });
     expect(await cashOf(userId)).toBe(1_974);
     expect((await eventsOf(tenant.id, started.body.id)).map((e) => e.type).sort()).toEqual(['topup.amount_mismatch', 'topup.succeeded']);
 
-    const replay = await api('POST', path, tenantStaff, { body: { action: 'credit_confirmed' }, key });
+    const replay = await api('POST', path, { token: tenantStaff, body: { action: 'credit_confirmed' }, key });
     expect(replay.text).toBe(resolved.text);
-    expectCode(await api('POST', path, apiKey, { body: { action: 'refund' }, key: uuidv7() }), 'invalid_transition');
+    expectProblem(await api('POST', path, { token: apiKey, body: { action: 'refund' }, key: uuidv7() }), 'invalid_transition');
     expect(await cashOf(userId)).toBe(1_974);
 
-    const audit = await api('GET', '/v1/audit_log', apiKey);
+    const audit = await api('GET', '/v1/audit_log', { token: apiKey });
     const entry = audit.body.data.find((record: any) => record.action === 'topup.resolve' && record.target.id === started.body.id);
     expect(entry).toMatchObject({ actor: { type: 'tenant_staff' }, before: { status: 'amount_mismatch' }, after: { status: 'succeeded' } });
   });
@@ -237,18 +231,18 @@ describe('an amount mismatch', () => {
   it('is refunded on an operator\'s refund, with topup.failed naming the reason and nothing credited', async () => {
     const { userId, started } = early.mismatchRefund;
     expect((await settled(started.body.id)).status).toBe('amount_mismatch');
-    const refunded = await api('POST', `/v1/topups/${started.body.id}/resolve`, apiKey, { body: { action: 'refund' }, key: uuidv7() });
+    const refunded = await api('POST', `/v1/topups/${started.body.id}/resolve`, { token: apiKey, body: { action: 'refund' }, key: uuidv7() });
     expect(refunded.status, refunded.text).toBe(200);
     expect(refunded.body).toMatchObject({ status: 'refunded', resolution: 'refund', failure_reason: 'refunded_after_mismatch' });
     expect(await cashOf(userId)).toBe(0);
     const failed = (await eventsOf(tenant.id, started.body.id)).find((e) => e.type === 'topup.failed');
     expect(failed.data).toMatchObject({ reason: 'refunded_after_mismatch', topup: { status: 'refunded' } });
-    expectCode(await api('POST', `/v1/topups/${started.body.id}/resolve`, apiKey, { body: { action: 'credit_confirmed' }, key: uuidv7() }), 'invalid_transition');
+    expectProblem(await api('POST', `/v1/topups/${started.body.id}/resolve`, { token: apiKey, body: { action: 'credit_confirmed' }, key: uuidv7() }), 'invalid_transition');
   });
 
   it('refuses to resolve a top-up that is not in amount_mismatch with invalid_transition', async () => {
     const started = await startTopup(apiKey, { user_id: bobId, amount: 100 });
-    expectCode(await api('POST', `/v1/topups/${started.body.id}/resolve`, apiKey, { body: { action: 'credit_confirmed' }, key: uuidv7() }), 'invalid_transition');
+    expectProblem(await api('POST', `/v1/topups/${started.body.id}/resolve`, { token: apiKey, body: { action: 'credit_confirmed' }, key: uuidv7() }), 'invalid_transition');
   });
 });
 
@@ -263,97 +257,97 @@ describe('the inbound webhook', () => {
     const tampered = { body: genuine.body.replace('"amount":400', '"amount":40000'), headers: genuine.headers };
     const { 'x-sandbox-signature': _dropped, ...unsigned } = genuine.headers;
     for (const request of [forged, stale, future, tampered, { body: genuine.body, headers: unsigned }, { body: genuine.body, headers: { ...unsigned, 'x-sandbox-signature': 'garbage' } }]) {
-      expectCode(await webhook(request), 'unauthenticated');
+      expectProblem(await webhook(request), 'unauthenticated');
     }
-    expect((await api('GET', `/v1/topups/${started.body.id}`, apiKey)).body.status).toBe('pending');
+    expect((await api('GET', `/v1/topups/${started.body.id}`, { token: apiKey })).body.status).toBe('pending');
     expect((await settled(started.body.id)).status).toBe('succeeded');
   });
 
   it('answers an unknown gateway or top-up with 404 and a signed non-event with 400', async () => {
     const unknownTopup = sandboxWebhookRequest({ id: 'evt_x', topup_id: uuidv7(), processor_ref: 'sbx_pi_x', outcome: 'succeeded', amount: 1, currency: 'USD' }, secret(), nowSeconds());
-    expectCode(await webhook(unknownTopup), 'not_found');
-    expectCode(await api('POST', '/v1/processor_webhooks/stripe', undefined, { rawBody: unknownTopup.body, headers: unknownTopup.headers }), 'not_found');
+    expectProblem(await webhook(unknownTopup), 'not_found');
+    expectProblem(await api('POST', '/v1/processor_webhooks/stripe', { rawBody: unknownTopup.body, headers: unknownTopup.headers }), 'not_found');
     const body = JSON.stringify({ hello: 'world' });
-    expectCode(await webhook({ body, headers: { 'content-type': 'application/json', 'x-sandbox-signature': signPayload(secret(), body, nowSeconds()) } }), 'invalid_request');
+    expectProblem(await webhook({ body, headers: { 'content-type': 'application/json', 'x-sandbox-signature': signPayload(secret(), body, nowSeconds()) } }), 'invalid_request');
   });
 });
 
 describe('starting a top-up', () => {
   it('refuses a currency other than the tenant\'s, an unknown gateway, a missing key, and sandbox_outcome with a live key', async () => {
-    expectCode(await api('POST', '/v1/topups', apiKey, { body: { user_id: aliceId, amount: 100, currency: 'EUR' }, key: uuidv7() }), 'invalid_request');
-    expectCode(await api('POST', '/v1/topups', apiKey, { body: { user_id: aliceId, amount: 100, currency: 'USD', gateway: 'stripe' }, key: uuidv7() }), 'invalid_request');
-    expectCode(await api('POST', '/v1/topups', apiKey, { body: { user_id: aliceId, amount: 100, currency: 'USD' } }), 'invalid_request');
-    expectCode(await api('POST', '/v1/topups', apiKey, { body: { user_id: aliceId, amount: 0, currency: 'USD' }, key: uuidv7() }), 'invalid_request');
-    expectCode(await api('POST', '/v1/topups', apiKey, { body: { user_id: aliceId, amount: 10.5, currency: 'USD' }, key: uuidv7() }), 'invalid_request');
-    expectCode(await api('POST', '/v1/topups', apiKey, { body: { amount: 100, currency: 'USD' }, key: uuidv7() }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { user_id: aliceId, amount: 100, currency: 'EUR' }, key: uuidv7() }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { user_id: aliceId, amount: 100, currency: 'USD', gateway: 'stripe' }, key: uuidv7() }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { user_id: aliceId, amount: 100, currency: 'USD' } }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { user_id: aliceId, amount: 0, currency: 'USD' }, key: uuidv7() }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { user_id: aliceId, amount: 10.5, currency: 'USD' }, key: uuidv7() }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { amount: 100, currency: 'USD' }, key: uuidv7() }), 'invalid_request');
     // 1 % + 5 on 5 is 5: nothing would be left to credit.
-    expectCode(await api('POST', '/v1/topups', apiKey, { body: { user_id: aliceId, amount: 5, currency: 'USD' }, key: uuidv7() }), 'invalid_request');
-    expectCode(await api('POST', '/v1/topups', liveKey, { body: { user_id: aliceId, amount: 100, currency: 'USD', sandbox_outcome: 'decline' }, key: uuidv7() }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { user_id: aliceId, amount: 5, currency: 'USD' }, key: uuidv7() }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/topups', { token: liveKey, body: { user_id: aliceId, amount: 100, currency: 'USD', sandbox_outcome: 'decline' }, key: uuidv7() }), 'invalid_request');
     expect((await startTopup(liveKey, { user_id: aliceId, amount: 100 })).body.status).toBe('pending');
   });
 
   it("confines a user token to its own user and answers another tenant's user with user_not_found", async () => {
-    expectCode(await api('POST', '/v1/topups', aliceToken, { body: { user_id: bobId, amount: 100, currency: 'USD' }, key: uuidv7() }), 'user_not_found');
-    expectCode(await api('POST', '/v1/topups', readOnlyToken, { body: { amount: 100, currency: 'USD' }, key: uuidv7() }), 'insufficient_scope');
-    const otherUser = (await api('POST', '/v1/users', otherKey, { body: { external_id: 'carol' } })).body.id;
-    expectCode(await api('POST', '/v1/topups', apiKey, { body: { user_id: otherUser, amount: 100, currency: 'USD' }, key: uuidv7() }), 'user_not_found');
+    expectProblem(await api('POST', '/v1/topups', { token: aliceToken, body: { user_id: bobId, amount: 100, currency: 'USD' }, key: uuidv7() }), 'user_not_found');
+    expectProblem(await api('POST', '/v1/topups', { token: readOnlyToken, body: { amount: 100, currency: 'USD' }, key: uuidv7() }), 'insufficient_scope');
+    const otherUser = (await api('POST', '/v1/users', { token: otherKey, body: { external_id: 'carol' } })).body.id;
+    expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { user_id: otherUser, amount: 100, currency: 'USD' }, key: uuidv7() }), 'user_not_found');
   });
 });
 
 describe('reading top-ups', () => {
   it("answers another tenant's or another user's top-up with 404", async () => {
     const bobs = await startTopup(apiKey, { user_id: bobId, amount: 100, sandbox_outcome: 'decline' });
-    expect((await api('GET', `/v1/topups/${bobs.body.id}`, tenantStaff)).status).toBe(200);
-    expectCode(await api('GET', `/v1/topups/${bobs.body.id}`, otherKey), 'not_found');
-    expectCode(await api('GET', `/v1/topups/${bobs.body.id}`, readOnlyToken), 'not_found');
-    expectCode(await api('POST', `/v1/topups/${bobs.body.id}/resolve`, otherKey, { body: { action: 'refund' }, key: uuidv7() }), 'not_found');
+    expect((await api('GET', `/v1/topups/${bobs.body.id}`, { token: tenantStaff })).status).toBe(200);
+    expectProblem(await api('GET', `/v1/topups/${bobs.body.id}`, { token: otherKey }), 'not_found');
+    expectProblem(await api('GET', `/v1/topups/${bobs.body.id}`, { token: readOnlyToken }), 'not_found');
+    expectProblem(await api('POST', `/v1/topups/${bobs.body.id}/resolve`, { token: otherKey, body: { action: 'refund' }, key: uuidv7() }), 'not_found');
   });
 
   it('lists newest first with a cursor; a user token sees only its own', async () => {
-    const first = await api('GET', '/v1/topups?limit=2', apiKey);
+    const first = await api('GET', '/v1/topups?limit=2', { token: apiKey });
     expect(first.status, first.text).toBe(200);
     expect(first.body.data).toHaveLength(2);
-    const second = await api('GET', `/v1/topups?limit=2&cursor=${first.body.next_cursor}`, apiKey);
+    const second = await api('GET', `/v1/topups?limit=2&cursor=${first.body.next_cursor}`, { token: apiKey });
     const ids = [...first.body.data, ...second.body.data].map((t: any) => t.id);
     expect(ids).toEqual([...ids].sort().reverse());
 
-    const own = await api('GET', '/v1/topups?limit=100', readOnlyToken);
+    const own = await api('GET', '/v1/topups?limit=100', { token: readOnlyToken });
     expect(own.body.data.length).toBeGreaterThan(0);
     expect(own.body.data.every((t: any) => t.user_id === aliceId)).toBe(true);
-    expectCode(await api('GET', `/v1/topups?user_id=${bobId}`, readOnlyToken), 'user_not_found');
-    const bobs = await api('GET', `/v1/topups?user_id=${bobId}&limit=100`, apiKey);
+    expectProblem(await api('GET', `/v1/topups?user_id=${bobId}`, { token: readOnlyToken }), 'user_not_found');
+    const bobs = await api('GET', `/v1/topups?user_id=${bobId}&limit=100`, { token: apiKey });
     expect(bobs.body.data.length).toBeGreaterThan(0);
     expect(bobs.body.data.every((t: any) => t.user_id === bobId)).toBe(true);
-    expect((await api('GET', '/v1/topups', otherKey)).body.data).toEqual([]);
-    expectCode(await api('GET', '/v1/topups?cursor=bogus', apiKey), 'invalid_request');
+    expect((await api('GET', '/v1/topups', { token: otherKey })).body.data).toEqual([]);
+    expectProblem(await api('GET', '/v1/topups?cursor=bogus', { token: apiKey }), 'invalid_request');
   });
 });
 
 describe('gateways and devices', () => {
   it('lists the sandbox gateway for the tenant currency to any tenant principal with a top-up scope', async () => {
-    const listed = await api('GET', '/v1/topup_gateways', readOnlyToken);
+    const listed = await api('GET', '/v1/topup_gateways', { token: readOnlyToken });
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body).toEqual({ data: [{ name: 'sandbox', flow: 'client_secret', currencies: ['USD'] }] });
-    expect((await api('GET', '/v1/topup_gateways', tenantStaff)).status).toBe(200);
+    expect((await api('GET', '/v1/topup_gateways', { token: tenantStaff })).status).toBe(200);
     const noScope = await userTokenFor(platform, apiKey, 'alice', ['users:read']);
-    expectCode(await api('GET', '/v1/topup_gateways', noScope), 'insufficient_scope');
+    expectProblem(await api('GET', '/v1/topup_gateways', { token: noScope }), 'insufficient_scope');
   });
 
   it("registers a user's own device, refreshes a known token, and moves a token to its new user", async () => {
-    const created = await api('POST', '/v1/devices', aliceToken, { body: { platform: 'ios', push_token: 'a'.repeat(64) } });
+    const created = await api('POST', '/v1/devices', { token: aliceToken, body: { platform: 'ios', push_token: 'a'.repeat(64) } });
     expect(created.status, created.text).toBe(201);
     expect(created.body).toMatchObject({ user_id: aliceId, platform: 'ios' });
-    const again = await api('POST', '/v1/devices', aliceToken, { body: { platform: 'ios', push_token: 'a'.repeat(64) } });
+    const again = await api('POST', '/v1/devices', { token: aliceToken, body: { platform: 'ios', push_token: 'a'.repeat(64) } });
     expect(again.status).toBe(200);
     expect(again.body.id).toBe(created.body.id);
-    const moved = await api('POST', '/v1/devices', apiKey, { body: { user_id: bobId, platform: 'ios', push_token: 'a'.repeat(64) } });
+    const moved = await api('POST', '/v1/devices', { token: apiKey, body: { user_id: bobId, platform: 'ios', push_token: 'a'.repeat(64) } });
     expect(moved.status).toBe(200);
     expect(moved.body).toMatchObject({ id: created.body.id, user_id: bobId });
 
-    expectCode(await api('POST', '/v1/devices', apiKey, { body: { platform: 'android', push_token: 'fcm-token' } }), 'invalid_request');
-    expectCode(await api('POST', '/v1/devices', aliceToken, { body: { user_id: bobId, platform: 'web', push_token: 'x' } }), 'user_not_found');
-    expectCode(await api('POST', '/v1/devices', aliceToken, { body: { platform: 'blackberry', push_token: 'x' } }), 'invalid_request');
-    expectCode(await api('POST', '/v1/devices', tenantStaff, { body: { user_id: bobId, platform: 'web', push_token: 'x' } }), 'forbidden');
-    expectCode(await api('POST', '/v1/devices', readOnlyToken, { body: { platform: 'web', push_token: 'x' } }), 'insufficient_scope');
+    expectProblem(await api('POST', '/v1/devices', { token: apiKey, body: { platform: 'android', push_token: 'fcm-token' } }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/devices', { token: aliceToken, body: { user_id: bobId, platform: 'web', push_token: 'x' } }), 'user_not_found');
+    expectProblem(await api('POST', '/v1/devices', { token: aliceToken, body: { platform: 'blackberry', push_token: 'x' } }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/devices', { token: tenantStaff, body: { user_id: bobId, platform: 'web', push_token: 'x' } }), 'forbidden');
+    expectProblem(await api('POST', '/v1/devices', { token: readOnlyToken, body: { platform: 'web', push_token: 'x' } }), 'insufficient_scope');
   });
 });

@@ -1,3 +1,4 @@
+import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,7 +7,6 @@ import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import type { Principal } from '../../shared/http/principal';
 import { ManualClock, systemClock } from '../../shared/kernel/clock';
-import { errorCatalogue, type ErrorCode } from '../../shared/kernel/errors';
 import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { LedgerClient } from '../../shared/ledger-client/client';
@@ -18,7 +18,7 @@ import { createTransfer } from '../../shared/wallet/transfers/transfers';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
-import { call, startTestPlatform, type CallResult } from '../support/platform';
+import { startTestPlatform, type CallResult } from '../support/platform';
 
 /**
  * Balances, transfers, transactions, limits and credit lines over HTTP with real credentials.
@@ -28,6 +28,7 @@ import { call, startTestPlatform, type CallResult } from '../support/platform';
 
 let platform: Platform;
 let base: string;
+const api = apiClient(() => base);
 let raw: DynamoDBClient;
 let documents: DynamoDBDocumentClient;
 let ledger: LedgerClient;
@@ -45,17 +46,10 @@ function withTransfers(): AnyRoute[] {
   return [...all.values()];
 }
 
-const api = (method: string, path: string, token: string | undefined, options: { body?: unknown; key?: string; rawBody?: string } = {}) =>
-  call(base, method, path, { token, body: options.body, rawBody: options.rawBody, headers: { ...(options.key ? { 'idempotency-key': options.key } : {}), ...(options.rawBody ? { 'content-type': 'application/json' } : {}) } });
 
-function expectCode(result: CallResult<any>, code: ErrorCode) {
-  expect(result.body.code, result.text).toBe(code);
-  expect(result.headers.get('content-type'), result.text).toBe('application/problem+json');
-  expect(result.status).toBe(errorCatalogue[code].status);
-}
 
 async function createTenant(name: string) {
-  const result = await api('POST', '/v1/tenants', platformStaff, { body: { name, currency: 'USD' }, key: uuidv7() });
+  const result = await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' }, key: uuidv7() });
   expect(result.status, result.text).toBe(201);
   return result.body.id as string;
 }
@@ -67,7 +61,7 @@ interface TestUser {
 
 async function newUser(key = apiKey, kind: 'consumer' | 'business' = 'consumer'): Promise<TestUser> {
   const externalId = `u-${uuidv7()}`;
-  const result = await api('POST', '/v1/users', key, { body: { external_id: externalId, kind } });
+  const result = await api('POST', '/v1/users', { token: key, body: { external_id: externalId, kind } });
   expect(result.status, result.text).toBe(201);
   return { id: result.body.id, externalId };
 }
@@ -80,8 +74,8 @@ async function fund(tenant: string, userId: string, amount: number) {
   await ledger.post(record.ledger_id, { type: 'topup', legs: [{ account_id: record.accounts.funding, direction: 'debit', amount, commodity: 'USD' }, { account_id: cash, direction: 'credit', amount, commodity: 'USD' }] }, uuidv7());
 }
 
-const transfer = (token: string, body: Record<string, unknown>, key = uuidv7()) => api('POST', '/v1/transfers', token, { body, key });
-const balanceOf = async (userId: string, token = apiKey) => (await api('GET', `/v1/users/${userId}/balances`, token)).body;
+const transfer = (token: string, body: Record<string, unknown>, key = uuidv7()) => api('POST', '/v1/transfers', { token: token, body, key });
+const balanceOf = async (userId: string, token = apiKey) => (await api('GET', `/v1/users/${userId}/balances`, { token: token })).body;
 
 async function eventsOf(tenant: string, type: string) {
   const result = await documents.send(new QueryCommand({ TableName: platform.tables.wallet.name, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenant}#EVENTS` } }));
@@ -99,7 +93,7 @@ beforeAll(async () => {
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   otherKey = await apiKeyFor(platform, otherTenantId, [...TENANT_SCOPES]);
   tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId });
-  const plan = await api('PUT', '/v1/fee_plan', apiKey, { body: { p2p: { bps: 100, flat: 5, min_fee: 10, max_fee: 500 } } });
+  const plan = await api('PUT', '/v1/fee_plan', { token: apiKey, body: { p2p: { bps: 100, flat: 5, min_fee: 10, max_fee: 500 } } });
   expect(plan.status, plan.text).toBe(200);
 }, 120_000);
 
@@ -119,7 +113,7 @@ describe('POST /v1/transfers', () => {
     expect(Object.keys(result.body).sort()).toEqual(['amount', 'created_at', 'currency', 'description', 'fee', 'from_user_id', 'id', 'ledger_transaction_id', 'metadata', 'status', 'to_user_id']);
     expect(await balanceOf(alice.id)).toEqual({ user_id: alice.id, currency: 'USD', available: 7_975, pending: 0, posted: 7_975, credit_limit: 0 });
     expect(await balanceOf(bob.id)).toMatchObject({ available: 2_000, posted: 2_000 });
-    expect((await api('GET', `/v1/transfers/${result.body.id}`, apiKey)).body).toEqual(result.body);
+    expect((await api('GET', `/v1/transfers/${result.body.id}`, { token: apiKey })).body).toEqual(result.body);
     expect((await eventsOf(tenantId, 'transfer.completed')).filter((e) => e.data.transfer.id === result.body.id).map((e) => e.data)).toEqual([{ transfer: result.body }]);
   });
 
@@ -136,7 +130,7 @@ describe('POST /v1/transfers', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     expect(await balanceOf(alice.id)).toMatchObject({ available: 1_000 - 110 });
-    expectCode(await transfer(apiKey, { ...body, amount: 101 }, key), 'idempotency_key_reuse');
+    expectProblem(await transfer(apiKey, { ...body, amount: 101 }, key), 'idempotency_key_reuse');
   });
 
   it('refuses insufficient funds with 422 and remembers the refusal under the key', async () => {
@@ -145,7 +139,7 @@ describe('POST /v1/transfers', () => {
     const key = uuidv7();
     // 495 + a fee of 10 (the minimum) is 505: more than alice has.
     const first = await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 495 }, key);
-    expectCode(first, 'insufficient_funds');
+    expectProblem(first, 'insufficient_funds');
     const retry = await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 495 }, key);
     expect(retry.text).toBe(first.text);
     expect(retry.headers.get('content-type')).toBe('application/problem+json');
@@ -166,22 +160,22 @@ describe('POST /v1/transfers', () => {
 
   it('refuses a missing key, a missing sender, the same user, floats and non-positive amounts with invalid_request', async () => {
     const [alice, bob] = [await newUser(), await newUser()];
-    expectCode(await api('POST', '/v1/transfers', apiKey, { body: { from_user_id: alice.id, to_user_id: bob.id, amount: 1 } }), 'invalid_request');
-    expectCode(await api('POST', '/v1/transfers', apiKey, { body: { from_user_id: alice.id, to_user_id: bob.id, amount: 1 }, key: 'k'.repeat(256) }), 'invalid_request');
-    expectCode(await transfer(apiKey, { to_user_id: bob.id, amount: 1 }), 'invalid_request');
-    expectCode(await transfer(apiKey, { from_user_id: alice.id, to_user_id: alice.id, amount: 1 }), 'invalid_request');
-    for (const amount of [0, -5, '10', 2 ** 46]) expectCode(await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount }), 'invalid_request');
-    expectCode(await api('POST', '/v1/transfers', apiKey, { rawBody: `{"from_user_id":"${alice.id}","to_user_id":"${bob.id}","amount":10.0}`, key: uuidv7() }), 'invalid_request');
-    expectCode(await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 1, tenant_id: otherTenantId }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/transfers', { token: apiKey, body: { from_user_id: alice.id, to_user_id: bob.id, amount: 1 } }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/transfers', { token: apiKey, body: { from_user_id: alice.id, to_user_id: bob.id, amount: 1 }, key: 'k'.repeat(256) }), 'invalid_request');
+    expectProblem(await transfer(apiKey, { to_user_id: bob.id, amount: 1 }), 'invalid_request');
+    expectProblem(await transfer(apiKey, { from_user_id: alice.id, to_user_id: alice.id, amount: 1 }), 'invalid_request');
+    for (const amount of [0, -5, '10', 2 ** 46]) expectProblem(await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount }), 'invalid_request');
+    expectProblem(await api('POST', '/v1/transfers', { token: apiKey, rawBody: `{"from_user_id":"${alice.id}","to_user_id":"${bob.id}","amount":10.0}`, key: uuidv7() }), 'invalid_request');
+    expectProblem(await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 1, tenant_id: otherTenantId }), 'invalid_request');
   });
 
   it("refuses an unknown user and another tenant's user with user_not_found", async () => {
     const [alice, foreign] = [await newUser(), await newUser(otherKey)];
     await fund(tenantId, alice.id, 100);
-    expectCode(await transfer(apiKey, { from_user_id: alice.id, to_user_id: uuidv7(), amount: 1 }), 'user_not_found');
-    expectCode(await transfer(apiKey, { from_user_id: alice.id, to_user_id: foreign.id, amount: 1 }), 'user_not_found');
-    expectCode(await transfer(apiKey, { from_user_id: foreign.id, to_user_id: alice.id, amount: 1 }), 'user_not_found');
-    expectCode(await transfer(otherKey, { from_user_id: alice.id, to_user_id: foreign.id, amount: 1 }), 'user_not_found');
+    expectProblem(await transfer(apiKey, { from_user_id: alice.id, to_user_id: uuidv7(), amount: 1 }), 'user_not_found');
+    expectProblem(await transfer(apiKey, { from_user_id: alice.id, to_user_id: foreign.id, amount: 1 }), 'user_not_found');
+    expectProblem(await transfer(apiKey, { from_user_id: foreign.id, to_user_id: alice.id, amount: 1 }), 'user_not_found');
+    expectProblem(await transfer(otherKey, { from_user_id: alice.id, to_user_id: foreign.id, amount: 1 }), 'user_not_found');
   });
 });
 
@@ -193,20 +187,20 @@ describe("a user token and another user's money", () => {
     expect(between.status).toBe(201);
     const token = await userTokenFor(platform, apiKey, alice.externalId, [...TENANT_SCOPES]);
 
-    expectCode(await api('GET', `/v1/users/${bob.id}/balances`, token), 'user_not_found');
-    expectCode(await transfer(token, { from_user_id: bob.id, to_user_id: alice.id, amount: 1 }), 'user_not_found');
-    expectCode(await transfer(token, { from_user_id: bob.id, to_user_id: carol.id, amount: 1 }), 'user_not_found');
-    expectCode(await api('GET', `/v1/transfers/${between.body.id}`, token), 'not_found');
-    expectCode(await api('GET', `/v1/transfers?user_id=${bob.id}`, token), 'user_not_found');
-    expectCode(await api('GET', `/v1/transactions?user_id=${bob.id}`, token), 'user_not_found');
+    expectProblem(await api('GET', `/v1/users/${bob.id}/balances`, { token: token }), 'user_not_found');
+    expectProblem(await transfer(token, { from_user_id: bob.id, to_user_id: alice.id, amount: 1 }), 'user_not_found');
+    expectProblem(await transfer(token, { from_user_id: bob.id, to_user_id: carol.id, amount: 1 }), 'user_not_found');
+    expectProblem(await api('GET', `/v1/transfers/${between.body.id}`, { token: token }), 'not_found');
+    expectProblem(await api('GET', `/v1/transfers?user_id=${bob.id}`, { token: token }), 'user_not_found');
+    expectProblem(await api('GET', `/v1/transactions?user_id=${bob.id}`, { token: token }), 'user_not_found');
     expect(await balanceOf(bob.id)).toMatchObject({ available: 1_000 - 110 });
 
     // Its own listings show nothing of bob's and carol's transfer.
-    expect((await api('GET', '/v1/transfers', token)).body).toEqual({ data: [], next_cursor: null });
-    expect((await api('GET', '/v1/transactions', token)).body).toEqual({ data: [], next_cursor: null });
+    expect((await api('GET', '/v1/transfers', { token: token })).body).toEqual({ data: [], next_cursor: null });
+    expect((await api('GET', '/v1/transactions', { token: token })).body).toEqual({ data: [], next_cursor: null });
     // And another tenant's key sees none of it either.
-    expectCode(await api('GET', `/v1/users/${bob.id}/balances`, otherKey), 'user_not_found');
-    expectCode(await api('GET', `/v1/transfers/${between.body.id}`, otherKey), 'not_found');
+    expectProblem(await api('GET', `/v1/users/${bob.id}/balances`, { token: otherKey }), 'user_not_found');
+    expectProblem(await api('GET', `/v1/transfers/${between.body.id}`, { token: otherKey }), 'not_found');
   });
 });
 
@@ -226,7 +220,7 @@ describe('GET /v1/transfers and GET /v1/transactions', () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const page: CallResult<any> = await api('GET', `${path}${path.includes('?') ? '&' : '?'}limit=2${cursor ? `&cursor=${cursor}` : ''}`, token);
+        const page: CallResult<any> = await api('GET', `${path}${path.includes('?') ? '&' : '?'}limit=2${cursor ? `&cursor=${cursor}` : ''}`, { token: token });
         expect(page.status, page.text).toBe(200);
         expect(page.body.data.length).toBeLessThanOrEqual(2);
         seen.push(...page.body.data.map((t: { id: string }) => t.id));
@@ -239,9 +233,9 @@ describe('GET /v1/transfers and GET /v1/transactions', () => {
     expect(await pages('/v1/transfers', aliceToken)).toEqual(aliceIds);
     expect(await pages(`/v1/transfers?user_id=${alice.id}`, apiKey)).toEqual(aliceIds);
     expect((await pages('/v1/transfers', apiKey)).slice(0, 5)).toEqual([...ids].reverse());
-    expect((await api('GET', `/v1/transfers/${ids[3]}`, aliceToken)).status).toBe(404);
-    expect((await api('GET', `/v1/transfers/${ids[4]}`, aliceToken)).body).toMatchObject({ from_user_id: carol.id, to_user_id: alice.id });
-    expectCode(await api('GET', '/v1/transfers?cursor=bm90LWEtY3Vyc29y', aliceToken), 'invalid_request');
+    expect((await api('GET', `/v1/transfers/${ids[3]}`, { token: aliceToken })).status).toBe(404);
+    expect((await api('GET', `/v1/transfers/${ids[4]}`, { token: aliceToken })).body).toMatchObject({ from_user_id: carol.id, to_user_id: alice.id });
+    expectProblem(await api('GET', '/v1/transfers?cursor=bm90LWEtY3Vyc29y', { token: aliceToken }), 'invalid_request');
   });
 
   it("shows a user token its own entries and an API key the tenant's transactions, with a type filter", async () => {
@@ -249,22 +243,22 @@ describe('GET /v1/transfers and GET /v1/transactions', () => {
     await fund(tenantId, alice.id, 5_000);
     await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 2_000 });
     const token = await userTokenFor(platform, apiKey, alice.externalId, ['balances:read']);
-    const own = await api('GET', '/v1/transactions', token);
+    const own = await api('GET', '/v1/transactions', { token: token });
     expect(own.status, own.text).toBe(200);
     expect(own.body.data.map((t: any) => [t.type, t.direction, t.amount, t.currency])).toEqual([['transfer', 'debit', 2_025, 'USD'], ['topup', 'credit', 5_000, 'USD']]);
     expect(own.body.data[0].legs).toBeUndefined();
-    const topups = await api('GET', '/v1/transactions?type=topup', token);
+    const topups = await api('GET', '/v1/transactions?type=topup', { token: token });
     expect(topups.body.data.map((t: any) => t.amount)).toEqual([5_000]);
 
-    const tenantView = await api('GET', '/v1/transactions?type=transfer&limit=1', apiKey);
+    const tenantView = await api('GET', '/v1/transactions?type=transfer&limit=1', { token: apiKey });
     expect(tenantView.status, tenantView.text).toBe(200);
     expect(tenantView.body.data[0]).toMatchObject({ type: 'transfer', direction: null, amount: 2_025 });
     expect(tenantView.body.data[0].legs.map((l: any) => [l.owner_id, l.purpose, l.direction, l.amount])).toEqual([[alice.id, 'cash', 'debit', 2_025], [bob.id, 'cash', 'credit', 2_000], [tenantId, 'revenue', 'credit', 25]]);
     expect(typeof tenantView.body.next_cursor).toBe('string');
-    expectCode(await api('GET', `/v1/transactions?cursor=${tenantView.body.next_cursor}`, token), 'invalid_request');
+    expectProblem(await api('GET', `/v1/transactions?cursor=${tenantView.body.next_cursor}`, { token: token }), 'invalid_request');
     const noLedgerScope = await apiKeyFor(platform, tenantId, ['balances:read']);
-    expectCode(await api('GET', '/v1/transactions', noLedgerScope), 'insufficient_scope');
-    expect((await api('GET', `/v1/transactions?user_id=${alice.id}`, noLedgerScope)).body.data).toHaveLength(2);
+    expectProblem(await api('GET', '/v1/transactions', { token: noLedgerScope }), 'insufficient_scope');
+    expect((await api('GET', `/v1/transactions?user_id=${alice.id}`, { token: noLedgerScope })).body.data).toHaveLength(2);
   });
 });
 
@@ -273,21 +267,21 @@ describe('tier limits', () => {
     const tenant = await createTenant('Limits');
     const key = await apiKeyFor(platform, tenant, [...TENANT_SCOPES]);
     const staff = await staffToken(platform, { role: 'tenant_staff', tenantId: tenant });
-    expect((await api('GET', '/v1/limits', key)).body).toEqual({ p2p: { daily_max: null, monthly_max: null } });
-    const set = await api('PUT', '/v1/limits', staff, { body: { p2p: { daily_max: 1_000 } } });
+    expect((await api('GET', '/v1/limits', { token: key })).body).toEqual({ p2p: { daily_max: null, monthly_max: null } });
+    const set = await api('PUT', '/v1/limits', { token: staff, body: { p2p: { daily_max: 1_000 } } });
     expect(set.status, set.text).toBe(200);
     expect(set.body).toEqual({ p2p: { daily_max: 1_000, monthly_max: null } });
-    expect((await api('GET', '/v1/limits', key)).body).toEqual(set.body);
+    expect((await api('GET', '/v1/limits', { token: key })).body).toEqual(set.body);
 
     const user = await newUser(key);
     const token = await userTokenFor(platform, key, user.externalId, [...TENANT_SCOPES]);
-    expectCode(await api('PUT', '/v1/limits', token, { body: { p2p: { daily_max: null } } }), 'forbidden');
-    expectCode(await api('GET', '/v1/limits', token), 'forbidden');
-    expectCode(await api('PUT', `/v1/users/${user.id}/limits`, token, { body: { p2p: null } }), 'forbidden');
-    expectCode(await api('PUT', '/v1/limits', key, { body: { p2p: { daily_max: -1 } } }), 'invalid_request');
-    expectCode(await api('PUT', '/v1/limits', key, { body: { p2p: { daily_max: 1.5 } } }), 'invalid_request');
-    expectCode(await api('PUT', '/v1/limits', await apiKeyFor(platform, tenant, ['fees:manage']), { body: { p2p: {} } }), 'insufficient_scope');
-    const audit = (await api('GET', '/v1/audit_log', key)).body.data.filter((r: any) => r.action === 'limits.set');
+    expectProblem(await api('PUT', '/v1/limits', { token: token, body: { p2p: { daily_max: null } } }), 'forbidden');
+    expectProblem(await api('GET', '/v1/limits', { token: token }), 'forbidden');
+    expectProblem(await api('PUT', `/v1/users/${user.id}/limits`, { token: token, body: { p2p: null } }), 'forbidden');
+    expectProblem(await api('PUT', '/v1/limits', { token: key, body: { p2p: { daily_max: -1 } } }), 'invalid_request');
+    expectProblem(await api('PUT', '/v1/limits', { token: key, body: { p2p: { daily_max: 1.5 } } }), 'invalid_request');
+    expectProblem(await api('PUT', '/v1/limits', { token: await apiKeyFor(platform, tenant, ['fees:manage']), body: { p2p: {} } }), 'insufficient_scope');
+    const audit = (await api('GET', '/v1/audit_log', { token: key })).body.data.filter((r: any) => r.action === 'limits.set');
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ action: 'limits.set', before: { p2p: { daily_max: null, monthly_max: null } }, after: set.body });
   });
@@ -297,52 +291,52 @@ describe('tier limits', () => {
     const key = await apiKeyFor(platform, tenant, [...TENANT_SCOPES]);
     const [alice, bob] = [await newUser(key), await newUser(key)];
     await fund(tenant, alice.id, 5_000);
-    expect((await api('PUT', '/v1/limits', key, { body: { p2p: { daily_max: 1_000, monthly_max: 10_000 } } })).status).toBe(200);
+    expect((await api('PUT', '/v1/limits', { token: key, body: { p2p: { daily_max: 1_000, monthly_max: 10_000 } } })).status).toBe(200);
     expect((await transfer(key, { from_user_id: alice.id, to_user_id: bob.id, amount: 700 })).status).toBe(201);
     const passing = await transfer(key, { from_user_id: alice.id, to_user_id: bob.id, amount: 301 });
-    expectCode(passing, 'limit_exceeded');
+    expectProblem(passing, 'limit_exceeded');
     expect(passing.status).toBe(422);
     expect((await transfer(key, { from_user_id: alice.id, to_user_id: bob.id, amount: 300 })).status).toBe(201);
     expect(await balanceOf(alice.id, key)).toMatchObject({ available: 4_000 });
 
-    const override = await api('PUT', `/v1/users/${alice.id}/limits`, key, { body: { p2p: { daily_max: 2_000, monthly_max: null } } });
+    const override = await api('PUT', `/v1/users/${alice.id}/limits`, { token: key, body: { p2p: { daily_max: 2_000, monthly_max: null } } });
     expect(override.body).toEqual({ user_id: alice.id, p2p: { daily_max: 2_000, monthly_max: null }, effective: { p2p: { daily_max: 2_000, monthly_max: null } } });
-    expect((await api('GET', `/v1/users/${alice.id}/limits`, key)).body).toEqual(override.body);
+    expect((await api('GET', `/v1/users/${alice.id}/limits`, { token: key })).body).toEqual(override.body);
     expect((await transfer(key, { from_user_id: alice.id, to_user_id: bob.id, amount: 1_000 })).status).toBe(201);
-    expectCode(await transfer(key, { from_user_id: alice.id, to_user_id: bob.id, amount: 1 }), 'limit_exceeded');
-    expectCode(await api('GET', `/v1/users/${(await newUser(otherKey)).id}/limits`, key), 'user_not_found');
+    expectProblem(await transfer(key, { from_user_id: alice.id, to_user_id: bob.id, amount: 1 }), 'limit_exceeded');
+    expectProblem(await api('GET', `/v1/users/${(await newUser(otherKey)).id}/limits`, { token: key }), 'user_not_found');
   });
 });
 
 describe('POST /v1/users/{userId}/credit_limit', () => {
   it('refuses a consumer wallet with user_not_business', async () => {
     const consumer = await newUser();
-    expectCode(await api('POST', `/v1/users/${consumer.id}/credit_limit`, apiKey, { body: { credit_limit: 1_000 } }), 'user_not_business');
+    expectProblem(await api('POST', `/v1/users/${consumer.id}/credit_limit`, { token: apiKey, body: { credit_limit: 1_000 } }), 'user_not_business');
   });
 
   it('refuses a line the business has already drawn past with credit_limit_below_balance', async () => {
     const [business, payee] = [await newUser(apiKey, 'business'), await newUser()];
-    expect((await api('POST', `/v1/users/${business.id}/credit_limit`, apiKey, { body: { credit_limit: 1_000 } })).status).toBe(200);
+    expect((await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 1_000 } })).status).toBe(200);
     // Draws 500 + its fee of 10 on the line.
     expect((await transfer(apiKey, { from_user_id: business.id, to_user_id: payee.id, amount: 500 })).status).toBe(201);
     expect(await balanceOf(business.id)).toMatchObject({ available: -510, credit_limit: 1_000 });
-    expectCode(await api('POST', `/v1/users/${business.id}/credit_limit`, apiKey, { body: { credit_limit: 509 } }), 'credit_limit_below_balance');
+    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 509 } }), 'credit_limit_below_balance');
     expect(await balanceOf(business.id)).toMatchObject({ credit_limit: 1_000 });
-    expect((await api('POST', `/v1/users/${business.id}/credit_limit`, apiKey, { body: { credit_limit: 510 } })).status).toBe(200);
-    expectCode(await transfer(apiKey, { from_user_id: business.id, to_user_id: payee.id, amount: 1 }), 'insufficient_funds');
+    expect((await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 510 } })).status).toBe(200);
+    expectProblem(await transfer(apiKey, { from_user_id: business.id, to_user_id: payee.id, amount: 1 }), 'insufficient_funds');
   });
 
   it('sets the line, answers the previous one, and audits it with a credit_limit.changed event', async () => {
     const business = await newUser(apiKey, 'business');
-    const first = await api('POST', `/v1/users/${business.id}/credit_limit`, tenantStaff, { body: { credit_limit: 2_500 } });
+    const first = await api('POST', `/v1/users/${business.id}/credit_limit`, { token: tenantStaff, body: { credit_limit: 2_500 } });
     expect(first.status, first.text).toBe(200);
     const cash = (await getUserRecord({ client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 }, tenantId, business.id)).cash_account_id;
     expect(first.body).toEqual({ user_id: business.id, account_id: cash, credit_limit: 2_500, previous: 0 });
-    const second = await api('POST', `/v1/users/${business.id}/credit_limit`, apiKey, { body: { credit_limit: 400 } });
+    const second = await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 400 } });
     expect(second.body).toEqual({ user_id: business.id, account_id: cash, credit_limit: 400, previous: 2_500 });
     expect(await balanceOf(business.id)).toMatchObject({ credit_limit: 400, available: 0 });
 
-    const audit = (await api('GET', '/v1/audit_log?limit=100', apiKey)).body.data.filter((r: any) => r.action === 'credit_limit.set' && r.target.id === business.id);
+    const audit = (await api('GET', '/v1/audit_log?limit=100', { token: apiKey })).body.data.filter((r: any) => r.action === 'credit_limit.set' && r.target.id === business.id);
     expect(audit.map((r: any) => [r.actor.type, r.before, r.after])).toEqual([
       ['api_key', { credit_limit: 2_500 }, { credit_limit: 400 }],
       ['tenant_staff', { credit_limit: 0 }, { credit_limit: 2_500 }],
@@ -355,11 +349,11 @@ describe('POST /v1/users/{userId}/credit_limit', () => {
   it("refuses user tokens with forbidden even with credit:write, and another tenant's user with user_not_found", async () => {
     const business = await newUser(apiKey, 'business');
     const token = await userTokenFor(platform, apiKey, business.externalId, [...TENANT_SCOPES]);
-    expectCode(await api('POST', `/v1/users/${business.id}/credit_limit`, token, { body: { credit_limit: 1 } }), 'forbidden');
-    expectCode(await api('POST', `/v1/users/${business.id}/credit_limit`, otherKey, { body: { credit_limit: 1 } }), 'user_not_found');
-    expectCode(await api('POST', `/v1/users/${uuidv7()}/credit_limit`, apiKey, { body: { credit_limit: 1 } }), 'user_not_found');
-    expectCode(await api('POST', `/v1/users/${business.id}/credit_limit`, apiKey, { body: { credit_limit: -1 } }), 'invalid_request');
-    expectCode(await api('POST', `/v1/users/${business.id}/credit_limit`, await apiKeyFor(platform, tenantId, ['balances:read']), { body: { credit_limit: 1 } }), 'insufficient_scope');
+    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: token, body: { credit_limit: 1 } }), 'forbidden');
+    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: otherKey, body: { credit_limit: 1 } }), 'user_not_found');
+    expectProblem(await api('POST', `/v1/users/${uuidv7()}/credit_limit`, { token: apiKey, body: { credit_limit: 1 } }), 'user_not_found');
+    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: -1 } }), 'invalid_request');
+    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: await apiKeyFor(platform, tenantId, ['balances:read']), body: { credit_limit: 1 } }), 'insufficient_scope');
   });
 });
 
@@ -382,11 +376,11 @@ describe('the sweeper worker', () => {
     const crash = { afterLedger: () => { throw new Error('crashed after the ledger posting'); } };
     await expect(createTransfer(runtime, principal, tenantId, body, { idempotencyKey: key, requestId: uuidv7() }, crash)).rejects.toThrow('crashed');
     expect(await balanceOf(alice.id)).toMatchObject({ available: 890 });
-    expect((await api('GET', `/v1/transfers?user_id=${alice.id}`, apiKey)).body.data).toEqual([]);
+    expect((await api('GET', `/v1/transfers?user_id=${alice.id}`, { token: apiKey })).body.data).toEqual([]);
 
     const swept = (await platform.scheduler.run('walletSweepOperations')) as { finished: number };
     expect(swept.finished).toBeGreaterThanOrEqual(1);
-    const listed = (await api('GET', `/v1/transfers?user_id=${alice.id}`, apiKey)).body.data;
+    const listed = (await api('GET', `/v1/transfers?user_id=${alice.id}`, { token: apiKey })).body.data;
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ ...body, fee: 10, status: 'completed' });
     expect((await eventsOf(tenantId, 'transfer.completed')).filter((e) => e.data.transfer.id === listed[0].id)).toHaveLength(1);

@@ -1,3 +1,4 @@
+import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import Stripe from 'stripe';
@@ -6,7 +7,6 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { systemClock } from '../../shared/kernel/clock';
-import { errorCatalogue, type ErrorCode } from '../../shared/kernel/errors';
 import { outboxItem, type EventEnvelope } from '../../shared/events/outbox';
 import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -14,7 +14,7 @@ import { routes as manifestRoutes } from '../../shared/routes';
 import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
-import { call, startTestPlatform, type CallResult } from '../support/platform';
+import { call, startTestPlatform } from '../support/platform';
 import { startReceiver, until, type ReceivedRequest, type Receiver } from '../integration/webhooks-receiver';
 
 /**
@@ -28,6 +28,7 @@ const stripe = new Stripe('sk_test_unused');
 
 let platform: Platform;
 let base: string;
+const api = apiClient(() => base);
 let receiver: Receiver;
 let raw: DynamoDBClient;
 let documents: DynamoDBDocumentClient;
@@ -52,13 +53,7 @@ function withWebhooks(): AnyRoute[] {
   return [...all.values()];
 }
 
-const api = (method: string, path: string, token: string | undefined, body?: unknown) => call(base, method, path, { token, body });
 
-function expectCode(result: CallResult<any>, code: ErrorCode) {
-  expect(result.headers.get('content-type'), result.text).toBe('application/problem+json');
-  expect(result.body.code, result.text).toBe(code);
-  expect(result.status).toBe(errorCatalogue[code].status);
-}
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -81,7 +76,7 @@ beforeAll(async () => {
   merchantB = await apiKeyFor(platform, tenantId, ['webhooks:manage'], { clientId: clientB });
   merchantWithoutWebhookScope = await apiKeyFor(platform, tenantId, ['catalog:read'], { clientId: clientA });
   tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId, scopes: ['clients:manage'] });
-  expect((await api('POST', '/v1/users', apiKey, { external_id: 'alice' })).status).toBe(201);
+  expect((await api('POST', '/v1/users', { token: apiKey, body: { external_id: 'alice' } })).status).toBe(201);
   userToken = await userTokenFor(platform, apiKey, 'alice', [...TENANT_SCOPES]);
 }, 120_000);
 
@@ -92,21 +87,21 @@ afterAll(async () => {
 });
 
 async function register(path: string, body: Record<string, unknown> = {}, token = apiKey, collection = '/v1/webhook_endpoints') {
-  const result = await api('POST', collection, token, { url: receiver.route(path), ...body });
+  const result = await api('POST', collection, { token: token, body: { url: receiver.route(path), ...body } });
   expect(result.status, result.text).toBe(201);
   return result.body as { id: string; secret: string; client_id?: string };
 }
 
 /** A fee plan change over the API; its fee_plan.set event is the newest of the tenant. */
 async function changeFeePlan(token = apiKey): Promise<string> {
-  const result = await api('PUT', '/v1/fee_plan', token, { p2p: { bps: Math.floor(Math.random() * 500), flat: 0, min_fee: 0, max_fee: null } });
+  const result = await api('PUT', '/v1/fee_plan', { token: token, body: { p2p: { bps: Math.floor(Math.random() * 500), flat: 0, min_fee: 0, max_fee: null } } });
   expect(result.status, result.text).toBe(200);
-  const events = await api('GET', '/v1/webhook_events?type=fee_plan.set&limit=1', token);
+  const events = await api('GET', '/v1/webhook_events?type=fee_plan.set&limit=1', { token: token });
   return events.body.data[0].id as string;
 }
 
 async function newUser(): Promise<string> {
-  const result = await api('POST', '/v1/users', apiKey, { external_id: `u-${uuidv7()}` });
+  const result = await api('POST', '/v1/users', { token: apiKey, body: { external_id: `u-${uuidv7()}` } });
   expect(result.status, result.text).toBe(201);
   return result.body.id as string;
 }
@@ -156,7 +151,7 @@ describe('endpoints', () => {
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(created.client_id).toBeUndefined();
 
-    const listed = await api('GET', '/v1/webhook_endpoints', readKey);
+    const listed = await api('GET', '/v1/webhook_endpoints', { token: readKey });
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body.data.map((e: { id: string }) => e.id)).toContain(created.id);
     expect(listed.text).not.toContain(created.secret);
@@ -166,40 +161,40 @@ describe('endpoints', () => {
 
   it('refuses unknown event types and empty filters', async () => {
     for (const event_filters of [['topup.exploded'], ['nothing.*'], [], ['*']]) {
-      const result = await api('POST', '/v1/webhook_endpoints', apiKey, { url: receiver.route('/bad'), event_filters });
-      expectCode(result, 'invalid_request');
+      const result = await api('POST', '/v1/webhook_endpoints', { token: apiKey, body: { url: receiver.route('/bad'), event_filters } });
+      expectProblem(result, 'invalid_request');
     }
   });
 
   it('refuses loopback, private, link-local and ULA literals and http for a live endpoint', async () => {
     for (const url of ['https://127.0.0.1/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest/meta-data/', 'https://[::1]/hook', 'https://[fd00::1]/hook', 'http://hooks.example.com/hook']) {
-      const result = await api('POST', '/v1/webhook_endpoints', liveKey, { url });
-      expectCode(result, 'invalid_request');
+      const result = await api('POST', '/v1/webhook_endpoints', { token: liveKey, body: { url } });
+      expectProblem(result, 'invalid_request');
       expect(result.body.errors, url).toEqual([expect.objectContaining({ field: 'body.url' })]);
     }
-    const live = await api('POST', '/v1/webhook_endpoints', liveKey, { url: 'https://hooks.example.com/wallet' });
+    const live = await api('POST', '/v1/webhook_endpoints', { token: liveKey, body: { url: 'https://hooks.example.com/wallet' } });
     expect(live.status, live.text).toBe(201);
     expect(live.body.livemode).toBe(true);
-    expect((await api('DELETE', `/v1/webhook_endpoints/${live.body.id}`, liveKey)).status).toBe(200);
+    expect((await api('DELETE', `/v1/webhook_endpoints/${live.body.id}`, { token: liveKey })).status).toBe(200);
   });
 
   it('deletes an endpoint: gone from the listing, its secret erased, a second delete and another tenant answer 404', async () => {
     const created = await register('/to-delete');
-    expectCode(await api('DELETE', `/v1/webhook_endpoints/${created.id}`, otherKey), 'not_found');
-    const deleted = await api('DELETE', `/v1/webhook_endpoints/${created.id}`, apiKey);
+    expectProblem(await api('DELETE', `/v1/webhook_endpoints/${created.id}`, { token: otherKey }), 'not_found');
+    const deleted = await api('DELETE', `/v1/webhook_endpoints/${created.id}`, { token: apiKey });
     expect(deleted.status, deleted.text).toBe(200);
     expect(deleted.body).toMatchObject({ id: created.id, status: 'deleted' });
     expect(deleted.body).not.toHaveProperty('secret');
-    const listed = await api('GET', '/v1/webhook_endpoints?limit=100', apiKey);
+    const listed = await api('GET', '/v1/webhook_endpoints?limit=100', { token: apiKey });
     expect(listed.body.data.map((e: { id: string }) => e.id)).not.toContain(created.id);
-    expectCode(await api('DELETE', `/v1/webhook_endpoints/${created.id}`, apiKey), 'not_found');
+    expectProblem(await api('DELETE', `/v1/webhook_endpoints/${created.id}`, { token: apiKey }), 'not_found');
   });
 
   it('refuses a user token with forbidden and a read-only key with insufficient_scope', async () => {
-    expectCode(await api('GET', '/v1/webhook_endpoints', userToken), 'forbidden');
-    expectCode(await api('POST', '/v1/webhook_endpoints', readKey, { url: receiver.route('/nope') }), 'insufficient_scope');
-    expect((await api('GET', '/v1/webhook_deliveries', readKey)).status).toBe(200);
-    expect((await api('GET', '/v1/webhook_events', readKey)).status).toBe(200);
+    expectProblem(await api('GET', '/v1/webhook_endpoints', { token: userToken }), 'forbidden');
+    expectProblem(await api('POST', '/v1/webhook_endpoints', { token: readKey, body: { url: receiver.route('/nope') } }), 'insufficient_scope');
+    expect((await api('GET', '/v1/webhook_deliveries', { token: readKey })).status).toBe(200);
+    expect((await api('GET', '/v1/webhook_events', { token: readKey })).status).toBe(200);
   });
 });
 
@@ -220,7 +215,7 @@ describe('deliveries end to end', () => {
     expect(Object.keys(body)).toEqual(['id', 'type', 'tenant_id', 'created_at', 'data']);
     expect(body.created_at).toMatch(/\.\d{3}Z$/);
 
-    const attempts = await api('GET', '/v1/webhook_deliveries?limit=100', apiKey);
+    const attempts = await api('GET', '/v1/webhook_deliveries?limit=100', { token: apiKey });
     expect(attempts.status, attempts.text).toBe(200);
     expect(attempts.body.data.filter((a: { endpoint_id: string }) => a.endpoint_id === endpoint.id)).toEqual([
       expect.objectContaining({ event_id: eventId, event_type: 'fee_plan.set', attempt: 1, status: 'succeeded', response_code: 200, error: null, manual: false, next_attempt_at: null }),
@@ -235,7 +230,7 @@ describe('deliveries end to end', () => {
     await fund(alice, 10_000);
     const sent = await call(base, 'POST', '/v1/transfers', { token: apiKey, headers: { 'idempotency-key': uuidv7() }, body: { from_user_id: alice, to_user_id: bob, amount: 1_234 } });
     expect(sent.status, sent.text).toBe(201);
-    const events = await api('GET', '/v1/webhook_events?type=transfer.completed&limit=1', apiKey);
+    const events = await api('GET', '/v1/webhook_events?type=transfer.completed&limit=1', { token: apiKey });
     const eventId = events.body.data[0].id as string;
     const [request] = await deliveredTo('/transfers', eventId);
     expect(() => stripe.webhooks.signature!.verifyHeader(request!.body, request!.headers['x-wallet-signature'] as string, endpoint.secret, 300)).not.toThrow();
@@ -246,22 +241,22 @@ describe('deliveries end to end', () => {
     const endpoint = await register('/redeliver', { event_filters: ['fee_plan.*'] });
     const eventId = await changeFeePlan();
     await deliveredTo('/redeliver', eventId);
-    const accepted = await api('POST', `/v1/webhook_events/${eventId}/redeliver`, apiKey, { endpoint_id: endpoint.id });
+    const accepted = await api('POST', `/v1/webhook_events/${eventId}/redeliver`, { token: apiKey, body: { endpoint_id: endpoint.id } });
     expect(accepted.status, accepted.text).toBe(202);
     expect(accepted.body).toEqual({ event_id: eventId, deliveries: [{ id: expect.any(String), endpoint_id: endpoint.id }] });
     const [first, second] = await deliveredTo('/redeliver', eventId, 2);
     expect(second!.body).toBe(first!.body);
     expect(() => stripe.webhooks.signature!.verifyHeader(second!.body, second!.headers['x-wallet-signature'] as string, endpoint.secret, 300)).not.toThrow();
-    const attempts = await api('GET', '/v1/webhook_deliveries?limit=100', apiKey);
+    const attempts = await api('GET', '/v1/webhook_deliveries?limit=100', { token: apiKey });
     const mine = attempts.body.data.filter((a: { endpoint_id: string }) => a.endpoint_id === endpoint.id);
     expect(mine.map((a: { manual: boolean; delivery_id: string }) => a.manual)).toEqual([true, false]);
     expect(mine[0].delivery_id).toBe(accepted.body.deliveries[0].id);
 
-    expectCode(await api('POST', `/v1/webhook_events/${eventId}/redeliver`, otherKey, {}), 'not_found');
-    expectCode(await api('POST', `/v1/webhook_events/${uuidv7()}/redeliver`, apiKey, {}), 'not_found');
-    const foreignEndpoint = (await api('POST', '/v1/webhook_endpoints', otherKey, { url: receiver.route('/other-tenant') })).body.id;
-    expectCode(await api('POST', `/v1/webhook_events/${eventId}/redeliver`, apiKey, { endpoint_id: foreignEndpoint }), 'not_found');
-    expectCode(await api('POST', `/v1/webhook_events/${eventId}/redeliver`, readKey, {}), 'insufficient_scope');
+    expectProblem(await api('POST', `/v1/webhook_events/${eventId}/redeliver`, { token: otherKey, body: {} }), 'not_found');
+    expectProblem(await api('POST', `/v1/webhook_events/${uuidv7()}/redeliver`, { token: apiKey, body: {} }), 'not_found');
+    const foreignEndpoint = (await api('POST', '/v1/webhook_endpoints', { token: otherKey, body: { url: receiver.route('/other-tenant') } })).body.id;
+    expectProblem(await api('POST', `/v1/webhook_events/${eventId}/redeliver`, { token: apiKey, body: { endpoint_id: foreignEndpoint } }), 'not_found');
+    expectProblem(await api('POST', `/v1/webhook_events/${eventId}/redeliver`, { token: readKey, body: {} }), 'insufficient_scope');
   });
 
   it('sends each endpoint only the types its filters name', async () => {
@@ -275,7 +270,7 @@ describe('deliveries end to end', () => {
   it('stops deliveries to a deleted endpoint', async () => {
     const endpoint = await register('/deleted-before', { event_filters: ['fee_plan.set'] });
     const witness = await register('/witness', { event_filters: ['fee_plan.set'] });
-    expect((await api('DELETE', `/v1/webhook_endpoints/${endpoint.id}`, apiKey)).status).toBe(200);
+    expect((await api('DELETE', `/v1/webhook_endpoints/${endpoint.id}`, { token: apiKey })).status).toBe(200);
     const eventId = await changeFeePlan();
     await deliveredTo('/witness', eventId);
     expect(witness.id).toBeDefined();
@@ -301,40 +296,40 @@ describe('merchant endpoints', () => {
     }
     expect(tenantWide.id).toBeDefined();
 
-    const attempts = await api('GET', `/v1/clients/${clientA}/webhook_deliveries`, merchantA);
+    const attempts = await api('GET', `/v1/clients/${clientA}/webhook_deliveries`, { token: merchantA });
     expect(attempts.status, attempts.text).toBe(200);
     expect(attempts.body.data).toHaveLength(2);
     for (const attempt of attempts.body.data) expect(attempt).toMatchObject({ endpoint_id: merchant.id, client_id: clientA, status: 'succeeded' });
     // Not among the tenant's own endpoints and attempts.
-    expect((await api('GET', '/v1/webhook_endpoints?limit=100', apiKey)).body.data.map((e: { id: string }) => e.id)).not.toContain(merchant.id);
-    expect((await api('GET', '/v1/webhook_deliveries?limit=100', apiKey)).body.data.map((a: { endpoint_id: string }) => a.endpoint_id)).not.toContain(merchant.id);
+    expect((await api('GET', '/v1/webhook_endpoints?limit=100', { token: apiKey })).body.data.map((e: { id: string }) => e.id)).not.toContain(merchant.id);
+    expect((await api('GET', '/v1/webhook_deliveries?limit=100', { token: apiKey })).body.data.map((a: { endpoint_id: string }) => a.endpoint_id)).not.toContain(merchant.id);
   });
 
   it('refuse filters outside the merchant families', async () => {
-    const refused = await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, merchantA, { url: receiver.route('/m-bad'), event_filters: ['fee_plan.set'] });
-    expectCode(refused, 'invalid_request');
-    const accepted = await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, merchantA, { url: receiver.route('/m-orders'), event_filters: ['order.*', 'inventory.low_stock'] });
+    const refused = await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, { token: merchantA, body: { url: receiver.route('/m-bad'), event_filters: ['fee_plan.set'] } });
+    expectProblem(refused, 'invalid_request');
+    const accepted = await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, { token: merchantA, body: { url: receiver.route('/m-orders'), event_filters: ['order.*', 'inventory.low_stock'] } });
     expect(accepted.status, accepted.text).toBe(201);
   });
 
   it('need authority over the client: its own key with the webhook scope, or tenant staff with clients:manage', async () => {
     const url = receiver.route('/m-authority');
-    expectCode(await api('POST', `/v1/clients/${clientB}/webhook_endpoints`, merchantA, { url }), 'not_client_member');
-    expectCode(await api('GET', `/v1/clients/${clientA}/webhook_endpoints`, apiKey), 'not_client_member');
-    expectCode(await api('GET', `/v1/clients/${clientA}/webhook_deliveries`, merchantB), 'not_client_member');
-    expectCode(await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, merchantWithoutWebhookScope, { url }), 'insufficient_scope');
+    expectProblem(await api('POST', `/v1/clients/${clientB}/webhook_endpoints`, { token: merchantA, body: { url } }), 'not_client_member');
+    expectProblem(await api('GET', `/v1/clients/${clientA}/webhook_endpoints`, { token: apiKey }), 'not_client_member');
+    expectProblem(await api('GET', `/v1/clients/${clientA}/webhook_deliveries`, { token: merchantB }), 'not_client_member');
+    expectProblem(await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, { token: merchantWithoutWebhookScope, body: { url } }), 'insufficient_scope');
 
     // Staff act live: https only (a name is not resolved at creation).
-    const byStaff = await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, tenantStaff, { url: 'https://merchant-a.example.com/hooks' });
+    const byStaff = await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, { token: tenantStaff, body: { url: 'https://merchant-a.example.com/hooks' } });
     expect(byStaff.status, byStaff.text).toBe(201);
     expect(byStaff.body.livemode).toBe(true);
-    const listed = await api('GET', `/v1/clients/${clientA}/webhook_endpoints`, merchantA);
+    const listed = await api('GET', `/v1/clients/${clientA}/webhook_endpoints`, { token: merchantA });
     expect(listed.body.data.map((e: { id: string }) => e.id)).toContain(byStaff.body.id);
     expect(listed.text).not.toContain('whsec_');
 
-    expectCode(await api('DELETE', `/v1/clients/${clientB}/webhook_endpoints/${byStaff.body.id}`, merchantB), 'not_found');
-    expectCode(await api('DELETE', `/v1/webhook_endpoints/${byStaff.body.id}`, apiKey), 'not_found');
-    const deleted = await api('DELETE', `/v1/clients/${clientA}/webhook_endpoints/${byStaff.body.id}`, merchantA);
+    expectProblem(await api('DELETE', `/v1/clients/${clientB}/webhook_endpoints/${byStaff.body.id}`, { token: merchantB }), 'not_found');
+    expectProblem(await api('DELETE', `/v1/webhook_endpoints/${byStaff.body.id}`, { token: apiKey }), 'not_found');
+    const deleted = await api('DELETE', `/v1/clients/${clientA}/webhook_endpoints/${byStaff.body.id}`, { token: merchantA });
     expect(deleted.status, deleted.text).toBe(200);
     expect(deleted.body.status).toBe('deleted');
   });
@@ -344,32 +339,32 @@ describe('event history', () => {
   it('lists envelopes newest first by type or family and creation time, page by page', async () => {
     const older = await commitEvent('order.paid', clientA);
     const newer = await commitEvent('order.canceled', clientA);
-    const family = await api('GET', '/v1/webhook_events?type=order.*&limit=100', readKey);
+    const family = await api('GET', '/v1/webhook_events?type=order.*&limit=100', { token: readKey });
     expect(family.status, family.text).toBe(200);
     const ids = family.body.data.map((e: { id: string }) => e.id);
     expect(ids.indexOf(newer.id)).toBeLessThan(ids.indexOf(older.id));
     expect(ids.indexOf(older.id)).toBeGreaterThanOrEqual(0);
     for (const event of family.body.data) expect(event.type.startsWith('order.')).toBe(true);
 
-    const exact = await api('GET', '/v1/webhook_events?type=order.paid&limit=100', readKey);
+    const exact = await api('GET', '/v1/webhook_events?type=order.paid&limit=100', { token: readKey });
     expect(exact.body.data.map((e: { id: string }) => e.id)).toContain(older.id);
     expect(exact.body.data.map((e: { id: string }) => e.id)).not.toContain(newer.id);
 
-    const window = await api('GET', `/v1/webhook_events?created_after=${encodeURIComponent(older.created_at)}&limit=100`, readKey);
+    const window = await api('GET', `/v1/webhook_events?created_after=${encodeURIComponent(older.created_at)}&limit=100`, { token: readKey });
     expect(window.body.data.map((e: { id: string }) => e.id)).toContain(newer.id);
     expect(window.body.data.map((e: { id: string }) => e.id)).not.toContain(older.id);
-    const before = await api('GET', `/v1/webhook_events?created_before=${encodeURIComponent(newer.created_at)}&type=order.*&limit=100`, readKey);
+    const before = await api('GET', `/v1/webhook_events?created_before=${encodeURIComponent(newer.created_at)}&type=order.*&limit=100`, { token: readKey });
     expect(before.body.data.map((e: { id: string }) => e.id)).not.toContain(newer.id);
-    const future = await api('GET', `/v1/webhook_events?created_after=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`, readKey);
+    const future = await api('GET', `/v1/webhook_events?created_after=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`, { token: readKey });
     expect(future.body).toEqual({ data: [], next_cursor: null });
 
-    const first = await api('GET', '/v1/webhook_events?limit=1', readKey);
-    const second = await api('GET', `/v1/webhook_events?limit=1&cursor=${first.body.next_cursor}`, readKey);
+    const first = await api('GET', '/v1/webhook_events?limit=1', { token: readKey });
+    const second = await api('GET', `/v1/webhook_events?limit=1&cursor=${first.body.next_cursor}`, { token: readKey });
     expect(second.body.data[0].id < first.body.data[0].id).toBe(true);
-    expectCode(await api('GET', '/v1/webhook_events?cursor=bm9wZQ', readKey), 'invalid_request');
-    expectCode(await api('GET', '/v1/webhook_events?type=order.shipped', readKey), 'invalid_request');
+    expectProblem(await api('GET', '/v1/webhook_events?cursor=bm9wZQ', { token: readKey }), 'invalid_request');
+    expectProblem(await api('GET', '/v1/webhook_events?type=order.shipped', { token: readKey }), 'invalid_request');
 
-    const foreign = await api('GET', '/v1/webhook_events?limit=100', otherKey);
+    const foreign = await api('GET', '/v1/webhook_events?limit=100', { token: otherKey });
     expect(foreign.body.data.map((e: { id: string }) => e.id)).not.toContain(newer.id);
   });
 });

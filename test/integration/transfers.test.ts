@@ -1,5 +1,4 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../shared/http/principal';
 import { ManualClock } from '../../shared/kernel/clock';
@@ -7,20 +6,21 @@ import { AppError } from '../../shared/kernel/errors';
 import { uuidv7 } from '../../shared/kernel/ids';
 import type { Entry } from '../../shared/ledger/schemas';
 import { setFeePlan } from '../../shared/wallet/tenancy/fee-plan';
-import { MAX_BPS, type FeeRule } from '../../shared/wallet/tenancy/fees';
+import { type FeeRule } from '../../shared/wallet/tenancy/fees';
 import { listAuditLog } from '../../shared/wallet/tenancy/audit';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { createUser, getUserRecord, type UserRecord } from '../../shared/wallet/tenancy/users';
 import { getBalances } from '../../shared/wallet/transfers/balances';
 import type { TransfersDeps, TransfersLedger } from '../../shared/wallet/transfers/deps';
-
-type ListEntries = TransfersLedger['listEntries'];
 import { effectiveLimits, getUserLimits, limitClaims, setLimits, setUserLimits } from '../../shared/wallet/transfers/limits';
 import { listTransactions } from '../../shared/wallet/transfers/transactions';
-import { createTransfer, getTransfer, listTransfers, transferAmounts, transferLegs, type Transfer } from '../../shared/wallet/transfers/transfers';
+import { createTransfer, getTransfer, listTransfers, type Transfer } from '../../shared/wallet/transfers/transfers';
 import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/saga';
 import type { WalletDeps } from '../../shared/wallet/deps';
+import { referenceFee } from '../support/fees';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+
+type ListEntries = TransfersLedger['listEntries'];
 
 /**
  * Transfers as services on DynamoDB Local and the real ledger API (through a LedgerClient with the
@@ -90,45 +90,8 @@ async function events(tenantId: string, type: string) {
   return (result.Items ?? []).map((item) => item.envelope as { id: string; type: string; data: Record<string, any> }).filter((e) => e.type === type);
 }
 
-/** The fee by the book, in BigInt: flat + bps part rounded half up, clamped to [min_fee, max_fee]. */
-function referenceFee(rule: FeeRule, amount: number): bigint {
-  let fee = BigInt(rule.flat) + (BigInt(amount) * BigInt(rule.bps) + 5_000n) / 10_000n;
-  if (fee < BigInt(rule.min_fee)) fee = BigInt(rule.min_fee);
-  if (rule.max_fee !== null && fee > BigInt(rule.max_fee)) fee = BigInt(rule.max_fee);
-  return fee;
-}
-
-const feeRule = fc
-  .record({
-    bps: fc.integer({ min: 0, max: MAX_BPS }),
-    flat: fc.integer({ min: 0, max: 10_000 }),
-    min_fee: fc.integer({ min: 0, max: 10_000 }),
-    cap: fc.option(fc.integer({ min: 0, max: 1_000_000 }), { nil: null }),
-  })
-  .map(({ bps, flat, min_fee, cap }): FeeRule => ({ bps, flat, min_fee, max_fee: cap === null ? null : Math.max(cap, min_fee) }));
 
 describe('transfer amounts', () => {
-  const accounts = { currency: 'USD', from_account_id: 'from', to_account_id: 'to', revenue_account_id: 'revenue' };
-
-  it('debits the sender amount + fee, credits the receiver the amount and revenue the fee, balanced, for every rule with and without a cap', () => {
-    fc.assert(
-      fc.property(feeRule, fc.integer({ min: 1, max: 2 ** 40 }), (rule, amount) => {
-        const fee = Number(referenceFee(rule, amount));
-        const amounts = transferAmounts(rule, amount);
-        expect(amounts).toEqual({ fee, sender_debit: amount + fee, receiver_credit: amount, revenue_credit: fee });
-        const legs = transferLegs(accounts, amounts);
-        expect(legs[0]).toEqual({ account_id: 'from', direction: 'debit', amount: amount + fee, commodity: 'USD' });
-        expect(legs[1]).toEqual({ account_id: 'to', direction: 'credit', amount, commodity: 'USD' });
-        expect(legs.slice(2)).toEqual(fee > 0 ? [{ account_id: 'revenue', direction: 'credit', amount: fee, commodity: 'USD' }] : []);
-        const net = legs.reduce((sum, leg) => sum + (leg.direction === 'credit' ? leg.amount : -leg.amount), 0);
-        expect(net).toBe(0);
-        if (rule.max_fee !== null) expect(fee).toBeLessThanOrEqual(rule.max_fee);
-        expect(fee).toBeGreaterThanOrEqual(rule.min_fee);
-      }),
-      { numRuns: 3_000 },
-    );
-  });
-
   it('posts those amounts in one ledger transaction and records the transfer with its event', async () => {
     const rule: FeeRule = { bps: 150, flat: 10, min_fee: 25, max_fee: 400 };
     const { tenant, alice, bob } = await world({ rule, funds: 100_000 });
