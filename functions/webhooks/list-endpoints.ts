@@ -1,8 +1,8 @@
 import { ownerFor } from '../../shared/wallet/webhooks/access';
-import { listEndpoints } from '../../shared/wallet/webhooks/endpoints';
+import { listLiveEndpoints } from '../../shared/wallet/webhooks/endpoints';
 import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 
-export const handler = walletHandler(webhookRoutes.listWebhookEndpoints, async ({ request, principal, runtime }) => ({
-  body: await listEndpoints(runtime, ownerFor(principal, 'read'), request.query),
+export const handler = walletHandler(webhookRoutes.listWebhookEndpoints, async ({ principal, runtime }) => ({
+  body: await listLiveEndpoints(runtime, ownerFor(principal, 'read')),
 }));

@@ -17,11 +17,11 @@ export const metadata = z
 
 /** `limit` as a query string: clamped to 1..max rather than refused (spec part 4 item 19). */
 export const pageLimit = (defaultLimit = 50, max = 100) =>
-  z
-    .string()
-    .regex(/^-?\d{1,9}$/, 'must be an integer')
+  z.coerce
+    .number()
+    .int('must be an integer')
     .optional()
-    .transform((value) => Math.min(max, Math.max(1, value === undefined ? defaultLimit : Number(value))));
+    .transform((value) => Math.min(max, Math.max(1, value === undefined ? defaultLimit : value)));
 
 export const cursor = z.string().min(1).max(512).optional();
 

@@ -89,5 +89,6 @@ describe('a SIGKILL in the middle', () => {
     expect(statuses).toEqual(Array(7).fill('succeeded'));
     const balances = await (await fetch(`${base}/v1/users/${user.id}/balances`, { headers })).json();
     expect(JSON.stringify(balances)).toContain(String(7 * 1000 + 21));
-  });
+    // Two starts of the whole platform and up to two minutes to settle: longer than a unit test.
+  }, 300_000);
 });

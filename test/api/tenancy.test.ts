@@ -233,16 +233,19 @@ describe('platform reads', () => {
   it('lists transactions across tenants for platform:read, clamping limit, and refuses the rest with global_read_only', async () => {
     const result = await api('GET', '/v1/platform/transactions?limit=1000', { token: platformReader });
     expect(result.status, result.text).toBe(200);
-    expect(result.body.data.map((t: any) => [t.tenant_name, t.legs[1].amount])).toEqual([['Tenant A', 300], ['Tenant B', 200], ['Tenant A', 100]]);
-    expect(result.body.next_cursor).toBeNull();
+    // A JSON array (spec part 4 item 19), newest first; the cursor is the last id seen.
+    expect(Array.isArray(result.body)).toBe(true);
+    expect(result.body.map((t: any) => [t.tenant_name, t.legs[1].amount])).toEqual([['Tenant A', 300], ['Tenant B', 200], ['Tenant A', 100]]);
     const one = await api('GET', '/v1/platform/transactions?limit=-3', { token: platformReader });
-    expect(one.body.data).toHaveLength(1);
-    expect(one.body.next_cursor).toBe(result.body.data[0].id);
-    const next = await api('GET', `/v1/platform/transactions?limit=0&cursor=${one.body.next_cursor}`, { token: platformReader });
-    expect(next.body.data.map((t: any) => t.id)).toEqual([result.body.data[1].id]);
+    expect(one.body).toHaveLength(1);
+    expect(one.body[0].id).toBe(result.body[0].id);
+    const next = await api('GET', `/v1/platform/transactions?limit=0&cursor=${one.body[0].id}`, { token: platformReader });
+    expect(next.body.map((t: any) => t.id)).toEqual([result.body[1].id]);
+    const rest = await api('GET', `/v1/platform/transactions?cursor=${next.body[0].id}`, { token: platformReader });
+    expect(rest.body.map((t: any) => t.id)).toEqual([result.body[2].id]);
     const other = await api('GET', `/v1/platform/transactions?tenant_id=${otherTenantId}&type=topup`, { token: platformReader });
-    expect(other.body.data.map((t: any) => t.tenant_id)).toEqual([otherTenantId]);
-    expectProblem(await api('GET', `/v1/platform/transactions?tenant_id=${tenantId}&cursor=${other.body.data[0].id}`, { token: platformReader }), 'invalid_request');
+    expect(other.body.map((t: any) => t.tenant_id)).toEqual([otherTenantId]);
+    expectProblem(await api('GET', `/v1/platform/transactions?tenant_id=${tenantId}&cursor=${other.body[0].id}`, { token: platformReader }), 'invalid_request');
     for (const token of [apiKey, tenantStaff, userToken, platformManager]) expectProblem(await api('GET', '/v1/platform/transactions', { token: token }), 'global_read_only');
     expectProblem(await api('GET', `/v1/platform/transactions?cursor=${uuidv7()}`, { token: platformReader }), 'invalid_request');
     expectProblem(await api('GET', '/v1/platform/transactions?cursor=not-a-uuid', { token: platformReader }), 'invalid_request');

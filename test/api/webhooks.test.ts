@@ -53,8 +53,6 @@ function withWebhooks(): AnyRoute[] {
   return [...all.values()];
 }
 
-
-
 beforeAll(async () => {
   receiver = await startReceiver();
   platform = await startTestPlatform({ routes: withWebhooks() });
@@ -153,10 +151,13 @@ describe('endpoints', () => {
 
     const listed = await api('GET', '/v1/webhook_endpoints', { token: readKey });
     expect(listed.status, listed.text).toBe(200);
-    expect(listed.body.data.map((e: { id: string }) => e.id)).toContain(created.id);
+    // A JSON array of every live endpoint (spec part 4 item 22), newest first.
+    expect(Array.isArray(listed.body)).toBe(true);
+    expect(listed.body.map((e: { id: string }) => e.id)).toContain(created.id);
+    expect(listed.body.map((e: { id: string }) => e.id)).toEqual([...listed.body.map((e: { id: string }) => e.id)].sort().reverse());
     expect(listed.text).not.toContain(created.secret);
     expect(listed.text).not.toContain('whsec_');
-    for (const endpoint of listed.body.data) expect(endpoint).not.toHaveProperty('secret');
+    for (const endpoint of listed.body) expect(endpoint).not.toHaveProperty('secret');
   });
 
   it('refuses unknown event types and empty filters', async () => {
@@ -185,8 +186,8 @@ describe('endpoints', () => {
     expect(deleted.status, deleted.text).toBe(200);
     expect(deleted.body).toMatchObject({ id: created.id, status: 'deleted' });
     expect(deleted.body).not.toHaveProperty('secret');
-    const listed = await api('GET', '/v1/webhook_endpoints?limit=100', { token: apiKey });
-    expect(listed.body.data.map((e: { id: string }) => e.id)).not.toContain(created.id);
+    const listed = await api('GET', '/v1/webhook_endpoints', { token: apiKey });
+    expect(listed.body.map((e: { id: string }) => e.id)).not.toContain(created.id);
     expectProblem(await api('DELETE', `/v1/webhook_endpoints/${created.id}`, { token: apiKey }), 'not_found');
   });
 
@@ -301,7 +302,7 @@ describe('merchant endpoints', () => {
     expect(attempts.body.data).toHaveLength(2);
     for (const attempt of attempts.body.data) expect(attempt).toMatchObject({ endpoint_id: merchant.id, client_id: clientA, status: 'succeeded' });
     // Not among the tenant's own endpoints and attempts.
-    expect((await api('GET', '/v1/webhook_endpoints?limit=100', { token: apiKey })).body.data.map((e: { id: string }) => e.id)).not.toContain(merchant.id);
+    expect((await api('GET', '/v1/webhook_endpoints', { token: apiKey })).body.map((e: { id: string }) => e.id)).not.toContain(merchant.id);
     expect((await api('GET', '/v1/webhook_deliveries?limit=100', { token: apiKey })).body.data.map((a: { endpoint_id: string }) => a.endpoint_id)).not.toContain(merchant.id);
   });
 

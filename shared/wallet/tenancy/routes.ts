@@ -194,7 +194,11 @@ export const tenancyRoutes = {
         })
         .strict(),
     },
-    response: { status: 200, body: page(s.crossTenantTransaction), description: 'A page of transactions; next_cursor is the last id.' },
+    response: {
+      status: 200,
+      body: z.array(s.crossTenantTransaction),
+      description: 'Transactions across tenants, newest first, as a JSON array (spec part 4 item 19): pass the last id as `cursor` for the next ones; fewer than `limit` means the end.',
+    },
     errors: ['service_unavailable'],
     tables: writes,
     capabilities: ['callsLedger'],

@@ -142,6 +142,12 @@ export async function listEndpoints(deps: StoreDeps, owner: Owner, page: { curso
   return { data: result.items.map((item) => publicEndpoint(item as unknown as EndpointRecord)), next_cursor: result.next_cursor };
 }
 
+/** Every live endpoint of the owner (at most MAX_ENDPOINTS_PER_OWNER), newest first, without secrets. */
+export async function listLiveEndpoints(deps: StoreDeps, owner: Owner): Promise<Endpoint[]> {
+  const live = await activeEndpointsOf(deps, owner);
+  return live.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).map(publicEndpoint);
+}
+
 /** An endpoint of exactly this owner, live or deleted; another owner's looks missing. */
 export async function getEndpointRecord(deps: StoreDeps, endpointId: string): Promise<EndpointRecord | undefined> {
   return (await getItem(deps, webhookKeys.endpoint(endpointId))) as EndpointRecord | undefined;
