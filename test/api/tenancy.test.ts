@@ -92,7 +92,9 @@ describe('POST /v1/tenants', () => {
     const key = uuidv7();
     const first = await api('POST', '/v1/tenants', { token: platformStaff, body: { name: ' Acme ', currency: 'EUR' }, key });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ name: 'Acme', currency: 'EUR', status: 'active', commission_mode: 'deduct', fees: { payment: { bps: 0, flat: 0, min_fee: 0, max_fee: null } } });
+    expect(first.body).toMatchObject({ name: 'Acme', currency: 'EUR', status: 'active', commission_mode: 'deduct', fees: { payment: { bps: 0, flat: 0, min_fee: 0 } } });
+    // No cap is an absent max_fee, never null (spec part 2).
+    expect(first.body.fees.payment).not.toHaveProperty('max_fee');
     expect(Object.keys(first.body).sort()).toEqual(['commission_mode', 'created_at', 'currency', 'fees', 'id', 'name', 'status']);
     const retry = await api('POST', '/v1/tenants', { token: platformStaff, body: { name: ' Acme ', currency: 'EUR' }, key });
     expect(retry.status).toBe(201);
@@ -154,7 +156,8 @@ describe('fee plan', () => {
     expect(put.body.fees.payment).toEqual({ bps: 250, flat: 30, min_fee: 0, max_fee: 1_000 });
     expect(put.body.commission_mode).toBe('add');
     const staffPut = await api('PUT', '/v1/fee_plan', { token: tenantStaff, body: { payment: { bps: 100, flat: 0, min_fee: 0 } } });
-    expect(staffPut.body.fees.payment).toEqual({ bps: 100, flat: 0, min_fee: 0, max_fee: null });
+    expect(staffPut.body.fees.payment).toEqual({ bps: 100, flat: 0, min_fee: 0 });
+    expect(staffPut.text).not.toContain('"max_fee":null');
     expect((await api('GET', '/v1/fee_plan', { token: apiKey })).body).toEqual(staffPut.body);
     expect((await api('GET', '/v1/fee_plan', { token: otherKey })).body.commission_mode).toBe('deduct');
   });

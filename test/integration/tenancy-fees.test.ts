@@ -32,8 +32,8 @@ describe('fee plans', () => {
     await setFeePlan(f.deps, tenant.id, { payment: { bps: 250, flat: 30, min_fee: 50, max_fee: 2_000 }, p2p: { bps: 10, flat: 0, min_fee: 0 } }, context());
     const plan = await setFeePlan(f.deps, tenant.id, { payment: { bps: 100, flat: 0, min_fee: 0, max_fee: 900 } }, context());
     expect(plan.fees.payment).toEqual({ bps: 100, flat: 0, min_fee: 0, max_fee: 900 });
-    expect(plan.fees.p2p).toEqual({ bps: 10, flat: 0, min_fee: 0, max_fee: null });
-    expect(plan.fees.topup).toEqual({ bps: 0, flat: 0, min_fee: 0, max_fee: null });
+    expect(plan.fees.p2p).toEqual({ bps: 10, flat: 0, min_fee: 0 });
+    expect(plan.fees.topup).toEqual({ bps: 0, flat: 0, min_fee: 0 });
     expect(plan.commission_mode).toBe('deduct');
     expect(await getFeePlan(f.deps, tenant.id)).toEqual(plan);
 
@@ -47,17 +47,19 @@ describe('fee plans', () => {
       new QueryCommand({ TableName: f.deps.table, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenant.id}#EVENTS` } }),
     );
     expect(events.Items?.map((item) => item.envelope.type)).toEqual(['fee_plan.set', 'fee_plan.set']);
+    // The event's payload omits max_fee where there is no cap, as every response does.
+    for (const item of events.Items ?? []) expect(item.envelope.data.fee_plan.fees.p2p).not.toHaveProperty('max_fee');
   });
 
   it('clears the cap when max_fee is omitted or null, and sets the commission mode alone', async () => {
     const tenant = await f.tenant();
     await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: 100 } }, context());
-    expect((await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0 } }, context())).fees.payout.max_fee).toBeNull();
+    expect((await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0 } }, context())).fees.payout).not.toHaveProperty('max_fee');
     await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: 100 } }, context());
-    expect((await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: null } }, context())).fees.payout.max_fee).toBeNull();
+    expect((await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: null } }, context())).fees.payout).not.toHaveProperty('max_fee');
     const plan = await setFeePlan(f.deps, tenant.id, { commission_mode: 'add' }, context());
     expect(plan.commission_mode).toBe('add');
-    expect(plan.fees.payout).toEqual({ bps: 0, flat: 100, min_fee: 0, max_fee: null });
+    expect(plan.fees.payout).toEqual({ bps: 0, flat: 100, min_fee: 0 });
   });
 
   it('refuses out-of-range and inconsistent rules with invalid_request and changes nothing', async () => {

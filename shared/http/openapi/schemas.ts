@@ -295,6 +295,8 @@ export function toOpenApi30(input: JsonObject): JsonObject {
   }
 
   if (Array.isArray(schema.enum) && schema.enum.includes(null)) schema.nullable = true;
+  // OpenAPI 3.0.3: `nullable` does not widen an `enum`; a null value must be listed to be valid.
+  if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
   if (Array.isArray(schema.required) && schema.required.length === 0) delete schema.required;
   if (schema.nullable === false) delete schema.nullable;
 

@@ -3,7 +3,7 @@ import { outboxItem } from '../../events/outbox';
 import { walletKeys } from '../keys';
 import { auditItem } from './audit';
 import type { Actor, StoreDeps } from '../deps';
-import { applyFeePlanChange, feePlanChange, feePlanOf, type FeePlan, type FeePlanChange } from './fees';
+import { applyFeePlanChange, feePlanChange, feePlanOf, publicFeePlan, type FeePlanChange, type PublicFeePlan } from './fees';
 import { getTenantRecord } from './tenants';
 import { ConditionsFailed, transact } from '../../aws/store';
 
@@ -12,8 +12,8 @@ import { ConditionsFailed, transact } from '../../aws/store';
 const MAX_ATTEMPTS = 5;
 
 /** Refuses: tenant_not_found. */
-export async function getFeePlan(deps: StoreDeps, tenantId: string): Promise<FeePlan> {
-  return feePlanOf(await getTenantRecord(deps, tenantId));
+export async function getFeePlan(deps: StoreDeps, tenantId: string): Promise<PublicFeePlan> {
+  return publicFeePlan(feePlanOf(await getTenantRecord(deps, tenantId)));
 }
 
 /**
@@ -25,7 +25,7 @@ export async function getFeePlan(deps: StoreDeps, tenantId: string): Promise<Fee
  * Refuses: invalid_request (out-of-range bps or amounts, min_fee above max_fee, nothing named),
  * tenant_not_found, service_unavailable (still contended after a few attempts; retryable).
  */
-export async function setFeePlan(deps: StoreDeps, tenantId: string, change: FeePlanChange, context: { actor: Actor; requestId: string }): Promise<FeePlan> {
+export async function setFeePlan(deps: StoreDeps, tenantId: string, change: FeePlanChange, context: { actor: Actor; requestId: string }): Promise<PublicFeePlan> {
   const parsed = feePlanChange.safeParse(change);
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || 'body', message: issue.message }));
@@ -47,10 +47,10 @@ export async function setFeePlan(deps: StoreDeps, tenantId: string, change: FeeP
             ExpressionAttributeValues: { ':fees': after.fees, ':mode': after.commission_mode, ':next': tenant.version + 1, ':version': tenant.version, ':now': now },
           },
         },
-        auditItem(deps, { tenantId, actor: context.actor, action: 'fee_plan.set', target: { type: 'fee_plan', id: tenantId }, before, after, requestId: context.requestId }),
-        outboxItem(deps, { type: 'fee_plan.set', tenantId, data: { fee_plan: after } }).item,
+        auditItem(deps, { tenantId, actor: context.actor, action: 'fee_plan.set', target: { type: 'fee_plan', id: tenantId }, before: publicFeePlan(before), after: publicFeePlan(after), requestId: context.requestId }),
+        outboxItem(deps, { type: 'fee_plan.set', tenantId, data: { fee_plan: publicFeePlan(after) } }).item,
       ]);
-      return after;
+      return publicFeePlan(after);
     } catch (error) {
       if (!(error instanceof ConditionsFailed) || !error.indexes.includes(0)) throw error;
     }

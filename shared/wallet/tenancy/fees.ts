@@ -69,6 +69,18 @@ export function defaultFeePlan(): FeePlan {
 
 export const feePlanOf = (tenant: FeePlan): FeePlan => ({ fees: tenant.fees, commission_mode: tenant.commission_mode });
 
+/** A rule as the API shows it: `max_fee` is absent when there is no cap (spec part 2, Tenant). */
+export type PublicFeeRule = Omit<FeeRule, 'max_fee'> & { max_fee?: number };
+export type PublicFees = Record<FeePath, PublicFeeRule>;
+export interface PublicFeePlan {
+  fees: PublicFees;
+  commission_mode: CommissionMode;
+}
+
+export const publicRule = ({ max_fee, ...rule }: FeeRule): PublicFeeRule => (max_fee === null ? rule : { ...rule, max_fee });
+export const publicFees = (fees: Fees): PublicFees => Object.fromEntries(Object.entries(fees).map(([path, rule]) => [path, publicRule(rule)])) as PublicFees;
+export const publicFeePlan = (plan: FeePlan): PublicFeePlan => ({ fees: publicFees(plan.fees), commission_mode: plan.commission_mode });
+
 /** The plan after a change: named paths replaced whole, the others kept; an omitted max_fee clears the cap. */
 export function applyFeePlanChange(plan: FeePlan, change: FeePlanChange): FeePlan {
   const fees = { ...plan.fees };

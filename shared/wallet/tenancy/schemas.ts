@@ -13,8 +13,8 @@ export const feeRule = z.object({
   bps: z.number().int(),
   flat: z.number().int(),
   min_fee: z.number().int(),
-  /** null: no cap. */
-  max_fee: z.number().int().nullable(),
+  /** Absent: no cap. */
+  max_fee: z.number().int().optional(),
 });
 
 export const fees = z.object(Object.fromEntries(FEE_PATHS.map((path) => [path, feeRule])) as Record<FeePath, typeof feeRule>);

@@ -1,5 +1,5 @@
 import type { TenancyDeps } from '../deps';
-import { feePlanOf, type FeePlan } from './fees';
+import { feePlanOf, publicFeePlan, type PublicFeePlan } from './fees';
 import { getTenantRecord } from './tenants';
 
 /** The tenant's ledger in one view (spec part 2 "Ledger summary", part 4 item 21). */
@@ -7,7 +7,7 @@ import { getTenantRecord } from './tenants';
 export interface LedgerSummary {
   currency: string;
   rows: { owner_type: string; purpose: string; commodity: string; balance: number; accounts: number }[];
-  fee_plan: FeePlan;
+  fee_plan: PublicFeePlan;
 }
 
 /** Posted balances by owner type, purpose and commodity, from the ledger's rollup. Refuses: tenant_not_found. */
@@ -17,6 +17,6 @@ export async function ledgerSummary(deps: TenancyDeps, tenantId: string): Promis
   return {
     currency: tenant.currency,
     rows: rollup.rows.map((row) => ({ owner_type: row.owner_type, purpose: row.purpose, commodity: row.commodity, balance: row.balance, accounts: row.accounts })),
-    fee_plan: feePlanOf(tenant),
+    fee_plan: publicFeePlan(feePlanOf(tenant)),
   };
 }

@@ -5,7 +5,7 @@ import { recordCrossTenantRead } from './access-log';
 import { auditItem } from './audit';
 import { isActiveCurrency } from './currencies';
 import type { Actor, StoreDeps, TenancyDeps } from '../deps';
-import { defaultFeePlan, type CommissionMode, type Fees } from './fees';
+import { type CommissionMode, type Fees, type PublicFees, defaultFeePlan, publicFees } from './fees';
 import { openAccountOnce } from './ledger-accounts';
 import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page } from '../../aws/store';
 
@@ -39,7 +39,7 @@ export interface Tenant {
   name: string;
   currency: string;
   status: TenantStatus;
-  fees: Fees;
+  fees: PublicFees;
   commission_mode: CommissionMode;
   created_at: string;
 }
@@ -49,7 +49,7 @@ export const publicTenant = (record: TenantRecord): Tenant => ({
   name: record.name,
   currency: record.currency,
   status: record.status,
-  fees: record.fees,
+  fees: publicFees(record.fees),
   commission_mode: record.commission_mode,
   created_at: record.created_at,
 });

@@ -47,7 +47,8 @@ export const publicEndpoint = (record: EndpointRecord): Endpoint => ({
   id: record.id,
   ...(record.client_id ? { client_id: record.client_id } : {}),
   url: record.url,
-  event_filters: record.event_filters,
+  // Absent, never null, when the endpoint receives every event (spec part 2).
+  ...(record.event_filters ? { event_filters: record.event_filters } : {}),
   description: record.description,
   status: record.status,
   livemode: record.livemode,

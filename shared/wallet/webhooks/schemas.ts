@@ -27,7 +27,8 @@ export const endpoint = z
     client_id: uuid.optional(),
     url: z.string(),
     /** Null: every event the endpoint may receive. */
-    event_filters: z.array(z.string()).nullable(),
+    /** Absent: the endpoint receives every event type. */
+    event_filters: z.array(z.string()).optional(),
     description: z.string().nullable(),
     status: z.enum(ENDPOINT_STATUSES),
     /** Live endpoints (created with a live API key or by staff) accept https URLs only. */
