@@ -7,7 +7,7 @@ import { tenantOf } from '../../shared/wallet/principals';
 export const handler = walletHandler(paymentRoutes.capturePayment, async ({ request, principal, runtime }) =>
   outcomeResult(
     await resolvePayment(runtime, principal, tenantOf(principal), request.params.paymentId, 'capture', request.body, {
-      idempotencyKey: request.idempotencyKey,
+      idempotencyKey: request.idempotencyKey!,
       requestId: request.requestId,
     }),
   ),

@@ -7,7 +7,7 @@ import { tenantOf } from '../../shared/wallet/principals';
 export const handler = walletHandler(paymentRoutes.voidPayment, async ({ request, principal, runtime }) =>
   outcomeResult(
     await resolvePayment(runtime, principal, tenantOf(principal), request.params.paymentId, 'void', {}, {
-      idempotencyKey: request.idempotencyKey,
+      idempotencyKey: request.idempotencyKey!,
       requestId: request.requestId,
     }),
   ),

@@ -21,9 +21,10 @@ export const walletKeys = {
   /** Uniqueness of external_id in a tenant, and the lookup user tokens and IdP tokens use. */
   userExternal: (tenantId: string, externalId: string) => ({ pk: `TENANT#${tenantId}#USER_EXT#${externalId}`, sk: 'USER_EXT' }),
 
-  apiKey: (keyId: string) => ({ pk: `APIKEY#${keyId}`, sk: 'APIKEY' }),
+  /** By the key id's 32 hex digits (the form the key string carries), whichever form is given. */
+  apiKey: (keyId: string) => ({ pk: `APIKEY#${keyId.replace(/-/g, '')}`, sk: 'APIKEY' }),
   /** gsi1: a tenant's keys. */
-  apiKeyIndex: (tenantId: string, keyId: string) => ({ gsi1pk: `TENANT#${tenantId}#APIKEYS`, gsi1sk: keyId }),
+  apiKeyIndex: (tenantId: string, keyId: string) => ({ gsi1pk: `TENANT#${tenantId}#APIKEYS`, gsi1sk: keyId.replace(/-/g, '') }),
   tenantApiKeys: (tenantId: string) => `TENANT#${tenantId}#APIKEYS`,
 
   staff: (staffId: string) => ({ pk: `STAFF#${staffId}`, sk: 'STAFF' }),

@@ -144,8 +144,9 @@ describe('API keys', () => {
     expect(created.status, created.text).toBe(201);
     expect(created.headers.get('cache-control')).toBe('no-store');
     expect(created.body).toEqual({
-      id: expect.stringMatching(/^[0-9a-f]{32}$/),
-      key: expect.stringMatching(new RegExp(`^sk_sandbox_${created.body.id}_[0-9a-f]{64}$`)),
+      // The id is a canonical UUID; the key string carries it without hyphens (spec part 5 format).
+      id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+      key: expect.stringMatching(new RegExp(`^sk_sandbox_${created.body.id.replace(/-/g, '')}_[0-9a-f]{64}$`)),
       tenant_id: tenantId,
       name: 'backend',
       env: 'sandbox',
@@ -236,7 +237,7 @@ describe('user tokens', () => {
     const payload = payloadOf(result.body.token);
     expect(payload).toMatchObject({ sub: userId, tenant_id: tenantId, token_use: 'user', scope: 'users:read balances:read' });
     expect(payload.exp - payload.iat).toBe(900);
-    expect(payload.key_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(payload.key_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect((await api('GET', `/v1/users/${userId}`, { token: result.body.token })).status).toBe(200);
     const other = await api('POST', '/v1/users', { token: fullKey, body: { external_id: `other-${uuidv7()}` } });
     expect((await api('GET', `/v1/users/${other.body.id}`, { token: result.body.token })).status).toBe(404);
@@ -261,8 +262,15 @@ describe('user tokens', () => {
     expect(result.body.detail).toContain('transfers:write');
   });
 
-  it('refuses unknown and missing scopes, unknown fields and an unknown user', async () => {
-    expectProblem(await mint({ user_external_id: externalId, scopes: ['balances:write'] }), 'invalid_request');
+  it('refuses a scope name that does not exist with scope_exceeds_key too: the key does not hold it', async () => {
+    const result = await mint({ user_external_id: externalId, scopes: ['users:read', 'teleport:write'] });
+
+    expectProblem(result, 'scope_exceeds_key');
+    expect(result.body.detail).toContain('teleport:write');
+  });
+
+  it('refuses unknown scopes (as exceeding the key), missing scopes, unknown fields and an unknown user', async () => {
+    expectProblem(await mint({ user_external_id: externalId, scopes: ['balances:write'] }), 'scope_exceeds_key');
     expectProblem(await mint({ user_external_id: externalId, scopes: [] }), 'invalid_request');
     expectProblem(await mint({ user_external_id: externalId, scopes: ['users:read'], user_id: userId }), 'invalid_request');
     expectProblem(await mint({ user_external_id: 'nobody', scopes: ['users:read'] }), 'user_not_found');

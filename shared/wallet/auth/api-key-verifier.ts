@@ -8,7 +8,8 @@ import { RefusedCredential } from './tokens';
 
 /**
  * Tenant API keys (spec part 5): `sk_{env}_{keyId}_{secret}`, env `live` or `sandbox`, the key id a
- * UUIDv7 without hyphens (32 hex), the secret 32 random bytes in hex. Only sha256(secret) is
+ * UUIDv7 written without hyphens (32 hex; every response shows it as the canonical UUID), the
+ * secret 32 random bytes in hex. Only sha256(secret) is
  * stored, at APIKEY#<keyId>; the full key is returned once, at issuance.
  *
  * Verification costs one GetItem and one hash comparison whether the key id exists or not, so a
@@ -60,28 +61,37 @@ export function parseApiKey(credential: string): { env: ApiKeyEnv; keyId: string
   return { env: match[1] as ApiKeyEnv, keyId: match[2]!, secret: match[3]! };
 }
 
-export const formatApiKey = (env: ApiKeyEnv, keyId: string, secret: string): string => `sk_${env}_${keyId}_${secret}`;
+export const formatApiKey = (env: ApiKeyEnv, keyId: string, secret: string): string => `sk_${env}_${compactKeyId(keyId)}_${secret}`;
+
+/** The key id as the key string carries it: 32 hex digits. */
+export const compactKeyId = (keyId: string): string => keyId.replace(/-/g, '').toLowerCase();
+
+/** The key id as every response shows it: a canonical UUID (records from before stored the compact form). */
+export function canonicalKeyId(keyId: string): string {
+  const hex = compactKeyId(keyId);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** The positive verification cache of one process (one per authenticator in tests). */
 export class ApiKeyCache {
   private readonly entries = new Map<string, { record: ApiKeyRecord; hash: Buffer; untilMs: number }>();
 
   get(keyId: string, nowMs: number) {
-    const entry = this.entries.get(keyId);
+    const entry = this.entries.get(compactKeyId(keyId));
     if (entry && entry.untilMs > nowMs) return entry;
-    if (entry) this.entries.delete(keyId);
+    if (entry) this.entries.delete(compactKeyId(keyId));
     return undefined;
   }
 
   set(record: ApiKeyRecord, hash: Buffer, nowMs: number): void {
-    this.entries.delete(record.id);
+    this.entries.delete(compactKeyId(record.id));
     // Oldest first out: Map iteration follows insertion order.
     if (this.entries.size >= CACHE_MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(record.id, { record, hash, untilMs: nowMs + API_KEY_CACHE_TTL_MS });
+    this.entries.set(compactKeyId(record.id), { record, hash, untilMs: nowMs + API_KEY_CACHE_TTL_MS });
   }
 
   delete(keyId: string): void {
-    this.entries.delete(keyId);
+    this.entries.delete(compactKeyId(keyId));
   }
 }
 
@@ -167,7 +177,7 @@ export const apiKeyPrincipal = (record: ApiKeyRecord): Principal => ({
 export function toRecord(item: Record<string, unknown>): ApiKeyRecord {
   const text = (name: string) => (typeof item[name] === 'string' ? (item[name] as string) : null);
   return {
-    id: String(item.id),
+    id: canonicalKeyId(String(item.id)),
     tenant_id: String(item.tenant_id),
     env: item.env === 'sandbox' ? 'sandbox' : 'live',
     name: text('name'),

@@ -33,7 +33,7 @@ export async function createApiKeyRecord(
   input: NewApiKey,
   withItems: (record: ApiKeyRecord) => TransactItem[] = () => [],
 ): Promise<{ key: string; record: ApiKeyRecord }> {
-  const keyId = deps.ids().replace(/-/g, '');
+  const keyId = deps.ids();
   const secret = randomBytes(32).toString('hex');
   const now = deps.clock.now();
   const record: ApiKeyRecord = {

@@ -114,8 +114,8 @@ export const PAYMENT_VOID = defineOperation('payment.void', async ({ runtime, te
 });
 
 /**
- * Captures an authorization once (partial: the rest is released) or voids it. Without an
- * Idempotency-Key the key is derived from the payment and the action. Refuses: not_found,
+ * Captures an authorization once (partial: the rest is released) or voids it, once per
+ * Idempotency-Key (money-moving POSTs require one, spec part 4 conventions). Refuses: not_found,
  * invalid_transition (not authorized, hold expired, or another resolution won), invalid_request.
  */
 export async function resolvePayment(
@@ -125,7 +125,7 @@ export async function resolvePayment(
   paymentId: string,
   action: 'capture' | 'void',
   input: { amount?: number },
-  options: { idempotencyKey?: string; requestId: string },
+  options: { idempotencyKey: string; requestId: string },
 ): Promise<Outcome> {
   const item = await paymentItem(runtime, tenantId, paymentId, principal.userId);
   const holdExpired = item.status === 'authorized' && typeof item.hold_expires_at === 'string' && new Date(item.hold_expires_at).getTime() <= runtime.clock.now().getTime();
@@ -133,7 +133,7 @@ export async function resolvePayment(
   return runOperation(runtime, {
     operation: action === 'capture' ? PAYMENT_CAPTURE : PAYMENT_VOID,
     tenantId,
-    idempotencyKey: options.idempotencyKey ?? `payment:${paymentId}:${action}`,
+    idempotencyKey: options.idempotencyKey,
     request,
     principal,
     requestId: options.requestId,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute, idempotencyRequired, type Access, type IdempotencyRule } from '../../http/route';
+import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
 
@@ -16,7 +16,6 @@ const wallet = { api: 'wallet', tags: ['payments'] } as const;
 const writes = { wallet: 'RW' } as const;
 const callsLedger = ['callsLedger'] as const;
 /** Capture and void: optional; without one the key derives from the payment and the action. */
-const idempotencyOptional: IdempotencyRule = { required: false, minLength: 1, maxLength: 255 };
 const paymentParams = z.object({ paymentId: uuid });
 
 export const paymentRoutes = {
@@ -116,7 +115,7 @@ export const paymentRoutes = {
     request: { params: paymentParams, body: s.paymentCapture },
     response: { status: 200, body: s.payment, description: 'The captured payment.' },
     errors: ['not_found', 'invalid_transition', 'insufficient_funds', 'idempotency_key_reuse', 'idempotency_in_flight', 'service_unavailable'],
-    idempotency: idempotencyOptional,
+    idempotency: idempotencyRequired(255),
     tables: writes,
     capabilities: callsLedger,
   }),
@@ -131,7 +130,7 @@ export const paymentRoutes = {
     request: { params: paymentParams },
     response: { status: 200, body: s.payment, description: 'The voided payment.' },
     errors: ['not_found', 'invalid_transition', 'idempotency_key_reuse', 'idempotency_in_flight', 'service_unavailable'],
-    idempotency: idempotencyOptional,
+    idempotency: idempotencyRequired(255),
     tables: writes,
     capabilities: callsLedger,
   }),
