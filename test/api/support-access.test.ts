@@ -33,7 +33,7 @@ const grant = (body: Record<string, unknown> = {}) =>
 const engineerSession = (tenant?: string) =>
   call(platform.urls.public, 'POST', '/v1/auth/staff_sessions', { body: { email: engineer.email, password: TEST_STAFF_PASSWORD, ...(tenant ? { tenant_id: tenant } : {}) } });
 
-async function accessRecords(grantId: string): Promise<number> {
+async function accessRecords(grantId: string): Promise<{ operation: string; outcome: string }[]> {
   const client = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   try {
     const day = new Date().toISOString().slice(0, 10);
@@ -46,7 +46,7 @@ async function accessRecords(grantId: string): Promise<number> {
         ConsistentRead: true,
       }),
     );
-    return page.Items?.length ?? 0;
+    return (page.Items ?? []).map((item) => ({ operation: item.operation!.S!, outcome: item.outcome!.S! }));
   } finally {
     client.destroy();
   }
@@ -77,12 +77,23 @@ describe('support access grants', () => {
     expect(users.status).toBe(200);
     expect(users.body.data.map((u: { external_id: string }) => u.external_id)).toContain('supported-user');
     await call(platform.urls.public, 'GET', '/v1/users', { token: session.body.token });
-    expect(await accessRecords(live.id)).toBe(2);
+    // Refused requests are recorded too: a write the engineer may not make, a route it may not call.
+    expectProblem(await call(platform.urls.public, 'POST', '/v1/users', { token: session.body.token, body: { external_id: 'by-support' } }), 'forbidden');
+    expect((await call(platform.urls.public, 'GET', '/v1/fee_plan', { token: session.body.token })).status).toBe(403);
+    expect(await accessRecords(live.id)).toEqual(
+      expect.arrayContaining([
+        { operation: 'listUsers', outcome: 'admitted' },
+        { operation: 'createUser', outcome: 'admitted' },
+        { operation: 'getFeePlan', outcome: 'admitted' },
+      ]),
+    );
+    expect(await accessRecords(live.id)).toHaveLength(4);
 
     const revoked = await call(platform.urls.console, 'POST', `/v1/support_access_grants/${live.id}/revoke`, { token: admin });
     expect(revoked.status).toBe(200);
     expect(revoked.body.revoked_at).not.toBeNull();
     expect((await call(platform.urls.public, 'GET', '/v1/users', { token: session.body.token })).status).toBe(401);
+    expect((await accessRecords(live.id)).filter((record) => record.outcome === 'grant_ended')).toEqual([{ operation: 'listUsers', outcome: 'grant_ended' }]);
     expectProblem(await engineerSession(tenantId), 'forbidden');
     expect((await grant()).status).toBe(201);
   });

@@ -65,8 +65,8 @@ export function createWalletAuthenticator(runtime: WalletDeps, options: Credenti
       const claims = await verifyWalletToken(credential, ['user', 'staff'], { signer, issuer: walletIssuer, clock });
       if (claims.token_use === 'user') return userPrincipal(claims);
       const principal = staffPrincipal(claims);
-      // Only where the route admits vendor support: elsewhere the request is refused anyway.
-      if (principal.grantId && admits(route, 'vendor_support')) await checkSupportAccess(runtime, principal, route, clock);
+      // Every request under a grant, on any route: those the route then refuses are recorded too.
+      if (principal.grantId) await checkSupportAccess(runtime, principal, route, clock);
       return principal;
     }
     if (verifyIdp && issuer === idpSettings?.issuer) return verifyIdp(credential, admitsIdpUsers(route));
@@ -97,13 +97,16 @@ function userPrincipal(claims: { sub: string; tenant_id?: string; scopes: string
 }
 
 /**
- * A vendor support session under a grant: the grant must still stand on every request (a revoked
- * grant ends the session at once), and every request is recorded against it.
+ * A vendor support session under a grant: every request is recorded against the grant before
+ * anything can refuse it (spec part 4 item 16), and the grant must still stand (a revoked grant
+ * ends the session at once: that refusal is recorded too).
  */
 async function checkSupportAccess(runtime: WalletDeps, principal: Principal, route: AnyRoute, clock: Clock): Promise<void> {
-  const grant = await liveGrant({ ...runtime, clock }, principal.id, principal.tenantId!);
-  if (!grant || grant.id !== principal.grantId) throw new RefusedCredential('support access grant no longer live', 'The support access grant has ended.');
-  await recordGrantAccess({ ...runtime, clock }, grant, principal, route.operationId);
+  const deps = { ...runtime, clock };
+  const grant = await liveGrant(deps, principal.id, principal.tenantId!);
+  const live = grant !== undefined && grant.id === principal.grantId;
+  await recordGrantAccess(deps, { id: principal.grantId!, tenant_id: principal.tenantId! }, principal, route.operationId, live ? 'admitted' : 'grant_ended');
+  if (!live) throw new RefusedCredential('support access grant no longer live', 'The support access grant has ended.');
 }
 
 function staffPrincipal(claims: { sub: string; tenant_id?: string; role?: string; scopes: string[]; grant_id?: string }): Principal {

@@ -168,8 +168,17 @@ const toGrant = (item: Record<string, unknown>): Grant => ({
   revoked_by_id: (item.revoked_by_id as string | null) ?? null,
 });
 
-/** One append-only access record per request made under a grant (spec item 16). */
-export async function recordGrantAccess(deps: StoreDeps, grant: Grant, principal: Principal, operation: string): Promise<void> {
+/**
+ * One append-only access record per request made under a grant (spec item 16), refused ones
+ * included: `grant_ended` when the grant no longer stood (the request was then refused).
+ */
+export async function recordGrantAccess(
+  deps: StoreDeps,
+  grant: Pick<Grant, 'id' | 'tenant_id'>,
+  principal: Principal,
+  operation: string,
+  outcome: 'admitted' | 'grant_ended' = 'admitted',
+): Promise<void> {
   const now = deps.clock.now();
   const id = deps.ids();
   await putItem(
@@ -182,6 +191,7 @@ export async function recordGrantAccess(deps: StoreDeps, grant: Grant, principal
       tenant_id: grant.tenant_id,
       staff_id: principal.id,
       operation,
+      outcome,
       at: now.toISOString(),
     },
     { condition: 'attribute_not_exists(pk)' },
