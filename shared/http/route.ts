@@ -62,11 +62,15 @@ export interface RouteDefinition<
     query?: Q;
     /** Absent: the route takes no body. A schema that accepts `undefined` makes the body optional. */
     body?: B;
+    /** Request headers the route reads besides Authorization and Idempotency-Key (documented in OpenAPI). */
+    headers?: readonly { name: string; description: string; required: boolean }[];
   };
   response: {
     status: number;
     body: R;
     description: string;
+    /** Other success statuses the route answers with the same body (e.g. 200 for a repeated create). */
+    also?: readonly { status: number; description: string }[];
   };
   /** Codes the route may answer besides the ones every route may (401, 403 and 400 as access says). */
   errors: readonly ErrorCode[];

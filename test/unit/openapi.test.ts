@@ -294,21 +294,26 @@ describe('an operation generated from a route', () => {
     );
 
     expect(codes).toEqual({
-      '400': ['invalid_request'],
+      // The ledger's catalogue: malformed input is `invalid` there.
+      '400': ['invalid'],
       '401': ['unauthenticated'],
       '403': ['consumer_token_required', 'insufficient_scope'],
       '404': ['ledger_not_found'],
       '409': ['idempotency_key_reuse'],
       '422': ['insufficient_funds', 'unbalanced'],
+      // The gateway's bulkhead, on every route.
+      '503': ['bulkhead_full'],
     });
     const forbidden = operation.responses['403'];
     expect(forbidden.description).toContain('`insufficient_scope`');
-    expect(forbidden.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/Problem' });
+    // The spec names the ledger's problem schema ProblemDetails (part 7).
+    expect(forbidden.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/ProblemDetails' });
+    expect(operation.responses['503'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
     expect(document.components).toMatchObject({ examples: { insufficient_funds: { value: { code: 'insufficient_funds', status: 422 } } } });
   });
 
-  it('answers no 400, 401 or 403 on a public route without input', () => {
-    expect(Object.keys(document.paths['/healthz']!.get!.responses as object)).toEqual(['200', 'default']);
+  it('answers no 400, 401 or 403 on a public route without input (only the bulkhead every route has)', () => {
+    expect(Object.keys(document.paths['/healthz']!.get!.responses as object)).toEqual(['200', '503', 'default']);
   });
 
   it('records the principal kinds and scopes in extensions and in the description', () => {
@@ -332,7 +337,7 @@ describe('component schemas', () => {
 
     await validate(document);
     const schemas = (document.components as any).schemas;
-    expect(Object.keys(schemas).sort()).toEqual(['Problem', 'TestMoney', 'TestMoneyInput']);
+    expect(Object.keys(schemas).sort()).toEqual(['ProblemDetails', 'TestMoney', 'TestMoneyInput']);
     expect(schemas.TestMoney.required).toEqual(['amount', 'currency']);
     expect(schemas.TestMoneyInput.required).toEqual(['amount']);
     const operation = document.paths[THING]!.post as any;
@@ -392,5 +397,33 @@ describe('toOpenApi30', () => {
       },
       required: ['kind'],
     });
+  });
+});
+
+describe('the documents of the real manifest', () => {
+  const wallet = () => buildOpenApi(routes, 'public', info) as any;
+  const ledger = () => buildOpenApi(routes, 'ledger', info) as any;
+
+  it('document every status a route answers: a repeated device 200, a vendor support session 403', () => {
+    expect(Object.keys(wallet().paths['/v1/devices'].post.responses)).toEqual(expect.arrayContaining(['200', '201']));
+    expect(wallet().paths['/v1/auth/staff_sessions'].post.responses['403']['x-problem-codes']).toContain('forbidden');
+  });
+
+  it("document the processor webhook's signature header and the replay, retry and request id headers", () => {
+    const webhook = wallet().paths['/v1/processor_webhooks/{gateway}'].post;
+    expect(webhook.parameters).toContainEqual(expect.objectContaining({ name: 'x-sandbox-signature', in: 'header', required: true }));
+    const transfer = wallet().paths['/v1/transfers'].post;
+    expect(transfer.responses['201'].headers).toMatchObject({ 'X-Request-Id': expect.anything(), 'Idempotent-Replayed': expect.anything() });
+    expect(wallet().paths['/v1/auth/staff_sessions'].post.responses['429'].headers['Retry-After']).toBeDefined();
+    expect(wallet().components.responses.UnexpectedError.headers).toMatchObject({ Allow: expect.anything(), 'Retry-After': expect.anything() });
+  });
+
+  it("name the ledger's problem schema ProblemDetails and list `invalid` in its 400s", () => {
+    const document = ledger();
+    expect(document.components.schemas.ProblemDetails).toBeDefined();
+    expect(document.components.schemas.Problem).toBeUndefined();
+    const posting = document.paths['/v1/ledgers/{ledgerId}/postings'].post;
+    expect(posting.responses['400']['x-problem-codes']).toContain('invalid');
+    expect(posting.responses['400']['x-problem-codes']).not.toContain('invalid_request');
   });
 });

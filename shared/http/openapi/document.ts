@@ -74,19 +74,23 @@ const METHOD_ORDER = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'
 
 const EXAMPLE_REQUEST_ID = '01920000-0000-7000-8000-000000000000';
 
+/** The problem+json schema's name: the spec names the ledger's `ProblemDetails` (part 7). */
+const PROBLEM_SCHEMA: Record<GatewayName, string> = { public: 'Problem', ledger: 'ProblemDetails', console: 'Problem' };
+
 export function buildOpenApi(routes: readonly AnyRoute[], gateway: GatewayName, info: OpenApiInfo): OpenApiDocument {
   const served = routes.filter((route) => gateways[gateway].apis.includes(route.api));
   const schemas = new SchemaCollector();
-  const problemSchema = schemas.convert(problem, 'output', 'Problem');
+  const problemName = PROBLEM_SCHEMA[gateway];
+  const problemSchema = schemas.convert(problem, 'output', problemName);
   const usedCodes = new Set<ErrorCode>();
 
   const operations = served.map((route) => ({
     route,
-    operation: operationOf(route, schemas, usedCodes),
+    operation: operationOf(route, schemas, usedCodes, problemName),
   }));
   const components = schemas.finish();
-  if (components.Problem) throw new Error('"Problem" is the name of the problem+json schema; rename the other .meta({ id })');
-  components.Problem = problemSchema;
+  if (components[problemName]) throw new Error(`"${problemName}" is the name of the problem+json schema; rename the other .meta({ id })`);
+  components[problemName] = problemSchema;
 
   const paths: Record<string, Record<string, JsonObject>> = {};
   for (const { route, operation } of sortOperations(operations)) {
@@ -126,14 +130,28 @@ export function buildOpenApi(routes: readonly AnyRoute[], gateway: GatewayName, 
       schemas: sortKeys(components),
       responses: {
         UnexpectedError: {
-          description: 'Any other failure the platform may answer on any route, such as `internal_error`, as a problem.',
-          headers: requestIdHeader(),
-          content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
+          description:
+            'Any other failure the platform may answer on any route, as a problem: `internal_error`, `method_not_allowed` ' +
+            '(with `Allow`), `payload_too_large`, `headers_too_large`, or a retryable one with `Retry-After`.',
+          headers: { ...requestIdHeader(), Allow: { $ref: '#/components/headers/Allow' }, 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+          content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components/schemas/${problemName}` } } },
         },
       },
       headers: {
         RequestId: {
           description: 'The id of this request, also in the body of every problem; quote it when reporting an issue.',
+          schema: { type: 'string' },
+        },
+        RetryAfter: {
+          description: 'Seconds to wait before retrying (rate limits, a full bulkhead, a transient failure).',
+          schema: { type: 'integer', minimum: 0 },
+        },
+        IdempotentReplayed: {
+          description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key, replayed byte for byte.',
+          schema: { type: 'string', enum: ['true'] },
+        },
+        Allow: {
+          description: 'On a 405: the methods the path does serve.',
           schema: { type: 'string' },
         },
       },
@@ -148,12 +166,13 @@ export function buildOpenApi(routes: readonly AnyRoute[], gateway: GatewayName, 
 // ---------------------------------------------------------------------------------------------
 // Operations
 
-function operationOf(route: AnyRoute, schemas: SchemaCollector, usedCodes: Set<ErrorCode>): JsonObject {
+function operationOf(route: AnyRoute, schemas: SchemaCollector, usedCodes: Set<ErrorCode>, problemName: string): JsonObject {
   const where = (part: string) => `${route.operationId}.${part}`;
   const parameters = [
     ...pathParameters(route, schemas),
     ...objectParameters(route.request.query, 'query', where('query'), schemas),
     ...idempotencyParameter(route),
+    ...(route.request.headers ?? []).map((header) => ({ name: header.name, in: 'header', description: header.description, required: header.required, schema: { type: 'string' } })),
   ];
 
   const operation: JsonObject = {
@@ -172,15 +191,17 @@ function operationOf(route: AnyRoute, schemas: SchemaCollector, usedCodes: Set<E
   }
 
   const responses: JsonObject = {};
-  const success: JsonObject = { description: route.response.description, headers: requestIdHeader() };
-  if (route.response.status !== 204) {
-    success.content = { 'application/json': { schema: schemas.convert(route.response.body, 'output', where('response')) } };
+  const replayed = route.idempotency ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {};
+  const body = route.response.status === 204 ? undefined : schemas.convert(route.response.body, 'output', where('response'));
+  for (const { status, description } of [{ status: route.response.status, description: route.response.description }, ...(route.response.also ?? [])]) {
+    const success: JsonObject = { description, headers: { ...requestIdHeader(), ...replayed } };
+    if (body) success.content = { 'application/json': { schema: body } };
+    responses[String(status)] = success;
   }
-  responses[String(route.response.status)] = success;
   for (const [status, codes] of errorsByStatus(route)) {
-    if (responses[String(status)]) throw new Error(`${route.operationId}: error status ${status} is also the success status`);
+    if (responses[String(status)]) throw new Error(`${route.operationId}: error status ${status} is also a success status`);
     codes.forEach((code) => usedCodes.add(code));
-    responses[String(status)] = problemResponse(codes);
+    responses[String(status)] = problemResponse(codes, problemName, replayed);
   }
   responses.default = { $ref: '#/components/responses/UnexpectedError' };
   operation.responses = responses;
@@ -269,16 +290,19 @@ function errorsByStatus(route: AnyRoute): [number, ErrorCode[]][] {
   const add = (code: ErrorCode) => {
     if (!codes.includes(code)) codes.push(code);
   };
-  // The request parser refuses invalid params, query, body and Idempotency-Key, and any body sent to a POST without one.
+  // The request parser refuses invalid params, query, body and Idempotency-Key, and any body sent to a POST without one,
+  // in the route's catalogue: `invalid` on the ledger.
   const takesInput =
     route.request.params || route.request.query || route.request.body || route.idempotency || !['GET', 'DELETE'].includes(route.method);
-  if (takesInput) add('invalid_request');
+  if (takesInput) add(route.api === 'ledger' ? 'invalid' : 'invalid_request');
   if (route.access !== 'public') {
     add('unauthenticated');
     add(route.access.wrongPrincipal ?? 'forbidden');
     if (route.access.scopes.length > 0) add('insufficient_scope');
   }
   route.errors.forEach(add);
+  // The gateway's own: a route at its concurrency limit (shared/http/bulkheads.ts).
+  add('bulkhead_full');
 
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of codes) {
@@ -288,13 +312,18 @@ function errorsByStatus(route: AnyRoute): [number, ErrorCode[]][] {
   return [...byStatus.entries()].sort(([a], [b]) => a - b);
 }
 
-function problemResponse(codes: readonly ErrorCode[]): JsonObject {
+/** Codes answered with a Retry-After header. */
+const RETRY_AFTER_CODES: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'bulkhead_full']);
+
+function problemResponse(codes: readonly ErrorCode[], problemName: string, replayed: JsonObject): JsonObject {
+  const retryAfter = codes.some((code) => RETRY_AFTER_CODES.has(code)) ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {};
   return {
     description: codes.map((code) => `\`${code}\`: ${errorCatalogue[code].title}.`).join(' '),
-    headers: requestIdHeader(),
+    // A refusal remembered under an Idempotency-Key is replayed like a success.
+    headers: { ...requestIdHeader(), ...retryAfter, ...replayed },
     content: {
       [PROBLEM_CONTENT_TYPE]: {
-        schema: { $ref: '#/components/schemas/Problem' },
+        schema: { $ref: `#/components/schemas/${problemName}` },
         examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }])),
       },
     },

@@ -111,7 +111,8 @@ export const authRoutes = {
     access: 'public',
     request: { body: staffSessionCreate },
     response: { status: 201, body: staffSession, description: 'The staff session token (RS256 JWT).' },
-    errors: ['unauthenticated', 'rate_limited'],
+    // forbidden: a vendor support engineer naming a tenant without a live grant there.
+    errors: ['unauthenticated', 'forbidden', 'rate_limited'],
     // RW: failed attempts and lockouts are counted on the account.
     tables: { wallet: 'RW' },
     capabilities: ['signsTokens'],

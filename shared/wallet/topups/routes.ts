@@ -43,7 +43,12 @@ export const topupRoutes = {
     // topups:write, not users:write: IdP users register their own devices and their fixed scope set has no users:write.
     access: { principals: ['api_key', 'user_token', 'idp_user'], scopes: ['topups:write'] },
     request: { body: s.deviceCreate },
-    response: { status: 201, body: s.device, description: 'The new device; a token registered before answers 200 with its device.' },
+    response: {
+      status: 201,
+      body: s.device,
+      description: 'The new device.',
+      also: [{ status: 200, description: 'The token was registered before: its device (moved to this user if another had it).' }],
+    },
     errors: ['user_not_found'],
     tables: writes,
     capabilities: ['callsLedger'],
@@ -121,7 +126,18 @@ export const topupRoutes = {
     summary: "A payment processor's signed notification of a top-up's outcome (no bearer: the signature authenticates it)",
     tags: ['topups'],
     access: 'public',
-    request: { params: z.object({ gateway: s.gatewayName }), body: s.processorWebhookBody },
+    request: {
+      params: z.object({ gateway: s.gatewayName }),
+      body: s.processorWebhookBody,
+      headers: [
+        {
+          name: s.SANDBOX_SIGNATURE_HEADER,
+          description:
+            'The processor\'s signature of the raw body, `t=<unix seconds>,v1=<hex HMAC-SHA256>` (the sandbox processor\'s header; a real processor adapter names its own, see docs/topups.md).',
+          required: true,
+        },
+      ],
+    },
     response: { status: 200, body: s.processorWebhookAck, description: 'Accepted (also for a duplicate delivery, which changes nothing).' },
     errors: ['unauthenticated', 'not_found', 'conflict', 'idempotency_key_reuse', 'account_frozen', 'account_closed', 'service_unavailable'],
     tables: writes,

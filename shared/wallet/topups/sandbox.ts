@@ -6,6 +6,7 @@ import { AppError } from '../../kernel/errors';
 import { signPayload, verifySignature } from '../../events/signature';
 import type { QueueTransport } from '../../aws/transport';
 import type { ProcessorEvent, TopupIntent, TopupIntentRequest, TopupProcessor } from './processors';
+import { SANDBOX_SIGNATURE_HEADER } from './schemas';
 
 /**
  * The sandbox processor: a stand-in for a card processor that needs no account. Creating an intent
@@ -17,7 +18,6 @@ import type { ProcessorEvent, TopupIntent, TopupIntentRequest, TopupProcessor } 
 
 export const SANDBOX_GATEWAY = 'sandbox';
 export const SANDBOX_QUEUE = 'sandboxProcessor';
-export const SANDBOX_SIGNATURE_HEADER = 'x-sandbox-signature';
 export const SANDBOX_CONFIRMATION_DELAY_SECONDS = 1;
 /** A confirmation that is not accepted within this is retried by the queue. */
 export const SANDBOX_DELIVERY_TIMEOUT_MS = 10_000;
