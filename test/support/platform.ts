@@ -3,13 +3,15 @@ import { startPlatform, type Platform, type PlatformOptions } from '../../local/
 import { routes as manifestRoutes } from '../../shared/routes';
 import { queues as manifestQueues, workers as manifestWorkers } from '../../shared/workers';
 import { uuidv7 } from '../../shared/kernel/ids';
+import type { GatewayName } from '../../shared/http/gateways';
+import { contractViolations, forgetContract, registerContract } from './contract';
 
 /**
  * The embedded platform for one test file: the run's DynamoDB Local, tables of its own, every
  * gateway on a free loopback port. Tests call it over HTTP, like a client.
  */
 export async function startTestPlatform(overrides: Partial<PlatformOptions> = {}): Promise<Platform> {
-  return startPlatform({
+  const platform = await startPlatform({
     dynamodbEndpoint: inject('dynamodbEndpoint'),
     tablePrefix: `t${uuidv7().replace(/-/g, '').slice(-12)}`,
     ports: { public: 0, ledger: 0, console: 0 },
@@ -19,6 +21,15 @@ export async function startTestPlatform(overrides: Partial<PlatformOptions> = {}
     queues: manifestQueues,
     ...overrides,
   });
+  // Every response from its gateways is checked against their OpenAPI documents (./contract.ts).
+  const routes = overrides.routes ?? manifestRoutes;
+  for (const [gateway, url] of Object.entries(platform.urls) as [GatewayName, string][]) registerContract(url, routes, gateway);
+  const stop = platform.stop;
+  platform.stop = async () => {
+    for (const url of Object.values(platform.urls)) forgetContract(url);
+    await stop();
+  };
+  return platform;
 }
 
 export interface CallResult<T = unknown> {
@@ -46,5 +57,8 @@ export async function call<T = any>(
   const response = await fetch(`${base}${path}`, { method, headers, body });
   const text = await response.text();
   const type = response.headers.get('content-type') ?? '';
-  return { status: response.status, headers: response.headers, text, body: (/json/.test(type) && text ? JSON.parse(text) : text) as T };
+  const parsed = (/json/.test(type) && text ? JSON.parse(text) : text) as T;
+  const violations = await contractViolations(base, method, path, response.status, response.headers.get('content-type'), parsed);
+  if (violations.length > 0) throw new Error(`The response breaks the API's OpenAPI document:\n${violations.join('\n')}\n${text.slice(0, 2000)}`);
+  return { status: response.status, headers: response.headers, text, body: parsed };
 }
