@@ -74,6 +74,20 @@ function expectFreshProblem(result: CallResult<any>, code: keyof typeof errorCat
   expect(typeof result.body.detail).toBe('string');
 }
 
+describe('OpenAPI documents', () => {
+  it('are served at /openapi.json by each API, the console included', async () => {
+    for (const [url, title] of [
+      [platform.urls.public, 'Wallet and Auth API'],
+      [platform.urls.ledger, 'Ledger API'],
+      [platform.urls.console, 'Console API'],
+    ] as const) {
+      const served = await call(url, 'GET', '/openapi.json');
+      expect(served.status, served.text).toBe(200);
+      expect(served.body).toMatchObject({ openapi: '3.0.3', info: { title } });
+    }
+  });
+});
+
 describe('probes', () => {
   it('answers /healthz and /version without a credential on the wallet and ledger APIs', async () => {
     for (const url of [platform.urls.public, platform.urls.ledger]) {

@@ -164,6 +164,21 @@ describe('payment state machine', () => {
     expectProblem(await refund(apiKey, { payment_id: auth.body.id }), 'invalid_transition');
   });
 
+  it('refuses capture and void without an Idempotency-Key, and voids with an empty JSON object for a body', async () => {
+    const [payer, merchant] = [await newUser(apiKey), await newMerchant(apiKey)];
+    await fund(tenantId, payer.id, 1_000);
+    const auth = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 300, capture: false });
+
+    expectProblem(await api('POST', `/v1/payments/${auth.body.id}/capture`, { token: apiKey, body: { amount: 100 } }), 'invalid_request');
+    expectProblem(await api('POST', `/v1/payments/${auth.body.id}/void`, { token: apiKey }), 'invalid_request');
+    expectProblem(await api('POST', `/v1/payments/${auth.body.id}/void`, { token: apiKey, body: { reason: 'not a field' }, key: uuidv7() }), 'invalid_request');
+    expect((await api('GET', `/v1/payments/${auth.body.id}`, { token: apiKey })).body.status).toBe('authorized');
+
+    const voided = await api('POST', `/v1/payments/${auth.body.id}/void`, { token: apiKey, body: {}, key: uuidv7() });
+    expect(voided.status, voided.text).toBe(200);
+    expect(voided.body.status).toBe('voided');
+  });
+
   it('an authorization cannot be refunded; captured -> partially_refunded -> refunded, then no more', async () => {
     const [payer, merchant] = [await newUser(apiKey), await newMerchant(apiKey)];
     await fund(tenantId, payer.id, 1_000);

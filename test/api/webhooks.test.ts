@@ -148,6 +148,9 @@ describe('endpoints', () => {
     expect(created).toMatchObject({ url: receiver.route('/listed'), event_filters: ['topup.*', 'transfer.completed'], description: 'ops', status: 'active', livemode: false });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     expect(created.client_id).toBeUndefined();
+    // An endpoint without filters receives everything: event_filters is absent, never null.
+    const everything = await register('/everything');
+    expect(everything).not.toHaveProperty('event_filters');
 
     const listed = await api('GET', '/v1/webhook_endpoints', { token: readKey });
     expect(listed.status, listed.text).toBe(200);
