@@ -10,7 +10,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { decodeCursor, encodeCursor } from '../http/cursor';
+import { decodeCursor, encodeCursor, unknownCursor } from '../http/cursor';
 import { AppError } from '../kernel/errors';
 import type { TransactItem } from './dynamodb';
 
@@ -152,29 +152,28 @@ export interface PageQuery {
   consistent?: boolean;
 }
 
-const unknownCursor = (code: 'invalid_request' | 'invalid') =>
-  new AppError(code, 'cursor is not a cursor this listing returned.', { errors: [{ field: 'query.cursor', message: 'unknown cursor' }] });
-
 /**
- * One page of a partition, newest first. The cursor is the opaque key the previous page ended at;
- * one of another listing (another partition, index or shape) is refused, never a 500.
+ * One page of a partition, newest first. The cursor is the key the previous page ended at, bound
+ * to this index and partition (shared/http/cursor.ts): one of another listing or owner is refused,
+ * and so is a forged position DynamoDB would not start from (a key outside the sort condition),
+ * never a 500.
  */
 export async function queryPage(deps: TableDeps, query: PageQuery): Promise<{ items: Item[]; next_cursor: string | null }> {
   const pkName = query.index ? `${query.index}pk` : 'pk';
   const keyNames = query.index ? ['pk', 'sk', pkName, `${query.index}sk`] : ['pk', 'sk'];
   const code = query.invalidCode ?? 'invalid_request';
+  const binding = { listing: query.index ?? 'table', owner: query.partition };
   let start: Item | undefined;
   if (query.cursor !== undefined) {
-    start = decodeCursor(query.cursor, code, keyNames);
-    if (start[pkName] !== query.partition || Object.keys(start).length !== keyNames.length) throw unknownCursor(code);
+    start = decodeCursor(query.cursor, binding, keyNames, code);
+    if (start[pkName] !== query.partition) throw unknownCursor(code);
   }
   const items: Item[] = [];
   let budget = query.scanBudget ?? Number.POSITIVE_INFINITY;
   do {
     // Never evaluate more than can be returned, so the key DynamoDB stops at is the page's end.
     const pageLimit = Math.max(1, Math.min(query.limit - items.length, budget));
-    const result = await deps.client.send(
-      new QueryCommand({
+    const result = await sendQuery(deps, start !== undefined, code, {
         TableName: deps.table,
         IndexName: query.index,
         KeyConditionExpression: query.sortKey ? `#pk = :pk AND ${query.sortKey.expression}` : '#pk = :pk',
@@ -185,13 +184,22 @@ export async function queryPage(deps: TableDeps, query: PageQuery): Promise<{ it
         Limit: pageLimit,
         ExclusiveStartKey: start,
         ConsistentRead: query.consistent,
-      }),
-    );
+      });
     items.push(...(result.Items ?? []));
     budget -= result.ScannedCount ?? pageLimit;
     start = result.LastEvaluatedKey;
   } while (query.filter && start && items.length < query.limit && budget > 0);
-  return { items, next_cursor: start ? encodeCursor(start) : null };
+  return { items, next_cursor: start ? encodeCursor(binding, start) : null };
+}
+
+/** A query from a client's position: DynamoDB's refusal of that position is the cursor's fault. */
+async function sendQuery(deps: TableDeps, fromCursor: boolean, code: 'invalid_request' | 'invalid', input: QueryCommandInput) {
+  try {
+    return await deps.client.send(new QueryCommand(input));
+  } catch (error) {
+    if (fromCursor && (error as { name?: string }).name === 'ValidationException') throw unknownCursor(code);
+    throw error;
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/errors';
-import { decodeCursor, encodeCursor } from '../../http/cursor';
+import { decodeCursor, encodeCursor, unknownCursor } from '../../http/cursor';
 import type { Entry, Transaction } from '../../ledger-client/contract';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Page } from '../../aws/store';
@@ -59,15 +59,16 @@ export async function listTransactions(
   if (userId === undefined && !viewer.scopes.has('ledger:read')) {
     throw new AppError('insufficient_scope', "Reading the tenant's transactions needs the scope ledger:read.");
   }
-  const view = userId === undefined ? 'tenant' : `user:${userId}`;
-  const ledgerCursor = query.cursor === undefined ? undefined : cursorOf(query.cursor, view);
+  // Our cursor wraps the ledger's, bound to the view it pages: one view's cursor is refused by another.
+  const binding = { listing: userId === undefined ? 'tenant_transactions' : 'user_transactions', owner: userId ?? tenantId };
+  const ledgerCursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, binding, ['ledger']).ledger;
   const tenant = await getTenantRecord(deps, tenantId);
   const page = await withCursorRefusal(async () => {
     if (userId === undefined) return tenantPage(deps, tenant, ledgerCursor, query.limit, query.type);
     const user = await getUserRecord(deps, tenantId, userId);
     return userPage(deps, tenant, user.cash_account_id, ledgerCursor, query.limit, query.type);
   });
-  return { data: page.data, next_cursor: page.next_cursor === null ? null : encodeCursor({ view, ledger: page.next_cursor }) };
+  return { data: page.data, next_cursor: page.next_cursor === null ? null : encodeCursor(binding, { ledger: page.next_cursor }) };
 }
 
 async function tenantPage(deps: TransfersDeps, tenant: TenantRecord, cursor: string | undefined, limit: number, type: string | undefined): Promise<Page<WalletTransaction>> {
@@ -112,15 +113,6 @@ function tenantRow(transaction: Transaction, currency: string): WalletTransactio
     effective_at: transaction.effective_at,
     created_at: transaction.created_at,
   };
-}
-
-const unknownCursor = () => new AppError('invalid_request', 'cursor is not a cursor this listing returned.', { errors: [{ field: 'query.cursor', message: 'unknown cursor' }] });
-
-/** Our cursor wraps the ledger's and names the view it belongs to, so one view's cursor is refused by another. */
-function cursorOf(cursor: string, view: string): string {
-  const key = decodeCursor(cursor, 'invalid_request', ['view', 'ledger']);
-  if (key.view !== view || Object.keys(key).length !== 2) throw unknownCursor();
-  return String(key.ledger);
 }
 
 /** The ledger refuses a cursor it did not issue with `invalid`: the client's error, not ours. */

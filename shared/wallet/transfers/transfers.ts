@@ -266,11 +266,7 @@ export async function listTransfers(
 async function listUserTransfers(deps: StoreDeps, userId: string, cursor: string | undefined, limit: number): Promise<Page<Transfer>> {
   let before: string | undefined;
   if (cursor !== undefined) {
-    const key = decodeCursor(cursor, 'invalid_request', ['user_id', 'before']);
-    if (key.user_id !== userId || Object.keys(key).length !== 2) {
-      throw new AppError('invalid_request', 'cursor is not a cursor this listing returned.', { errors: [{ field: 'query.cursor', message: 'unknown cursor' }] });
-    }
-    before = String(key.before);
+    before = decodeCursor(cursor, { listing: 'user_transfers', owner: userId }, ['before']).before;
   }
   const side = async (index: 'gsi2' | 'gsi3', partition: string) => {
     const page = await queryPage(deps, {
@@ -286,7 +282,7 @@ async function listUserTransfers(deps: StoreDeps, userId: string, cursor: string
   const merged = [...sent.items, ...received.items].map(toTransfer).sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   const data = merged.slice(0, limit);
   const more = merged.length > limit || sent.more || received.more;
-  return { data, next_cursor: more && data.length > 0 ? encodeCursor({ user_id: userId, before: data[data.length - 1]!.id }) : null };
+  return { data, next_cursor: more && data.length > 0 ? encodeCursor({ listing: 'user_transfers', owner: userId }, { before: data[data.length - 1]!.id }) : null };
 }
 
 export function toTransfer(item: Record<string, unknown>): Transfer {
