@@ -155,8 +155,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       // The sandbox top-up processor POSTs its signed confirmations to the public gateway.
       WALLET_PUBLIC_URL: urls.public,
       SANDBOX_PROCESSOR_SECRET: (await import('../shared/wallet/topups/sandbox-secret')).loadOrCreateSandboxSecret(options.dataDir),
-      // Webhook receivers here listen on 127.0.0.1; AWS never sets this (shared/wallet/webhooks/addresses.ts).
-      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      // Sandbox webhook receivers here listen on 127.0.0.1: loopback only unless the developer says
+      // otherwise (`true` opens private networks, `false` closes loopback); AWS never sets it.
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? 'loopback',
       ...options.env,
     });
 

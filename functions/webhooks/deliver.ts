@@ -6,6 +6,7 @@ import { uuidv7 } from '../../shared/kernel/ids';
 import { logger } from '../../shared/kernel/log';
 import { queueTransport } from '../../shared/aws/transport';
 import { DELIVERY_TIMEOUT_MS, type DeliveryDeps } from '../../shared/wallet/webhooks/deliveries';
+import { sandboxTargetsOf } from '../../shared/wallet/webhooks/addresses';
 import { systemResolver } from '../../shared/wallet/webhooks/http';
 import { createDeliveryHandler } from '../../shared/wallet/webhooks/worker';
 
@@ -20,7 +21,7 @@ const deliver = createDeliveryHandler(() =>
     ids: uuidv7,
     // Resolved per send: the embedded platform installs its queue driver before handlers run.
     queue: { send: (queue, body, options) => queueTransport().send(queue, body, options) },
-    http: { resolve: systemResolver, allowPrivateTargets: config.WEBHOOK_ALLOW_PRIVATE_TARGETS, timeoutMs: DELIVERY_TIMEOUT_MS },
+    http: { resolve: systemResolver, sandboxTargets: sandboxTargetsOf(config.WEBHOOK_ALLOW_PRIVATE_TARGETS), timeoutMs: DELIVERY_TIMEOUT_MS },
     log: (message, details) => logger.warn(message, { ...details }),
   }),
 );

@@ -54,11 +54,13 @@ const schema = z.object({
   /** The embedded platform checks every response against the manifest's schema. */
   VALIDATE_RESPONSES: z.stringbool().default(false),
   /**
-   * Webhook deliveries may reach loopback and private networks (10/8, 172.16/12, 192.168/16,
-   * fc00::/7). Set by the embedded platform only (receivers on 127.0.0.1); the CDK never sets it.
-   * Link-local (metadata), CGNAT and the rest stay refused even then (shared/wallet/webhooks/addresses.ts).
+   * What sandbox webhook endpoints may reach besides public addresses: `false` nothing (AWS: the
+   * CDK never sets it), `loopback` 127/8 and ::1 (the embedded platform's default, for receivers on
+   * 127.0.0.1), `true` loopback and private networks (10/8, 172.16/12, 192.168/16, fc00::/7). Live
+   * endpoints never reach them; link-local (metadata), CGNAT and the rest stay refused always
+   * (shared/wallet/webhooks/addresses.ts).
    */
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.stringbool().default(false),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['false', 'loopback', 'true']).default('false'),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { classifyAddress, isAllowedAddress, type AddressKind } from '../../shared/wallet/webhooks/addresses';
+import { classifyAddress, isAllowedAddress, sandboxTargetsOf, type AddressKind, type SandboxTargets } from '../../shared/wallet/webhooks/addresses';
 import { checkedTarget, pinnedLookup, postWebhook, requestOptions, type ResolvedAddress, type Resolver } from '../../shared/wallet/webhooks/http';
 import { checkEndpointUrl } from '../../shared/wallet/webhooks/urls';
 
@@ -89,13 +89,25 @@ describe('address classification', () => {
     expect(classifyAddress(address)).toBe(kind);
   });
 
-  it('lets the private-targets setting open loopback and private networks only, never link-local or mapped addresses', () => {
-    const allowed = (kind: AddressKind, allowPrivate: boolean) => isAllowedAddress(kind, { allowPrivate });
-    expect(['loopback', 'private'].map((k) => allowed(k as AddressKind, false))).toEqual([false, false]);
-    expect(['loopback', 'private'].map((k) => allowed(k as AddressKind, true))).toEqual([true, true]);
+  it('lets the setting open loopback, or loopback and private networks, to sandbox endpoints only, never link-local or mapped addresses', () => {
+    const sandbox = (kind: AddressKind, sandboxTargets: SandboxTargets) => isAllowedAddress(kind, { livemode: false, sandboxTargets });
+    expect(['loopback', 'private'].map((k) => sandbox(k as AddressKind, 'none'))).toEqual([false, false]);
+    expect(['loopback', 'private'].map((k) => sandbox(k as AddressKind, 'loopback'))).toEqual([true, false]);
+    expect(['loopback', 'private'].map((k) => sandbox(k as AddressKind, 'private'))).toEqual([true, true]);
     for (const kind of ['link_local', 'cgnat', 'multicast', 'unspecified', 'reserved', 'ipv4_mapped', 'invalid'] as AddressKind[]) {
-      expect(allowed(kind, true), kind).toBe(false);
+      expect(sandbox(kind, 'private'), kind).toBe(false);
     }
+  });
+
+  it('lets a live endpoint reach public addresses only, whatever the setting', () => {
+    for (const kind of ['loopback', 'private', 'link_local'] as AddressKind[]) {
+      expect(isAllowedAddress(kind, { livemode: true, sandboxTargets: 'private' }), kind).toBe(false);
+    }
+    expect(isAllowedAddress('public', { livemode: true, sandboxTargets: 'none' })).toBe(true);
+  });
+
+  it('reads WEBHOOK_ALLOW_PRIVATE_TARGETS as none, loopback, or loopback and private networks', () => {
+    expect([sandboxTargetsOf('false'), sandboxTargetsOf('loopback'), sandboxTargetsOf('true')]).toEqual(['none', 'loopback', 'private']);
   });
 });
 
@@ -112,6 +124,8 @@ describe('endpoint URLs at creation', () => {
     'https://100.64.0.1/hook',
     'https://localhost/hook',
     'https://api.localhost/hook',
+    'https://LOCALHOST./hook',
+    'https://api.localhost../hook',
   ])('refuses %s for a live endpoint', (url) => {
     expect(checkEndpointUrl(url, { livemode: true }).ok).toBe(false);
   });
@@ -136,15 +150,17 @@ describe('endpoint URLs at creation', () => {
   it('accepts http and loopback for a sandbox endpoint; delivery still refuses it unless private targets are allowed', async () => {
     expect(checkEndpointUrl('http://127.0.0.1:3000/hook', { livemode: false }).ok).toBe(true);
     const outcome = await postWebhook(
-      { resolve: fakeResolver({}), allowPrivateTargets: false, timeoutMs: 1_000 },
-      { url: `http://127.0.0.1:${port}/hook`, body: '{}', headers: {}, requireHttps: false },
+      { resolve: fakeResolver({}), sandboxTargets: 'none', timeoutMs: 1_000 },
+      { url: `http://127.0.0.1:${port}/hook`, body: '{}', headers: {}, livemode: false },
     );
     expect(outcome).toMatchObject({ ok: false, responseCode: null, error: 'blocked_address: 127.0.0.1 (loopback)' });
   });
 });
 
 describe('the address check at delivery', () => {
-  const strict = (answers: Record<string, string[]>) => ({ resolve: fakeResolver(answers), allowPrivateTargets: false });
+  const strict = (answers: Record<string, string[]>) => ({ resolve: fakeResolver(answers), sandboxTargets: 'none' as const });
+  const sandbox = { livemode: false };
+  const live = { livemode: true };
 
   it.each([
     ['127.0.0.1', 'loopback'],
@@ -153,32 +169,49 @@ describe('the address check at delivery', () => {
     ['::1', 'loopback'],
     ['fd00::1', 'private'],
   ])('refuses a name resolving to %s', async (address, kind) => {
-    expect(await checkedTarget(strict({ 'hooks.example': [address] }), 'hooks.example')).toEqual({ error: `blocked_address: ${address} (${kind})` });
+    expect(await checkedTarget(strict({ 'hooks.example': [address] }), 'hooks.example', sandbox)).toEqual({ error: `blocked_address: ${address} (${kind})` });
   });
 
   it('refuses a name when any one of its addresses is refused', async () => {
-    const target = await checkedTarget(strict({ 'mixed.example': ['93.184.216.34', '10.0.0.1'] }), 'mixed.example');
+    const target = await checkedTarget(strict({ 'mixed.example': ['93.184.216.34', '10.0.0.1'] }), 'mixed.example', sandbox);
     expect(target).toEqual({ error: 'blocked_address: 10.0.0.1 (private)' });
   });
 
   it('refuses IP literals without resolving', async () => {
     const client = strict({});
-    expect(await checkedTarget(client, '[::1]')).toEqual({ error: 'blocked_address: ::1 (loopback)' });
-    expect(await checkedTarget(client, '169.254.169.254')).toEqual({ error: 'blocked_address: 169.254.169.254 (link_local)' });
+    expect(await checkedTarget(client, '[::1]', sandbox)).toEqual({ error: 'blocked_address: ::1 (loopback)' });
+    expect(await checkedTarget(client, '169.254.169.254', sandbox)).toEqual({ error: 'blocked_address: 169.254.169.254 (link_local)' });
     expect(client.resolve.calls).toEqual([]);
   });
 
   it('keeps the metadata address refused even where private targets are allowed', async () => {
-    const client = { resolve: fakeResolver({ 'metadata.example': ['169.254.169.254'] }), allowPrivateTargets: true };
-    expect(await checkedTarget(client, 'metadata.example')).toEqual({ error: 'blocked_address: 169.254.169.254 (link_local)' });
+    const client = { resolve: fakeResolver({ 'metadata.example': ['169.254.169.254'] }), sandboxTargets: 'private' as const };
+    expect(await checkedTarget(client, 'metadata.example', sandbox)).toEqual({ error: 'blocked_address: 169.254.169.254 (link_local)' });
+  });
+
+  it('never lets a live endpoint reach loopback or a private network, by a name or a literal, whatever the setting', async () => {
+    const open = { resolve: fakeResolver({ 'intranet.example': ['10.1.2.3'], 'hosts-file.example': ['127.0.0.1'], 'localhost.': ['127.0.0.1'] }), sandboxTargets: 'private' as const };
+    expect(await checkedTarget(open, 'hosts-file.example', live)).toEqual({ error: 'blocked_address: 127.0.0.1 (loopback)' });
+    expect(await checkedTarget(open, 'intranet.example', live)).toEqual({ error: 'blocked_address: 10.1.2.3 (private)' });
+    expect(await checkedTarget(open, 'localhost.', live)).toEqual({ error: 'blocked_address: 127.0.0.1 (loopback)' });
+    expect(await checkedTarget(open, '[::1]', live)).toEqual({ error: 'blocked_address: ::1 (loopback)' });
+    // The same names are reachable for a sandbox endpoint where the setting opens them.
+    expect(await checkedTarget(open, 'hosts-file.example', sandbox)).toEqual({ address: '127.0.0.1', family: 4 });
+  });
+
+  it('lets the embedded default (loopback) reach loopback but not a private network, refused before any connection', async () => {
+    const loopbackOnly = { resolve: fakeResolver({ 'intranet.example': ['192.168.1.10'] }), sandboxTargets: 'loopback' as const };
+    expect(await checkedTarget(loopbackOnly, 'intranet.example', sandbox)).toEqual({ error: 'blocked_address: 192.168.1.10 (private)' });
+    expect(await checkedTarget(loopbackOnly, '10.0.0.7', sandbox)).toEqual({ error: 'blocked_address: 10.0.0.7 (private)' });
+    expect(await checkedTarget(loopbackOnly, '127.0.0.1', sandbox)).toEqual({ address: '127.0.0.1', family: 4 });
   });
 
   it('answers an unresolvable name with a dns error', async () => {
-    expect(await checkedTarget(strict({}), 'nowhere.example')).toEqual({ error: 'dns_error: ENOTFOUND' });
+    expect(await checkedTarget(strict({}), 'nowhere.example', sandbox)).toEqual({ error: 'dns_error: ENOTFOUND' });
   });
 
   it('picks a checked public address', async () => {
-    expect(await checkedTarget(strict({ 'ok.example': ['93.184.216.34', '2606:4700:4700::1111'] }), 'ok.example')).toEqual({ address: '93.184.216.34', family: 4 });
+    expect(await checkedTarget(strict({ 'ok.example': ['93.184.216.34', '2606:4700:4700::1111'] }), 'ok.example', sandbox)).toEqual({ address: '93.184.216.34', family: 4 });
   });
 });
 
@@ -194,8 +227,8 @@ describe('connecting to the checked address', () => {
     };
     const before = seen.length;
     const outcome = await postWebhook(
-      { resolve: rebinding, allowPrivateTargets: true, timeoutMs: 2_000 },
-      { url: `http://rebind.test:${port}/pinned?x=1`, body: '{"a":1}', headers: { 'content-type': 'application/json' }, requireHttps: false },
+      { resolve: rebinding, sandboxTargets: 'loopback', timeoutMs: 2_000 },
+      { url: `http://rebind.test:${port}/pinned?x=1`, body: '{"a":1}', headers: { 'content-type': 'application/json' }, livemode: false },
     );
     expect(outcome).toMatchObject({ ok: true, responseCode: 204, error: null });
     expect(calls).toEqual(['rebind.test']);
@@ -209,8 +242,8 @@ describe('connecting to the checked address', () => {
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
     const before = seen.length;
     const outcome = await postWebhook(
-      { resolve: fakeResolver({}), allowPrivateTargets: true, timeoutMs: 2_000 },
-      { url: `http://127.0.0.1:${port}/redirect`, body: '{}', headers: {}, requireHttps: false },
+      { resolve: fakeResolver({}), sandboxTargets: 'loopback', timeoutMs: 2_000 },
+      { url: `http://127.0.0.1:${port}/redirect`, body: '{}', headers: {}, livemode: false },
     );
     expect(outcome).toMatchObject({ ok: false, responseCode: 302, error: null });
     expect(seen.slice(before).map((r) => r.url)).toEqual(['/redirect']);
@@ -218,8 +251,8 @@ describe('connecting to the checked address', () => {
 
   it('refuses http for a live endpoint at delivery too', async () => {
     const outcome = await postWebhook(
-      { resolve: fakeResolver({}), allowPrivateTargets: true, timeoutMs: 1_000 },
-      { url: `http://127.0.0.1:${port}/x`, body: '{}', headers: {}, requireHttps: true },
+      { resolve: fakeResolver({}), sandboxTargets: 'loopback', timeoutMs: 1_000 },
+      { url: `http://127.0.0.1:${port}/x`, body: '{}', headers: {}, livemode: true },
     );
     expect(outcome).toMatchObject({ ok: false, error: 'https_required' });
   });
@@ -230,8 +263,8 @@ describe('connecting to the checked address', () => {
     const closedPort = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const outcome = await postWebhook(
-      { resolve: fakeResolver({}), allowPrivateTargets: true, timeoutMs: 1_000 },
-      { url: `http://127.0.0.1:${closedPort}/`, body: '{}', headers: {}, requireHttps: false },
+      { resolve: fakeResolver({}), sandboxTargets: 'loopback', timeoutMs: 1_000 },
+      { url: `http://127.0.0.1:${closedPort}/`, body: '{}', headers: {}, livemode: false },
     );
     expect(outcome).toMatchObject({ ok: false, responseCode: null, error: 'connection_error: ECONNREFUSED' });
   });

@@ -7,9 +7,11 @@ import { isIP } from 'node:net';
  *
  * Always refused: link-local (169.254/16 with the cloud metadata address, fe80::/10), CGNAT
  * (100.64/10), multicast, unspecified, broadcast and the reserved and documentation ranges,
- * IPv4-mapped and IPv4-compatible IPv6, Teredo. Refused unless private targets are allowed (the
- * embedded platform only): loopback (127/8, ::1) and private networks (10/8, 172.16/12,
- * 192.168/16, fc00::/7). 6to4 and NAT64 addresses are judged by the IPv4 address they embed.
+ * IPv4-mapped and IPv4-compatible IPv6, Teredo. Loopback (127/8, ::1) and private networks
+ * (10/8, 172.16/12, 192.168/16, fc00::/7) are refused for every live endpoint, and for sandbox
+ * endpoints unless the deployment opens them (WEBHOOK_ALLOW_PRIVATE_TARGETS: `loopback` or `true`;
+ * the embedded platform opens loopback only). 6to4 and NAT64 addresses are judged by the IPv4
+ * address they embed.
  */
 
 export type AddressKind =
@@ -24,11 +26,21 @@ export type AddressKind =
   | 'ipv4_mapped'
   | 'invalid';
 
-/** What WEBHOOK_ALLOW_PRIVATE_TARGETS unlocks: never link-local (metadata) or anything else. */
-const PRIVATE_KINDS: ReadonlySet<AddressKind> = new Set(['loopback', 'private']);
+/** What a sandbox endpoint may reach besides public addresses: never link-local (metadata) or anything else. */
+export type SandboxTargets = 'none' | 'loopback' | 'private';
 
-export function isAllowedAddress(kind: AddressKind, options: { allowPrivate: boolean }): boolean {
-  return kind === 'public' || (options.allowPrivate && PRIVATE_KINDS.has(kind));
+const OPENED: Record<SandboxTargets, ReadonlySet<AddressKind>> = {
+  none: new Set(),
+  loopback: new Set(['loopback']),
+  private: new Set(['loopback', 'private']),
+};
+
+/** WEBHOOK_ALLOW_PRIVATE_TARGETS: `false` (AWS), `loopback` (the embedded platform's default) or `true` (loopback and private networks). */
+export const sandboxTargetsOf = (setting: 'false' | 'loopback' | 'true'): SandboxTargets => (setting === 'true' ? 'private' : setting === 'loopback' ? 'loopback' : 'none');
+
+/** Whether a delivery may connect to an address of this kind: a live endpoint only ever to a public one. */
+export function isAllowedAddress(kind: AddressKind, options: { livemode: boolean; sandboxTargets: SandboxTargets }): boolean {
+  return kind === 'public' || (!options.livemode && OPENED[options.sandboxTargets].has(kind));
 }
 
 /** `[::1]` (a URL's hostname) or `fe80::1%eth0` to the bare address. */

@@ -234,7 +234,7 @@ export async function processDeliveryMessage(deps: DeliveryDeps, message: Delive
   const outcome = await postWebhook(deps.http, {
     url: endpoint.url,
     body,
-    requireHttps: endpoint.livemode,
+    livemode: endpoint.livemode,
     headers: {
       'content-type': 'application/json',
       // Signed now, on every attempt: receivers enforce their tolerance against this.

@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { bareAddress, classifyAddress, isAllowedAddress } from './addresses';
+import { bareAddress, classifyAddress, isAllowedAddress, type SandboxTargets } from './addresses';
 
 /**
  * One webhook POST that cannot be pointed inside the platform (SSRF):
@@ -28,8 +28,8 @@ export const systemResolver: Resolver = async (hostname) =>
 
 export interface WebhookHttp {
   resolve: Resolver;
-  /** Loopback and private networks become reachable (the embedded platform only; never set by the CDK). */
-  allowPrivateTargets: boolean;
+  /** What sandbox endpoints may reach besides public addresses (never set by the CDK: `none`). */
+  sandboxTargets: SandboxTargets;
   timeoutMs: number;
 }
 
@@ -45,7 +45,7 @@ export const WEBHOOK_USER_AGENT = 'wallet-webhooks/1';
 
 export async function postWebhook(
   client: WebhookHttp,
-  request: { url: string; body: string; headers: Record<string, string>; requireHttps: boolean },
+  request: { url: string; body: string; headers: Record<string, string>; livemode: boolean },
 ): Promise<PostOutcome> {
   const started = performance.now();
   const fail = (error: string): PostOutcome => ({ ok: false, responseCode: null, error, durationMs: Math.round(performance.now() - started) });
@@ -56,15 +56,22 @@ export async function postWebhook(
     return fail('invalid_url');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return fail('invalid_url');
-  if (request.requireHttps && url.protocol !== 'https:') return fail('https_required');
-  const target = await checkedTarget(client, url.hostname);
+  if (request.livemode && url.protocol !== 'https:') return fail('https_required');
+  const target = await checkedTarget(client, url.hostname, { livemode: request.livemode });
   if ('error' in target) return fail(target.error);
   const outcome = await send(url, target, request, client.timeoutMs);
   return { ...outcome, durationMs: Math.round(performance.now() - started) };
 }
 
-/** The address to connect to, after checking every address the host has. */
-export async function checkedTarget(client: Pick<WebhookHttp, 'resolve' | 'allowPrivateTargets'>, hostname: string): Promise<ResolvedAddress | { error: string }> {
+/**
+ * The address to connect to, after checking every address the host has: for a live endpoint,
+ * public addresses only, whatever the name and whatever the deployment's setting.
+ */
+export async function checkedTarget(
+  client: Pick<WebhookHttp, 'resolve' | 'sandboxTargets'>,
+  hostname: string,
+  endpoint: { livemode: boolean },
+): Promise<ResolvedAddress | { error: string }> {
   const host = bareAddress(hostname);
   let addresses: ResolvedAddress[];
   const literal = isIP(host);
@@ -80,7 +87,7 @@ export async function checkedTarget(client: Pick<WebhookHttp, 'resolve' | 'allow
   if (addresses.length === 0) return { error: 'dns_error: no addresses' };
   for (const { address } of addresses) {
     const kind = classifyAddress(address);
-    if (!isAllowedAddress(kind, { allowPrivate: client.allowPrivateTargets })) return { error: `blocked_address: ${address} (${kind})` };
+    if (!isAllowedAddress(kind, { livemode: endpoint.livemode, sandboxTargets: client.sandboxTargets })) return { error: `blocked_address: ${address} (${kind})` };
   }
   return addresses[0]!;
 }

@@ -28,7 +28,8 @@ export function checkEndpointUrl(raw: string, options: { livemode: boolean }): {
   if (url.hash) return { ok: false, reason: 'must not carry a fragment' };
   if (!url.hostname) return { ok: false, reason: 'must name a host' };
   if (options.livemode) {
-    const host = url.hostname.toLowerCase();
+    // `LOCALHOST.` is localhost: a trailing dot names the same host.
+    const host = url.hostname.toLowerCase().replace(/\.+$/, '');
     // WHATWG parsing has already normalised 0x7f.1, 2130706433 and the like to dotted quads.
     if (isIpLiteral(host)) {
       const kind = classifyAddress(bareAddress(host));
@@ -37,7 +38,8 @@ export function checkEndpointUrl(raw: string, options: { livemode: boolean }): {
     if (host === 'localhost' || host.endsWith('.localhost')) return { ok: false, reason: 'must not point at localhost' };
   } else if (isIpLiteral(url.hostname)) {
     const kind = classifyAddress(bareAddress(url.hostname));
-    if (!isAllowedAddress(kind, { allowPrivate: true })) return { ok: false, reason: `must not point at a ${kind.replace('_', '-')} address` };
+    // Anything some setting could open for a sandbox endpoint is accepted here; delivery applies the setting.
+    if (!isAllowedAddress(kind, { livemode: false, sandboxTargets: 'private' })) return { ok: false, reason: `must not point at a ${kind.replace('_', '-')} address` };
   }
   return { ok: true, url };
 }
