@@ -1,4 +1,3 @@
-import { apiKeyEnvOf } from '../../shared/wallet/topups/http';
 import { topupRoutes } from '../../shared/wallet/topups/routes';
 import { startTopup } from '../../shared/wallet/topups/create';
 import { outcomeResult } from '../../shared/http/outcome';
@@ -11,7 +10,6 @@ export const handler = walletHandler(topupRoutes.createTopup, async ({ request, 
       // Required by the route, so the middleware has refused a request without one.
       idempotencyKey: request.idempotencyKey!,
       requestId: request.requestId,
-      keyEnv: apiKeyEnvOf(principal, request.headers),
     }),
   ),
 );

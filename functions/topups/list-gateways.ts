@@ -4,5 +4,5 @@ import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(topupRoutes.listTopupGateways, async ({ principal, runtime }) => ({
-  body: await listTopupGateways(runtime, tenantOf(principal)),
+  body: await listTopupGateways(runtime, tenantOf(principal), principal),
 }));

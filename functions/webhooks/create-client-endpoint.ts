@@ -8,6 +8,6 @@ export const handler = walletHandler(webhookRoutes.createClientWebhookEndpoint, 
   body: await createEndpoint(runtime, ownerFor(principal, 'manage', request.params.clientId), request.body, {
     actor: principal,
     requestId: request.requestId,
-    livemode: await livemodeOf(runtime, principal),
+    livemode: livemodeOf(principal),
   }),
 }));

@@ -8,6 +8,6 @@ export const handler = walletHandler(webhookRoutes.createWebhookEndpoint, async 
   body: await createEndpoint(runtime, ownerFor(principal, 'manage'), request.body, {
     actor: principal,
     requestId: request.requestId,
-    livemode: await livemodeOf(runtime, principal),
+    livemode: livemodeOf(principal),
   }),
 }));

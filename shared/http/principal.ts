@@ -31,6 +31,11 @@ export interface Principal {
   consumerId?: string;
   /** A vendor support engineer acting on a tenant under this support access grant. */
   grantId?: string;
+  /**
+   * A credential of the sandbox environment: a sandbox API key, or a user token one minted. Every
+   * other credential is live (spec part 5: the env segment is checked, but partitions no data).
+   */
+  sandbox?: boolean;
 }
 
 export const STAFF_KINDS: readonly PrincipalKind[] = ['platform_staff', 'vendor_support', 'partner_admin', 'tenant_staff'];

@@ -273,7 +273,7 @@ describe('the inbound webhook', () => {
 });
 
 describe('starting a top-up', () => {
-  it('refuses a currency other than the tenant\'s, an unknown gateway, a missing key, and sandbox_outcome with a live key', async () => {
+  it('refuses a currency other than the tenant\'s, an unknown gateway, a missing key, and a live key on the sandbox gateway', async () => {
     expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { user_id: aliceId, amount: 100, currency: 'EUR' }, key: uuidv7() }), 'invalid_request');
     expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { user_id: aliceId, amount: 100, currency: 'USD', gateway: 'stripe' }, key: uuidv7() }), 'invalid_request');
     expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { user_id: aliceId, amount: 100, currency: 'USD' } }), 'invalid_request');
@@ -283,7 +283,12 @@ describe('starting a top-up', () => {
     // 1 % + 5 on 5 is 5: nothing would be left to credit.
     expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { user_id: aliceId, amount: 5, currency: 'USD' }, key: uuidv7() }), 'invalid_request');
     expectProblem(await api('POST', '/v1/topups', { token: liveKey, body: { user_id: aliceId, amount: 100, currency: 'USD', sandbox_outcome: 'decline' }, key: uuidv7() }), 'invalid_request');
-    expect((await startTopup(liveKey, { user_id: aliceId, amount: 100 })).body.status).toBe('pending');
+    // The sandbox credits money no one paid: a live key is refused there outright, and does not see it offered.
+    const live = await api('POST', '/v1/topups', { token: liveKey, body: { user_id: aliceId, amount: 100, currency: 'USD' }, key: uuidv7() });
+    expectProblem(live, 'invalid_request');
+    expect(live.body.errors).toEqual([expect.objectContaining({ field: 'gateway' })]);
+    expect((await api('GET', '/v1/topup_gateways', { token: liveKey })).body.data.map((g: { name: string }) => g.name)).not.toContain('sandbox');
+    expect((await api('GET', '/v1/topup_gateways', { token: apiKey })).body.data.map((g: { name: string }) => g.name)).toContain('sandbox');
   });
 
   it("confines a user token to its own user and answers another tenant's user with user_not_found", async () => {

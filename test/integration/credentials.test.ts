@@ -271,14 +271,14 @@ describe('API keys', () => {
   const platformStaff: Principal = { kind: 'platform_staff', id: uuidv7(), scopes: new Set(['platform:manage']) };
   const readRecord = async (keyId: string) => (await client.send(new GetCommand({ TableName: table, Key: walletKeys.apiKey(keyId), ConsistentRead: true }))).Item!;
 
-  it('resolves a key to an api_key principal of its tenant, client and scopes', async () => {
+  it('resolves a key to an api_key principal of its tenant, client and scopes, a sandbox key as a sandbox credential', async () => {
     const clientId = uuidv7();
     const { key, record } = await issue({ clientId });
 
     const principal = await authenticate(bearer(key));
 
     expect(key).toMatch(/^sk_sandbox_[0-9a-f]{32}_[0-9a-f]{64}$/);
-    expect(principal).toEqual({ kind: 'api_key', id: record.id, tenantId, clientId, scopes: new Set(['users:read', 'balances:read']) });
+    expect(principal).toEqual({ kind: 'api_key', id: record.id, tenantId, clientId, sandbox: true, scopes: new Set(['users:read', 'balances:read']) });
   });
 
   it('stores only the hash of the secret', async () => {

@@ -170,6 +170,7 @@ export const apiKeyPrincipal = (record: ApiKeyRecord): Principal => ({
   id: record.id,
   tenantId: record.tenant_id,
   ...(record.client_id ? { clientId: record.client_id } : {}),
+  ...(record.env === 'sandbox' ? { sandbox: true } : {}),
   scopes: new Set(record.scopes),
 });
 

@@ -91,9 +91,16 @@ const admits = (route: AnyRoute, kind: PrincipalKind): boolean => route.access !
 /** Provisioning IdP users only where they are admitted (and where the function may call the ledger). */
 const admitsIdpUsers = (route: AnyRoute): boolean => admits(route, 'idp_user');
 
-function userPrincipal(claims: { sub: string; tenant_id?: string; scopes: string[] }): Principal {
+function userPrincipal(claims: { sub: string; tenant_id?: string; scopes: string[]; env?: string }): Principal {
   if (!claims.tenant_id) throw new RefusedCredential('user token without tenant_id');
-  return { kind: 'user_token', id: claims.sub, userId: claims.sub, tenantId: claims.tenant_id, scopes: new Set(claims.scopes) };
+  return {
+    kind: 'user_token',
+    id: claims.sub,
+    userId: claims.sub,
+    tenantId: claims.tenant_id,
+    ...(claims.env === 'sandbox' ? { sandbox: true } : {}),
+    scopes: new Set(claims.scopes),
+  };
 }
 
 /**

@@ -232,6 +232,8 @@ export interface WalletTokenClaims {
   tenant_id?: string;
   role?: string;
   key_id?: string;
+  /** A user token minted with a sandbox API key is a sandbox credential too. */
+  env?: string;
   /** A vendor support session's support access grant. */
   grant_id?: string;
   exp: number;
@@ -293,6 +295,7 @@ export async function verifyWalletToken(
     tenant_id: text('tenant_id'),
     role: text('role'),
     key_id: text('key_id'),
+    env: text('env'),
     grant_id: text('grant_id'),
     exp: payload.exp as number,
   };
@@ -338,7 +341,7 @@ export async function issueUserToken(runtime: StoreDeps & { signer(): Promise<To
     subject: userId,
     scopes,
     ttlSeconds: input.ttl_seconds,
-    claims: { tenant_id: key.tenantId, key_id: key.id },
+    claims: { tenant_id: key.tenantId, key_id: key.id, env: key.sandbox ? 'sandbox' : 'live' },
     clock: runtime.clock,
   });
   return { token, token_type: 'Bearer', expires_at: expiresAt.toISOString(), user_id: userId, scopes };

@@ -105,23 +105,25 @@ const TOPUP_CREATE = defineOperation('topup.create', async (ctx): Promise<Operat
 export interface StartTopupOptions {
   idempotencyKey: string;
   requestId: string;
-  /** The env segment of the API key the request came with; `live` keys may not script the sandbox. */
-  keyEnv?: 'live' | 'sandbox';
 }
 
 /**
  * Starts a top-up: the processor's intent, then the `pending` top-up, once per Idempotency-Key (a
  * retry answers the first answer byte for byte). A user token acts for its own user only.
- * Refuses: invalid_request (no user_id for a tenant credential, unknown gateway, sandbox_outcome
- * off the sandbox or with a live key, currency not the tenant's or not the gateway's, amount not
- * above its fee), user_not_found, tenant_not_found, idempotency_key_reuse.
+ * Refuses: invalid_request (no user_id for a tenant credential, unknown gateway, the sandbox
+ * gateway with a live credential, sandbox_outcome off the sandbox, currency not the tenant's or not
+ * the gateway's, amount not above its fee), user_not_found, tenant_not_found, idempotency_key_reuse.
  */
 export async function startTopup(runtime: Runtime, tenantId: string, principal: Principal, input: TopupCreate, options: StartTopupOptions): Promise<Outcome> {
   const userId = actingUser(principal, input.user_id);
   const gateway = input.gateway ?? DEFAULT_GATEWAY;
   processorNamed(gateway);
-  if (input.sandbox_outcome !== undefined && (gateway !== SANDBOX_GATEWAY || options.keyEnv === 'live')) {
-    throw invalid('sandbox_outcome', 'sandbox_outcome is for the sandbox gateway and never with a live API key.');
+  // The sandbox credits money no one paid: it serves sandbox credentials only, whatever they ask.
+  if (gateway === SANDBOX_GATEWAY && principal.sandbox !== true) {
+    throw invalid('gateway', 'The sandbox gateway takes sandbox credentials only (a sandbox API key, or a user token it minted).');
+  }
+  if (input.sandbox_outcome !== undefined && gateway !== SANDBOX_GATEWAY) {
+    throw invalid('sandbox_outcome', 'sandbox_outcome is for the sandbox gateway only.');
   }
   const request: CreateRequest = {
     user_id: userId,

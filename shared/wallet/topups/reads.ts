@@ -1,3 +1,5 @@
+import type { Principal } from '../../http/principal';
+import { SANDBOX_GATEWAY } from './sandbox';
 import { AppError } from '../../kernel/errors';
 import { queryPage, type Page } from '../../aws/store';
 import { getTenantRecord } from '../tenancy/tenants';
@@ -46,10 +48,16 @@ export async function listTopups(
  * The configured gateways that accept the tenant's currency (the only currency a top-up may
  * have), each with its flow. Refuses: tenant_not_found.
  */
-export async function listTopupGateways(runtime: Runtime, tenantId: string): Promise<{ data: { name: string; flow: TopupProcessor['flow']; currencies: string[] }[] }> {
+/** The gateways this credential may top up through in the tenant's currency: the sandbox only to sandbox credentials. */
+export async function listTopupGateways(
+  runtime: Runtime,
+  tenantId: string,
+  principal: Pick<Principal, 'sandbox'>,
+): Promise<{ data: { name: string; flow: TopupProcessor['flow']; currencies: string[] }[] }> {
   const tenant = await getTenantRecord(runtime, tenantId);
   const data = [...topupProcessors().values()]
     .filter((processor) => processor.currencies.includes(tenant.currency))
+    .filter((processor) => processor.name !== SANDBOX_GATEWAY || principal.sandbox === true)
     .map((processor) => ({ name: processor.name, flow: processor.flow, currencies: [tenant.currency] }));
   return { data };
 }

@@ -7,7 +7,6 @@ import type { EventEnvelope } from '../../events/outbox';
 import { auditItem } from '../tenancy/audit';
 import type { Actor, StoreDeps } from '../deps';
 import { ConditionsFailed, getItem, queryAll, queryPage, transact, type Page } from '../../aws/store';
-import { walletKeys } from '../keys';
 import { webhookKeys, type Owner } from './keys';
 import { endpointReceives } from './matching';
 import type { Endpoint, EndpointCreate, EndpointWithSecret } from './schemas';
@@ -61,14 +60,10 @@ export const ownerOf = (record: Pick<EndpointRecord, 'tenant_id' | 'client_id'>)
 });
 
 /**
- * Whether endpoints this principal creates are live: API keys carry their env (a sandbox key
- * makes sandbox endpoints, which may use http); staff act live.
+ * Whether endpoints this principal creates are live: a sandbox credential makes sandbox endpoints
+ * (which may use http, and reach loopback where the deployment opens it); staff act live.
  */
-export async function livemodeOf(deps: StoreDeps, principal: Principal): Promise<boolean> {
-  if (principal.kind !== 'api_key') return true;
-  const key = await getItem(deps, walletKeys.apiKey(principal.id));
-  return key?.env !== 'sandbox';
-}
+export const livemodeOf = (principal: Pick<Principal, 'sandbox'>): boolean => principal.sandbox !== true;
 
 const invalid = (field: string, message: string) => new AppError('invalid_request', `${field}: ${message}`, { errors: [{ field, message }] });
 
