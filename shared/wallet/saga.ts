@@ -52,6 +52,9 @@ export type OperationDefinition = (context: OperationContext) => Promise<Operati
 
 const registry = new Map<string, OperationDefinition>();
 
+/** The names of the operations this process can resume (the sweeper's entry point imports their modules). */
+export const registeredOperations = (): string[] => [...registry.keys()].sort();
+
 /** Registers an operation by name (module scope of the service that defines it). */
 export function defineOperation(name: string, definition: OperationDefinition): string {
   registry.set(name, definition);

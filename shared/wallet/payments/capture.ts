@@ -5,7 +5,7 @@ import { AppError } from '../../kernel/errors';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
-import { defineOperation, runOperation } from '../saga';
+import { defineOperation, runOperation, type SagaFaults } from '../saga';
 import type { FeeRule } from '../tenancy/fees';
 import { captureAmounts } from './fees';
 import { paymentKeys } from './keys';
@@ -125,18 +125,12 @@ export async function resolvePayment(
   paymentId: string,
   action: 'capture' | 'void',
   input: { amount?: number },
-  options: { idempotencyKey: string; requestId: string },
+  options: { idempotencyKey: string; requestId: string; faults?: SagaFaults },
 ): Promise<Outcome> {
   const item = await paymentItem(runtime, tenantId, paymentId, principal.userId);
   const holdExpired = item.status === 'authorized' && typeof item.hold_expires_at === 'string' && new Date(item.hold_expires_at).getTime() <= runtime.clock.now().getTime();
   const request: ResolveRequest = { payment_id: paymentId, amount: action === 'capture' ? (input.amount ?? null) : null };
-  return runOperation(runtime, {
-    operation: action === 'capture' ? PAYMENT_CAPTURE : PAYMENT_VOID,
-    tenantId,
-    idempotencyKey: options.idempotencyKey,
-    request,
-    principal,
-    requestId: options.requestId,
-    pinned: { hold_expired: holdExpired } satisfies ResolvePin,
-  });
+  const operation = action === 'capture' ? PAYMENT_CAPTURE : PAYMENT_VOID;
+  const pinned: ResolvePin = { hold_expired: holdExpired };
+  return runOperation(runtime, { operation, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned }, options.faults);
 }

@@ -6,7 +6,7 @@ import { config } from '../../kernel/config';
 import { AppError } from '../../kernel/errors';
 import type { Pending, Transaction } from '../../ledger-client/contract';
 import type { StoreDeps, WalletDeps } from '../deps';
-import { defineOperation, runOperation } from '../saga';
+import { defineOperation, runOperation, type SagaFaults } from '../saga';
 import type { CommissionMode, FeeRule } from '../tenancy/fees';
 import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
@@ -132,7 +132,7 @@ export interface PaymentInput {
  * wrong currency, fees above the amount, too large), user_not_found, not_found (merchant),
  * insufficient_funds and the ledger's other refusals, idempotency_key_reuse, idempotency_in_flight.
  */
-export async function createPayment(runtime: WalletDeps, principal: Principal, tenantId: string, input: PaymentInput, options: { idempotencyKey: string; requestId: string }): Promise<Outcome> {
+export async function createPayment(runtime: WalletDeps, principal: Principal, tenantId: string, input: PaymentInput, options: { idempotencyKey: string; requestId: string; faults?: SagaFaults }): Promise<Outcome> {
   const userId = input.user_id ?? principal.userId;
   if (userId === undefined) throw new AppError('invalid_request', 'user_id is required.', { errors: [{ field: 'user_id', message: 'required' }] });
   if (principal.userId !== undefined && userId !== principal.userId) throw new AppError('user_not_found', `No user ${userId}.`);
@@ -170,7 +170,7 @@ export async function createPayment(runtime: WalletDeps, principal: Principal, t
     hold_expires_at: request.capture ? null : new Date(now + hold * 1000).toISOString(),
     ledger_expires_at: request.capture ? null : new Date(now + (hold + LEDGER_EXPIRY_GRACE_SECONDS) * 1000).toISOString(),
   };
-  return runOperation(runtime, { operation: PAYMENT_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned: quote });
+  return runOperation(runtime, { operation: PAYMENT_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned: quote }, options.faults);
 }
 
 export async function getPayment(deps: StoreDeps, tenantId: string, paymentId: string, options: { selfOnly?: string } = {}): Promise<Payment> {

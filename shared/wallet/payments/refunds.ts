@@ -6,7 +6,7 @@ import { AppError } from '../../kernel/errors';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Transaction } from '../../ledger-client/contract';
 import type { StoreDeps, WalletDeps } from '../deps';
-import { defineOperation, runOperation } from '../saga';
+import { defineOperation, runOperation, type SagaFaults } from '../saga';
 import { getUserRecord } from '../tenancy/users';
 import { paymentKeys } from './keys';
 import { legOf, paymentItem, transitionRefused } from './records';
@@ -158,7 +158,7 @@ export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, 
  * invalid_request (more than is left, also when a concurrent refund took it), insufficient_funds
  * (the merchant's settlement balance), idempotency_key_reuse, idempotency_in_flight.
  */
-export async function createRefund(runtime: WalletDeps, principal: Principal, tenantId: string, input: { payment_id: string; amount?: number; reason?: string }, options: { idempotencyKey: string; requestId: string }): Promise<Outcome> {
+export async function createRefund(runtime: WalletDeps, principal: Principal, tenantId: string, input: { payment_id: string; amount?: number; reason?: string }, options: { idempotencyKey: string; requestId: string; faults?: SagaFaults }): Promise<Outcome> {
   const item = await paymentItem(runtime, tenantId, input.payment_id, principal.userId);
   const request: RefundRequest = { payment_id: input.payment_id, amount: input.amount ?? null, reason: input.reason ?? null };
   const captured = Number(item.captured_amount ?? 0);
@@ -176,7 +176,7 @@ export async function createRefund(runtime: WalletDeps, principal: Principal, te
   };
   const refusal = item.status !== 'captured' || remaining <= 0 ? transitionRefused(item, 'refunded') : amount > remaining ? refundTooLarge(remaining) : undefined;
   if (refusal) quote.refusal = { code: refusal.code as 'invalid_transition' | 'invalid_request', detail: refusal.message };
-  return runOperation(runtime, { operation: REFUND_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned: quote });
+  return runOperation(runtime, { operation: REFUND_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned: quote }, options.faults);
 }
 
 export async function listRefunds(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number; user_id?: string; payment_id?: string }, options: { selfOnly?: string } = {}): Promise<Page<Refund>> {
