@@ -1,8 +1,15 @@
 import { setCreditLimit } from '../../shared/wallet/transfers/credit';
 import { transferRoutes } from '../../shared/wallet/transfers/routes';
+import { outcomeResult } from '../../shared/http/outcome';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';
 
-export const handler = walletHandler(transferRoutes.setCreditLimit, async ({ request, principal, runtime }) => ({
-  body: await setCreditLimit(runtime, tenantOf(principal), request.params.userId, request.body.credit_limit, { actor: principal, requestId: request.requestId }),
-}));
+export const handler = walletHandler(transferRoutes.setCreditLimit, async ({ request, principal, runtime }) =>
+  outcomeResult(
+    await setCreditLimit(runtime, principal, tenantOf(principal), request.params.userId, request.body.credit_limit, {
+      // Required by the route, so the middleware has refused a request without one.
+      idempotencyKey: request.idempotencyKey!,
+      requestId: request.requestId,
+    }),
+  ),
+);

@@ -6,6 +6,7 @@ import { walletRuntime } from '../../shared/runtime/wallet';
 import '../../shared/wallet/topups/create';
 import '../../shared/wallet/topups/settlement';
 import '../../shared/wallet/transfers/transfers';
+import '../../shared/wallet/transfers/credit';
 import '../../shared/wallet/payments/payments';
 import '../../shared/wallet/payments/capture';
 import '../../shared/wallet/payments/refunds';

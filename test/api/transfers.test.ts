@@ -311,28 +311,28 @@ describe('tier limits', () => {
 describe('POST /v1/users/{userId}/credit_limit', () => {
   it('refuses a consumer wallet with user_not_business', async () => {
     const consumer = await newUser();
-    expectProblem(await api('POST', `/v1/users/${consumer.id}/credit_limit`, { token: apiKey, body: { credit_limit: 1_000 } }), 'user_not_business');
+    expectProblem(await api('POST', `/v1/users/${consumer.id}/credit_limit`, { token: apiKey, body: { credit_limit: 1_000 }, key: uuidv7() }), 'user_not_business');
   });
 
   it('refuses a line the business has already drawn past with credit_limit_below_balance', async () => {
     const [business, payee] = [await newUser(apiKey, 'business'), await newUser()];
-    expect((await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 1_000 } })).status).toBe(200);
+    expect((await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 1_000 }, key: uuidv7() })).status).toBe(200);
     // Draws 500 + its fee of 10 on the line.
     expect((await transfer(apiKey, { from_user_id: business.id, to_user_id: payee.id, amount: 500 })).status).toBe(201);
     expect(await balanceOf(business.id)).toMatchObject({ available: -510, credit_limit: 1_000 });
-    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 509 } }), 'credit_limit_below_balance');
+    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 509 }, key: uuidv7() }), 'credit_limit_below_balance');
     expect(await balanceOf(business.id)).toMatchObject({ credit_limit: 1_000 });
-    expect((await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 510 } })).status).toBe(200);
+    expect((await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 510 }, key: uuidv7() })).status).toBe(200);
     expectProblem(await transfer(apiKey, { from_user_id: business.id, to_user_id: payee.id, amount: 1 }), 'insufficient_funds');
   });
 
   it('sets the line, answers the previous one, and audits it with a credit_limit.changed event', async () => {
     const business = await newUser(apiKey, 'business');
-    const first = await api('POST', `/v1/users/${business.id}/credit_limit`, { token: tenantStaff, body: { credit_limit: 2_500 } });
+    const first = await api('POST', `/v1/users/${business.id}/credit_limit`, { token: tenantStaff, body: { credit_limit: 2_500 }, key: uuidv7() });
     expect(first.status, first.text).toBe(200);
     const cash = (await getUserRecord({ client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 }, tenantId, business.id)).cash_account_id;
     expect(first.body).toEqual({ user_id: business.id, account_id: cash, credit_limit: 2_500, previous: 0 });
-    const second = await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 400 } });
+    const second = await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 400 }, key: uuidv7() });
     expect(second.body).toEqual({ user_id: business.id, account_id: cash, credit_limit: 400, previous: 2_500 });
     expect(await balanceOf(business.id)).toMatchObject({ credit_limit: 400, available: 0 });
 
@@ -346,13 +346,28 @@ describe('POST /v1/users/{userId}/credit_limit', () => {
     expect(events.map((e) => e.data)).toEqual([{ credit_limit: first.body }, { credit_limit: second.body }]);
   });
 
+  it('takes an Idempotency-Key: a retry answers the first answer and audits once; a missing key is refused', async () => {
+    const business = await newUser(apiKey, 'business');
+    const key = uuidv7();
+    const first = await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 700 }, key });
+    const again = await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 700 }, key });
+    expect(first.status, first.text).toBe(200);
+    expect(again.text).toBe(first.text);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 800 }, key }), 'idempotency_key_reuse');
+    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 800 } }), 'invalid_request');
+    const audit = (await api('GET', '/v1/audit_log?limit=100', { token: apiKey })).body.data.filter((r: any) => r.action === 'credit_limit.set' && r.target.id === business.id);
+    expect(audit).toHaveLength(1);
+    expect((await eventsOf(tenantId, 'credit_limit.changed')).filter((e) => e.data.credit_limit.user_id === business.id)).toHaveLength(1);
+  });
+
   it("refuses user tokens with forbidden even with credit:write, and another tenant's user with user_not_found", async () => {
     const business = await newUser(apiKey, 'business');
     const token = await userTokenFor(platform, apiKey, business.externalId, [...TENANT_SCOPES]);
-    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: token, body: { credit_limit: 1 } }), 'forbidden');
-    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: otherKey, body: { credit_limit: 1 } }), 'user_not_found');
-    expectProblem(await api('POST', `/v1/users/${uuidv7()}/credit_limit`, { token: apiKey, body: { credit_limit: 1 } }), 'user_not_found');
-    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: -1 } }), 'invalid_request');
+    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: token, body: { credit_limit: 1 }, key: uuidv7() }), 'forbidden');
+    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: otherKey, body: { credit_limit: 1 }, key: uuidv7() }), 'user_not_found');
+    expectProblem(await api('POST', `/v1/users/${uuidv7()}/credit_limit`, { token: apiKey, body: { credit_limit: 1 }, key: uuidv7() }), 'user_not_found');
+    expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: -1 }, key: uuidv7() }), 'invalid_request');
     expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: await apiKeyFor(platform, tenantId, ['balances:read']), body: { credit_limit: 1 } }), 'insufficient_scope');
   });
 });
