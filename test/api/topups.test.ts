@@ -228,12 +228,15 @@ describe('an amount mismatch', () => {
     expect(entry).toMatchObject({ actor: { type: 'tenant_staff' }, before: { status: 'amount_mismatch' }, after: { status: 'succeeded' } });
   });
 
-  it('is refunded on an operator\'s refund, with topup.failed naming the reason and nothing credited', async () => {
+  it('is refunded on an operator\'s refund through the processor\'s refund, with topup.failed naming the reason and nothing credited', async () => {
     const { userId, started } = early.mismatchRefund;
     expect((await settled(started.body.id)).status).toBe('amount_mismatch');
     const refunded = await api('POST', `/v1/topups/${started.body.id}/resolve`, { token: apiKey, body: { action: 'refund' }, key: uuidv7() });
     expect(refunded.status, refunded.text).toBe(200);
     expect(refunded.body).toMatchObject({ status: 'refunded', resolution: 'refund', failure_reason: 'refunded_after_mismatch' });
+    // The processor's adapter was asked to give the payer back: its refund id is on the top-up.
+    expect(refunded.body.processor_refund_ref).toBe(`sbx_re_${started.body.id.replace(/-/g, '')}`);
+    expect((await api('GET', `/v1/topups/${started.body.id}`, { token: apiKey })).body.processor_refund_ref).toBe(refunded.body.processor_refund_ref);
     expect(await cashOf(userId)).toBe(0);
     const failed = (await eventsOf(tenant.id, started.body.id)).find((e) => e.type === 'topup.failed');
     expect(failed.data).toMatchObject({ reason: 'refunded_after_mismatch', topup: { status: 'refunded' } });

@@ -88,6 +88,7 @@ const TOPUP_CREATE = defineOperation('topup.create', async (ctx): Promise<Operat
         failure_reason: null,
         resolution: null,
         ledger_transaction_id: null,
+        processor_refund_ref: null,
         processor_event_id: null,
         claim: null,
         created_at: now,

@@ -66,6 +66,26 @@ export interface TopupProcessor {
    * signed body that is not an event).
    */
   parseWebhook(rawBody: string, headers: Readonly<Record<string, string>>, now: Date): ProcessorEvent | OtherProcessorEvent;
+  /**
+   * Gives the payer back what the processor took (after an amount mismatch an operator refunds).
+   * Must be idempotent on `idempotency_key` (Stripe: the Idempotency-Key of POST /v1/refunds): a
+   * saga that crashed after this call calls it again and must get the same refund.
+   */
+  refund(request: ProcessorRefundRequest): Promise<ProcessorRefund>;
+}
+
+export interface ProcessorRefundRequest {
+  topup_id: string;
+  processor_ref: string;
+  /** What the processor confirmed it took, in minor units of `currency`. */
+  amount: number;
+  currency: string;
+  idempotency_key: string;
+}
+
+export interface ProcessorRefund {
+  /** The processor's id of the refund (Stripe: `re_...`). */
+  refund_ref: string;
 }
 
 export const SANDBOX_OUTCOMES = ['succeed', 'decline', 'mismatch'] as const;

@@ -27,6 +27,8 @@ export interface TopupRecord {
   failure_reason: string | null;
   resolution: ResolveAction | null;
   ledger_transaction_id: string | null;
+  /** The processor's refund, when an operator refunded a mismatch. */
+  processor_refund_ref: string | null;
   /** The processor event that moved it out of `pending`. */
   processor_event_id: string | null;
   /**
@@ -53,6 +55,7 @@ export const publicTopup = (record: TopupRecord): Topup => ({
   failure_reason: record.failure_reason,
   resolution: record.resolution,
   ledger_transaction_id: record.ledger_transaction_id,
+  ...(record.processor_refund_ref ? { processor_refund_ref: record.processor_refund_ref } : {}),
   created_at: record.created_at,
   updated_at: record.updated_at,
 });
@@ -124,6 +127,7 @@ export function toTopupRecord(item: Record<string, unknown>): TopupRecord {
     failure_reason: textOrNull(item.failure_reason),
     resolution: textOrNull(item.resolution) as ResolveAction | null,
     ledger_transaction_id: textOrNull(item.ledger_transaction_id),
+    processor_refund_ref: textOrNull(item.processor_refund_ref),
     processor_event_id: textOrNull(item.processor_event_id),
     claim: textOrNull(item.claim),
     created_at: String(item.created_at),

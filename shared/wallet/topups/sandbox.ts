@@ -5,7 +5,7 @@ import type { Clock } from '../../kernel/clock';
 import { AppError } from '../../kernel/errors';
 import { signPayload, verifySignature } from '../../events/signature';
 import type { QueueTransport } from '../../aws/transport';
-import type { ProcessorEvent, TopupIntent, TopupIntentRequest, TopupProcessor } from './processors';
+import type { ProcessorEvent, ProcessorRefund, ProcessorRefundRequest, TopupIntent, TopupIntentRequest, TopupProcessor } from './processors';
 import { SANDBOX_SIGNATURE_HEADER } from './schemas';
 
 /**
@@ -78,6 +78,13 @@ export function createSandboxProcessor(options: SandboxProcessorOptions): TopupP
       await options.transport.send(SANDBOX_QUEUE, JSON.stringify(message), { delaySeconds: SANDBOX_CONFIRMATION_DELAY_SECONDS });
       const proof = createHmac('sha256', options.secret).update(`client_secret.${processor_ref}`).digest('hex').slice(0, 24);
       return { processor_ref, client_secret: `${processor_ref}_secret_${proof}` };
+    },
+
+    async refund(request: ProcessorRefundRequest): Promise<ProcessorRefund> {
+      // No money moved at a sandbox processor, so there is nothing to give back; the refund id
+      // derives from the top-up, as a real processor's idempotency key makes a repeat the same refund.
+      if (!request.processor_ref.startsWith('sbx_pi_')) throw new AppError('invalid_request', `${request.processor_ref} is not a sandbox intent.`);
+      return { refund_ref: `sbx_re_${compactId(request.topup_id)}` };
     },
 
     parseWebhook(rawBody: string, headers: Readonly<Record<string, string>>, now: Date): ProcessorEvent {

@@ -58,6 +58,8 @@ export const topup = z
     resolution: z.enum(RESOLVE_ACTIONS).nullable(),
     /** The ledger transaction that credited the wallet. */
     ledger_transaction_id: uuid.nullable(),
+    /** The processor's refund of a refunded mismatch (absent otherwise). */
+    processor_refund_ref: z.string().optional(),
     created_at: timestamp,
     updated_at: timestamp,
   })

@@ -15,7 +15,7 @@ import type { Outcome } from '../../http/outcome';
 import type { WalletDeps } from '../deps';
 import { topupProcessors } from './gateways';
 import { processorEventKey, topupKeys } from './keys';
-import type { ProcessorEvent } from './processors';
+import type { ProcessorEvent, ProcessorRefund } from './processors';
 import { findTopupRecord, getTopupRecord, publicTopup, transitionItem, type TopupRecord } from './records';
 import type { ResolveAction } from './schemas';
 import { assertTransition, type TopupStatus } from './states';
@@ -127,6 +127,7 @@ const TOPUP_RESOLVE = defineOperation('topup.resolve', async (ctx): Promise<Oper
   if (action === 'refund') {
     return changePlan(ctx, topup, {
       to: 'refunded',
+      refundAtProcessor: true,
       fields: { resolution: 'refund', failure_reason: 'refunded_after_mismatch' },
       eventType: 'topup.failed',
       eventData: { reason: 'refunded_after_mismatch' },
@@ -152,9 +153,9 @@ const TOPUP_RESOLVE = defineOperation('topup.resolve', async (ctx): Promise<Oper
 
 /**
  * An operator resolves an amount mismatch: `credit_confirmed` credits what the processor confirmed
- * (fee on that amount, by the top-up's fee rule) and the top-up succeeds; `refund` marks it
- * refunded (the money goes back to the payer at the processor: docs/topups.md). Audited, once per
- * Idempotency-Key.
+ * (fee on that amount, by the top-up's fee rule) and the top-up succeeds; `refund` asks the
+ * processor to give the payer back what it confirmed (its refund id is kept on the top-up), then
+ * marks it refunded (docs/topups.md). Audited, once per Idempotency-Key.
  * Refuses: not_found, invalid_transition (not in amount_mismatch), invalid_request (confirmed in
  * another currency, or not above the fee: refund instead), idempotency_key_reuse,
  * service_unavailable (another change of the top-up is in progress: retry), and ledger refusals of
@@ -187,6 +188,8 @@ export async function resolveTopup(
 
 interface Change {
   to: TopupStatus;
+  /** Give the payer back, at the processor, what it confirmed it took. */
+  refundAtProcessor?: true;
   /** Credit the user: `gross` leaves the funding account, `fee` of it goes to revenue, the rest to the user. */
   credit?: { gross: number; fee: number };
   fields: Partial<TopupRecord>;
@@ -204,8 +207,9 @@ interface Change {
 function changePlan(ctx: OperationContext, topup: TopupRecord, change: Change): OperationPlan {
   assertTransition(topup.status, change.to);
   return {
-    async post() {
+    async post(ledgerKey) {
       await claimTopup(ctx.runtime, topup, ctx.operationId);
+      if (change.refundAtProcessor) return refundAtProcessor(topup, ledgerKey);
       if (!change.credit) return null;
       try {
         return await postCredit(ctx.runtime, topup, change.credit);
@@ -216,12 +220,14 @@ function changePlan(ctx: OperationContext, topup: TopupRecord, change: Change): 
       }
     },
     async commit(posted) {
-      const transaction = posted as Transaction | null;
+      const transaction = change.credit ? (posted as Transaction | null) : null;
+      const refund = change.refundAtProcessor ? (posted as ProcessorRefund) : null;
       const after: TopupRecord = {
         ...topup,
         ...change.fields,
         status: change.to,
         ledger_transaction_id: transaction?.id ?? topup.ledger_transaction_id,
+        processor_refund_ref: refund?.refund_ref ?? topup.processor_refund_ref,
         claim: null,
         updated_at: ctx.runtime.clock.now().toISOString(),
       };
@@ -245,6 +251,22 @@ function changePlan(ctx: OperationContext, topup: TopupRecord, change: Change): 
       return { items, ...change.answer(after) };
     },
   };
+}
+
+/**
+ * Asks the top-up's processor to give back what it confirmed it took, under a key derived from
+ * the saga (the same for every retry and for the sweeper), so a repeat is the same refund.
+ */
+async function refundAtProcessor(topup: TopupRecord, idempotencyKey: string): Promise<ProcessorRefund> {
+  const processor = topupProcessors().get(topup.gateway);
+  if (!processor) throw new AppError('service_unavailable', `The ${topup.gateway} gateway is not configured here; the refund cannot be sent.`);
+  return processor.refund({
+    topup_id: topup.id,
+    processor_ref: topup.processor_ref,
+    amount: topup.confirmed_amount ?? topup.amount,
+    currency: topup.confirmed_currency ?? topup.currency,
+    idempotency_key: idempotencyKey,
+  });
 }
 
 const busy = () => new AppError('service_unavailable', 'Another change to this top-up is in progress; retry.');
