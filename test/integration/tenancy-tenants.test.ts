@@ -33,7 +33,7 @@ describe('tenant provisioning', () => {
     expect(replayed).toBe(false);
     expect(tenant).toMatchObject({ name: 'Acme Wallets', currency: 'EUR', status: 'active', commission_mode: 'deduct' });
     expect(Object.keys(tenant.fees).sort()).toEqual([...FEE_PATHS].sort());
-    for (const path of FEE_PATHS) expect(tenant.fees[path]).toEqual({ bps: 0, flat: 0, min_fee: 0, max_fee: null });
+    for (const path of FEE_PATHS) expect(tenant.fees[path]).toStrictEqual({ bps: 0, flat: 0, min_fee: 0 });
 
     const record = await getTenantRecord(f.deps, tenant.id);
     const rollup = await f.ledger.rollup(record.ledger_id);
@@ -128,7 +128,7 @@ describe('tenant reads', () => {
     const made = [await f.tenant('List A'), await f.tenant('List B'), await f.tenant('List C')];
     const first = await listTenants(f.deps, { limit: 2 });
     expect(first.data.map((t) => t.id)).toEqual([made[2]!.id, made[1]!.id]);
-    expect(first.data[0]).toMatchObject({ name: 'List C', commission_mode: 'deduct', fees: { payment: { bps: 0, flat: 0, min_fee: 0, max_fee: null } } });
+    expect(first.data[0]).toMatchObject({ name: 'List C', commission_mode: 'deduct', fees: { payment: { bps: 0, flat: 0, min_fee: 0 } } });
     const second = await listTenants(f.deps, { cursor: first.next_cursor!, limit: 1 });
     expect(second.data.map((t) => t.id)).toEqual([made[0]!.id]);
   });
