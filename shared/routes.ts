@@ -1,4 +1,5 @@
 import type { AnyRoute } from './http/route';
+import { catalogRoutes } from './wallet/catalog/routes';
 import { authRoutes } from './wallet/auth/routes';
 import { consoleRoutes } from './wallet/console/routes';
 import { ledgerRoutes } from './ledger/routes';
@@ -25,4 +26,5 @@ export const routes: readonly AnyRoute[] = [
   ...Object.values(transferRoutes),
   ...Object.values(webhookRoutes),
   ...Object.values(paymentRoutes),
+  ...Object.values(catalogRoutes),
 ];

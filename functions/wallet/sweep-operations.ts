@@ -10,6 +10,7 @@ import '../../shared/wallet/transfers/credit';
 import '../../shared/wallet/payments/payments';
 import '../../shared/wallet/payments/capture';
 import '../../shared/wallet/payments/refunds';
+import '../../shared/wallet/catalog/imports';
 
 /** Scheduled: finishes money operations a crash left between the ledger and the wallet. */
 export const handler = async (_event: ScheduledEvent): Promise<{ finished: number }> => {

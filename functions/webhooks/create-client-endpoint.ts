@@ -1,11 +1,11 @@
-import { ownerFor } from '../../shared/wallet/webhooks/access';
+import { clientOwnerFor } from '../../shared/wallet/webhooks/access';
 import { createEndpoint, livemodeOf } from '../../shared/wallet/webhooks/endpoints';
 import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.createClientWebhookEndpoint, async ({ request, principal, runtime }) => ({
   status: 201,
-  body: await createEndpoint(runtime, ownerFor(principal, 'manage', request.params.clientId), request.body, {
+  body: await createEndpoint(runtime, await clientOwnerFor(runtime, principal, 'manage', request.params.clientId), request.body, {
     actor: principal,
     requestId: request.requestId,
     livemode: livemodeOf(principal),

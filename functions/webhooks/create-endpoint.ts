@@ -5,7 +5,7 @@ import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.createWebhookEndpoint, async ({ request, principal, runtime }) => ({
   status: 201,
-  body: await createEndpoint(runtime, ownerFor(principal, 'manage'), request.body, {
+  body: await createEndpoint(runtime, ownerFor(principal), request.body, {
     actor: principal,
     requestId: request.requestId,
     livemode: livemodeOf(principal),

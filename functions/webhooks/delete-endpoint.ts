@@ -4,5 +4,5 @@ import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.deleteWebhookEndpoint, async ({ request, principal, runtime }) => ({
-  body: await deleteEndpoint(runtime, ownerFor(principal, 'manage'), request.params.endpointId, { actor: principal, requestId: request.requestId }),
+  body: await deleteEndpoint(runtime, ownerFor(principal), request.params.endpointId, { actor: principal, requestId: request.requestId }),
 }));

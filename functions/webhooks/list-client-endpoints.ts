@@ -1,8 +1,8 @@
-import { ownerFor } from '../../shared/wallet/webhooks/access';
+import { clientOwnerFor } from '../../shared/wallet/webhooks/access';
 import { listEndpoints } from '../../shared/wallet/webhooks/endpoints';
 import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.listClientWebhookEndpoints, async ({ request, principal, runtime }) => ({
-  body: await listEndpoints(runtime, ownerFor(principal, 'read', request.params.clientId), request.query),
+  body: await listEndpoints(runtime, await clientOwnerFor(runtime, principal, 'read', request.params.clientId), request.query),
 }));

@@ -4,5 +4,5 @@ import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.listWebhookDeliveries, async ({ request, principal, runtime }) => ({
-  body: await listAttempts(runtime, ownerFor(principal, 'read'), request.query),
+  body: await listAttempts(runtime, ownerFor(principal), request.query),
 }));

@@ -4,5 +4,5 @@ import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.listWebhookEndpoints, async ({ principal, runtime }) => ({
-  body: await listLiveEndpoints(runtime, ownerFor(principal, 'read')),
+  body: await listLiveEndpoints(runtime, ownerFor(principal)),
 }));

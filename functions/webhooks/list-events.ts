@@ -4,5 +4,5 @@ import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.listWebhookEvents, async ({ request, principal, runtime }) => ({
-  body: await listEvents(runtime, ownerFor(principal, 'read').tenantId, request.query),
+  body: await listEvents(runtime, ownerFor(principal).tenantId, request.query),
 }));

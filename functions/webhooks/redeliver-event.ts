@@ -5,5 +5,5 @@ import { walletHandler } from '../../shared/runtime/wallet';
 
 export const handler = walletHandler(webhookRoutes.redeliverWebhookEvent, async ({ request, principal, runtime }) => ({
   status: 202,
-  body: await redeliverEvent(runtime, ownerFor(principal, 'manage').tenantId, request.params.eventId, request.body),
+  body: await redeliverEvent(runtime, ownerFor(principal).tenantId, request.params.eventId, request.body),
 }));

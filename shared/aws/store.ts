@@ -43,9 +43,13 @@ export interface Page<T> {
 }
 
 /** One item by key; `undefined` when there is none. */
-export async function getItem(deps: TableDeps, key: { pk: string; sk: string }, options: { consistent?: boolean; projection?: string } = {}): Promise<Item | undefined> {
+export async function getItem(
+  deps: TableDeps,
+  key: { pk: string; sk: string },
+  options: { consistent?: boolean; projection?: string; names?: Record<string, string> } = {},
+): Promise<Item | undefined> {
   const result = await deps.client.send(
-    new GetCommand({ TableName: deps.table, Key: key, ConsistentRead: options.consistent ?? true, ProjectionExpression: options.projection }),
+    new GetCommand({ TableName: deps.table, Key: key, ConsistentRead: options.consistent ?? true, ProjectionExpression: options.projection, ExpressionAttributeNames: options.names }),
   );
   return result.Item;
 }

@@ -140,6 +140,9 @@ function credentialHook(route: AnyRoute, authenticate: Authenticator): Middlewar
         const code: ErrorCode = route.access.wrongPrincipal ?? 'forbidden';
         throw new AppError(code, `This operation is not available to ${principal.kind.replace('_', ' ')} credentials.`);
       }
+      if (principal.clientId !== undefined && route.access.boundKeys !== true) {
+        throw new AppError('forbidden', `This API key is bound to client ${principal.clientId}: it acts on that client's routes and Explore only.`);
+      }
       if (!hasAnyScope(principal, route.access.scopes)) {
         throw new AppError(route.access.missingScope ?? 'insufficient_scope', `This operation needs one of the scopes: ${route.access.scopes.join(', ')}.`);
       }

@@ -23,6 +23,11 @@ export type Access =
       wrongPrincipal?: ErrorCode;
       /** The code answered to an admitted kind that lacks the scopes (default `insufficient_scope`). */
       missingScope?: ErrorCode;
+      /**
+       * API keys bound to a client may call the route: its client's own routes and Explore. A bound
+       * key acts only on its client, never tenant-wide, so every other route refuses it (403 forbidden).
+       */
+      boundKeys?: boolean;
     };
 
 export interface IdempotencyRule {

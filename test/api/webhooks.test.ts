@@ -14,6 +14,7 @@ import { routes as manifestRoutes } from '../../shared/routes';
 import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
+import { clientOf } from '../support/catalog';
 import { call, startTestPlatform } from '../support/platform';
 import { startReceiver, until, type ReceivedRequest, type Receiver } from '../integration/webhooks-receiver';
 
@@ -40,8 +41,8 @@ let readKey: string;
 let otherKey: string;
 let userToken: string;
 let tenantStaff: string;
-const clientA = uuidv7();
-const clientB = uuidv7();
+let clientA: string;
+let clientB: string;
 let merchantA: string;
 let merchantB: string;
 let merchantWithoutWebhookScope: string;
@@ -70,6 +71,8 @@ beforeAll(async () => {
   liveKey = await apiKeyFor(platform, tenantId, ['webhooks:manage'], { env: 'live' });
   readKey = await apiKeyFor(platform, tenantId, ['webhooks:read']);
   otherKey = await apiKeyFor(platform, otherTenantId, [...TENANT_SCOPES]);
+  clientA = (await clientOf(base, apiKey)).id;
+  clientB = (await clientOf(base, apiKey)).id;
   merchantA = await apiKeyFor(platform, tenantId, ['webhooks:manage'], { clientId: clientA });
   merchantB = await apiKeyFor(platform, tenantId, ['webhooks:manage'], { clientId: clientB });
   merchantWithoutWebhookScope = await apiKeyFor(platform, tenantId, ['catalog:read'], { clientId: clientA });
@@ -319,7 +322,9 @@ describe('merchant endpoints', () => {
   it('need authority over the client: its own key with the webhook scope, or tenant staff with clients:manage', async () => {
     const url = receiver.route('/m-authority');
     expectProblem(await api('POST', `/v1/clients/${clientB}/webhook_endpoints`, { token: merchantA, body: { url } }), 'not_client_member');
-    expectProblem(await api('GET', `/v1/clients/${clientA}/webhook_endpoints`, { token: apiKey }), 'not_client_member');
+    expectProblem(await api('GET', `/v1/clients/${clientA}/webhook_endpoints`, { token: readKey }), 'not_client_member');
+    expectProblem(await api('GET', `/v1/clients/${uuidv7()}/webhook_endpoints`, { token: apiKey }), 'client_not_found');
+    expectProblem(await api('GET', `/v1/webhook_endpoints`, { token: merchantA }), 'forbidden');
     expectProblem(await api('GET', `/v1/clients/${clientA}/webhook_deliveries`, { token: merchantB }), 'not_client_member');
     expectProblem(await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, { token: merchantWithoutWebhookScope, body: { url } }), 'insufficient_scope');
 

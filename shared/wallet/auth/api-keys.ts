@@ -9,6 +9,7 @@ import type { Principal } from '../../http/principal';
 import { TENANT_SCOPES } from './scopes';
 
 import { API_KEY_LIFETIME_DAYS, formatApiKey, hashSecret, processApiKeyCache, toRecord, type ApiKeyCache, type ApiKeyEnv, type ApiKeyRecord, type ApiKeyView } from './api-key-verifier';
+import { readClient } from '../catalog/clients';
 
 /** Issuing, listing and revoking tenant API keys (verification: ./api-key-verifier.ts). */
 
@@ -84,8 +85,8 @@ export type IssuedApiKey = Omit<ApiKeyView, 'expires_at' | 'last_used_at' | 'rev
 /**
  * Issues a key to a tenant, audited. Tenant staff issue keys for their own tenant with scopes they
  * hold themselves; platform staff (platform:manage) name the tenant.
- * Refuses: tenant_not_found (another tenant named, or none exists), invalid_request (platform staff
- * without tenant_id), insufficient_scope (a scope the staff member lacks, platform staff without
+ * Refuses: tenant_not_found (another tenant named, or none exists), client_not_found (client_id is
+ * not a client of the tenant), invalid_request (platform staff without tenant_id), insufficient_scope (a scope the staff member lacks, platform staff without
  * platform:manage).
  */
 export async function issueApiKey(runtime: WalletDeps, actor: Principal, input: ApiKeyIssueRequest, requestId: string): Promise<IssuedApiKey> {
@@ -100,6 +101,8 @@ export async function issueApiKey(runtime: WalletDeps, actor: Principal, input: 
     const lacking = scopes.filter((scope) => !actor.scopes.has(scope));
     if (lacking.length > 0) throw new AppError('insufficient_scope', `You do not hold: ${lacking.join(', ')}.`);
   }
+  // A key bound to a client acts on that client only: it must be a client of this tenant.
+  if (input.client_id !== undefined) await readClient(runtime, tenantId, input.client_id);
   const { key, record } = await createApiKeyRecord(
     runtime,
     { tenantId, env: input.env, name: input.name, scopes, clientId: input.client_id ?? null, createdBy: `${actor.kind}:${actor.id}` },

@@ -1,7 +1,6 @@
 import { decodeJwt } from 'jose';
 import type { Clock } from '../../kernel/clock';
 import { config } from '../../kernel/config';
-import { AppError } from '../../kernel/errors';
 import type { Authenticator } from '../../http/handler';
 import type { AnyRoute } from '../../http/route';
 import { liveGrant, recordGrantAccess } from '../console/grants';
@@ -123,18 +122,4 @@ function staffPrincipal(claims: { sub: string; tenant_id?: string; role?: string
   const grantId = kind === 'vendor_support' ? claims.grant_id : undefined;
   if (kind === 'vendor_support' && claims.tenant_id && !grantId) throw new RefusedCredential('vendor support token for a tenant without a grant');
   return { kind, id: claims.sub, ...(claims.tenant_id ? { tenantId: claims.tenant_id } : {}), ...(grantId ? { grantId } : {}), scopes: new Set(claims.scopes) };
-}
-
-/**
- * Authority over a client (spec part 5 rule 3): an API key bound to that client, or tenant staff
- * (or a partner administrator) holding clients:manage. Organization membership joins with the
- * catalog: pass `member: true` once the caller has established it. Whether the client belongs to
- * the principal's tenant is the caller's lookup (a foreign client is client_not_found).
- * Refuses: not_client_member.
- */
-export function assertClientAuthority(principal: Principal, clientId: string, options: { member?: boolean } = {}): void {
-  if (options.member) return;
-  if (principal.kind === 'api_key' && principal.clientId === clientId) return;
-  if ((principal.kind === 'tenant_staff' || principal.kind === 'partner_admin') && principal.tenantId && principal.scopes.has('clients:manage')) return;
-  throw new AppError('not_client_member', `This credential has no authority over client ${clientId}.`);
 }

@@ -140,7 +140,7 @@ export const authRoutes = {
     access: keyManagers,
     request: { body: apiKeyCreate },
     response: { status: 201, body: apiKeyCreated, description: 'The new key, secret included (once).' },
-    errors: ['insufficient_scope', 'tenant_not_found'],
+    errors: ['insufficient_scope', 'tenant_not_found', 'client_not_found'],
     tables: { wallet: 'RW' },
   }),
   listApiKeys: defineRoute({

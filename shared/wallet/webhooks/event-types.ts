@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { catalogImport, offering } from '../catalog/schemas';
 import { payment, refund } from '../payments/schemas';
 import { feePlan } from '../tenancy/schemas';
 import { topup } from '../topups/schemas';
@@ -40,6 +41,10 @@ export const eventPayloads = {
   'payment.voided': z.object({ payment }).meta({ id: 'PaymentVoidedEventData' }),
   'payment.expired': z.object({ payment }).meta({ id: 'PaymentExpiredEventData' }),
   'refund.completed': z.object({ refund }).meta({ id: 'RefundCompletedEventData' }),
+  'product.created': z.object({ offering }).meta({ id: 'ProductCreatedEventData' }),
+  'product.updated': z.object({ offering }).meta({ id: 'ProductUpdatedEventData' }),
+  'product.archived': z.object({ offering }).meta({ id: 'ProductArchivedEventData' }),
+  'import.completed': z.object({ import: catalogImport }).meta({ id: 'ImportCompletedEventData' }),
 } as const satisfies Partial<Record<(typeof EVENT_TYPES)[number], z.ZodType>>;
 
 export type EmittedEventType = keyof typeof eventPayloads;

@@ -8,21 +8,21 @@ import * as s from './schemas';
  * Webhook routes on the wallet API (spec part 4 item 22, part 6): endpoints (the tenant's and a
  * merchant's), delivery attempts, the event history and manual redelivery. Tenant surfaces admit
  * API keys and tenant staff (user tokens get `forbidden`; vendor support may read); merchant
- * surfaces also need authority over the client (a key bound to it, or staff holding
- * clients:manage), checked in the service.
+ * surfaces also need authority over the client of the caller's tenant (spec part 5 rule 3),
+ * checked in the service; a key bound to a client reaches only those.
  */
 
 const manage: Access = { principals: ['api_key', 'tenant_staff'], scopes: ['webhooks:manage'] };
 const read: Access = { principals: ['api_key', 'tenant_staff', 'vendor_support'], scopes: ['webhooks:read', 'webhooks:manage'] };
 /** Merchant surfaces: a merchant key holding the webhook scope, or staff holding clients:manage (spec part 5 rule 3). */
-const merchantManage: Access = { principals: ['api_key', 'tenant_staff', 'partner_admin'], scopes: ['webhooks:manage', 'clients:manage'] };
-const merchantRead: Access = { principals: ['api_key', 'tenant_staff', 'partner_admin'], scopes: ['webhooks:read', 'webhooks:manage', 'clients:manage'] };
+const merchantManage: Access = { principals: ['api_key', 'tenant_staff', 'partner_admin'], scopes: ['webhooks:manage', 'clients:manage'], boundKeys: true };
+const merchantRead: Access = { principals: ['api_key', 'tenant_staff', 'partner_admin'], scopes: ['webhooks:read', 'webhooks:manage', 'clients:manage'], boundKeys: true };
 
 const wallet = { api: 'wallet' } as const;
 // RW everywhere: the credential hook records an API key's last use.
 const tables = { wallet: 'RW' } as const;
 const tags = ['webhooks'];
-const clientErrors = ['not_client_member'] as const;
+const clientErrors = ['client_not_found', 'not_client_member'] as const;
 
 export const webhookRoutes = {
   createWebhookEndpoint: defineRoute({

@@ -1,0 +1,7 @@
+import { catalogRoutes } from '../../shared/wallet/catalog/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
+import { authorizeClient, publicClient } from '../../shared/wallet/catalog/clients';
+export const handler = walletHandler(catalogRoutes.getClient, async ({ request, principal, runtime }) => ({
+  status: 200,
+  body: publicClient(await authorizeClient(runtime, principal, request.params.clientId)),
+}));

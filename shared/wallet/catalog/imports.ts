@@ -1,0 +1,252 @@
+import type { z } from 'zod';
+import type { TransactItem } from '../../aws/dynamodb';
+import { getItems, MAX_TRANSACT_ITEMS } from '../../aws/store';
+import { outboxItem } from '../../events/outbox';
+import type { Outcome } from '../../http/outcome';
+import type { Principal } from '../../http/principal';
+import { AppError, type FieldError } from '../../kernel/errors';
+import type { StoreDeps, WalletDeps } from '../deps';
+import { defineOperation, runOperation } from '../saga';
+import { readClient, type ClientRecord } from './clients';
+import { readImportFile, type ImportProduct, type ImportVariant } from './import-files';
+import { catalogKeys } from './keys';
+import {
+  isLive,
+  movementItem,
+  offeringItem,
+  pricingModeOf,
+  productEvent,
+  publishedCountItem,
+  readOffering,
+  refGuard,
+  variantItem,
+  priceOf,
+  type OfferingRecord,
+  type OfferingWithVariants,
+  type VariantRecord,
+} from './records';
+import type { catalogImport, importRequest } from './schemas';
+import { newVariant, newVariantWrites, versionedPut } from './variants';
+
+/**
+ * Bulk import (docs/catalog.md): products matched by `ref`, variants by `sku`; every row checked
+ * against the file and the catalog before anything is written; then everything commits in ONE
+ * transaction with the import's record, its events and its Idempotency-Key's answer, or nothing
+ * does. A file that changes nothing writes only its record. An import never retires a variant it
+ * does not mention; `status: archived` archives a product. Bounds: IMPORT_MAX_BYTES,
+ * IMPORT_MAX_ROWS, and the one transaction's 100 writes (a larger change is refused: split it).
+ */
+
+export type CatalogImport = z.infer<typeof catalogImport>;
+type ImportRequest = z.infer<typeof importRequest> & { client_id: string };
+
+interface Plan {
+  items: TransactItem[];
+  result: Omit<CatalogImport, 'id' | 'created_at'>;
+}
+
+/** What the file would do to the catalog now. Refuses: invalid_request with every error found. */
+async function planImport(deps: StoreDeps, actor: Pick<Principal, 'kind' | 'id'>, client: ClientRecord, request: ImportRequest): Promise<Plan> {
+  const products = readImportFile(request.format, request.content);
+  const errors: FieldError[] = [];
+  const refHolders = await getItems(deps, products.map((product) => catalogKeys.ref(client.id, product.ref)));
+  const existing = await Promise.all(refHolders.map((holder) => (holder ? readOffering(deps, String(holder.offering_id)) : Promise.resolve(undefined))));
+  const newSkus = products.flatMap((product, index) => product.variants.filter((v) => !existing[index]?.variants.some((known) => known.sku === v.sku)));
+  const skuHolders = newSkus.length === 0 ? [] : await getItems(deps, newSkus.map((variant) => catalogKeys.sku(client.id, variant.sku)));
+  newSkus.forEach((variant, index) => {
+    if (skuHolders[index]) errors.push({ field: `${variant.at}.sku`, message: `${variant.sku} is used by another product of this catalog` });
+  });
+
+  const result: Plan['result'] = { client_id: client.id, format: request.format, dry_run: request.dry_run, products: products.length, rows: 0, created: [], updated: [], archived: [], unchanged: [] };
+  const items: TransactItem[] = [];
+  products.forEach((product, index) => {
+    result.rows += Math.max(1, product.variants.length);
+    try {
+      const found = existing[index];
+      if (!found) return create(deps, actor, client, product, items, result);
+      update(deps, actor, client, product, found, items, result);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status !== 400) throw error;
+      errors.push(...(error.errors ?? [{ field: product.at, message: error.message }]));
+    }
+  });
+  if (errors.length > 0) throw new AppError('invalid_request', `The file has ${errors.length} error(s); nothing was imported.`, { errors: errors.slice(0, 100) });
+  // The import's record, its event and the Idempotency-Key's answer join these writes.
+  if (items.length + 3 > MAX_TRANSACT_ITEMS) {
+    throw new AppError('invalid_request', `This import needs ${items.length + 3} writes; one import commits at most ${MAX_TRANSACT_ITEMS} at once: split the file.`, {
+      errors: [{ field: 'content', message: 'too many changes for one import' }],
+    });
+  }
+  return { items, result };
+}
+
+const invalidAt = (field: string, message: string) => new AppError('invalid_request', message, { errors: [{ field, message }] });
+
+function variantInput(variant: ImportVariant) {
+  return { ...variant, pricing_mode: pricingModeOf(variant), inventory: variant.inventory ? { track_inventory: true, on_hand: 0, low_stock_threshold: 0, allow_backorder: false, ...variant.inventory } : undefined };
+}
+
+function create(deps: StoreDeps, actor: Pick<Principal, 'kind' | 'id'>, client: ClientRecord, product: ImportProduct, items: TransactItem[], result: Plan['result']): void {
+  if (product.status === 'archived') throw invalidAt(`${product.at}.status`, 'a new product cannot be archived');
+  if (product.kind === 'plan' && (product.amount === undefined || product.interval === undefined)) throw invalidAt(`${product.at}.amount`, 'a plan needs an amount and an interval');
+  if (product.kind === 'item' && product.variants.length === 0) throw invalidAt(`${product.at}.variants`, 'an item needs at least one variant');
+  const now = deps.clock.now().toISOString();
+  const offering: OfferingRecord = {
+    id: deps.ids(),
+    tenant_id: client.tenant_id,
+    client_id: client.id,
+    kind: product.kind,
+    ref: product.ref,
+    title: product.title,
+    description: product.description ?? '',
+    image_url: null,
+    amount: product.kind === 'plan' ? product.amount! : null,
+    interval: product.kind === 'plan' ? product.interval! : null,
+    metadata: {},
+    commission_bps: null,
+    category_id: null,
+    options: [],
+    markup: null,
+    status: product.status ?? 'draft',
+    created_at: now,
+    updated_at: now,
+    version: 1,
+  };
+  const variants = product.variants.map((variant, index) => newVariant(deps, offering, variantInput(variant), index + 1, `${variant.at}.`));
+  items.push({ Put: { TableName: deps.table, Item: offeringItem(offering), ConditionExpression: 'attribute_not_exists(pk)' } }, refGuard(deps, client.id, product.ref, offering.id));
+  for (const variant of variants) items.push(...newVariantWrites(deps, actor, variant));
+  if (offering.status === 'published') items.push(publishedCountItem(deps, client.id, 1));
+  items.push(productEvent(deps, 'product.created', { offering, variants }, client));
+  result.created.push({ ref: product.ref, offering_id: result.dry_run ? null : offering.id });
+}
+
+function update(
+  deps: StoreDeps,
+  actor: Pick<Principal, 'kind' | 'id'>,
+  client: ClientRecord,
+  product: ImportProduct,
+  found: OfferingWithVariants,
+  items: TransactItem[],
+  result: Plan['result'],
+): void {
+  const before = found.offering;
+  const listed = { ref: product.ref, offering_id: before.id };
+  if (before.kind !== product.kind) throw invalidAt(`${product.at}.kind`, `${product.ref} is ${before.kind === 'item' ? 'an item' : 'a plan'}`);
+  if (before.status === 'archived') {
+    if (product.status === 'archived') return void result.unchanged.push(listed);
+    throw invalidAt(`${product.at}.status`, `${product.ref} is archived: an archived product does not change`);
+  }
+  const now = deps.clock.now().toISOString();
+  const status = product.status ?? before.status;
+  const offering: OfferingRecord = {
+    ...before,
+    title: product.title,
+    description: product.description ?? before.description,
+    amount: product.kind === 'plan' ? (product.amount ?? before.amount) : null,
+    interval: product.kind === 'plan' ? (product.interval ?? before.interval) : null,
+    status,
+  };
+  const changedOffering = ['title', 'description', 'amount', 'interval', 'status'].some((field) => offering[field as keyof OfferingRecord] !== before[field as keyof OfferingRecord]);
+
+  const writes: TransactItem[] = [];
+  const variants = found.variants.map((known) => {
+    if (status === 'archived') return isLive(known) ? { ...known, status: 'archived' as const, updated_at: now, version: known.version + 1 } : known;
+    const row = product.variants.find((variant) => variant.sku === known.sku);
+    if (!row) return known;
+    if (!isLive(known)) throw invalidAt(`${row.at}.sku`, `${row.sku} is a retired variant of ${product.ref}`);
+    return changedVariant(deps, actor, known, row, offering, writes, now);
+  });
+  let position = Math.max(0, ...found.variants.map((v) => v.position));
+  const added = status === 'archived' ? [] : product.variants.filter((row) => !found.variants.some((known) => known.sku === row.sku));
+  for (const row of added) {
+    const record = newVariant(deps, offering, variantInput(row), (position += 1), `${row.at}.`);
+    variants.push(record);
+    writes.push(...newVariantWrites(deps, actor, record));
+  }
+  variants.forEach((variant, index) => {
+    const old = found.variants[index];
+    if (old && variant !== old) writes.push(versionedPut(deps, variantItem(variant), old.version));
+  });
+  if (!changedOffering && writes.length === 0) return void result.unchanged.push(listed);
+  if (offering.kind === 'item' && status === 'published' && !variants.some(isLive)) throw invalidAt(`${product.at}.status`, 'an item is published with at least one live variant');
+
+  const after: OfferingRecord = { ...offering, updated_at: now, version: before.version + 1 };
+  items.push(versionedPut(deps, offeringItem(after), before.version), ...writes);
+  const countDelta = (status === 'published' ? 1 : 0) - (before.status === 'published' ? 1 : 0);
+  if (countDelta !== 0) items.push(publishedCountItem(deps, client.id, countDelta));
+  items.push(productEvent(deps, status === 'archived' ? 'product.archived' : 'product.updated', { offering: after, variants }, client));
+  (status === 'archived' ? result.archived : result.updated).push(listed);
+}
+
+/** A live variant after its row: the same record when nothing differs; an on_hand change logs an `adjustment`. */
+function changedVariant(
+  deps: StoreDeps,
+  actor: Pick<Principal, 'kind' | 'id'>,
+  known: VariantRecord,
+  row: ImportVariant,
+  offering: OfferingRecord,
+  writes: TransactItem[],
+  now: string,
+): VariantRecord {
+  const input = variantInput(row);
+  const pricing = { pricing_mode: input.pricing_mode, amount: row.amount ?? null, cost_amount: row.cost_amount ?? known.cost_amount, markup: row.markup ?? known.markup };
+  const next: VariantRecord = {
+    ...known,
+    ...pricing,
+    amount: priceOf(pricing, offering.markup, `${row.at}.`),
+    option_values: row.option_values ?? known.option_values,
+    track_inventory: row.inventory?.track_inventory ?? known.track_inventory,
+    on_hand: row.inventory?.on_hand ?? known.on_hand,
+    low_stock_threshold: row.inventory?.low_stock_threshold ?? known.low_stock_threshold,
+    allow_backorder: row.inventory?.allow_backorder ?? known.allow_backorder,
+  };
+  const fields: (keyof VariantRecord)[] = ['pricing_mode', 'amount', 'cost_amount', 'track_inventory', 'on_hand', 'low_stock_threshold', 'allow_backorder'];
+  const differs =
+    fields.some((field) => next[field] !== known[field]) || JSON.stringify(next.option_values) !== JSON.stringify(known.option_values) || JSON.stringify(next.markup) !== JSON.stringify(known.markup);
+  if (!differs) return known;
+  if (next.on_hand < next.reserved && !next.allow_backorder) throw invalidAt(`${row.at}.on_hand`, `fewer than the ${next.reserved} units reserved`);
+  const after = { ...next, updated_at: now, version: known.version + 1 };
+  if (after.on_hand !== known.on_hand) writes.push(movementItem(deps, actor, after, { kind: 'adjustment', quantity: after.on_hand - known.on_hand, reason: 'catalog import' }).item);
+  return after;
+}
+
+export const CATALOG_IMPORT = defineOperation('catalog.import', async ({ runtime, tenantId, operationId, principal, request }) => ({
+  post: async () => undefined,
+  commit: async () => {
+    const input = request as ImportRequest;
+    const client = await readClient(runtime, tenantId, input.client_id);
+    const { items, result } = await planImport(runtime, principal, client, input);
+    const record: CatalogImport = { id: operationId, ...result, created_at: runtime.clock.now().toISOString() };
+    return {
+      items: [
+        ...items,
+        { Put: { TableName: runtime.table, Item: { ...catalogKeys.import(record.id), entity: 'catalog_import', tenant_id: tenantId, ...record }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        outboxItem(runtime, { type: 'import.completed', tenantId, clientId: client.id, data: { import: record } }).item,
+      ],
+      status: 201,
+      body: record,
+    };
+  },
+}));
+
+/**
+ * Imports a file into the client's catalog once per Idempotency-Key; a dry run plans and answers
+ * without writing anything (not even the key). Refuses: invalid_request (the file, with every error
+ * found, or too many writes), idempotency_key_reuse, idempotency_in_flight (a concurrent change to
+ * the same products committed first: retry).
+ */
+export async function importCatalog(
+  runtime: WalletDeps,
+  principal: Principal,
+  client: ClientRecord,
+  body: z.infer<typeof importRequest>,
+  options: { idempotencyKey: string; requestId: string },
+): Promise<Outcome> {
+  const request: ImportRequest = { ...body, client_id: client.id };
+  if (body.dry_run) {
+    const { result } = await planImport(runtime, principal, client, request);
+    const record: CatalogImport = { id: runtime.ids(), ...result, created_at: runtime.clock.now().toISOString() };
+    return { status: 200, body: JSON.stringify(record), replayed: false };
+  }
+  return runOperation(runtime, { operation: CATALOG_IMPORT, tenantId: client.tenant_id, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId });
+}

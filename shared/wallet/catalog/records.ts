@@ -1,0 +1,341 @@
+import type { z } from 'zod';
+import type { TransactItem } from '../../aws/dynamodb';
+import { queryAll, type Item } from '../../aws/store';
+import type { Principal } from '../../http/principal';
+import { AppError, type FieldError } from '../../kernel/errors';
+import type { StoreDeps } from '../deps';
+import type { ClientRecord } from './clients';
+import { outboxItem } from '../../events/outbox';
+import { catalogKeys } from './keys';
+import type { exploreOffering, exploreVariant, markup as markupSchema, MOVEMENT_KINDS, offering, stockMovement, variant, VariantCreate } from './schemas';
+
+/**
+ * The catalog's stored records and the views built from them: the merchant view (every field) and
+ * the shopper view (no cost, markup or stock counts), and the pricing and inventory rules both
+ * views and every write share (docs/catalog.md).
+ */
+
+export type Markup = z.infer<typeof markupSchema>;
+export type Variant = z.infer<typeof variant>;
+export type Offering = z.infer<typeof offering>;
+export type StockMovement = z.infer<typeof stockMovement>;
+export type MovementKind = (typeof MOVEMENT_KINDS)[number];
+
+/** The most live variants one offering holds (archiving one retires them all in one transaction). */
+export const MAX_LIVE_VARIANTS = 50;
+
+export interface OfferingRecord {
+  id: string;
+  tenant_id: string;
+  client_id: string;
+  kind: 'item' | 'plan';
+  ref: string | null;
+  title: string;
+  description: string;
+  image_url: string | null;
+  /** A plan's price; null for an item (priced per variant). */
+  amount: number | null;
+  interval: 'weekly' | 'monthly' | 'yearly' | null;
+  metadata: Record<string, string>;
+  /** The offering's own commission, overriding the client's; null to follow the client. */
+  commission_bps: number | null;
+  category_id: string | null;
+  options: string[];
+  markup: Markup | null;
+  status: 'draft' | 'published' | 'archived';
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+export interface VariantRecord {
+  id: string;
+  tenant_id: string;
+  client_id: string;
+  offering_id: string;
+  sku: string;
+  barcode: string | null;
+  option_values: string[];
+  position: number;
+  pricing_mode: 'manual' | 'markup';
+  cost_amount: number | null;
+  markup: Markup | null;
+  amount: number;
+  image_url: string | null;
+  track_inventory: boolean;
+  on_hand: number;
+  reserved: number;
+  low_stock_threshold: number;
+  allow_backorder: boolean;
+  status: 'active' | 'archived';
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
+export interface OfferingWithVariants {
+  offering: OfferingRecord;
+  /** Every variant, live and archived, by position. */
+  variants: VariantRecord[];
+}
+
+export const isLive = (record: VariantRecord): boolean => record.status === 'active';
+
+// ---------------------------------------------------------------------------------------------
+// Pricing
+
+/**
+ * The price of a variant. manual: `amount` as given. markup: cost_amount plus the markup (the
+ * variant's own, else the offering's): percent rounds half up to the minor unit
+ * (cost × percent / 100), fixed adds minor units. Refuses: invalid_request naming the field.
+ */
+export function priceOf(
+  input: { pricing_mode: 'manual' | 'markup'; amount?: number | null; cost_amount?: number | null; markup?: Markup | null },
+  offeringMarkup: Markup | null,
+  field = '',
+): number {
+  const invalid = (name: string, message: string) => new AppError('invalid_request', `${field}${name}: ${message}`, { errors: [{ field: `${field}${name}`, message }] });
+  if (input.pricing_mode === 'manual') {
+    if (input.amount === undefined || input.amount === null) throw invalid('amount', 'required when pricing_mode is manual');
+    return input.amount;
+  }
+  if (input.cost_amount === undefined || input.cost_amount === null) throw invalid('cost_amount', 'required when pricing_mode is markup');
+  const rule = input.markup ?? offeringMarkup;
+  if (!rule) throw invalid('markup', 'required when pricing_mode is markup and the offering has none');
+  const price = rule.kind === 'fixed' ? input.cost_amount + rule.value : input.cost_amount + Math.floor((input.cost_amount * rule.value + 50) / 100);
+  if (price < 1) throw invalid('cost_amount', 'the marked-up price must be at least 1');
+  if (price > 2 ** 45) throw invalid('cost_amount', 'the marked-up price is out of range');
+  return price;
+}
+
+/** A variant's pricing mode when the request names none: markup if it gives cost and markup without an amount. */
+export const pricingModeOf = (input: Pick<VariantCreate, 'pricing_mode' | 'amount' | 'cost_amount'>): 'manual' | 'markup' =>
+  input.pricing_mode ?? (input.amount === undefined && input.cost_amount !== undefined ? 'markup' : 'manual');
+
+// ---------------------------------------------------------------------------------------------
+// Views
+
+export function inventoryOf(record: VariantRecord) {
+  const available = record.on_hand - record.reserved;
+  return {
+    track_inventory: record.track_inventory,
+    on_hand: record.on_hand,
+    reserved: record.reserved,
+    available,
+    low_stock_threshold: record.low_stock_threshold,
+    allow_backorder: record.allow_backorder,
+    in_stock: !record.track_inventory || record.allow_backorder || available > 0,
+    low_stock: record.track_inventory && available <= record.low_stock_threshold,
+  };
+}
+
+export const variantView = (record: VariantRecord): Variant => ({
+  id: record.id,
+  offering_id: record.offering_id,
+  sku: record.sku,
+  barcode: record.barcode,
+  option_values: record.option_values,
+  position: record.position,
+  pricing_mode: record.pricing_mode,
+  cost_amount: record.cost_amount,
+  markup: record.markup,
+  amount: record.amount,
+  image_url: record.image_url,
+  inventory: inventoryOf(record),
+  status: record.status,
+  created_at: record.created_at,
+  updated_at: record.updated_at,
+});
+
+const displayAmount = (offering: OfferingRecord, live: VariantRecord[]): number | null =>
+  offering.kind === 'plan' ? offering.amount : live.length === 0 ? null : Math.min(...live.map((v) => v.amount));
+
+/** The merchant view: any status, live variants with merchant-only pricing and counts. */
+export function offeringView({ offering, variants }: OfferingWithVariants, client: Pick<ClientRecord, 'commission_bps'>): Offering {
+  const live = variants.filter(isLive);
+  return {
+    id: offering.id,
+    client_id: offering.client_id,
+    kind: offering.kind,
+    ref: offering.ref,
+    title: offering.title,
+    description: offering.description,
+    image_url: offering.image_url,
+    amount: displayAmount(offering, live),
+    interval: offering.interval,
+    metadata: offering.metadata,
+    commission_bps: offering.commission_bps ?? client.commission_bps,
+    category_id: offering.category_id,
+    options: offering.options,
+    markup: offering.markup,
+    variants: live.map(variantView),
+    status: offering.status,
+    created_at: offering.created_at,
+    updated_at: offering.updated_at,
+  };
+}
+
+export const shopperVariant = (record: VariantRecord): z.infer<typeof exploreVariant> => {
+  const { track_inventory, in_stock, low_stock, allow_backorder } = inventoryOf(record);
+  return {
+    id: record.id,
+    offering_id: record.offering_id,
+    sku: record.sku,
+    option_values: record.option_values,
+    position: record.position,
+    amount: record.amount,
+    image_url: record.image_url,
+    inventory: { track_inventory, in_stock, low_stock, allow_backorder },
+  };
+};
+
+/** The shopper view of a published offering. */
+export function shopperOffering({ offering, variants }: OfferingWithVariants): z.infer<typeof exploreOffering> {
+  const live = variants.filter(isLive);
+  return {
+    id: offering.id,
+    client_id: offering.client_id,
+    kind: offering.kind,
+    title: offering.title,
+    description: offering.description,
+    image_url: offering.image_url,
+    amount: displayAmount(offering, live),
+    interval: offering.interval,
+    category_id: offering.category_id,
+    options: offering.options,
+    variants: live.map(shopperVariant),
+  };
+}
+
+export const movementView = (item: Item): StockMovement => ({
+  id: String(item.id),
+  client_id: String(item.client_id),
+  offering_id: String(item.offering_id),
+  variant_id: String(item.variant_id),
+  kind: item.kind as MovementKind,
+  quantity: Number(item.quantity),
+  on_hand_after: Number(item.on_hand_after),
+  reserved_after: Number(item.reserved_after),
+  reason: String(item.reason),
+  order_id: (item.order_id as string | null | undefined) ?? null,
+  actor_type: String(item.actor_type),
+  actor_id: String(item.actor_id),
+  created_at: String(item.created_at),
+});
+
+// ---------------------------------------------------------------------------------------------
+// Reads and write items shared by the services
+
+/** An offering and all its variants: one query of its partition. Undefined when absent. */
+export async function readOffering(deps: StoreDeps, offeringId: string): Promise<OfferingWithVariants | undefined> {
+  let offering: OfferingRecord | undefined;
+  const variants: VariantRecord[] = [];
+  for await (const item of queryAll(deps, {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': catalogKeys.offeringPartition(offeringId) },
+    ConsistentRead: true,
+  })) {
+    if (item.sk === 'OFFERING') offering = item as unknown as OfferingRecord;
+    else if (String(item.sk).startsWith(catalogKeys.variantPrefix)) variants.push(item as unknown as VariantRecord);
+  }
+  if (!offering) return undefined;
+  variants.sort((a, b) => a.position - b.position);
+  return { offering, variants };
+}
+
+/** The client's offering. Refuses: offering_not_found (absent, or another client's). */
+export async function clientOffering(deps: StoreDeps, clientId: string, offeringId: string): Promise<OfferingWithVariants> {
+  const found = await readOffering(deps, offeringId);
+  if (!found || found.offering.client_id !== clientId) throw new AppError('offering_not_found', `No offering ${offeringId}.`);
+  return found;
+}
+
+export const offeringItem = (record: OfferingRecord): Item => ({
+  ...catalogKeys.offering(record.id),
+  entity: 'offering',
+  gsi1pk: catalogKeys.clientOfferings(record.client_id),
+  gsi1sk: record.id,
+  ...(record.status === 'published' ? { gsi2pk: catalogKeys.publishedOfferings(record.client_id), gsi2sk: record.id } : {}),
+  ...record,
+});
+
+export const variantItem = (record: VariantRecord): Item => ({ ...catalogKeys.variant(record.offering_id, record.id), entity: 'variant', ...record });
+
+/** The guard that keeps a SKU unique in the client's catalog. */
+export const skuGuard = (deps: StoreDeps, record: Pick<VariantRecord, 'client_id' | 'sku' | 'offering_id' | 'id'>): TransactItem => ({
+  Put: {
+    TableName: deps.table,
+    Item: { ...catalogKeys.sku(record.client_id, record.sku), entity: 'sku', offering_id: record.offering_id, variant_id: record.id },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+export const refGuard = (deps: StoreDeps, clientId: string, ref: string, offeringId: string): TransactItem => ({
+  Put: {
+    TableName: deps.table,
+    Item: { ...catalogKeys.ref(clientId, ref), entity: 'offering_ref', offering_id: offeringId },
+    ConditionExpression: 'attribute_not_exists(pk)',
+  },
+});
+
+export const releaseGuard = (deps: StoreDeps, key: { pk: string; sk: string }): TransactItem => ({ Delete: { TableName: deps.table, Key: key } });
+
+/** One stock log entry, written in the same transaction as the change it records. */
+export function movementItem(
+  deps: StoreDeps,
+  actor: Pick<Principal, 'kind' | 'id'>,
+  after: Pick<VariantRecord, 'tenant_id' | 'client_id' | 'offering_id' | 'id' | 'on_hand' | 'reserved'>,
+  entry: { kind: MovementKind; quantity: number; reason: string; orderId?: string },
+): { item: TransactItem; movement: StockMovement } {
+  const movement: StockMovement = {
+    id: deps.ids(),
+    client_id: after.client_id,
+    offering_id: after.offering_id,
+    variant_id: after.id,
+    kind: entry.kind,
+    quantity: entry.quantity,
+    on_hand_after: after.on_hand,
+    reserved_after: after.reserved,
+    reason: entry.reason,
+    order_id: entry.orderId ?? null,
+    actor_type: actor.kind,
+    actor_id: actor.id,
+    created_at: deps.clock.now().toISOString(),
+  };
+  const item: TransactItem = {
+    Put: {
+      TableName: deps.table,
+      Item: {
+        ...catalogKeys.movement(movement.id),
+        entity: 'stock_movement',
+        tenant_id: after.tenant_id,
+        gsi1pk: catalogKeys.clientMovements(after.client_id),
+        gsi1sk: movement.id,
+        gsi2pk: catalogKeys.variantMovements(after.id),
+        gsi2sk: movement.id,
+        ...movement,
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+  return { item, movement };
+}
+
+/** Changes the client's count of published offerings (Explore lists clients with at least one). */
+export const publishedCountItem = (deps: StoreDeps, clientId: string, delta: number): TransactItem => ({
+  Update: { TableName: deps.table, Key: catalogKeys.client(clientId), UpdateExpression: 'ADD published_count :delta', ExpressionAttributeValues: { ':delta': delta } },
+});
+
+/** A field error of the catalog's writes. */
+export const invalidField = (field: string, message: string): AppError =>
+  new AppError('invalid_request', `${field}: ${message}`, { errors: [{ field, message } satisfies FieldError] });
+
+/** A product.* event for the tenant's endpoints and the client's merchant endpoints, in the same transaction as the change. */
+export function productEvent(
+  deps: StoreDeps,
+  type: 'product.created' | 'product.updated' | 'product.archived',
+  after: OfferingWithVariants,
+  client: Pick<ClientRecord, 'commission_bps'>,
+): TransactItem {
+  return outboxItem(deps, { type, tenantId: after.offering.tenant_id, clientId: after.offering.client_id, data: { offering: offeringView(after, client) } }).item;
+}
