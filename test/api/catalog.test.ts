@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { Platform } from '../../local/platform';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
+import { catalogRoutes } from '../../shared/wallet/catalog/routes';
+import * as schemas from '../../shared/wallet/catalog/schemas';
 import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
@@ -201,6 +204,72 @@ describe('stock', () => {
     const all = await api('GET', `/v1/clients/${client.id}/stock_movements?limit=1`, { token: apiKey });
     expect(all.body.data).toHaveLength(1);
     expect(all.body.next_cursor).toEqual(expect.any(String));
+  });
+});
+
+/** Every property name a schema declares, at any depth. */
+function declared(schema: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(schema)) schema.forEach((item) => declared(item, into));
+  else if (schema && typeof schema === 'object') {
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === 'properties') Object.keys(value as object).forEach((name) => into.add(name));
+      declared(value, into);
+    }
+  }
+  return into;
+}
+
+type JsonSchema = Record<string, unknown>;
+
+/** The property paths of a zod schema's JSON Schema (`inventory.on_hand`), components followed. */
+function paths(zodSchema: z.ZodType): string[] {
+  const root = z.toJSONSchema(zodSchema) as JsonSchema;
+  const defs = (root.$defs ?? {}) as Record<string, JsonSchema>;
+  const resolve = (schema: JsonSchema): JsonSchema => (typeof schema.$ref === 'string' ? resolve(defs[schema.$ref.replace('#/$defs/', '')]!) : schema);
+  const walk = (schema: JsonSchema, prefix: string): string[] =>
+    Object.entries((resolve(schema).properties ?? {}) as Record<string, JsonSchema>).flatMap(([name, inner]) => [`${prefix}${name}`, ...walk(inner, `${prefix}${name}.`)]);
+  return walk(root, '');
+}
+
+/** Every key of a JSON value, at any depth. */
+function keysOf(value: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach((item) => keysOf(item, into));
+  else if (value && typeof value === 'object') for (const [key, inner] of Object.entries(value)) keysOf(inner, into).add(key);
+  return into;
+}
+
+describe('the shopper view', () => {
+  // Merchant-only: the fields the merchant's variant declares and the shopper's does not (a field
+  // inside a merchant-only one goes with it).
+  const shopperPaths = new Set(paths(schemas.exploreVariant));
+  const onlyPaths = paths(schemas.variant).filter((path) => !shopperPaths.has(path));
+  const merchantOnly = onlyPaths.filter((path) => !onlyPaths.some((outer) => path.startsWith(`${outer}.`))).map((path) => path.split('.').pop()!);
+  const exploreRoutes = Object.values(catalogRoutes).filter((route) => route.path.startsWith('/v1/explore/'));
+
+  it('is derived from the schemas: the merchant-only fields are what the spec names, and no Explore response schema declares one', () => {
+    expect(merchantOnly).toEqual(expect.arrayContaining(['available', 'cost_amount', 'markup', 'on_hand', 'reserved']));
+    expect(exploreRoutes.length).toBe(3);
+    for (const route of exploreRoutes) {
+      const found = [...declared(z.toJSONSchema(route.response.body, { unrepresentable: 'any' }))].filter((name) => merchantOnly.includes(name));
+      expect(found, route.operationId).toEqual([]);
+    }
+  });
+
+  it('carries no merchant-only field in any Explore answer', async () => {
+    const client = await clientOf(base, apiKey);
+    const offering = await offeringOf(client.id, { status: 'published', markup: { kind: 'fixed', value: 5 } });
+    const answers = [
+      await api('GET', `/v1/explore/clients/${client.id}`, { token: shopper }),
+      await api('GET', `/v1/explore/offerings/${offering.id}`, { token: shopper }),
+      await api('GET', '/v1/explore/clients?limit=100', { token: shopper }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status, answer.text).toBe(200);
+      expect([...keysOf(answer.body)].filter((key) => merchantOnly.includes(key))).toEqual([]);
+    }
+    // The merchant's own view of the same offering has them.
+    const merchantView = await api('GET', `/v1/clients/${client.id}/offerings/${offering.id}`, { token: apiKey });
+    expect([...keysOf(merchantView.body)]).toEqual(expect.arrayContaining(['cost_amount', 'markup', 'on_hand', 'reserved', 'available']));
   });
 });
 

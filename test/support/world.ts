@@ -3,6 +3,7 @@ import type { Platform } from '../../local/platform';
 import type { PrincipalKind } from '../../shared/http/principal';
 import { PARTNER_ADMIN_SCOPES, TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { uuidv7 } from '../../shared/kernel/ids';
+import { clientOf } from './catalog';
 import { ledgerConsumer } from './consumers';
 import { apiKeyFor, idpTokenFor, staffToken, userTokenFor } from './credentials';
 import { call } from './platform';
@@ -51,6 +52,14 @@ export async function buildWorld(platform: Platform): Promise<World> {
 
   const otherKey = await apiKeyFor(platform, otherTenantId, [...TENANT_SCOPES]);
   foreign.userId = (await call(platform.urls.public, 'POST', '/v1/users', { token: otherKey, body: { external_id: `other-${uuidv7()}` } })).body.id;
+  foreign.clientId = (await clientOf(platform.urls.public, otherKey)).id;
+  const offering = await call(platform.urls.public, 'POST', `/v1/clients/${foreign.clientId}/offerings`, {
+    token: otherKey,
+    body: { title: 'Foreign', status: 'published', variants: [{ sku: `F-${uuidv7().slice(-8)}`, amount: 100 }] },
+  });
+  expect(offering.status, offering.text).toBe(201);
+  foreign.offeringId = offering.body.id;
+  foreign.variantId = offering.body.variants[0].id;
   const otherStaff = await staffToken(platform, { role: 'tenant_staff', tenantId: otherTenantId });
   foreign.keyId = (await call(platform.urls.public, 'POST', '/v1/api_keys', { token: otherStaff, body: { env: 'sandbox', scopes: ['users:read'] } })).body.id;
   const engineer = await staffToken(platform, { role: 'vendor_support' });
@@ -64,7 +73,7 @@ export async function buildWorld(platform: Platform): Promise<World> {
   ).body.id;
   const otherConsumer = (await ledgerConsumer(platform)).token;
   foreign.ledgerId = (await call(platform.urls.ledger, 'POST', '/v1/ledgers', { token: otherConsumer, body: { name: 'other', commodity: 'USD' } })).body.id;
-  for (const name of ['accountId', 'txnId', 'pendingId']) foreign[name] = uuidv7();
+  for (const name of ['accountId', 'txnId', 'pendingId', 'staffId']) foreign[name] = uuidv7();
   foreign.key = 'some-key';
   foreign.tenantId = otherTenantId;
   return { tenantId, otherTenantId, full, none, foreign };

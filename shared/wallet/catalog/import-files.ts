@@ -30,6 +30,8 @@ export interface ImportProduct {
   interval?: 'weekly' | 'monthly' | 'yearly';
   variants: ImportVariant[];
   at: string;
+  /** A row of it did not read: it is reported, and not planned. */
+  invalid?: boolean;
 }
 
 const CSV_COLUMNS = ['ref', 'kind', 'title', 'description', 'status', 'sku', 'option_values', 'amount', 'cost_amount', 'on_hand', 'low_stock_threshold'] as const;
@@ -82,14 +84,18 @@ class Collected {
   }
 }
 
-/** The products of a file. Refuses: invalid_request with every error found (at most 100 listed). */
-export function readImportFile(format: 'json' | 'csv', content: unknown): ImportProduct[] {
+/**
+ * The products of a file that read well, and the errors of those that did not (the caller adds
+ * what the catalog says and refuses them all at once). Refuses: invalid_request when the file as a
+ * whole is unreadable (too large, too many rows, not the format, a wrong CSV header).
+ */
+export function readImportFile(format: 'json' | 'csv', content: unknown): { products: ImportProduct[]; errors: FieldError[] } {
   const size = Buffer.byteLength(typeof content === 'string' ? content : JSON.stringify(content), 'utf8');
   if (size > IMPORT_MAX_BYTES) throw new AppError('invalid_request', `An import file holds at most ${IMPORT_MAX_BYTES} bytes.`, { errors: [{ field: 'content', message: 'too large' }] });
-  const products = format === 'json' ? fromJson(content) : fromCsv(content);
+  const collected = new Collected();
+  const products = format === 'json' ? fromJson(content, collected) : fromCsv(content, collected);
   const rows = products.reduce((sum, product) => sum + Math.max(1, product.variants.length), 0);
   if (rows > IMPORT_MAX_ROWS) throw new AppError('invalid_request', `An import holds at most ${IMPORT_MAX_ROWS} rows (variants); this one has ${rows}.`, { errors: [{ field: 'content', message: 'too many rows' }] });
-  const collected = new Collected();
   const refs = new Map<string, string>();
   const skus = new Map<string, string>();
   for (const product of products) {
@@ -100,12 +106,10 @@ export function readImportFile(format: 'json' | 'csv', content: unknown): Import
       skus.set(variant.sku, variant.at);
     }
   }
-  collected.throwIfAny();
-  return products;
+  return { products, errors: collected.errors };
 }
 
-function fromJson(content: unknown): ImportProduct[] {
-  const collected = new Collected();
+function fromJson(content: unknown, collected: Collected): ImportProduct[] {
   const file = fileShape.safeParse(content);
   if (!file.success) {
     collected.addIssues('content', file.error);
@@ -117,20 +121,20 @@ function fromJson(content: unknown): ImportProduct[] {
     const parsed = productShape.safeParse(raw);
     if (!parsed.success) return collected.addIssues(at, parsed.error);
     const variants: ImportVariant[] = [];
+    let invalid = false;
     parsed.data.variants.forEach((rawVariant, variantIndex) => {
       const variantAt = `${at}.variants[${variantIndex}]`;
       const variant = variantShape.safeParse(rawVariant);
-      if (!variant.success) return collected.addIssues(variantAt, variant.error);
-      variants.push({ ...variant.data, at: variantAt });
+      if (variant.success) return variants.push({ ...variant.data, at: variantAt });
+      invalid = true;
+      collected.addIssues(variantAt, variant.error);
     });
-    products.push({ ...parsed.data, variants, at });
+    if (!invalid) products.push({ ...parsed.data, variants, at });
   });
-  collected.throwIfAny();
   return products;
 }
 
-function fromCsv(content: unknown): ImportProduct[] {
-  const collected = new Collected();
+function fromCsv(content: unknown, collected: Collected): ImportProduct[] {
   if (typeof content !== 'string') throw new AppError('invalid_request', 'A CSV import sends the file as a string.', { errors: [{ field: 'content', message: 'not a string' }] });
   const records = parseCsv(content);
   const header = records[0]?.map((cell) => cell.trim()) ?? [];
@@ -190,13 +194,16 @@ function fromCsv(content: unknown): ImportProduct[] {
         ? {}
         : { inventory: { ...(onHand === undefined ? {} : { on_hand: onHand }), ...(threshold === undefined ? {} : { low_stock_threshold: threshold }) } }),
     });
-    if (!variant.success) return collected.addIssues(at, variant.error);
-    if (variant.data.amount === undefined) return collected.add(`${at}.amount`, 'an item variant needs an amount');
+    const refuse = (add: () => void) => {
+      entry.invalid = true;
+      add();
+    };
+    if (!variant.success) return refuse(() => collected.addIssues(at, variant.error));
+    if (variant.data.amount === undefined) return refuse(() => collected.add(`${at}.amount`, 'an item variant needs an amount'));
     entry.variants.push({ ...variant.data, at });
   });
   if (records.length < 2) collected.add('rows[2]', 'the file has no rows');
-  collected.throwIfAny();
-  return [...byRef.values()];
+  return [...byRef.values()].filter((product) => !product.invalid);
 }
 
 /** RFC 4180: comma-separated, double quotes around a cell that holds commas, quotes or line breaks ("" is a quote). */

@@ -2,9 +2,10 @@ import type { z } from 'zod';
 import type { TransactItem } from '../../aws/dynamodb';
 import { getItems, MAX_TRANSACT_ITEMS } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
+import { canonicalJson } from '../../http/json';
 import type { Outcome } from '../../http/outcome';
 import type { Principal } from '../../http/principal';
-import { AppError, type FieldError } from '../../kernel/errors';
+import { AppError } from '../../kernel/errors';
 import type { StoreDeps, WalletDeps } from '../deps';
 import { defineOperation, runOperation } from '../saga';
 import { readClient, type ClientRecord } from './clients';
@@ -43,12 +44,13 @@ type ImportRequest = z.infer<typeof importRequest> & { client_id: string };
 interface Plan {
   items: TransactItem[];
   result: Omit<CatalogImport, 'id' | 'created_at'>;
+  /** The change to the client's count of published offerings (one write for the whole import). */
+  published: number;
 }
 
 /** What the file would do to the catalog now. Refuses: invalid_request with every error found. */
 async function planImport(deps: StoreDeps, actor: Pick<Principal, 'kind' | 'id'>, client: ClientRecord, request: ImportRequest): Promise<Plan> {
-  const products = readImportFile(request.format, request.content);
-  const errors: FieldError[] = [];
+  const { products, errors } = readImportFile(request.format, request.content);
   const refHolders = await getItems(deps, products.map((product) => catalogKeys.ref(client.id, product.ref)));
   const existing = await Promise.all(refHolders.map((holder) => (holder ? readOffering(deps, String(holder.offering_id)) : Promise.resolve(undefined))));
   const newSkus = products.flatMap((product, index) => product.variants.filter((v) => !existing[index]?.variants.some((known) => known.sku === v.sku)));
@@ -59,25 +61,27 @@ async function planImport(deps: StoreDeps, actor: Pick<Principal, 'kind' | 'id'>
 
   const result: Plan['result'] = { client_id: client.id, format: request.format, dry_run: request.dry_run, products: products.length, rows: 0, created: [], updated: [], archived: [], unchanged: [] };
   const items: TransactItem[] = [];
+  const plan: Plan = { items, result, published: 0 };
   products.forEach((product, index) => {
     result.rows += Math.max(1, product.variants.length);
     try {
       const found = existing[index];
-      if (!found) return create(deps, actor, client, product, items, result);
-      update(deps, actor, client, product, found, items, result);
+      if (!found) return create(deps, actor, client, product, plan);
+      update(deps, actor, client, product, found, plan);
     } catch (error) {
       if (!(error instanceof AppError) || error.status !== 400) throw error;
       errors.push(...(error.errors ?? [{ field: product.at, message: error.message }]));
     }
   });
   if (errors.length > 0) throw new AppError('invalid_request', `The file has ${errors.length} error(s); nothing was imported.`, { errors: errors.slice(0, 100) });
+  if (plan.published !== 0) items.push(publishedCountItem(deps, client.id, plan.published));
   // The import's record, its event and the Idempotency-Key's answer join these writes.
   if (items.length + 3 > MAX_TRANSACT_ITEMS) {
     throw new AppError('invalid_request', `This import needs ${items.length + 3} writes; one import commits at most ${MAX_TRANSACT_ITEMS} at once: split the file.`, {
       errors: [{ field: 'content', message: 'too many changes for one import' }],
     });
   }
-  return { items, result };
+  return plan;
 }
 
 const invalidAt = (field: string, message: string) => new AppError('invalid_request', message, { errors: [{ field, message }] });
@@ -86,7 +90,8 @@ function variantInput(variant: ImportVariant) {
   return { ...variant, pricing_mode: pricingModeOf(variant), inventory: variant.inventory ? { track_inventory: true, on_hand: 0, low_stock_threshold: 0, allow_backorder: false, ...variant.inventory } : undefined };
 }
 
-function create(deps: StoreDeps, actor: Pick<Principal, 'kind' | 'id'>, client: ClientRecord, product: ImportProduct, items: TransactItem[], result: Plan['result']): void {
+function create(deps: StoreDeps, actor: Pick<Principal, 'kind' | 'id'>, client: ClientRecord, product: ImportProduct, plan: Plan): void {
+  const { items, result } = plan;
   if (product.status === 'archived') throw invalidAt(`${product.at}.status`, 'a new product cannot be archived');
   if (product.kind === 'plan' && (product.amount === undefined || product.interval === undefined)) throw invalidAt(`${product.at}.amount`, 'a plan needs an amount and an interval');
   if (product.kind === 'item' && product.variants.length === 0) throw invalidAt(`${product.at}.variants`, 'an item needs at least one variant');
@@ -115,7 +120,7 @@ function create(deps: StoreDeps, actor: Pick<Principal, 'kind' | 'id'>, client: 
   const variants = product.variants.map((variant, index) => newVariant(deps, offering, variantInput(variant), index + 1, `${variant.at}.`));
   items.push({ Put: { TableName: deps.table, Item: offeringItem(offering), ConditionExpression: 'attribute_not_exists(pk)' } }, refGuard(deps, client.id, product.ref, offering.id));
   for (const variant of variants) items.push(...newVariantWrites(deps, actor, variant));
-  if (offering.status === 'published') items.push(publishedCountItem(deps, client.id, 1));
+  if (offering.status === 'published') plan.published += 1;
   items.push(productEvent(deps, 'product.created', { offering, variants }, client));
   result.created.push({ ref: product.ref, offering_id: result.dry_run ? null : offering.id });
 }
@@ -126,9 +131,9 @@ function update(
   client: ClientRecord,
   product: ImportProduct,
   found: OfferingWithVariants,
-  items: TransactItem[],
-  result: Plan['result'],
+  plan: Plan,
 ): void {
+  const { items, result } = plan;
   const before = found.offering;
   const listed = { ref: product.ref, offering_id: before.id };
   if (before.kind !== product.kind) throw invalidAt(`${product.at}.kind`, `${product.ref} is ${before.kind === 'item' ? 'an item' : 'a plan'}`);
@@ -172,8 +177,7 @@ function update(
 
   const after: OfferingRecord = { ...offering, updated_at: now, version: before.version + 1 };
   items.push(versionedPut(deps, offeringItem(after), before.version), ...writes);
-  const countDelta = (status === 'published' ? 1 : 0) - (before.status === 'published' ? 1 : 0);
-  if (countDelta !== 0) items.push(publishedCountItem(deps, client.id, countDelta));
+  plan.published += (status === 'published' ? 1 : 0) - (before.status === 'published' ? 1 : 0);
   items.push(productEvent(deps, status === 'archived' ? 'product.archived' : 'product.updated', { offering: after, variants }, client));
   (status === 'archived' ? result.archived : result.updated).push(listed);
 }
@@ -202,7 +206,7 @@ function changedVariant(
   };
   const fields: (keyof VariantRecord)[] = ['pricing_mode', 'amount', 'cost_amount', 'track_inventory', 'on_hand', 'low_stock_threshold', 'allow_backorder'];
   const differs =
-    fields.some((field) => next[field] !== known[field]) || JSON.stringify(next.option_values) !== JSON.stringify(known.option_values) || JSON.stringify(next.markup) !== JSON.stringify(known.markup);
+    fields.some((field) => next[field] !== known[field]) || canonicalJson(next.option_values) !== canonicalJson(known.option_values) || canonicalJson(next.markup) !== canonicalJson(known.markup);
   if (!differs) return known;
   if (next.on_hand < next.reserved && !next.allow_backorder) throw invalidAt(`${row.at}.on_hand`, `fewer than the ${next.reserved} units reserved`);
   const after = { ...next, updated_at: now, version: known.version + 1 };

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Platform } from '../../local/platform';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
+import { IMPORT_MAX_ROWS } from '../../shared/wallet/catalog/schemas';
+import { clientOf } from '../support/catalog';
+import { apiKeyFor, staffToken } from '../support/credentials';
+import { apiClient, expectProblem } from '../support/http';
+import { startTestPlatform } from '../support/platform';
+
+/**
+ * Bulk import: every row checked before anything is written, all or nothing, once per
+ * Idempotency-Key, and a file sent again changes nothing. Products match by ref, variants by sku.
+ */
+
+let platform: Platform;
+let base: string;
+const api = apiClient(() => base);
+let apiKey: string;
+
+beforeAll(async () => {
+  platform = await startTestPlatform();
+  base = platform.urls.public;
+  const platformStaff = await staffToken(platform, { role: 'platform' });
+  const tenant = await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Import', currency: 'USD' } });
+  apiKey = await apiKeyFor(platform, tenant.body.id, [...TENANT_SCOPES]);
+}, 120_000);
+
+afterAll(() => platform?.stop());
+
+const jsonFile = (suffix: string) => ({
+  products: [
+    {
+      ref: `TEE-${suffix}`,
+      kind: 'item',
+      title: 'Tee',
+      status: 'published',
+      variants: [
+        { sku: `TEE-S-${suffix}`, amount: 1_500, option_values: ['S'], inventory: { on_hand: 4 } },
+        { sku: `TEE-M-${suffix}`, pricing_mode: 'markup', cost_amount: 1_000, markup: { kind: 'percent', value: 50 } },
+      ],
+    },
+    { ref: `BOX-${suffix}`, kind: 'plan', title: 'Monthly box', amount: 2_500, interval: 'monthly', status: 'published' },
+  ],
+});
+
+const importInto = (clientId: string, body: unknown, key = uuidv7()) => api('POST', `/v1/clients/${clientId}/imports`, { token: apiKey, key, body });
+const offeringsOf = async (clientId: string) => (await api('GET', `/v1/clients/${clientId}/offerings?limit=50`, { token: apiKey })).body.data;
+
+describe('a JSON import', () => {
+  it('creates the products, answers a retry with the first answer, and changes nothing when sent again', async () => {
+    const client = await clientOf(base, apiKey);
+    const key = uuidv7();
+    const first = await importInto(client.id, { format: 'json', content: jsonFile('a') }, key);
+    expect(first.status, first.text).toBe(201);
+    expect(first.body).toMatchObject({ client_id: client.id, format: 'json', dry_run: false, products: 2, rows: 3, updated: [], archived: [], unchanged: [] });
+    expect(first.body.created.map((p: { ref: string }) => p.ref)).toEqual(['TEE-a', 'BOX-a']);
+
+    const offerings = await offeringsOf(client.id);
+    expect(offerings).toHaveLength(2);
+    const tee = offerings.find((o: { ref: string }) => o.ref === 'TEE-a');
+    expect(tee).toMatchObject({ status: 'published', kind: 'item', amount: 1_500 });
+    expect(tee.variants.map((v: { sku: string; amount: number; inventory: { on_hand: number } }) => [v.sku, v.amount, v.inventory.on_hand])).toEqual([
+      ['TEE-S-a', 1_500, 4],
+      ['TEE-M-a', 1_500, 0],
+    ]);
+    expect(offerings.find((o: { ref: string }) => o.ref === 'BOX-a')).toMatchObject({ kind: 'plan', amount: 2_500, interval: 'monthly', variants: [] });
+
+    const replay = await importInto(client.id, { format: 'json', content: jsonFile('a') }, key);
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
+    expectProblem(await importInto(client.id, { format: 'json', content: jsonFile('b') }, key), 'idempotency_key_reuse');
+
+    const again = await importInto(client.id, { format: 'json', content: jsonFile('a') });
+    expect(again.status, again.text).toBe(201);
+    expect(again.body).toMatchObject({ created: [], updated: [], archived: [] });
+    expect(again.body.unchanged.map((p: { ref: string }) => p.ref).sort()).toEqual(['BOX-a', 'TEE-a']);
+    expect(await offeringsOf(client.id)).toEqual(offerings);
+
+    const events = await api('GET', '/v1/webhook_events?limit=100', { token: apiKey });
+    const completed = events.body.data.filter((e: { type: string; client_id?: string }) => e.type === 'import.completed' && e.client_id === client.id);
+    expect(completed).toHaveLength(2);
+    const created = events.body.data.filter((e: { type: string; client_id?: string }) => e.type === 'product.created' && e.client_id === client.id);
+    expect(created).toHaveLength(2);
+  });
+
+  it('writes nothing when any row is wrong, and names every wrong row', async () => {
+    const client = await clientOf(base, apiKey);
+    const taken = await importInto(client.id, { format: 'json', content: jsonFile('t') });
+    expect(taken.status).toBe(201);
+    const before = await offeringsOf(client.id);
+    const file = {
+      products: [
+        { ref: 'GOOD-1', kind: 'item', title: 'Fine', variants: [{ sku: 'GOOD-1-S', amount: 100 }] },
+        { ref: 'BAD-1', kind: 'item', title: 'Bad', variants: [{ sku: 'bad sku', amount: 100 }] },
+        { ref: 'BAD-2', kind: 'item', title: 'Taken', variants: [{ sku: 'TEE-S-t', amount: 100 }] },
+        { ref: 'BAD-3', kind: 'plan', title: 'No interval', amount: 100 },
+      ],
+    };
+    const refused = await importInto(client.id, { format: 'json', content: file });
+    expectProblem(refused, 'invalid_request');
+    const fields = refused.body.errors.map((e: { field: string }) => e.field);
+    expect(fields).toContain('products[1].variants[0].sku');
+    expect(fields).toContain('products[2].variants[0].sku');
+    expect(fields).toContain('products[3].amount');
+    expect(await offeringsOf(client.id)).toEqual(before);
+  });
+
+  it('reports what a dry run would do and writes nothing', async () => {
+    const client = await clientOf(base, apiKey);
+    const dry = await importInto(client.id, { format: 'json', content: jsonFile('d'), dry_run: true });
+    expect(dry.status, dry.text).toBe(200);
+    expect(dry.body.dry_run).toBe(true);
+    expect(dry.body.created).toEqual([
+      { ref: 'TEE-d', offering_id: null },
+      { ref: 'BOX-d', offering_id: null },
+    ]);
+    expect(await offeringsOf(client.id)).toEqual([]);
+  });
+
+  it(`is bounded: at most ${IMPORT_MAX_ROWS} rows`, async () => {
+    const client = await clientOf(base, apiKey);
+    const products = Array.from({ length: IMPORT_MAX_ROWS + 1 }, (_, i) => ({ ref: `P-${i}`, kind: 'item', title: 'P', variants: [{ sku: `S-${i}`, amount: 1 }] }));
+    expectProblem(await importInto(client.id, { format: 'json', content: { products } }), 'invalid_request');
+    expectProblem(await api('POST', `/v1/clients/${client.id}/imports`, { token: apiKey, body: { format: 'json', content: jsonFile('k') } }), 'invalid_request');
+  });
+});
+
+describe('a CSV import', () => {
+  const header = 'ref,kind,title,description,status,sku,option_values,amount,cost_amount,on_hand,low_stock_threshold';
+
+  it('creates, then updates prices and counts (logging the stock change) and archives by status', async () => {
+    const client = await clientOf(base, apiKey);
+    const csv = [header, 'MUG,item,Mug,"Big, blue",published,MUG-1,,900,400,10,2', 'MUG,item,Mug,"Big, blue",published,MUG-2,,950,,5,', 'CAP,item,Cap,,draft,CAP-1,,500,,,'].join('\n');
+    const created = await importInto(client.id, { format: 'csv', content: csv });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ products: 2, rows: 3 });
+    const mug = (await offeringsOf(client.id)).find((o: { ref: string }) => o.ref === 'MUG');
+    expect(mug).toMatchObject({ title: 'Mug', description: 'Big, blue', status: 'published' });
+
+    const changed = [header, 'MUG,item,Mug,"Big, blue",published,MUG-1,,990,400,7,2', 'MUG,item,Mug,"Big, blue",published,MUG-2,,950,,5,', 'CAP,item,Cap,,archived,CAP-1,,500,,,'].join('\r\n');
+    const updated = await importInto(client.id, { format: 'csv', content: changed });
+    expect(updated.status, updated.text).toBe(201);
+    expect(updated.body.updated).toEqual([{ ref: 'MUG', offering_id: mug.id }]);
+    expect(updated.body.archived.map((p: { ref: string }) => p.ref)).toEqual(['CAP']);
+
+    const after = await api('GET', `/v1/clients/${client.id}/offerings/${mug.id}`, { token: apiKey });
+    expect(after.body.variants[0]).toMatchObject({ sku: 'MUG-1', amount: 990, inventory: { on_hand: 7 } });
+    const log = await api('GET', `/v1/clients/${client.id}/stock_movements?variant_id=${after.body.variants[0].id}`, { token: apiKey });
+    expect(log.body.data[0]).toMatchObject({ kind: 'adjustment', quantity: -3, on_hand_after: 7, reason: 'catalog import' });
+  });
+
+  it('refuses a wrong header and reports rows by their line', async () => {
+    const client = await clientOf(base, apiKey);
+    expectProblem(await importInto(client.id, { format: 'csv', content: 'ref,title\nA,B' }), 'invalid_request');
+    const refused = await importInto(client.id, { format: 'csv', content: [header, 'A,item,A,,,A-1,,100,,,', 'B,item,B,,,B-1,,ten,,,'].join('\n') });
+    expectProblem(refused, 'invalid_request');
+    expect(refused.body.errors).toEqual([{ field: 'rows[3].amount', message: 'not an integer' }, { field: 'rows[3].amount', message: 'an item variant needs an amount' }]);
+    expect(await offeringsOf(client.id)).toEqual([]);
+  });
+});
