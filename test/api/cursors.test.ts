@@ -4,6 +4,7 @@ import { gatewayOf } from '../../shared/http/gateways';
 import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { routes } from '../../shared/routes';
+import { clientOf } from '../support/catalog';
 import { ledgerConsumer } from '../support/consumers';
 import { expectProblem } from '../support/http';
 import { call, startTestPlatform } from '../support/platform';
@@ -34,7 +35,7 @@ const codeOf = (route: AnyRoute) => (route.api === 'ledger' ? 'invalid' : 'inval
 const baseOf = (route: AnyRoute) => platform.urls[gatewayOf(route.api)];
 const credentialOf = (route: AnyRoute) => {
   const access = route.access as Exclude<AnyRoute['access'], 'public'>;
-  // Authority over a client: tenant staff with clients:manage (no key here is bound to a client).
+  // Authority over the client: tenant staff with clients:manage.
   if (route.path.includes('{clientId}')) return world.full.tenant_staff;
   return world.full[access.principals.includes('api_key') ? 'api_key' : access.principals[0]!];
 };
@@ -62,6 +63,12 @@ beforeAll(async () => {
   usersCursor = await cursorOf(wallet, '/v1/users', world.full.api_key);
   auditCursor = await cursorOf(wallet, '/v1/audit_log', world.full.api_key);
   foreign.listUsers = await cursorOf(wallet, '/v1/users', otherKey);
+
+  // A client of the tenant, and another client's offerings listing that pages.
+  own.clientId = (await clientOf(wallet, world.full.api_key)).id;
+  const neighbour = (await clientOf(wallet, world.full.api_key)).id;
+  for (const title of ['one', 'two']) expect((await call(wallet, 'POST', `/v1/clients/${neighbour}/offerings`, { token: world.full.api_key, body: { title } })).status).toBe(201);
+  foreign.listOfferings = await cursorOf(wallet, `/v1/clients/${neighbour}/offerings`, world.full.api_key);
 
   // Two ledgers each, the first with an account and two postings: ours (the world's consumer) and another consumer's.
   const build = async (token: string) => {
@@ -112,6 +119,7 @@ describe.each(listings.map((route) => [`${route.operationId} (${route.api})`, ro
 describe("another owner's genuine cursor", () => {
   it.each([
     ['listUsers', () => `/v1/users?cursor=${foreign.listUsers}`, () => world.full.api_key, 'wallet'],
+    ['listOfferings', () => `/v1/clients/${own.clientId}/offerings?cursor=${foreign.listOfferings}`, () => world.full.api_key, 'wallet'],
     ['listLedgers', () => `/v1/ledgers?cursor=${foreign.listLedgers}`, () => world.full.ledger_consumer, 'ledger'],
     ['listTransactions', () => `/v1/ledgers/${own.ledgerId}/transactions?cursor=${foreign.listTransactions}`, () => world.full.ledger_consumer, 'ledger'],
     ['listAccountEntries', () => `/v1/ledgers/${own.ledgerId}/accounts/${own.accountId}/entries?cursor=${foreign.listAccountEntries}`, () => world.full.ledger_consumer, 'ledger'],

@@ -22,6 +22,13 @@ const explore: Access = { principals: [...operators, 'user_token', 'idp_user'], 
 const platformManage: Access = { principals: ['platform_staff'], scopes: ['platform:manage'] };
 
 const wallet = { api: 'wallet', tags: ['catalog'] } as const;
+/**
+ * Bulkheads (shared/http/bulkheads.ts): reserved concurrency comes out of one regional pool, so
+ * the catalog's administration gets a narrow lane, the merchant's catalog a middle one, and
+ * shoppers' Explore the wallet's default.
+ */
+const adminLane = { function: { maxConcurrency: 2 } } as const;
+const merchantLane = { function: { maxConcurrency: 4 } } as const;
 // RW everywhere: the credential hook records an API key's last use.
 const tables = { wallet: 'RW' } as const;
 const authority: readonly ErrorCode[] = ['client_not_found', 'not_client_member'];
@@ -33,6 +40,7 @@ const variantParams = z.object({ clientId: uuid, offeringId: uuid, variantId: uu
 export const catalogRoutes = {
   createClient: defineRoute({
     ...wallet,
+    ...adminLane,
     operationId: 'createClient',
     method: 'POST',
     path: '/v1/clients',
@@ -46,6 +54,7 @@ export const catalogRoutes = {
   }),
   listClients: defineRoute({
     ...wallet,
+    ...adminLane,
     operationId: 'listClients',
     method: 'GET',
     path: '/v1/clients',
@@ -59,6 +68,7 @@ export const catalogRoutes = {
   }),
   getClient: defineRoute({
     ...wallet,
+    ...merchantLane,
     operationId: 'getClient',
     method: 'GET',
     path: '/v1/clients/{clientId}',
@@ -72,6 +82,7 @@ export const catalogRoutes = {
   }),
   approveClient: defineRoute({
     ...wallet,
+    ...adminLane,
     operationId: 'approveClient',
     method: 'POST',
     path: '/v1/clients/{clientId}/approve',
@@ -85,6 +96,7 @@ export const catalogRoutes = {
   }),
   suspendClient: defineRoute({
     ...wallet,
+    ...adminLane,
     operationId: 'suspendClient',
     method: 'POST',
     path: '/v1/clients/{clientId}/suspend',
@@ -98,6 +110,7 @@ export const catalogRoutes = {
   }),
   addClientMember: defineRoute({
     ...wallet,
+    ...adminLane,
     operationId: 'addClientMember',
     method: 'POST',
     path: '/v1/clients/{clientId}/members',
@@ -111,6 +124,7 @@ export const catalogRoutes = {
   }),
   removeClientMember: defineRoute({
     ...wallet,
+    ...adminLane,
     operationId: 'removeClientMember',
     method: 'DELETE',
     path: '/v1/clients/{clientId}/members/{staffId}',
@@ -124,6 +138,7 @@ export const catalogRoutes = {
   }),
   createOffering: defineRoute({
     ...wallet,
+    ...merchantLane,
     operationId: 'createOffering',
     method: 'POST',
     path: '/v1/clients/{clientId}/offerings',
@@ -137,6 +152,7 @@ export const catalogRoutes = {
   }),
   listOfferings: defineRoute({
     ...wallet,
+    ...merchantLane,
     operationId: 'listOfferings',
     method: 'GET',
     path: '/v1/clients/{clientId}/offerings',
@@ -150,6 +166,7 @@ export const catalogRoutes = {
   }),
   getOffering: defineRoute({
     ...wallet,
+    ...merchantLane,
     operationId: 'getOffering',
     method: 'GET',
     path: '/v1/clients/{clientId}/offerings/{offeringId}',
@@ -163,6 +180,7 @@ export const catalogRoutes = {
   }),
   updateOffering: defineRoute({
     ...wallet,
+    ...merchantLane,
     operationId: 'updateOffering',
     method: 'PATCH',
     path: '/v1/clients/{clientId}/offerings/{offeringId}',
@@ -176,6 +194,7 @@ export const catalogRoutes = {
   }),
   createVariant: defineRoute({
     ...wallet,
+    ...merchantLane,
     operationId: 'createVariant',
     method: 'POST',
     path: '/v1/clients/{clientId}/offerings/{offeringId}/variants',
@@ -189,6 +208,7 @@ export const catalogRoutes = {
   }),
   updateVariant: defineRoute({
     ...wallet,
+    ...merchantLane,
     operationId: 'updateVariant',
     method: 'PATCH',
     path: '/v1/clients/{clientId}/offerings/{offeringId}/variants/{variantId}',
@@ -202,6 +222,7 @@ export const catalogRoutes = {
   }),
   retireVariant: defineRoute({
     ...wallet,
+    ...merchantLane,
     operationId: 'retireVariant',
     method: 'POST',
     path: '/v1/clients/{clientId}/offerings/{offeringId}/variants/{variantId}/retire',
@@ -215,6 +236,7 @@ export const catalogRoutes = {
   }),
   changeStock: defineRoute({
     ...wallet,
+    ...merchantLane,
     operationId: 'changeStock',
     method: 'POST',
     path: '/v1/clients/{clientId}/offerings/{offeringId}/variants/{variantId}/stock',
@@ -228,6 +250,7 @@ export const catalogRoutes = {
   }),
   listStockMovements: defineRoute({
     ...wallet,
+    ...merchantLane,
     operationId: 'listStockMovements',
     method: 'GET',
     path: '/v1/clients/{clientId}/stock_movements',
@@ -241,6 +264,7 @@ export const catalogRoutes = {
   }),
   importCatalog: defineRoute({
     ...wallet,
+    ...merchantLane,
     operationId: 'importCatalog',
     method: 'POST',
     path: '/v1/clients/{clientId}/imports',
@@ -294,6 +318,7 @@ export const catalogRoutes = {
   }),
   hideClient: defineRoute({
     ...wallet,
+    ...adminLane,
     operationId: 'hideClient',
     method: 'POST',
     path: '/v1/platform/clients/{clientId}/hide',
@@ -307,6 +332,7 @@ export const catalogRoutes = {
   }),
   unhideClient: defineRoute({
     ...wallet,
+    ...adminLane,
     operationId: 'unhideClient',
     method: 'POST',
     path: '/v1/platform/clients/{clientId}/unhide',
