@@ -9,6 +9,7 @@ import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
+import { startReceiver, until, type Receiver } from '../integration/webhooks-receiver';
 
 /**
  * The catalog over HTTP as a merchant and a shopper use it: clients, offerings with variants,
@@ -23,8 +24,10 @@ let tenantId: string;
 let apiKey: string;
 let platformStaff: string;
 let shopper: string;
+let receiver: Receiver;
 
 beforeAll(async () => {
+  receiver = await startReceiver();
   platform = await startTestPlatform();
   base = platform.urls.public;
   platformStaff = await staffToken(platform, { role: 'platform' });
@@ -36,7 +39,10 @@ beforeAll(async () => {
   shopper = await userTokenFor(platform, apiKey, 'shopper', ['catalog:read']);
 }, 120_000);
 
-afterAll(() => platform?.stop());
+afterAll(async () => {
+  await platform?.stop();
+  await receiver?.close();
+});
 
 const twoVariants = [
   { sku: 'TEE-S', option_values: ['S'], amount: 1_500, cost_amount: 700, inventory: { on_hand: 10, low_stock_threshold: 2 } },
@@ -335,5 +341,36 @@ describe('Explore', () => {
     expect((await api('POST', `/v1/platform/clients/${client.id}/unhide`, { token: platformStaff })).body.hidden).toBe(false);
     expect((await api('GET', `/v1/explore/clients/${client.id}`, { token: shopper })).status).toBe(200);
     expectProblem(await api('POST', `/v1/platform/clients/${uuidv7()}/hide`, { token: platformStaff }), 'client_not_found');
+  });
+});
+
+describe('product events', () => {
+  it("reach the tenant's endpoints and the client's own merchant endpoints, and no other client's", async () => {
+    const [mine, theirs] = [await clientOf(base, apiKey), await clientOf(base, apiKey)];
+    const register = async (path: string, route: string) => {
+      const created = await api('POST', route, { token: apiKey, body: { url: receiver.route(path), event_filters: ['product.*', 'import.*'] } });
+      expect(created.status, created.text).toBe(201);
+    };
+    await register('/tenant', '/v1/webhook_endpoints');
+    await register('/mine', `/v1/clients/${mine.id}/webhook_endpoints`);
+    await register('/theirs', `/v1/clients/${theirs.id}/webhook_endpoints`);
+
+    const offering = await offeringOf(mine.id);
+    await api('PATCH', `/v1/clients/${mine.id}/offerings/${offering.id}`, { token: apiKey, body: { status: 'published' } });
+    await api('PATCH', `/v1/clients/${mine.id}/offerings/${offering.id}`, { token: apiKey, body: { status: 'archived' } });
+    // Deliveries may arrive in any order: an event's id (UUIDv7) says when it happened.
+    const types = (path: string) =>
+      receiver
+        .requests(path)
+        .map((request) => JSON.parse(request.body) as { id: string; type: string; client_id?: string; data: { offering: { id: string } } })
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+    await until(() => types('/mine').length >= 3 && types('/tenant').length >= 3, 15_000, 'product events');
+    await platform.streams!.settle();
+    await platform.queues.drain();
+
+    expect(types('/mine').map((event) => event.type)).toEqual(['product.created', 'product.updated', 'product.archived']);
+    for (const event of types('/mine')) expect(event).toMatchObject({ client_id: mine.id, data: { offering: { id: offering.id } } });
+    expect(types('/tenant').map((event) => event.type)).toEqual(['product.created', 'product.updated', 'product.archived']);
+    expect(types('/theirs')).toEqual([]);
   });
 });
