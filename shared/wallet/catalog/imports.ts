@@ -27,6 +27,7 @@ import {
   type VariantRecord,
 } from './records';
 import type { catalogImport, importRequest } from './schemas';
+import { newOffering } from './offerings';
 import { newVariant, newVariantWrites, versionedPut } from './variants';
 
 /**
@@ -95,28 +96,14 @@ function create(deps: StoreDeps, actor: Pick<Principal, 'kind' | 'id'>, client: 
   if (product.status === 'archived') throw invalidAt(`${product.at}.status`, 'a new product cannot be archived');
   if (product.kind === 'plan' && (product.amount === undefined || product.interval === undefined)) throw invalidAt(`${product.at}.amount`, 'a plan needs an amount and an interval');
   if (product.kind === 'item' && product.variants.length === 0) throw invalidAt(`${product.at}.variants`, 'an item needs at least one variant');
-  const now = deps.clock.now().toISOString();
-  const offering: OfferingRecord = {
-    id: deps.ids(),
-    tenant_id: client.tenant_id,
-    client_id: client.id,
+  const offering = newOffering(deps, client, {
     kind: product.kind,
     ref: product.ref,
     title: product.title,
-    description: product.description ?? '',
-    image_url: null,
-    amount: product.kind === 'plan' ? product.amount! : null,
-    interval: product.kind === 'plan' ? product.interval! : null,
-    metadata: {},
-    commission_bps: null,
-    category_id: null,
-    options: [],
-    markup: null,
+    description: product.description,
     status: product.status ?? 'draft',
-    created_at: now,
-    updated_at: now,
-    version: 1,
-  };
+    ...(product.kind === 'plan' ? { amount: product.amount, interval: product.interval } : {}),
+  });
   const variants = product.variants.map((variant, index) => newVariant(deps, offering, variantInput(variant), index + 1, `${variant.at}.`));
   items.push({ Put: { TableName: deps.table, Item: offeringItem(offering), ConditionExpression: 'attribute_not_exists(pk)' } }, refGuard(deps, client.id, product.ref, offering.id));
   for (const variant of variants) items.push(...newVariantWrites(deps, actor, variant));

@@ -35,28 +35,14 @@ import { commitVersioned, newVariant, newVariantWrites, skuTaken, StaleRead, ver
  * transaction (docs/catalog.md).
  */
 
-/** Kind-specific fields: a plan has amount and interval, an item neither. */
-function checkKind(kind: 'item' | 'plan', fields: { amount?: number | null; interval?: string | null }): void {
-  if (kind === 'plan') {
-    if (fields.amount === undefined || fields.amount === null) throw invalidField('amount', 'a plan needs an amount');
-    if (!fields.interval) throw invalidField('interval', 'a plan needs an interval');
-    return;
-  }
-  if (fields.amount !== undefined && fields.amount !== null) throw invalidField('amount', 'an item is priced per variant');
-  if (fields.interval !== undefined && fields.interval !== null) throw invalidField('interval', 'only a plan has an interval');
-}
-
-const refTaken = (ref: string) => new AppError('conflict', `ref ${ref} is already used in this catalog.`, { errors: [{ field: 'ref', message: 'taken' }] });
-
-/**
- * Creates an offering, `draft` unless said, with its first variants.
- * Refuses: invalid_request (kind fields, options, pricing, publishing an item without variants,
- * a SKU twice), conflict (ref or a SKU taken).
- */
-export async function createOffering(deps: StoreDeps, actor: Principal, client: ClientRecord, input: OfferingCreate): Promise<Offering> {
-  checkKind(input.kind, input);
+/** A new offering's record from the fields a request (or an import row) gives. */
+export function newOffering(
+  deps: StoreDeps,
+  client: Pick<ClientRecord, 'id' | 'tenant_id'>,
+  input: Pick<OfferingCreate, 'kind' | 'title' | 'status'> & Partial<Omit<OfferingCreate, 'kind' | 'title' | 'status' | 'variants'>>,
+): OfferingRecord {
   const now = deps.clock.now().toISOString();
-  const offering: OfferingRecord = {
+  return {
     id: deps.ids(),
     tenant_id: client.tenant_id,
     client_id: client.id,
@@ -77,6 +63,29 @@ export async function createOffering(deps: StoreDeps, actor: Principal, client: 
     updated_at: now,
     version: 1,
   };
+}
+
+/** Kind-specific fields: a plan has amount and interval, an item neither. */
+function checkKind(kind: 'item' | 'plan', fields: { amount?: number | null; interval?: string | null }): void {
+  if (kind === 'plan') {
+    if (fields.amount === undefined || fields.amount === null) throw invalidField('amount', 'a plan needs an amount');
+    if (!fields.interval) throw invalidField('interval', 'a plan needs an interval');
+    return;
+  }
+  if (fields.amount !== undefined && fields.amount !== null) throw invalidField('amount', 'an item is priced per variant');
+  if (fields.interval !== undefined && fields.interval !== null) throw invalidField('interval', 'only a plan has an interval');
+}
+
+const refTaken = (ref: string) => new AppError('conflict', `ref ${ref} is already used in this catalog.`, { errors: [{ field: 'ref', message: 'taken' }] });
+
+/**
+ * Creates an offering, `draft` unless said, with its first variants.
+ * Refuses: invalid_request (kind fields, options, pricing, publishing an item without variants,
+ * a SKU twice), conflict (ref or a SKU taken).
+ */
+export async function createOffering(deps: StoreDeps, actor: Principal, client: ClientRecord, input: OfferingCreate): Promise<Offering> {
+  checkKind(input.kind, input);
+  const offering = newOffering(deps, client, input);
   const variants = (input.variants ?? []).map((variant, index) => newVariant(deps, offering, variant, index + 1, `variants[${index}].`));
   const seen = new Set<string>();
   variants.forEach((variant, index) => {
