@@ -1,5 +1,6 @@
 import type { AnyRoute } from './http/route';
 import { catalogRoutes } from './wallet/catalog/routes';
+import { orderRoutes } from './wallet/orders/routes';
 import { authRoutes } from './wallet/auth/routes';
 import { consoleRoutes } from './wallet/console/routes';
 import { ledgerRoutes } from './ledger/routes';
@@ -27,4 +28,5 @@ export const routes: readonly AnyRoute[] = [
   ...Object.values(webhookRoutes),
   ...Object.values(paymentRoutes),
   ...Object.values(catalogRoutes),
+  ...Object.values(orderRoutes),
 ];

@@ -104,6 +104,13 @@ export const workers: readonly WorkerDefinition[] = [
     tables: { wallet: 'RW' },
     callsLedger: true,
   },
+  {
+    name: 'ordersExpire',
+    handler: 'orders/expire-orders',
+    description: 'Expires open orders past their hold and releases their stock (order.expired once)',
+    trigger: { kind: 'schedule', rateMinutes: 1 },
+    tables: { wallet: 'RW' },
+  },
 ];
 
 /** The env var a function reads a queue's URL from. */

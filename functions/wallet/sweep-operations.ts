@@ -11,6 +11,9 @@ import '../../shared/wallet/payments/payments';
 import '../../shared/wallet/payments/capture';
 import '../../shared/wallet/payments/refunds';
 import '../../shared/wallet/catalog/imports';
+import '../../shared/wallet/orders/create';
+import '../../shared/wallet/orders/pay';
+import '../../shared/wallet/orders/cancel';
 
 /** Scheduled: finishes money operations a crash left between the ledger and the wallet. */
 export const handler = async (_event: ScheduledEvent): Promise<{ finished: number }> => {

@@ -51,6 +51,8 @@ const schema = z.object({
   SANDBOX_PROCESSOR_SECRET: z.string().min(32).optional(),
   /** How long a payment authorization holds the payer's money (default 7 days). */
   PAYMENT_HOLD_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
+  /** How long an open order holds its stock (docs/orders.md). */
+  ORDER_HOLD_SECONDS: z.coerce.number().int().min(1).default(900),
   /** The embedded platform checks every response against the manifest's schema. */
   VALIDATE_RESPONSES: z.stringbool().default(false),
   /**

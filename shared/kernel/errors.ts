@@ -52,6 +52,7 @@ export const errorCatalogue = {
 
   // Platform-wide codes the spec leaves open (docs/decisions.md).
   idempotency_in_flight: { status: 409, title: 'A request with this idempotency key is in flight' },
+  out_of_stock: { status: 409, title: 'Not enough stock' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   headers_too_large: { status: 431, title: 'Request headers too large' },

@@ -26,7 +26,16 @@ export interface OperationPlan {
   post(ledgerKey: string): Promise<unknown>;
   /** Step 3: the wallet's writes for what the ledger did, and the answer to the client. */
   commit(posted: unknown): Promise<{ items: TransactItem[]; status: number; body: unknown }>;
+  /**
+   * The commit's writes are conditioned on versions it read (stock counts): when one went stale
+   * before the transaction, build the commit again from fresh reads instead of answering
+   * idempotency_in_flight. The ledger step is not repeated.
+   */
+  freshCommit?: boolean;
 }
+
+/** How many times a fresh-commit operation rebuilds its commit after a stale read. */
+const FRESH_COMMIT_ATTEMPTS = 20;
 
 export interface OperationContext {
   runtime: WalletDeps;
@@ -151,51 +160,62 @@ export async function runOperation(
 async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: string, record: StoredRecord, faults: SagaFaults): Promise<Outcome> {
   const definition = registry.get(record.operation);
   if (!definition) throw new Error(`unknown operation ${record.operation}`);
-  let result: { items: TransactItem[]; status: number; body: unknown };
-  try {
-    const plan = await definition({
-      runtime,
-      tenantId,
-      operationId: record.operation_id,
-      principal: record.principal,
-      request: JSON.parse(record.request) as unknown,
-      requestId: record.request_id,
-      startedAt: record.created_at,
-      pinned: record.pinned === undefined ? undefined : (JSON.parse(record.pinned) as unknown),
-    });
-    const posted = await plan.post(ledgerKeyOf(tenantId, record.operation_id));
-    faults.afterLedger?.();
-    result = await plan.commit(posted);
-  } catch (error) {
-    const refusal = asRefusal(error);
-    // Transient failures leave the key started, for a retry or the sweeper.
-    if (!refusal) throw error instanceof LedgerRefusal && error.code === 'idempotency_in_flight' ? new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.') : error;
-    result = { items: [], status: refusal.status, body: problemBody(refusal, record.request_id) };
-  }
-  const body = JSON.stringify(result.body);
-  try {
-    await transact(runtime, [
-      ...result.items,
-      {
-        Update: {
-          TableName: runtime.table,
-          Key: operationKeys.record(tenantId, idempotencyKey),
-          UpdateExpression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk',
-          ConditionExpression: '#state = :started AND operation_id = :operation',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':completed': 'completed', ':started': 'started', ':status': result.status, ':body': body, ':operation': record.operation_id },
-        },
+  let plan: OperationPlan | undefined;
+  let posted: unknown;
+  const commitOnce = async (): Promise<{ items: TransactItem[]; status: number; body: unknown }> => {
+    try {
+      if (!plan) {
+        plan = await definition({
+          runtime,
+          tenantId,
+          operationId: record.operation_id,
+          principal: record.principal,
+          request: JSON.parse(record.request) as unknown,
+          requestId: record.request_id,
+          startedAt: record.created_at,
+          pinned: record.pinned === undefined ? undefined : (JSON.parse(record.pinned) as unknown),
+        });
+        posted = await plan.post(ledgerKeyOf(tenantId, record.operation_id));
+        faults.afterLedger?.();
+      }
+      return await plan.commit(posted);
+    } catch (error) {
+      const refusal = asRefusal(error);
+      // Transient failures leave the key started, for a retry or the sweeper.
+      if (!refusal) throw error instanceof LedgerRefusal && error.code === 'idempotency_in_flight' ? new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.') : error;
+      return { items: [], status: refusal.status, body: problemBody(refusal, record.request_id) };
+    }
+  };
+  for (let attempt = 1; ; attempt += 1) {
+    const result = await commitOnce();
+    const body = JSON.stringify(result.body);
+    const keyUpdate: TransactItem = {
+      Update: {
+        TableName: runtime.table,
+        Key: operationKeys.record(tenantId, idempotencyKey),
+        UpdateExpression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk',
+        ConditionExpression: '#state = :started AND operation_id = :operation',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':completed': 'completed', ':started': 'started', ':status': result.status, ':body': body, ':operation': record.operation_id },
       },
-    ]);
-  } catch (error) {
-    if (!(error instanceof ConditionsFailed)) throw error;
-    // A twin committed first: its answer is the answer.
-    const winner = await readRecord(runtime, tenantId, idempotencyKey);
-    if (winner?.state === 'completed') return { status: winner.status_code!, body: winner.body!, replayed: true };
-    // Another item's condition failed under a twin still committing: the retry will see its answer.
-    throw new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.');
+    };
+    try {
+      await transact(runtime, [...result.items, keyUpdate]);
+      return { status: result.status, body, replayed: false };
+    } catch (error) {
+      if (!(error instanceof ConditionsFailed)) throw error;
+      const keyFailed = error.indexes.includes(result.items.length);
+      if (!keyFailed && plan?.freshCommit && attempt < FRESH_COMMIT_ATTEMPTS) {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+        continue;
+      }
+      // A twin committed first: its answer is the answer.
+      const winner = await readRecord(runtime, tenantId, idempotencyKey);
+      if (winner?.state === 'completed') return { status: winner.status_code!, body: winner.body!, replayed: true };
+      // Another item's condition failed under a twin still committing: the retry will see its answer.
+      throw new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.');
+    }
   }
-  return { status: result.status, body, replayed: false };
 }
 
 /** Domain refusals become the key's final answer; anything else is transient. */

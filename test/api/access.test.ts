@@ -79,6 +79,9 @@ const foreignRequests: Record<string, { kind: PrincipalKind; body?: unknown; que
   importCatalog: { kind: 'api_key', body: { format: 'csv', content: 'x' } },
   getExploreClient: { kind: 'user_token' },
   getExploreOffering: { kind: 'idp_user' },
+  getOrder: { kind: 'api_key' },
+  payOrder: { kind: 'api_key' },
+  cancelOrder: { kind: 'api_key' },
   // Moderation is platform staff's, across tenants.
   hideClient: 'not-tenant-scoped',
   unhideClient: 'not-tenant-scoped',

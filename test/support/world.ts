@@ -60,6 +60,14 @@ export async function buildWorld(platform: Platform): Promise<World> {
   expect(offering.status, offering.text).toBe(201);
   foreign.offeringId = offering.body.id;
   foreign.variantId = offering.body.variants[0].id;
+  const shopper = await call(platform.urls.public, 'POST', '/v1/users', { token: otherKey, body: { external_id: `shopper-${uuidv7()}` } });
+  const order = await call(platform.urls.public, 'POST', '/v1/orders', {
+    token: otherKey,
+    headers: { 'idempotency-key': uuidv7() },
+    body: { client_id: foreign.clientId, user_id: shopper.body.id, lines: [{ variant_id: foreign.variantId, quantity: 1 }] },
+  });
+  expect(order.status, order.text).toBe(201);
+  foreign.orderId = order.body.id;
   const otherStaff = await staffToken(platform, { role: 'tenant_staff', tenantId: otherTenantId });
   foreign.keyId = (await call(platform.urls.public, 'POST', '/v1/api_keys', { token: otherStaff, body: { env: 'sandbox', scopes: ['users:read'] } })).body.id;
   const engineer = await staffToken(platform, { role: 'vendor_support' });

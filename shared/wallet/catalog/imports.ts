@@ -6,7 +6,7 @@ import { canonicalJson } from '../../http/json';
 import type { Outcome } from '../../http/outcome';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
-import type { StoreDeps, WalletDeps } from '../deps';
+import type { Actor, StoreDeps, WalletDeps } from '../deps';
 import { defineOperation, runOperation } from '../saga';
 import { readClient, type ClientRecord } from './clients';
 import { readImportFile, type ImportProduct, type ImportVariant } from './import-files';
@@ -50,7 +50,7 @@ interface Plan {
 }
 
 /** What the file would do to the catalog now. Refuses: invalid_request with every error found. */
-async function planImport(deps: StoreDeps, actor: Pick<Principal, 'kind' | 'id'>, client: ClientRecord, request: ImportRequest): Promise<Plan> {
+async function planImport(deps: StoreDeps, actor: Actor, client: ClientRecord, request: ImportRequest): Promise<Plan> {
   const { products, errors } = readImportFile(request.format, request.content);
   const refHolders = await getItems(deps, products.map((product) => catalogKeys.ref(client.id, product.ref)));
   const existing = await Promise.all(refHolders.map((holder) => (holder ? readOffering(deps, String(holder.offering_id)) : Promise.resolve(undefined))));
@@ -91,7 +91,7 @@ function variantInput(variant: ImportVariant) {
   return { ...variant, pricing_mode: pricingModeOf(variant), inventory: variant.inventory ? { track_inventory: true, on_hand: 0, low_stock_threshold: 0, allow_backorder: false, ...variant.inventory } : undefined };
 }
 
-function create(deps: StoreDeps, actor: Pick<Principal, 'kind' | 'id'>, client: ClientRecord, product: ImportProduct, plan: Plan): void {
+function create(deps: StoreDeps, actor: Actor, client: ClientRecord, product: ImportProduct, plan: Plan): void {
   const { items, result } = plan;
   if (product.status === 'archived') throw invalidAt(`${product.at}.status`, 'a new product cannot be archived');
   if (product.kind === 'plan' && (product.amount === undefined || product.interval === undefined)) throw invalidAt(`${product.at}.amount`, 'a plan needs an amount and an interval');
@@ -114,7 +114,7 @@ function create(deps: StoreDeps, actor: Pick<Principal, 'kind' | 'id'>, client: 
 
 function update(
   deps: StoreDeps,
-  actor: Pick<Principal, 'kind' | 'id'>,
+  actor: Actor,
   client: ClientRecord,
   product: ImportProduct,
   found: OfferingWithVariants,
@@ -172,7 +172,7 @@ function update(
 /** A live variant after its row: the same record when nothing differs; an on_hand change logs an `adjustment`. */
 function changedVariant(
   deps: StoreDeps,
-  actor: Pick<Principal, 'kind' | 'id'>,
+  actor: Actor,
   known: VariantRecord,
   row: ImportVariant,
   offering: OfferingRecord,

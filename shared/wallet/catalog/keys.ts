@@ -23,6 +23,8 @@ export const catalogKeys = {
   /** Variants live in their offering's partition, in creation order. */
   variant: (offeringId: string, variantId: string) => ({ pk: `OFFERING#${offeringId}`, sk: `VARIANT#${variantId}` }),
   variantPrefix: 'VARIANT#',
+  /** gsi1 of a variant: found by its id alone (an order line names only the variant). */
+  variantLookup: (variantId: string) => ({ gsi1pk: `VARIANT#${variantId}`, gsi1sk: 'VARIANT' }),
   /** A SKU is unique in a client's catalog (every variant that ever had it); holds the variant it names. */
   sku: (clientId: string, sku: string) => ({ pk: `CLIENT#${clientId}#SKU#${sku}`, sk: 'SKU' }),
   /** An import `ref` is unique in a client's catalog; holds the offering it names. */

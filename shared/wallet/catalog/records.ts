@@ -1,9 +1,8 @@
 import type { z } from 'zod';
 import type { TransactItem } from '../../aws/dynamodb';
 import { queryAll, type Item } from '../../aws/store';
-import type { Principal } from '../../http/principal';
 import { AppError, type FieldError } from '../../kernel/errors';
-import type { StoreDeps } from '../deps';
+import type { Actor, StoreDeps } from '../deps';
 import type { ClientRecord } from './clients';
 import { outboxItem } from '../../events/outbox';
 import { catalogKeys } from './keys';
@@ -259,7 +258,12 @@ export const offeringItem = (record: OfferingRecord): Item => ({
   ...record,
 });
 
-export const variantItem = (record: VariantRecord): Item => ({ ...catalogKeys.variant(record.offering_id, record.id), entity: 'variant', ...record });
+export const variantItem = (record: VariantRecord): Item => ({
+  ...catalogKeys.variant(record.offering_id, record.id),
+  ...catalogKeys.variantLookup(record.id),
+  entity: 'variant',
+  ...record,
+});
 
 /** The guard that keeps a SKU unique in the client's catalog. */
 export const skuGuard = (deps: StoreDeps, record: Pick<VariantRecord, 'client_id' | 'sku' | 'offering_id' | 'id'>): TransactItem => ({
@@ -283,7 +287,7 @@ export const releaseGuard = (deps: StoreDeps, key: { pk: string; sk: string }): 
 /** One stock log entry, written in the same transaction as the change it records. */
 export function movementItem(
   deps: StoreDeps,
-  actor: Pick<Principal, 'kind' | 'id'>,
+  actor: Actor,
   after: Pick<VariantRecord, 'tenant_id' | 'client_id' | 'offering_id' | 'id' | 'on_hand' | 'reserved'>,
   entry: { kind: MovementKind; quantity: number; reason: string; orderId?: string },
 ): { item: TransactItem; movement: StockMovement } {

@@ -2,7 +2,7 @@ import type { TransactItem } from '../../aws/dynamodb';
 import { ConditionsFailed, transact } from '../../aws/store';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
-import type { StoreDeps } from '../deps';
+import type { Actor, StoreDeps } from '../deps';
 import type { ClientRecord } from './clients';
 import { catalogKeys } from './keys';
 import {
@@ -109,7 +109,7 @@ export function newVariant(deps: StoreDeps, offering: OfferingRecord, input: Var
 }
 
 /** The writes of a new variant: itself, its SKU guard, and a `restock` movement for its opening stock. */
-export function newVariantWrites(deps: StoreDeps, actor: Pick<Principal, 'kind' | 'id'>, record: VariantRecord): TransactItem[] {
+export function newVariantWrites(deps: StoreDeps, actor: Actor, record: VariantRecord): TransactItem[] {
   const items: TransactItem[] = [{ Put: { TableName: deps.table, Item: variantItem(record), ConditionExpression: 'attribute_not_exists(pk)' } }, skuGuard(deps, record)];
   if (record.on_hand > 0) items.push(movementItem(deps, actor, record, { kind: 'restock', quantity: record.on_hand, reason: 'opening stock' }).item);
   return items;

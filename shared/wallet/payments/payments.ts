@@ -13,7 +13,7 @@ import { getUserRecord } from '../tenancy/users';
 import { authorizationDebit, captureAmounts } from './fees';
 import { paymentKeys } from './keys';
 import { merchantItem } from './merchants';
-import { captureLegs, legOf, paymentItem, toPayment, type Payment, type PaymentStatus } from './records';
+import { captureLegs, legOf, newPaymentItem, paymentItem, toPayment, type Payment, type PaymentStatus } from './records';
 
 /**
  * Card-style payments (docs/payments.md): created captured at once or authorized (a ledger pending
@@ -73,38 +73,29 @@ export const PAYMENT_CREATE = defineOperation('payment.create', async ({ runtime
             ledgerKey,
           ),
     commit: async (posted) => {
-      const item: Record<string, unknown> = {
-        ...paymentKeys.payment(operationId),
-        ...paymentKeys.paymentIndexes(tenantId, operationId, input.user_id),
-        ...(input.capture ? {} : paymentKeys.hold(operationId, quote.hold_expires_at!)),
-        entity: 'payment',
-        tenant_id: tenantId,
+      const item = newPaymentItem({
         id: operationId,
-        user_id: input.user_id,
-        merchant_id: input.merchant_id,
+        tenantId,
+        userId: input.user_id,
+        merchantId: input.merchant_id,
         amount: input.amount,
         currency: quote.currency,
-        status: input.capture ? 'captured' : 'authorized',
-        captured_amount: input.capture ? input.amount : 0,
-        refunded_amount: 0,
-        refund_reserved: 0,
-        refund_claims: {},
-        fee: input.capture ? amounts.fee : 0,
-        commission: input.capture ? amounts.commission : 0,
-        commission_mode: quote.commission_mode,
+        capture: input.capture,
+        amounts,
+        commissionMode: quote.commission_mode,
         description: input.description,
         metadata: input.metadata,
-        hold_expires_at: input.capture ? null : quote.hold_expires_at,
-        created_at: startedAt,
-        updated_at: startedAt,
-        // Internal: what capture, void, refunds and the expiry worker need.
-        ledger_id: quote.ledger_id,
-        payer_account_id: quote.payer_account_id,
-        settlement_account_id: quote.settlement_account_id,
-        revenue_account_id: quote.revenue_account_id,
-        rules: quote.rules,
-        ...(input.capture ? { ledger_transaction_id: (posted as Transaction).id } : { pending_id: (posted as Pending).id }),
-      };
+        holdExpiresAt: quote.hold_expires_at,
+        createdAt: startedAt,
+        internal: {
+          ledger_id: quote.ledger_id,
+          payer_account_id: quote.payer_account_id,
+          settlement_account_id: quote.settlement_account_id,
+          revenue_account_id: quote.revenue_account_id,
+          rules: quote.rules,
+          ...(input.capture ? { ledger_transaction_id: (posted as Transaction).id } : { pending_id: (posted as Pending).id }),
+        },
+      });
       const payment = toPayment(item);
       const event = outboxItem(runtime, { type: input.capture ? 'payment.captured' : 'payment.authorized', tenantId, data: { payment } });
       return {

@@ -62,6 +62,55 @@ export async function paymentItem(deps: StoreDeps, tenantId: string, paymentId: 
   return item;
 }
 
+/** What a new payment's record is made of. */
+export interface NewPayment {
+  id: string;
+  tenantId: string;
+  userId: string;
+  merchantId: string;
+  amount: number;
+  currency: string;
+  capture: boolean;
+  amounts: { fee: number; commission: number };
+  commissionMode: CommissionMode;
+  description: string | null;
+  metadata: Record<string, string>;
+  holdExpiresAt: string | null;
+  createdAt: string;
+  /** Internal: what capture, void, refunds and the expiry worker need. */
+  internal: Record<string, unknown>;
+}
+
+/** A new payment's item, captured or authorized (the one shape creation and order payment write). */
+export function newPaymentItem(input: NewPayment): Record<string, unknown> {
+  return {
+    ...paymentKeys.payment(input.id),
+    ...paymentKeys.paymentIndexes(input.tenantId, input.id, input.userId),
+    ...(input.capture ? {} : paymentKeys.hold(input.id, input.holdExpiresAt!)),
+    entity: 'payment',
+    tenant_id: input.tenantId,
+    id: input.id,
+    user_id: input.userId,
+    merchant_id: input.merchantId,
+    amount: input.amount,
+    currency: input.currency,
+    status: input.capture ? 'captured' : 'authorized',
+    captured_amount: input.capture ? input.amount : 0,
+    refunded_amount: 0,
+    refund_reserved: 0,
+    refund_claims: {},
+    fee: input.capture ? input.amounts.fee : 0,
+    commission: input.capture ? input.amounts.commission : 0,
+    commission_mode: input.commissionMode,
+    description: input.description,
+    metadata: input.metadata,
+    hold_expires_at: input.capture ? null : input.holdExpiresAt,
+    created_at: input.createdAt,
+    updated_at: input.createdAt,
+    ...input.internal,
+  };
+}
+
 export const legOf = (commodity: string) => (account_id: string, direction: 'debit' | 'credit', amount: number) => ({ account_id, direction, amount, commodity });
 
 /** Capture legs: payer debit, merchant and revenue credits (zero legs left out). */

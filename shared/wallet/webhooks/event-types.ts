@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { catalogImport, offering } from '../catalog/schemas';
+import { catalogImport, offering, variant } from '../catalog/schemas';
+import { order } from '../orders/schemas';
 import { payment, refund } from '../payments/schemas';
 import { feePlan } from '../tenancy/schemas';
 import { topup } from '../topups/schemas';
@@ -45,6 +46,11 @@ export const eventPayloads = {
   'product.updated': z.object({ offering }).meta({ id: 'ProductUpdatedEventData' }),
   'product.archived': z.object({ offering }).meta({ id: 'ProductArchivedEventData' }),
   'import.completed': z.object({ import: catalogImport }).meta({ id: 'ImportCompletedEventData' }),
+  'order.created': z.object({ order }).meta({ id: 'OrderCreatedEventData' }),
+  'order.paid': z.object({ order }).meta({ id: 'OrderPaidEventData' }),
+  'order.canceled': z.object({ order }).meta({ id: 'OrderCanceledEventData' }),
+  'order.expired': z.object({ order }).meta({ id: 'OrderExpiredEventData' }),
+  'inventory.low_stock': z.object({ variant }).meta({ id: 'InventoryLowStockEventData' }),
 } as const satisfies Partial<Record<(typeof EVENT_TYPES)[number], z.ZodType>>;
 
 export type EmittedEventType = keyof typeof eventPayloads;

@@ -1,0 +1,98 @@
+import { dueKeys } from '../../aws/due-keys';
+import type { TransactItem } from '../../aws/dynamodb';
+import { ConditionsFailed, getItem, transact } from '../../aws/store';
+import { outboxItem } from '../../events/outbox';
+import type { Outcome } from '../../http/outcome';
+import type { Principal } from '../../http/principal';
+import { AppError } from '../../kernel/errors';
+import { StaleRead, withFreshReads } from '../catalog/variants';
+import type { Actor, StoreDeps, WalletDeps } from '../deps';
+import { defineOperation, runOperation } from '../saga';
+import { ORDER_SHARDS, orderKeys } from './keys';
+import { orderItem, orderRecord, toOrder, type Order, type OrderRecord, type OrderScope } from './records';
+import { stockStep } from './stock';
+
+/**
+ * Ending an open order without a sale (docs/orders.md): the shopper or the client cancels it
+ * (`order.canceled`), or it ages out (`order.expired`, the worker). Either way its reserved units
+ * are released (release movements) in ONE transaction with the order's new status, conditioned
+ * on the order still being open: a pay that claimed it first, or a twin of the worker, wins, and
+ * the order ends exactly once.
+ */
+
+/** The writes that end an open order, from fresh reads; index 0 is the order, conditioned on `open`. */
+async function endWrites(deps: StoreDeps, actor: Actor, order: OrderRecord, status: 'canceled' | 'expired'): Promise<{ items: TransactItem[]; view: Order }> {
+  const ended: OrderRecord = { ...order, status, claim: null, updated_at: deps.clock.now().toISOString(), version: order.version + 1 };
+  const release = await stockStep(deps, actor, ended, 'release');
+  const view = toOrder(ended as unknown as Record<string, unknown>);
+  return {
+    view,
+    items: [
+      {
+        Put: {
+          TableName: deps.table,
+          Item: orderItem(ended),
+          ConditionExpression: '#status = :open',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':open': 'open' },
+        },
+      },
+      ...release.items,
+      outboxItem(deps, { type: status === 'canceled' ? 'order.canceled' : 'order.expired', tenantId: order.tenant_id, clientId: order.client_id, data: { order: view } }).item,
+    ],
+  };
+}
+
+const notOpen = (order: Pick<OrderRecord, 'status'>) =>
+  new AppError('invalid_transition', order.status === 'paying' ? 'The order is being paid.' : `A ${order.status} order cannot be canceled.`);
+
+export const ORDER_CANCEL = defineOperation('order.cancel', async ({ runtime, principal, request }) => ({
+  freshCommit: true,
+  post: async () => undefined,
+  commit: async () => {
+    const item = await getItem(runtime, orderKeys.order((request as { order_id: string }).order_id));
+    const order = item as unknown as OrderRecord;
+    if (order.status !== 'open') throw notOpen(order);
+    const { items, view } = await endWrites(runtime, principal, order, 'canceled');
+    return { items, status: 200, body: view };
+  },
+}));
+
+/**
+ * Cancels an open order once per Idempotency-Key: its stock is released. Refuses: not_found (not
+ * the caller's), invalid_transition (paid, being paid, canceled or expired), idempotency_key_reuse.
+ */
+export async function cancelOrder(runtime: WalletDeps, principal: Principal, scope: OrderScope, orderId: string, options: { idempotencyKey: string; requestId: string }): Promise<Outcome> {
+  await orderRecord(runtime, scope, orderId);
+  return runOperation(runtime, { operation: ORDER_CANCEL, tenantId: scope.tenantId, idempotencyKey: options.idempotencyKey, request: { order_id: orderId }, principal, requestId: options.requestId });
+}
+
+const WORKER: Actor = { kind: 'system', id: 'orders-expiry' };
+
+/**
+ * The expiry worker: every open order past expires_at is expired and its stock released, exactly
+ * once even when two runs overlap (the order's write is conditioned on `open`; the loser skips).
+ * An order being paid is left to its payment. Returns how many it expired.
+ */
+export async function expireOrders(runtime: WalletDeps): Promise<number> {
+  const now = runtime.clock.now().toISOString();
+  let expired = 0;
+  for await (const due of dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: ORDER_SHARDS, partitionOf: orderKeys.openShard, before: now })) {
+    const done = await withFreshReads(async () => {
+      const order = (await getItem(runtime, { pk: due.pk, sk: due.sk })) as unknown as OrderRecord | undefined;
+      if (!order || order.status !== 'open' || order.expires_at > now) return false;
+      const { items } = await endWrites(runtime, WORKER, order, 'expired');
+      try {
+        await transact(runtime, items);
+        return true;
+      } catch (error) {
+        if (!(error instanceof ConditionsFailed)) throw error;
+        // The order left `open` first (paid, canceled, or a twin expired it): nothing to do.
+        if (error.indexes.includes(0)) return false;
+        throw new StaleRead();
+      }
+    });
+    if (done) expired += 1;
+  }
+  return expired;
+}

@@ -1,0 +1,157 @@
+import type { z } from 'zod';
+import { getItem, getItems, queryPage } from '../../aws/store';
+import { outboxItem } from '../../events/outbox';
+import type { Outcome } from '../../http/outcome';
+import type { Principal } from '../../http/principal';
+import { config } from '../../kernel/config';
+import { AppError } from '../../kernel/errors';
+import { isExplorable, readClient } from '../catalog/clients';
+import { catalogKeys } from '../catalog/keys';
+import { isLive, type OfferingRecord, type VariantRecord } from '../catalog/records';
+import { StaleRead, withFreshReads, commitVersioned } from '../catalog/variants';
+import type { WalletDeps } from '../deps';
+import { merchantItem } from '../payments/merchants';
+import { defineOperation, runOperation } from '../saga';
+import { computeFee } from '../tenancy/fees';
+import { getTenantRecord } from '../tenancy/tenants';
+import { getUserRecord } from '../tenancy/users';
+import { orderKeys } from './keys';
+import { orderItem, toOrder, type OrderLine, type OrderRecord } from './records';
+import type { orderCreate } from './schemas';
+import { stockStep, variantIndexes } from './stock';
+
+/**
+ * Creating an order (docs/orders.md): the lines are priced from the catalog and the commission,
+ * fee rule and accounts pinned; then, once per Idempotency-Key, every line's stock is reserved in
+ * ONE transaction with the order, its movements and `order.created`, against the summed demand
+ * on each variant (all lines or none: `out_of_stock` names the variants short). The order holds
+ * its stock until paid, canceled or expired (ORDER_HOLD_SECONDS).
+ */
+
+interface CreateRequest {
+  order: Omit<OrderRecord, 'id' | 'created_at' | 'updated_at' | 'expires_at' | 'version'>;
+}
+
+export const ORDER_CREATE = defineOperation('order.create', async ({ runtime, operationId, principal, request, startedAt }) => ({
+  post: async () => undefined,
+  commit: async () => {
+    const { order: draft } = request as CreateRequest;
+    // The order's id is the operation's: a resume after the order committed answers it.
+    const existing = await getItem(runtime, orderKeys.order(operationId));
+    if (existing) return { items: [], status: 201, body: toOrder(existing) };
+    const expiresAt = new Date(new Date(startedAt).getTime() + config.ORDER_HOLD_SECONDS * 1000).toISOString();
+    const record: OrderRecord = { ...draft, id: operationId, expires_at: expiresAt, created_at: startedAt, updated_at: startedAt, version: 1 };
+    const order = toOrder(record as unknown as Record<string, unknown>);
+    await withFreshReads(async () => {
+      const reserve = await stockStep(runtime, principal, record, 'reservation');
+      const items = [
+        {
+          Put: {
+            TableName: runtime.table,
+            Item: orderItem(record),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        ...reserve.items,
+        outboxItem(runtime, { type: 'order.created', tenantId: record.tenant_id, clientId: record.client_id, data: { order } }).item,
+      ];
+      await commitVersioned(runtime, items, variantIndexes(1, reserve), () => {
+        throw new StaleRead();
+      });
+    });
+    return { items: [], status: 201, body: order };
+  },
+}));
+
+/**
+ * Opens an order for a shopper once per Idempotency-Key. Refuses: invalid_request (no user, a
+ * variant not in the client's catalog or retired, a plan, too large), user_not_found,
+ * client_not_found (unknown, inactive or hidden), offering_not_found (not published),
+ * out_of_stock, idempotency_key_reuse, idempotency_in_flight.
+ */
+export async function createOrder(
+  runtime: WalletDeps,
+  principal: Principal,
+  tenantId: string,
+  input: z.infer<typeof orderCreate>,
+  options: { idempotencyKey: string; requestId: string },
+): Promise<Outcome> {
+  const userId = input.user_id ?? principal.userId;
+  if (userId === undefined) throw new AppError('invalid_request', 'user_id is required.', { errors: [{ field: 'user_id', message: 'required' }] });
+  if (principal.userId !== undefined && userId !== principal.userId) throw new AppError('user_not_found', `No user ${userId}.`);
+  const [tenant, user, client] = await Promise.all([getTenantRecord(runtime, tenantId), getUserRecord(runtime, tenantId, userId), readClient(runtime, tenantId, input.client_id)]);
+  if (!isExplorable(client)) throw new AppError('client_not_found', `No client ${input.client_id}.`);
+  const merchant = await merchantItem(runtime, tenantId, client.merchant_id);
+  const lines = await priceLines(runtime, client.id, input.lines, client.commission_bps);
+  const amount = lines.reduce((sum, line) => sum + line.amount, 0);
+  if (amount > 2 ** 45) throw new AppError('invalid_request', 'The order is too large.', { errors: [{ field: 'lines', message: 'too large' }] });
+  const commission = lines.reduce((sum, line) => sum + computeFee({ bps: line.commission_bps, flat: 0, min_fee: 0, max_fee: null }, line.amount), 0);
+  const order: CreateRequest['order'] = {
+    tenant_id: tenantId,
+    client_id: client.id,
+    user_id: userId,
+    status: 'open',
+    lines,
+    amount,
+    currency: tenant.currency,
+    commission,
+    commission_mode: tenant.commission_mode,
+    fee: 0,
+    payment_id: null,
+    metadata: input.metadata ?? {},
+    quote: {
+      merchant_id: client.merchant_id,
+      ledger_id: tenant.ledger_id,
+      payer_account_id: user.cash_account_id,
+      settlement_account_id: String(merchant.settlement_account_id),
+      revenue_account_id: tenant.accounts.revenue,
+      fee_rule: tenant.fees.payment,
+    },
+    claim: null,
+  };
+  return runOperation(runtime, { operation: ORDER_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request: { order }, principal, requestId: options.requestId });
+}
+
+/** The lines priced from the catalog. Refuses: invalid_request (unknown, retired, a plan), offering_not_found (not published). */
+async function priceLines(runtime: WalletDeps, clientId: string, wanted: { variant_id: string; quantity: number }[], clientCommission: number): Promise<OrderLine[]> {
+  const ids = [...new Set(wanted.map((line) => line.variant_id))];
+  const variants = new Map<string, VariantRecord>();
+  const offerings = new Map<string, OfferingRecord>();
+  for (const id of ids) {
+    const variant = await findVariant(runtime, clientId, id);
+    variants.set(id, variant);
+  }
+  const offeringIds = [...new Set([...variants.values()].map((v) => v.offering_id))];
+  const heads = await getItems(runtime, offeringIds.map((id) => catalogKeys.offering(id)));
+  offeringIds.forEach((id, index) => offerings.set(id, heads[index] as unknown as OfferingRecord));
+  return wanted.map((line, index) => {
+    const variant = variants.get(line.variant_id)!;
+    const offering = offerings.get(variant.offering_id);
+    if (!offering || offering.status !== 'published') throw new AppError('offering_not_found', `Offering ${variant.offering_id} is not for sale.`);
+    if (offering.kind !== 'item') throw new AppError('invalid_request', 'A plan is subscribed to, not ordered.', { errors: [{ field: `lines[${index}].variant_id`, message: 'a plan' }] });
+    if (!isLive(variant)) throw new AppError('invalid_request', `Variant ${variant.id} is retired.`, { errors: [{ field: `lines[${index}].variant_id`, message: 'retired' }] });
+    return {
+      variant_id: variant.id,
+      offering_id: variant.offering_id,
+      sku: variant.sku,
+      title: offering.title,
+      option_values: variant.option_values,
+      quantity: line.quantity,
+      unit_amount: variant.amount,
+      amount: variant.amount * line.quantity,
+      commission_bps: offering.commission_bps ?? clientCommission,
+    };
+  });
+}
+
+/** A variant of the client's catalog by id. Refuses: invalid_request. */
+async function findVariant(runtime: WalletDeps, clientId: string, variantId: string): Promise<VariantRecord> {
+  const found = await queryPage(runtime, { index: 'gsi1', partition: catalogKeys.variantLookup(variantId).gsi1pk, cursor: undefined, limit: 1 });
+  const head = found.items[0];
+  // The index is eventually consistent: the variant itself is read consistently.
+  const variant = head ? await getItem(runtime, catalogKeys.variant(String(head.offering_id), variantId)) : undefined;
+  if (!variant || variant.client_id !== clientId) {
+    throw new AppError('invalid_request', `No variant ${variantId} in this client's catalog.`, { errors: [{ field: 'lines', message: `unknown variant ${variantId}` }] });
+  }
+  return variant as unknown as VariantRecord;
+}

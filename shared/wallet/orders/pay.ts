@@ -1,0 +1,164 @@
+import { getItem, isConditionalCheckFailed, updateItem } from '../../aws/store';
+import type { TransactItem } from '../../aws/dynamodb';
+import { outboxItem } from '../../events/outbox';
+import type { Outcome } from '../../http/outcome';
+import type { Principal } from '../../http/principal';
+import { AppError } from '../../kernel/errors';
+import type { Transaction } from '../../ledger-client/contract';
+import { LedgerRefusal } from '../../ledger-client/client';
+import { variantView } from '../catalog/records';
+import type { WalletDeps } from '../deps';
+import { captureLegs, newPaymentItem, toPayment } from '../payments/records';
+import { defineOperation, runOperation, type SagaFaults } from '../saga';
+import { computeFee } from '../tenancy/fees';
+import { orderKeys } from './keys';
+import { orderItem, orderRecord, toOrder, type OrderRecord, type OrderScope } from './records';
+import { stockStep } from './stock';
+
+/**
+ * Paying an order (docs/orders.md): one payment, captured at once, from the shopper's cash to the
+ * client's merchant, with the fee rule and commission pinned at creation. A saga like every money
+ * path, in three steps:
+ *   1. claim the order (`open` → `paying`, conditioned on it being open and unexpired when the
+ *      request came): cancel and the expiry worker act only on an open order, so exactly one wins;
+ *   2. post the payment to the ledger under the operation's key; a refusal (insufficient_funds)
+ *      gives the claim back and the order stays open, its stock held;
+ *   3. commit the payment, the order `paid`, the sale of its reserved units (their movements),
+ *      payment.captured, order.paid and inventory.low_stock in one transaction, rebuilt from fresh
+ *      reads when a stock count moved meanwhile.
+ * A crash after 1 or 2 leaves the key started: the retry or the sweeper resumes from the claim.
+ */
+
+interface PayRequest {
+  order_id: string;
+}
+
+/** The money of an order: the pinned commission, the fee by the pinned rule. */
+export function orderAmounts(order: Pick<OrderRecord, 'amount' | 'commission' | 'commission_mode' | 'quote'>) {
+  const fee = computeFee(order.quote.fee_rule, order.amount);
+  const commission = order.commission;
+  const add = order.commission_mode === 'add';
+  const payer_debit = add ? order.amount + commission : order.amount;
+  const merchant_credit = add ? order.amount - fee : order.amount - fee - commission;
+  return { fee, commission, payer_debit, merchant_credit, revenue_credit: fee + commission };
+}
+
+const refused = (order: Pick<OrderRecord, 'id' | 'status'>, why?: string) =>
+  new AppError('invalid_transition', why ?? (order.status === 'paying' ? 'The order is being paid by another request.' : `A ${order.status} order cannot be paid.`));
+
+export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operationId, principal, request, startedAt }) => {
+  const { order_id: orderId } = request as PayRequest;
+  const key = orderKeys.order(orderId);
+  let order = (await getItem(runtime, key)) as unknown as OrderRecord | undefined;
+  if (!order) throw new AppError('not_found', `No order ${orderId}.`);
+  if (order.claim !== operationId) {
+    if (order.status !== 'open') throw refused(order);
+    if (startedAt >= order.expires_at) throw refused(order, `The order expired at ${order.expires_at}.`);
+    try {
+      await updateItem(runtime, key, {
+        expression: 'SET #status = :paying, claim = :claim',
+        condition: '#status = :open AND expires_at > :started',
+        names: { '#status': 'status' },
+        values: { ':paying': 'paying', ':claim': operationId, ':open': 'open', ':started': startedAt },
+      });
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      const now = (await getItem(runtime, key)) as unknown as OrderRecord;
+      throw refused(now, now.status === 'open' ? `The order expired at ${now.expires_at}.` : undefined);
+    }
+    order = { ...order, status: 'paying', claim: operationId };
+  }
+  const claimed = order;
+  const amounts = orderAmounts(claimed);
+  if (amounts.merchant_credit < 0) throw new AppError('invalid_request', 'The fee and commission exceed the order.');
+  const giveBack = () =>
+    updateItem(runtime, key, {
+      expression: 'SET #status = :open, claim = :none',
+      condition: 'claim = :claim',
+      names: { '#status': 'status' },
+      values: { ':open': 'open', ':none': null, ':claim': operationId },
+    }).catch((error: unknown) => {
+      if (!isConditionalCheckFailed(error)) throw error;
+    });
+  return {
+    freshCommit: true,
+    post: async (ledgerKey) => {
+      try {
+        return await runtime.ledger().post(
+          claimed.quote.ledger_id,
+          { type: 'payment', reference_id: operationId, metadata: { payment_id: operationId, order_id: claimed.id }, legs: captureLegs({ currency: claimed.currency, ...claimed.quote }, amounts) },
+          ledgerKey,
+        );
+      } catch (error) {
+        // The ledger said no: the order is open again, its stock still held, for another try.
+        if (error instanceof LedgerRefusal && error.code !== 'idempotency_in_flight' && error.code !== 'idempotency_key_reuse') await giveBack();
+        throw error;
+      }
+    },
+    commit: async (posted) => {
+      const now = runtime.clock.now().toISOString();
+      const paid: OrderRecord = { ...claimed, status: 'paid', payment_id: operationId, fee: amounts.fee, claim: null, updated_at: now, version: claimed.version + 1 };
+      const sale = await stockStep(runtime, principal, paid, 'sale');
+      const payment = newPaymentItem({
+        id: operationId,
+        tenantId: claimed.tenant_id,
+        userId: claimed.user_id,
+        merchantId: claimed.quote.merchant_id,
+        amount: claimed.amount,
+        currency: claimed.currency,
+        capture: true,
+        amounts,
+        commissionMode: claimed.commission_mode,
+        description: `order ${claimed.id}`,
+        metadata: { order_id: claimed.id },
+        holdExpiresAt: null,
+        createdAt: now,
+        internal: {
+          order_id: claimed.id,
+          ledger_id: claimed.quote.ledger_id,
+          payer_account_id: claimed.quote.payer_account_id,
+          settlement_account_id: claimed.quote.settlement_account_id,
+          revenue_account_id: claimed.quote.revenue_account_id,
+          rules: { payment: claimed.quote.fee_rule },
+          ledger_transaction_id: (posted as Transaction).id,
+        },
+      });
+      const view = toOrder(paid as unknown as Record<string, unknown>);
+      const items: TransactItem[] = [
+        {
+          Put: {
+            TableName: runtime.table,
+            Item: orderItem(paid),
+            ConditionExpression: 'claim = :claim',
+            ExpressionAttributeValues: { ':claim': operationId },
+          },
+        },
+        ...sale.items,
+        { Put: { TableName: runtime.table, Item: payment, ConditionExpression: 'attribute_not_exists(pk)' } },
+        outboxItem(runtime, { type: 'payment.captured', tenantId: paid.tenant_id, data: { payment: toPayment(payment) } }).item,
+        outboxItem(runtime, { type: 'order.paid', tenantId: paid.tenant_id, clientId: paid.client_id, data: { order: view } }).item,
+        ...sale.lowStock.map(
+          (variant) => outboxItem(runtime, { type: 'inventory.low_stock', tenantId: paid.tenant_id, clientId: paid.client_id, data: { variant: variantView(variant) } }).item,
+        ),
+      ];
+      return { items, status: 200, body: view };
+    },
+  };
+});
+
+/**
+ * Pays an open order once per Idempotency-Key. Refuses: not_found (not the caller's),
+ * invalid_transition (not open, or expired when asked, even before the expiry worker ran),
+ * insufficient_funds and the ledger's other refusals (the order stays open),
+ * idempotency_key_reuse, idempotency_in_flight.
+ */
+export async function payOrder(
+  runtime: WalletDeps,
+  principal: Principal,
+  scope: OrderScope,
+  orderId: string,
+  options: { idempotencyKey: string; requestId: string; faults?: SagaFaults },
+): Promise<Outcome> {
+  await orderRecord(runtime, scope, orderId);
+  return runOperation(runtime, { operation: ORDER_PAY, tenantId: scope.tenantId, idempotencyKey: options.idempotencyKey, request: { order_id: orderId }, principal, requestId: options.requestId }, options.faults);
+}

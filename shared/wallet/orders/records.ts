@@ -1,0 +1,129 @@
+import type { z } from 'zod';
+import { getItem, queryPage, type Item, type Page } from '../../aws/store';
+import type { Principal } from '../../http/principal';
+import { AppError } from '../../kernel/errors';
+import type { StoreDeps } from '../deps';
+import type { FeeRule } from '../tenancy/fees';
+import { orderKeys } from './keys';
+import type { order, orderLine, orderListQuery } from './schemas';
+
+/**
+ * Orders as stored and as shown, and the reads every order route shares: who may see an order is
+ * one rule (`orderScopeOf`): a shopper its own, a key bound to a client that client's, the tenant
+ * everything of the tenant; anything else is `not_found`, exactly as if it did not exist.
+ */
+
+export type Order = z.infer<typeof order>;
+export type OrderLine = z.infer<typeof orderLine>;
+export type OrderStatus = Order['status'];
+
+export interface OrderRecord extends Omit<Order, 'status'> {
+  /** `paying` is internal: a pay operation holds the order while its money moves. */
+  status: OrderStatus | 'paying';
+  tenant_id: string;
+  /** Pinned at creation: what paying needs, whatever changes in between. */
+  quote: {
+    merchant_id: string;
+    ledger_id: string;
+    payer_account_id: string;
+    settlement_account_id: string;
+    revenue_account_id: string;
+    fee_rule: FeeRule;
+  };
+  /** The pay operation that holds the order while its money moves (status `paying`). */
+  claim?: string | null;
+  version: number;
+}
+
+const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk', 'entity'];
+
+/** The order's item: its keys, its listings, and the expiry index while it is open (or being paid). */
+export function orderItem(record: OrderRecord): Item {
+  const fields = Object.fromEntries(Object.entries(record).filter(([name]) => !KEY_ATTRIBUTES.includes(name)));
+  const holding = record.status === 'open' || record.status === 'paying';
+  return {
+    ...orderKeys.order(record.id),
+    ...orderKeys.indexes(record.tenant_id, record.user_id, record.id),
+    ...(holding ? orderKeys.open(record.id, record.expires_at) : {}),
+    entity: 'order',
+    ...fields,
+  };
+}
+
+/** `paying` is internal (a pay in flight): clients see the order `open` until it is paid. */
+export const toOrder = (item: Item): Order => {
+  const record = item as unknown as OrderRecord;
+  return {
+    id: record.id,
+    client_id: record.client_id,
+    user_id: record.user_id,
+    status: record.status === 'paying' ? 'open' : record.status,
+    lines: record.lines,
+    amount: record.amount,
+    currency: record.currency,
+    commission: record.commission,
+    commission_mode: record.commission_mode,
+    fee: record.fee,
+    payment_id: record.payment_id,
+    metadata: record.metadata,
+    expires_at: record.expires_at,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
+  };
+};
+
+/** Whose orders a principal sees: a shopper its own, a bound key its client's, else the tenant's. */
+export interface OrderScope {
+  tenantId: string;
+  userId?: string;
+  clientId?: string;
+}
+
+export function orderScopeOf(principal: Principal): OrderScope {
+  if (!principal.tenantId) throw new AppError('tenant_not_found', 'This credential acts for no tenant.');
+  return { tenantId: principal.tenantId, ...(principal.userId ? { userId: principal.userId } : {}), ...(principal.clientId ? { clientId: principal.clientId } : {}) };
+}
+
+const visible = (item: Item, scope: OrderScope) =>
+  item.tenant_id === scope.tenantId && (scope.userId === undefined || item.user_id === scope.userId) && (scope.clientId === undefined || item.client_id === scope.clientId);
+
+/** The order as stored, if the scope sees it. Refuses: not_found. */
+export async function orderRecord(deps: StoreDeps, scope: OrderScope, orderId: string): Promise<OrderRecord> {
+  const item = await getItem(deps, orderKeys.order(orderId));
+  if (!item || !visible(item, scope)) throw new AppError('not_found', `No order ${orderId}.`);
+  return item as unknown as OrderRecord;
+}
+
+export async function getOrder(deps: StoreDeps, scope: OrderScope, orderId: string): Promise<Order> {
+  return toOrder(await orderRecord(deps, scope, orderId) as unknown as Item);
+}
+
+/** The tenant's orders, a shopper's own, or a client's; newest first; by status. */
+export async function listOrders(deps: StoreDeps, scope: OrderScope, query: z.infer<typeof orderListQuery>): Promise<Page<Order>> {
+  const userId = scope.userId ?? query.user_id;
+  if (scope.userId !== undefined && query.user_id !== undefined && query.user_id !== scope.userId) throw new AppError('user_not_found', `No user ${query.user_id}.`);
+  const clientId = scope.clientId ?? query.client_id;
+  if (scope.clientId !== undefined && query.client_id !== undefined && query.client_id !== scope.clientId) throw new AppError('client_not_found', `No client ${query.client_id}.`);
+  const conditions: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (query.status) {
+    names['#status'] = 'status';
+    values[':status'] = query.status;
+    values[':paying'] = 'paying';
+    conditions.push(query.status === 'open' ? '(#status = :status OR #status = :paying)' : '#status = :status');
+  }
+  if (clientId) {
+    values[':client'] = clientId;
+    conditions.push('client_id = :client');
+  }
+  const page = await queryPage(deps, {
+    index: userId ? 'gsi2' : 'gsi1',
+    partition: userId ? orderKeys.userOrders(userId) : orderKeys.tenantOrders(scope.tenantId),
+    cursor: query.cursor,
+    limit: query.limit,
+    ...(conditions.length > 0 ? { filter: { expression: conditions.join(' AND '), names: Object.keys(names).length > 0 ? names : undefined, values }, scanBudget: 1_000 } : {}),
+  });
+  // A user index of another tenant's user holds nothing of this tenant.
+  return { data: page.items.filter((item) => item.tenant_id === scope.tenantId).map(toOrder), next_cursor: page.next_cursor };
+}
