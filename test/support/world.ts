@@ -55,7 +55,7 @@ export async function buildWorld(platform: Platform): Promise<World> {
   foreign.clientId = (await clientOf(platform.urls.public, otherKey)).id;
   const offering = await call(platform.urls.public, 'POST', `/v1/clients/${foreign.clientId}/offerings`, {
     token: otherKey,
-    body: { title: 'Foreign', status: 'published', variants: [{ sku: `F-${uuidv7().slice(-8)}`, amount: 100 }] },
+    body: { title: 'Foreign', status: 'published', variants: [{ sku: `F-${uuidv7().slice(-8)}`, amount: 100, inventory: { on_hand: 10 } }] },
   });
   expect(offering.status, offering.text).toBe(201);
   foreign.offeringId = offering.body.id;
