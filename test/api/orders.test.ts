@@ -237,6 +237,57 @@ describe('concurrency', () => {
   }, 120_000);
 });
 
+describe('a refund of an order\'s payment', () => {
+  it('may return the order\'s units to stock, once per order', async () => {
+    const buyer = await shopper(5_000);
+    const variant = await variantWith({ on_hand: 5 });
+    const opened = await order(buyer.token, [{ variant_id: variant.id, quantity: 2 }]);
+    const paid = await pay(buyer.token, opened.body.id);
+    expect(await inventoryOf(variant)).toMatchObject({ on_hand: 3 });
+    const refund = await api('POST', '/v1/refunds', { token: apiKey, key: uuidv7(), body: { payment_id: paid.body.payment_id, amount: 1_000, restock: true } });
+    expect(refund.status, refund.text).toBe(201);
+    expect(await inventoryOf(variant)).toMatchObject({ on_hand: 5, reserved: 0 });
+    expect((await movementsOf(variant.id))[0]).toMatchObject({ kind: 'restock', quantity: 2, on_hand_after: 5, order_id: opened.body.id });
+    expectProblem(await api('POST', '/v1/refunds', { token: apiKey, key: uuidv7(), body: { payment_id: paid.body.payment_id, amount: 500, restock: true } }), 'invalid_request');
+    // Without restock, more of the money comes back and the stock stays.
+    expect((await api('POST', '/v1/refunds', { token: apiKey, key: uuidv7(), body: { payment_id: paid.body.payment_id, amount: 500 } })).status).toBe(201);
+    expect(await inventoryOf(variant)).toMatchObject({ on_hand: 5 });
+    const merchant = await api('POST', '/v1/merchants', { token: apiKey, body: { name: 'Plain' } });
+    const plain = await api('POST', '/v1/payments', { token: apiKey, key: uuidv7(), body: { user_id: buyer.id, merchant_id: merchant.body.id, amount: 100, currency: 'USD' } });
+    expectProblem(await api('POST', '/v1/refunds', { token: apiKey, key: uuidv7(), body: { payment_id: plain.body.id, restock: true } }), 'invalid_request');
+  });
+});
+
+describe('pay and expiry racing', () => {
+  it('end the order exactly once: paid with its stock sold, or expired with its stock released and no money moved', async () => {
+    for (let round = 0; round < 4; round += 1) {
+      const buyer = await shopper(5_000);
+      const variant = await variantWith({ on_hand: 2 });
+      const opened = await order(buyer.token, [{ variant_id: variant.id, quantity: 1 }]);
+      const [paid] = await Promise.all([
+        pay(buyer.token, opened.body.id),
+        (async () => {
+          clock.advance(900_001);
+          await platform.scheduler.run('ordersExpire');
+        })(),
+      ]);
+      await platform.scheduler.run('ordersExpire');
+      const final = (await api('GET', `/v1/orders/${opened.body.id}`, { token: buyer.token })).body;
+      const balance = (await api('GET', `/v1/users/${buyer.id}/balances`, { token: apiKey })).body.available;
+      if (final.status === 'paid') {
+        expect(paid.status, paid.text).toBe(200);
+        expect(await inventoryOf(variant)).toMatchObject({ on_hand: 1, reserved: 0 });
+        expect(balance).toBe(5_000 - 1_500);
+      } else {
+        expect(final.status).toBe('expired');
+        expectProblem(paid, 'invalid_transition');
+        expect(await inventoryOf(variant)).toMatchObject({ on_hand: 2, reserved: 0 });
+        expect(balance).toBe(5_000);
+      }
+    }
+  }, 60_000);
+});
+
 describe('expiry', () => {
   it('releases an unpaid order once its hold passes, exactly once with the worker run twice at the same moment, and refuses paying it even before the sweep', async () => {
     const buyer = await shopper(5_000);

@@ -32,6 +32,8 @@ export interface OrderRecord extends Omit<Order, 'status'> {
   };
   /** The pay operation that holds the order while its money moves (status `paying`). */
   claim?: string | null;
+  /** A refund returned its units to stock. */
+  restocked?: boolean;
   version: number;
 }
 

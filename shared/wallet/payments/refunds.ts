@@ -10,6 +10,10 @@ import { defineOperation, runOperation, type SagaFaults } from '../saga';
 import { getUserRecord } from '../tenancy/users';
 import { paymentKeys } from './keys';
 import { legOf, paymentItem, transitionRefused } from './records';
+import type { TransactItem } from '../../aws/dynamodb';
+import { orderKeys } from '../orders/keys';
+import type { OrderRecord } from '../orders/records';
+import { stockStep } from '../orders/stock';
 
 /**
  * Refunds of a captured payment, several up to the captured amount: each claims its amount on the
@@ -46,6 +50,8 @@ interface RefundRequest {
   payment_id: string;
   amount: number | null;
   reason: string | null;
+  /** Return the paid order's units to stock (an order's payment only; once per order). */
+  restock?: boolean;
 }
 
 interface RefundQuote {
@@ -94,6 +100,8 @@ export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, 
     });
   const leg = legOf(quote.currency);
   return {
+    // A restock's writes are conditioned on the stock counts it read.
+    freshCommit: input.restock === true,
     post: async (ledgerKey) => {
       if (quote.refusal) throw new AppError(quote.refusal.code, quote.refusal.detail);
       await claim();
@@ -123,8 +131,10 @@ export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, 
         created_at: startedAt,
       };
       const event = outboxItem(runtime, { type: 'refund.completed', tenantId, data: { refund } });
+      const restock = input.restock ? await restockWrites(runtime, input.payment_id, operationId) : [];
       return {
         items: [
+          ...restock,
           {
             Put: {
               TableName: runtime.table,
@@ -158,9 +168,16 @@ export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, 
  * invalid_request (more than is left, also when a concurrent refund took it), insufficient_funds
  * (the merchant's settlement balance), idempotency_key_reuse, idempotency_in_flight.
  */
-export async function createRefund(runtime: WalletDeps, principal: Principal, tenantId: string, input: { payment_id: string; amount?: number; reason?: string }, options: { idempotencyKey: string; requestId: string; faults?: SagaFaults }): Promise<Outcome> {
+export async function createRefund(
+  runtime: WalletDeps,
+  principal: Principal,
+  tenantId: string,
+  input: { payment_id: string; amount?: number; reason?: string; restock?: boolean },
+  options: { idempotencyKey: string; requestId: string; faults?: SagaFaults },
+): Promise<Outcome> {
   const item = await paymentItem(runtime, tenantId, input.payment_id, principal.userId);
-  const request: RefundRequest = { payment_id: input.payment_id, amount: input.amount ?? null, reason: input.reason ?? null };
+  const request: RefundRequest = { payment_id: input.payment_id, amount: input.amount ?? null, reason: input.reason ?? null, ...(input.restock ? { restock: true } : {}) };
+  if (input.restock) await assertRestockable(runtime, item);
   const captured = Number(item.captured_amount ?? 0);
   const remaining = captured - Number(item.refund_reserved ?? 0);
   const amount = input.amount ?? remaining;
@@ -177,6 +194,39 @@ export async function createRefund(runtime: WalletDeps, principal: Principal, te
   const refusal = item.status !== 'captured' || remaining <= 0 ? transitionRefused(item, 'refunded') : amount > remaining ? refundTooLarge(remaining) : undefined;
   if (refusal) quote.refusal = { code: refusal.code as 'invalid_transition' | 'invalid_request', detail: refusal.message };
   return runOperation(runtime, { operation: REFUND_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned: quote }, options.faults);
+}
+
+/** `restock` needs an order's payment whose units were not returned yet. Refuses: invalid_request. */
+async function assertRestockable(runtime: WalletDeps, payment: Record<string, unknown>): Promise<void> {
+  const invalid = (message: string) => new AppError('invalid_request', `restock: ${message}.`, { errors: [{ field: 'restock', message }] });
+  if (typeof payment.order_id !== 'string') throw invalid('this payment is not an order\'s');
+  const order = await getItem(runtime, orderKeys.order(payment.order_id));
+  if (order?.restocked === true) throw invalid('the order\'s units were already returned to stock');
+}
+
+/**
+ * The writes that return a paid order's units to stock (restock movements) and mark it restocked,
+ * once per order: a second refund that raced this one finds it marked and restocks nothing.
+ */
+async function restockWrites(runtime: WalletDeps, paymentId: string, refundId: string): Promise<TransactItem[]> {
+  const payment = await getItem(runtime, paymentKeys.payment(paymentId));
+  if (typeof payment?.order_id !== 'string') return [];
+  const order = (await getItem(runtime, orderKeys.order(payment.order_id))) as unknown as OrderRecord | undefined;
+  if (!order || order.restocked === true) return [];
+  const actor = { kind: 'refund', id: refundId };
+  const { items } = await stockStep(runtime, actor, order, 'restock');
+  return [
+    ...items,
+    {
+      Update: {
+        TableName: runtime.table,
+        Key: orderKeys.order(order.id),
+        UpdateExpression: 'SET restocked = :true',
+        ConditionExpression: 'attribute_not_exists(restocked)',
+        ExpressionAttributeValues: { ':true': true },
+      },
+    },
+  ];
 }
 
 export async function listRefunds(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number; user_id?: string; payment_id?: string }, options: { selfOnly?: string } = {}): Promise<Page<Refund>> {

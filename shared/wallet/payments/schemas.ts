@@ -59,7 +59,15 @@ export const payment = z
 
 export const paymentListQuery = z.object({ user_id: uuid.optional(), status: z.enum(PAYMENT_STATUSES).optional(), cursor, limit: pageLimit() }).strict();
 
-export const refundCreate = z.object({ payment_id: uuid, amount: amount.optional(), reason: z.string().max(500).optional() }).strict();
+export const refundCreate = z
+  .object({
+    payment_id: uuid,
+    amount: amount.optional(),
+    reason: z.string().max(500).optional(),
+    /** An order's payment: return every unit of the order to stock (restock movements), once per order. */
+    restock: z.boolean().optional(),
+  })
+  .strict();
 
 export const refund = z
   .object({
