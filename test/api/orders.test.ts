@@ -201,6 +201,32 @@ describe('an order', () => {
   });
 });
 
+describe('listing orders', () => {
+  it('shows a shopper its own, a bound key its client\'s, and the tenant all, newest first, by status and client', async () => {
+    const [alice, bob] = [await shopper(0), await shopper(0)];
+    const variant = await variantWith({ on_hand: 10 });
+    const first = await order(alice.token, [{ variant_id: variant.id, quantity: 1 }]);
+    const second = await order(alice.token, [{ variant_id: variant.id, quantity: 1 }]);
+    const bobs = await order(bob.token, [{ variant_id: variant.id, quantity: 1 }]);
+    await cancel(alice.token, first.body.id);
+
+    const own = await api('GET', '/v1/orders', { token: alice.token });
+    expect(own.body.data.map((o: { id: string }) => o.id)).toEqual([second.body.id, first.body.id]);
+    const open = await api('GET', '/v1/orders?status=open', { token: alice.token });
+    expect(open.body.data.map((o: { id: string }) => o.id)).toEqual([second.body.id]);
+    expectProblem(await api('GET', `/v1/orders?user_id=${bob.id}`, { token: alice.token }), 'user_not_found');
+
+    const all = await api('GET', `/v1/orders?client_id=${clientId}&limit=100`, { token: apiKey });
+    expect(all.body.data.map((o: { id: string }) => o.id)).toEqual(expect.arrayContaining([first.body.id, second.body.id, bobs.body.id]));
+    const bound = await apiKeyFor(platform, tenantId, ['payments:read'], { clientId });
+    const other = await clientOf(base, apiKey);
+    expectProblem(await api('GET', `/v1/orders?client_id=${other.id}`, { token: bound }), 'client_not_found');
+    expect((await api('GET', '/v1/orders?limit=100', { token: bound })).body.data.every((o: { client_id: string }) => o.client_id === clientId)).toBe(true);
+    const otherBound = await apiKeyFor(platform, tenantId, ['payments:read'], { clientId: other.id });
+    expectProblem(await api('GET', `/v1/orders/${bobs.body.id}`, { token: otherBound }), 'not_found');
+  });
+});
+
 describe('concurrency', () => {
   it('200 concurrent orders of one unit against a stock of 10: exactly 10 open, 190 out_of_stock, 10 reserved', async () => {
     const variant = await variantWith({ on_hand: 10 });
