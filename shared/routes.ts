@@ -1,6 +1,7 @@
 import type { AnyRoute } from './http/route';
 import { catalogRoutes } from './wallet/catalog/routes';
 import { orderRoutes } from './wallet/orders/routes';
+import { subscriptionRoutes } from './wallet/subscriptions/routes';
 import { authRoutes } from './wallet/auth/routes';
 import { consoleRoutes } from './wallet/console/routes';
 import { ledgerRoutes } from './ledger/routes';
@@ -29,4 +30,5 @@ export const routes: readonly AnyRoute[] = [
   ...Object.values(paymentRoutes),
   ...Object.values(catalogRoutes),
   ...Object.values(orderRoutes),
+  ...Object.values(subscriptionRoutes),
 ];

@@ -105,6 +105,21 @@ export const workers: readonly WorkerDefinition[] = [
     callsLedger: true,
   },
   {
+    name: 'subscriptionsChargeDue',
+    handler: 'subscriptions/charge-due',
+    description: 'Charges every subscription period or dunning retry that is due, each try once (ledger keys by subscription, period and try)',
+    trigger: { kind: 'schedule', rateMinutes: 1 },
+    tables: { wallet: 'RW' },
+    callsLedger: true,
+  },
+  {
+    name: 'subscriptionsRetryOnCredit',
+    handler: 'subscriptions/retry-on-credit',
+    description: "Makes a credited payer's past-due subscriptions due now, so dunning retries within a minute of a top-up or transfer",
+    trigger: { kind: 'stream', table: 'wallet', batchSize: 25 },
+    tables: { wallet: 'RW' },
+  },
+  {
     name: 'ordersExpire',
     handler: 'orders/expire-orders',
     description: 'Expires open orders past their hold and releases their stock (order.expired once)',

@@ -15,7 +15,7 @@ import type { AnyRoute, Api } from './route';
  */
 export const DEFAULT_BULKHEAD: Record<Api, number> = {
   // The ledger serves every money path of every tenant: the widest lane.
-  ledger: 10,
+  ledger: 8,
   wallet: 8,
   auth: 8,
   console: 2,

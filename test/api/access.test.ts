@@ -82,6 +82,11 @@ const foreignRequests: Record<string, { kind: PrincipalKind; body?: unknown; que
   getOrder: { kind: 'api_key' },
   payOrder: { kind: 'api_key' },
   cancelOrder: { kind: 'api_key' },
+  subscribe: { kind: 'user_token' },
+  getSubscription: { kind: 'api_key' },
+  pauseSubscription: { kind: 'api_key' },
+  resumeSubscription: { kind: 'api_key' },
+  cancelSubscription: { kind: 'api_key', body: {} },
   // Moderation is platform staff's, across tenants.
   hideClient: 'not-tenant-scoped',
   unhideClient: 'not-tenant-scoped',

@@ -4,6 +4,7 @@ import type { PrincipalKind } from '../../shared/http/principal';
 import { PARTNER_ADMIN_SCOPES, TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { clientOf } from './catalog';
+import { fundUser } from './money';
 import { ledgerConsumer } from './consumers';
 import { apiKeyFor, idpTokenFor, staffToken, userTokenFor } from './credentials';
 import { call } from './platform';
@@ -40,6 +41,8 @@ export async function buildWorld(platform: Platform): Promise<World> {
   const user = await call(platform.urls.public, 'POST', '/v1/users', { token: full.api_key, body: { external_id: externalId } });
   expect(user.status, user.text).toBe(201);
   full.user_token = await userTokenFor(platform, full.api_key, externalId, [...TENANT_SCOPES]);
+  // A user token holding only a scope no user-facing route takes.
+  none.user_token = await userTokenFor(platform, full.api_key, externalId, ['fees:manage']);
   full.idp_user = await idpTokenFor(platform, { sub: `idp-${uuidv7()}`, tenantId });
   full.platform_staff = platformStaff;
   none.platform_staff = await staffToken(platform, { role: 'platform', scopes: [] });
@@ -68,6 +71,15 @@ export async function buildWorld(platform: Platform): Promise<World> {
   });
   expect(order.status, order.text).toBe(201);
   foreign.orderId = order.body.id;
+  const plan = await call(platform.urls.public, 'POST', `/v1/clients/${foreign.clientId}/offerings`, {
+    token: otherKey,
+    body: { kind: 'plan', title: 'Foreign plan', amount: 100, interval: 'monthly', status: 'published' },
+  });
+  await fundUser(platform, otherTenantId, shopper.body.id, 1_000);
+  const subscriberToken = await userTokenFor(platform, otherKey, shopper.body.external_id, ['subscriptions:write']);
+  const subscribed = await call(platform.urls.public, 'POST', `/v1/explore/offerings/${plan.body.id}/subscribe`, { token: subscriberToken, headers: { 'idempotency-key': uuidv7() } });
+  expect(subscribed.status, subscribed.text).toBe(201);
+  foreign.subscriptionId = subscribed.body.id;
   const otherStaff = await staffToken(platform, { role: 'tenant_staff', tenantId: otherTenantId });
   foreign.keyId = (await call(platform.urls.public, 'POST', '/v1/api_keys', { token: otherStaff, body: { env: 'sandbox', scopes: ['users:read'] } })).body.id;
   const engineer = await staffToken(platform, { role: 'vendor_support' });

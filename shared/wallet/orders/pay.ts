@@ -8,6 +8,7 @@ import type { Transaction } from '../../ledger-client/contract';
 import { LedgerRefusal } from '../../ledger-client/client';
 import { variantView } from '../catalog/records';
 import type { WalletDeps } from '../deps';
+import { splitCharge } from '../payments/fees';
 import { captureLegs, newPaymentItem, toPayment } from '../payments/records';
 import { defineOperation, runOperation, type SagaFaults } from '../saga';
 import { computeFee } from '../tenancy/fees';
@@ -34,14 +35,8 @@ interface PayRequest {
 }
 
 /** The money of an order: the pinned commission, the fee by the pinned rule. */
-export function orderAmounts(order: Pick<OrderRecord, 'amount' | 'commission' | 'commission_mode' | 'quote'>) {
-  const fee = computeFee(order.quote.fee_rule, order.amount);
-  const commission = order.commission;
-  const add = order.commission_mode === 'add';
-  const payer_debit = add ? order.amount + commission : order.amount;
-  const merchant_credit = add ? order.amount - fee : order.amount - fee - commission;
-  return { fee, commission, payer_debit, merchant_credit, revenue_credit: fee + commission };
-}
+export const orderAmounts = (order: Pick<OrderRecord, 'amount' | 'commission' | 'commission_mode' | 'quote'>) =>
+  splitCharge(order.amount, computeFee(order.quote.fee_rule, order.amount), order.commission, order.commission_mode);
 
 const refused = (order: Pick<OrderRecord, 'id' | 'status'>, why?: string) =>
   new AppError('invalid_transition', why ?? (order.status === 'paying' ? 'The order is being paid by another request.' : `A ${order.status} order cannot be paid.`));

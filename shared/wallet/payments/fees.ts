@@ -18,8 +18,11 @@ export interface CaptureAmounts {
 }
 
 export function captureAmounts(rules: { payment: FeeRule; commission: FeeRule }, mode: CommissionMode, amount: number): CaptureAmounts {
-  const fee = computeFee(rules.payment, amount);
-  const commission = computeFee(rules.commission, amount);
+  return splitCharge(amount, computeFee(rules.payment, amount), computeFee(rules.commission, amount), mode);
+}
+
+/** How a charge of `amount` splits between payer, merchant and platform, given its fee and commission. */
+export function splitCharge(amount: number, fee: number, commission: number, mode: CommissionMode): CaptureAmounts {
   const payer_debit = mode === 'add' ? amount + commission : amount;
   const merchant_credit = mode === 'add' ? amount - fee : amount - fee - commission;
   return { fee, commission, payer_debit, merchant_credit, revenue_credit: fee + commission };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { catalogImport, offering, variant } from '../catalog/schemas';
 import { order } from '../orders/schemas';
+import { subscription } from '../subscriptions/schemas';
 import { payment, refund } from '../payments/schemas';
 import { feePlan } from '../tenancy/schemas';
 import { topup } from '../topups/schemas';
@@ -51,6 +52,16 @@ export const eventPayloads = {
   'order.canceled': z.object({ order }).meta({ id: 'OrderCanceledEventData' }),
   'order.expired': z.object({ order }).meta({ id: 'OrderExpiredEventData' }),
   'inventory.low_stock': z.object({ variant }).meta({ id: 'InventoryLowStockEventData' }),
+  'subscription.charged': z
+    .object({
+      subscription,
+      charge: z.object({ subscription_id: z.string(), period: z.number().int(), amount: z.number().int(), fee: z.number().int(), commission: z.number().int(), ledger_transaction_id: z.string(), charged_at: z.string() }),
+    })
+    .meta({ id: 'SubscriptionChargedEventData' }),
+  'subscription.retry_scheduled': z.object({ subscription, reason: z.string() }).meta({ id: 'SubscriptionRetryScheduledEventData' }),
+  'subscription.paused': z.object({ subscription, reason: z.string() }).meta({ id: 'SubscriptionPausedEventData' }),
+  'subscription.resumed': z.object({ subscription }).meta({ id: 'SubscriptionResumedEventData' }),
+  'subscription.canceled': z.object({ subscription }).meta({ id: 'SubscriptionCanceledEventData' }),
 } as const satisfies Partial<Record<(typeof EVENT_TYPES)[number], z.ZodType>>;
 
 export type EmittedEventType = keyof typeof eventPayloads;

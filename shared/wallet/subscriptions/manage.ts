@@ -1,0 +1,124 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { ConditionsFailed, queryAll, transact, updateItem, isConditionalCheckFailed } from '../../aws/store';
+import { outboxItem } from '../../events/outbox';
+import { AppError } from '../../kernel/errors';
+import type { StoreDeps, WalletDeps } from '../deps';
+import { chargeDue } from './billing';
+import { subscriptionKeys } from './keys';
+import { subscriptionItem, subscriptionRecord, toSubscription, type Subscription, type SubscriptionRecord, type SubscriptionScope } from './records';
+
+/**
+ * Managing a subscription (docs/subscriptions.md): the subscriber or the tenant pauses, resumes or
+ * cancels it. Each change is conditioned on the version read (a concurrent change makes the call
+ * read again) and emits its event in the same transaction. Resume charges the current period at
+ * once (billing dates count again from then); cancel ends it now, or at the period's end.
+ */
+
+const replace = (deps: StoreDeps, after: SubscriptionRecord, before: SubscriptionRecord) => ({
+  Put: { TableName: deps.table, Item: subscriptionItem(after), ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': before.version } },
+});
+
+async function change(deps: StoreDeps, scope: SubscriptionScope, id: string, decide: (before: SubscriptionRecord, now: string) => { after: SubscriptionRecord; type?: string; data?: Record<string, unknown> } | null): Promise<SubscriptionRecord> {
+  for (let attempt = 1; ; attempt += 1) {
+    const before = await subscriptionRecord(deps, scope, id);
+    const now = deps.clock.now().toISOString();
+    const decided = decide(before, now);
+    if (!decided) return before;
+    try {
+      await transact(deps, [
+        replace(deps, decided.after, before),
+        ...(decided.type ? [outboxItem(deps, { type: decided.type, tenantId: before.tenant_id, data: { subscription: toSubscription(decided.after as never), ...decided.data } }).item] : []),
+      ]);
+      return decided.after;
+    } catch (error) {
+      if (!(error instanceof ConditionsFailed) || attempt >= 5) throw error;
+    }
+  }
+}
+
+const ended = (record: SubscriptionRecord) => new AppError('invalid_transition', `A ${record.status} subscription cannot change.`);
+
+/** Pauses an active or past-due subscription (nothing is charged while paused). Refuses: not_found, invalid_transition (canceled). */
+export async function pauseSubscription(deps: StoreDeps, scope: SubscriptionScope, id: string): Promise<Subscription> {
+  const after = await change(deps, scope, id, (before, now) => {
+    if (before.status === 'canceled') throw ended(before);
+    if (before.status === 'paused') return null;
+    return { after: { ...before, status: 'paused', pause_reason: 'requested', next_charge_at: null, updated_at: now, version: before.version + 1 }, type: 'subscription.paused', data: { reason: 'requested' } };
+  });
+  return toSubscription(after as never);
+}
+
+/**
+ * Resumes a paused subscription: the current period is charged at once and billing goes on from
+ * now. A refused charge starts dunning (past_due). Resuming an active one changes nothing.
+ * Refuses: not_found, invalid_transition (canceled).
+ */
+export async function resumeSubscription(runtime: WalletDeps, scope: SubscriptionScope, id: string): Promise<Subscription> {
+  const resumed = await change(runtime, scope, id, (before, now) => {
+    if (before.status === 'canceled') throw ended(before);
+    if (before.status !== 'paused') return null;
+    return {
+      after: { ...before, status: 'active', pause_reason: null, retry_count: 0, anchor_at: now, anchor_period: before.periods_charged, next_charge_at: now, updated_at: now, version: before.version + 1 },
+      type: 'subscription.resumed',
+    };
+  });
+  if (resumed.status === 'active' && resumed.next_charge_at !== null && resumed.next_charge_at <= runtime.clock.now().toISOString()) await chargeDue(runtime, resumed);
+  return toSubscription((await subscriptionRecord(runtime, scope, id)) as never);
+}
+
+/** Cancels now (nothing is charged after), or at the end of the paid period. Refuses: not_found, invalid_transition (already canceled). */
+export async function cancelSubscription(deps: StoreDeps, scope: SubscriptionScope, id: string, atPeriodEnd: boolean): Promise<Subscription> {
+  const after = await change(deps, scope, id, (before, now) => {
+    if (before.status === 'canceled') throw ended(before);
+    if (atPeriodEnd && before.status !== 'paused') {
+      if (before.cancel_at_period_end) return null;
+      // No event yet: subscription.canceled fires when the period ends.
+      return { after: { ...before, cancel_at_period_end: true, updated_at: now, version: before.version + 1 } };
+    }
+    return { after: { ...before, status: 'canceled', next_charge_at: null, canceled_at: now, updated_at: now, version: before.version + 1 }, type: 'subscription.canceled' };
+  });
+  return toSubscription(after as never);
+}
+
+/**
+ * When a payer's wallet is credited (topup.succeeded, transfer.completed to them), its past-due
+ * subscriptions are made due now: the billing worker (every minute) retries them within a minute
+ * instead of at their scheduled retry. A stream worker beside the outbox relay.
+ */
+export async function retryOnCredit(deps: StoreDeps, records: readonly DynamoDBRecord[]): Promise<number> {
+  let advanced = 0;
+  const now = deps.clock.now().toISOString();
+  for (const record of records) {
+    // Only new outbox events, read from the stream image attribute by attribute (DynamoDB Local
+    // hands an empty map over untyped, which a whole-image unmarshall refuses).
+    const image = record.dynamodb?.NewImage;
+    if (record.eventName !== 'INSERT' || image?.entity?.S !== 'event') continue;
+    const envelope = image.envelope?.M;
+    const type = envelope?.type?.S;
+    const data = envelope?.data?.M;
+    const payee = type === 'topup.succeeded' ? data?.topup?.M?.user_id?.S : type === 'transfer.completed' ? data?.transfer?.M?.to_user_id?.S : undefined;
+    if (typeof payee !== 'string') continue;
+    for await (const found of queryAll(deps, {
+      IndexName: 'gsi2',
+      KeyConditionExpression: 'gsi2pk = :pk',
+      FilterExpression: '#status = :past_due',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':pk': subscriptionKeys.userSubscriptions(payee), ':past_due': 'past_due' },
+    })) {
+      const due = found as unknown as SubscriptionRecord;
+      if (due.next_charge_at !== null && due.next_charge_at <= now) continue;
+      try {
+        await updateItem(deps, subscriptionKeys.subscription(due.id), {
+          expression: 'SET next_charge_at = :now, gsi3sk = :due',
+          condition: '#status = :past_due AND retry_count = :try',
+          names: { '#status': 'status' },
+          values: { ':now': now, ':due': subscriptionKeys.due(due.id, now).gsi3sk, ':past_due': 'past_due', ':try': due.retry_count },
+        });
+        advanced += 1;
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
+    }
+  }
+  return advanced;
+}

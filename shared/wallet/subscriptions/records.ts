@@ -1,0 +1,118 @@
+import type { z } from 'zod';
+import { getItem, queryPage, type Item, type Page } from '../../aws/store';
+import type { Principal } from '../../http/principal';
+import { AppError } from '../../kernel/errors';
+import type { StoreDeps } from '../deps';
+import type { CommissionMode, FeeRule } from '../tenancy/fees';
+import { subscriptionKeys } from './keys';
+import { periodStart, type Interval } from './periods';
+import type { subscription, subscriptionListQuery } from './schemas';
+
+/** Subscriptions as stored and shown, and who sees which (a subscriber its own, the tenant all). */
+
+export type Subscription = z.infer<typeof subscription>;
+
+export interface SubscriptionRecord extends Subscription {
+  tenant_id: string;
+  /** Billing dates count from here (signup, or the last resume): period n is due at anchor + (n − anchor_period) intervals. */
+  anchor_at: string;
+  anchor_period: number;
+  /** Pinned at signup: what every charge uses. */
+  quote: {
+    ledger_id: string;
+    payer_account_id: string;
+    settlement_account_id: string;
+    revenue_account_id: string;
+    fee_rule: FeeRule;
+    commission_mode: CommissionMode;
+  };
+  version: number;
+}
+
+const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk', 'entity'];
+
+export const toSubscription = (item: Item): Subscription => {
+  const r = item as unknown as SubscriptionRecord;
+  return {
+    id: r.id,
+    user_id: r.user_id,
+    merchant_id: r.merchant_id,
+    client_id: r.client_id,
+    offering_id: r.offering_id,
+    plan_name: r.plan_name,
+    amount: r.amount,
+    commission: r.commission,
+    currency: r.currency,
+    interval: r.interval,
+    status: r.status,
+    pause_reason: r.pause_reason,
+    next_charge_at: r.next_charge_at,
+    retry_count: r.retry_count,
+    periods_charged: r.periods_charged,
+    cancel_at_period_end: r.cancel_at_period_end,
+    metadata: r.metadata,
+    canceled_at: r.canceled_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+};
+
+/** The item: its keys, its listings, and the due index while a charge is due. */
+export function subscriptionItem(record: SubscriptionRecord): Item {
+  const fields = Object.fromEntries(Object.entries(record).filter(([name]) => !KEY_ATTRIBUTES.includes(name)));
+  const due = (record.status === 'active' || record.status === 'past_due') && record.next_charge_at !== null;
+  return {
+    ...subscriptionKeys.subscription(record.id),
+    ...subscriptionKeys.indexes(record.tenant_id, record.user_id, record.id),
+    ...(due ? subscriptionKeys.due(record.id, record.next_charge_at!) : {}),
+    entity: 'subscription',
+    ...fields,
+  };
+}
+
+/** When period `n` is due. */
+export const dueAt = (record: Pick<SubscriptionRecord, 'anchor_at' | 'anchor_period' | 'interval'>, n: number): string =>
+  periodStart(record.anchor_at, record.interval as Interval, n - record.anchor_period);
+
+export interface SubscriptionScope {
+  tenantId: string;
+  userId?: string;
+}
+
+export function subscriptionScopeOf(principal: Principal): SubscriptionScope {
+  if (!principal.tenantId) throw new AppError('tenant_not_found', 'This credential acts for no tenant.');
+  return { tenantId: principal.tenantId, ...(principal.userId ? { userId: principal.userId } : {}) };
+}
+
+/** Refuses: not_found (absent, another tenant's, or another subscriber's). */
+export async function subscriptionRecord(deps: StoreDeps, scope: SubscriptionScope, id: string): Promise<SubscriptionRecord> {
+  const item = await getItem(deps, subscriptionKeys.subscription(id));
+  if (!item || item.tenant_id !== scope.tenantId || (scope.userId !== undefined && item.user_id !== scope.userId)) throw new AppError('not_found', `No subscription ${id}.`);
+  return item as unknown as SubscriptionRecord;
+}
+
+/** The tenant's subscriptions (or a subscriber's own), newest first, by user, merchant and status. */
+export async function listSubscriptions(deps: StoreDeps, scope: SubscriptionScope, query: z.infer<typeof subscriptionListQuery>): Promise<Page<Subscription>> {
+  if (scope.userId !== undefined && query.user_id !== undefined && query.user_id !== scope.userId) throw new AppError('user_not_found', `No user ${query.user_id}.`);
+  const userId = scope.userId ?? query.user_id;
+  const conditions: string[] = [];
+  const values: Record<string, unknown> = {};
+  const names: Record<string, string> = {};
+  if (query.status) {
+    conditions.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = query.status;
+  }
+  if (query.merchant_id) {
+    conditions.push('merchant_id = :merchant');
+    values[':merchant'] = query.merchant_id;
+  }
+  const page = await queryPage(deps, {
+    index: userId ? 'gsi2' : 'gsi1',
+    partition: userId ? subscriptionKeys.userSubscriptions(userId) : subscriptionKeys.tenantSubscriptions(scope.tenantId),
+    cursor: query.cursor,
+    limit: query.limit,
+    ...(conditions.length > 0 ? { filter: { expression: conditions.join(' AND '), values, ...(Object.keys(names).length ? { names } : {}) }, scanBudget: 1_000 } : {}),
+  });
+  return { data: page.items.filter((item) => item.tenant_id === scope.tenantId).map(toSubscription), next_cursor: page.next_cursor };
+}

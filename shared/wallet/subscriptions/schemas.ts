@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { INTERVALS } from '../catalog/schemas';
+
+/** Request and response shapes of subscriptions (spec part 2, docs/subscriptions.md). */
+
+export const SUBSCRIPTION_STATUSES = ['active', 'past_due', 'paused', 'canceled'] as const;
+
+export const subscription = z
+  .object({
+    id: uuid,
+    user_id: uuid,
+    merchant_id: uuid,
+    client_id: uuid,
+    offering_id: uuid,
+    plan_name: z.string(),
+    /** Per period, fixed at signup: a price change of the plan does not change it. */
+    amount: z.number().int(),
+    /** The marketplace commission per charge, fixed at signup from the offering's (or client's) commission_bps. */
+    commission: z.number().int(),
+    currency: z.string(),
+    interval: z.enum(INTERVALS),
+    /** active; past_due while dunning retries; paused (pause_reason says why); canceled. */
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    pause_reason: z.enum(['requested', 'dunning_exhausted', 'account_frozen', 'account_closed']).nullable(),
+    /** When the next charge (or dunning retry) is due; null when paused or canceled. */
+    next_charge_at: timestamp.nullable(),
+    /** Failed tries of the current period's charge. */
+    retry_count: z.number().int(),
+    /** Periods charged so far. */
+    periods_charged: z.number().int(),
+    /** With cancel at_period_end: the subscription ends instead of charging at next_charge_at. */
+    cancel_at_period_end: z.boolean(),
+    metadata: z.record(z.string(), z.string()),
+    canceled_at: timestamp.nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Subscription' });
+
+export const subscriptionListQuery = z
+  .object({ user_id: uuid.optional(), merchant_id: uuid.optional(), status: z.enum(SUBSCRIPTION_STATUSES).optional(), cursor, limit: pageLimit() })
+  .strict();
+
+export const cancelBody = z
+  .object({ at_period_end: z.boolean().default(false) })
+  .strict()
+  .optional()
+  .transform((body) => body ?? { at_period_end: false });

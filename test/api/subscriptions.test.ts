@@ -1,0 +1,218 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import type { Platform } from '../../local/platform';
+import { ManualClock, systemClock } from '../../shared/kernel/clock';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { LedgerClient } from '../../shared/ledger-client/client';
+import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
+import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
+import { getUserRecord } from '../../shared/wallet/tenancy/users';
+import { clientOf } from '../support/catalog';
+import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
+import { apiClient, expectProblem } from '../support/http';
+import { startTestPlatform } from '../support/platform';
+
+/**
+ * Subscriptions over HTTP on a clock the test moves: subscribe from Explore with a consumer token
+ * (the first period charged at once), later periods charged by the scheduled worker exactly once
+ * even when it runs twice at once, dunning to paused, a retry within a minute of the payer being
+ * credited, pause, resume and cancel.
+ */
+
+const DAY = 86_400_000;
+const clock = new ManualClock(new Date('2026-01-31T10:00:00.000Z'));
+let platform: Platform;
+let base: string;
+const api = apiClient(() => base);
+let raw: DynamoDBClient;
+let documents: DynamoDBDocumentClient;
+let ledger: LedgerClient;
+let tenantId: string;
+let apiKey: string;
+let clientId: string;
+let plan: string;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ clock });
+  base = platform.urls.public;
+  raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  documents = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+  const platformStaff = await staffToken(platform, { role: 'platform' });
+  tenantId = (await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Subscriptions', currency: 'USD' } })).body.id;
+  apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
+  expect((await api('PUT', '/v1/fee_plan', { token: apiKey, body: { subscription: { bps: 200, flat: 0, min_fee: 0 }, commission: { bps: 500, flat: 0, min_fee: 0 } } })).status).toBe(200);
+  clientId = (await clientOf(base, apiKey)).id;
+  plan = await offering({ kind: 'plan', title: 'Weekly box', amount: 1_000, interval: 'weekly', status: 'published' });
+}, 120_000);
+
+afterAll(async () => {
+  raw?.destroy();
+  await platform?.stop();
+});
+
+const deps = () => ({ client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 });
+
+async function offering(body: Record<string, unknown>, client = clientId) {
+  const created = await api('POST', `/v1/clients/${client}/offerings`, { token: apiKey, body });
+  expect(created.status, created.text).toBe(201);
+  return created.body.id as string;
+}
+
+async function fund(userId: string, amount: number) {
+  const tenant = await getTenantRecord(deps(), tenantId);
+  const cash = (await getUserRecord(deps(), tenantId, userId)).cash_account_id;
+  await ledger.post(tenant.ledger_id, { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount, commodity: 'USD' }, { account_id: cash, direction: 'credit', amount, commodity: 'USD' }] }, uuidv7());
+}
+
+async function subscriber(funds: number) {
+  const externalId = `sub-${uuidv7()}`;
+  const user = await api('POST', '/v1/users', { token: apiKey, body: { external_id: externalId } });
+  if (funds > 0) await fund(user.body.id, funds);
+  return { id: user.body.id as string, externalId, token: await userTokenFor(platform, apiKey, externalId, ['subscriptions:read', 'subscriptions:write', 'balances:read', 'transfers:write']) };
+}
+
+const subscribe = (token: string, offeringId = plan, key = uuidv7()) => api('POST', `/v1/explore/offerings/${offeringId}/subscribe`, { token, key });
+const read = async (id: string) => (await api('GET', `/v1/subscriptions/${id}`, { token: apiKey })).body;
+const available = async (userId: string) => (await api('GET', `/v1/users/${userId}/balances`, { token: apiKey })).body.available as number;
+const bill = () => platform.scheduler.run('subscriptionsChargeDue');
+const eventsFor = async (id: string, type: string) =>
+  (await api('GET', `/v1/webhook_events?limit=100`, { token: apiKey })).body.data.filter((e: { type: string; data: { subscription?: { id: string } } }) => e.type === type && e.data.subscription?.id === id);
+
+describe('subscribing', () => {
+  it('charges the first period at once with the fee and the commission fixed at signup, and answers a retry byte for byte', async () => {
+    const payer = await subscriber(5_000);
+    const key = uuidv7();
+    const first = await subscribe(payer.token, plan, key);
+    expect(first.status, first.text).toBe(201);
+    expect(first.body).toMatchObject({ status: 'active', user_id: payer.id, client_id: clientId, offering_id: plan, plan_name: 'Weekly box', amount: 1_000, commission: 50, interval: 'weekly', periods_charged: 1, retry_count: 0 });
+    expect(new Date(first.body.next_charge_at).getTime() - clock.now().getTime()).toBe(7 * DAY);
+    expect(await available(payer.id)).toBe(4_000);
+    expect(await eventsFor(first.body.id, 'subscription.charged')).toHaveLength(1);
+
+    const replay = await subscribe(payer.token, plan, key);
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const other = await offering({ kind: 'plan', title: 'Monthly', amount: 500, interval: 'monthly', status: 'published' });
+    expectProblem(await subscribe(payer.token, other, key), 'idempotency_key_reuse');
+    expectProblem(await subscribe(payer.token, plan, 'k'.repeat(201)), 'invalid_request');
+    expect(await available(payer.id)).toBe(4_000);
+
+    const own = await api('GET', '/v1/subscriptions', { token: payer.token });
+    expect(own.body.data.map((s: { id: string }) => s.id)).toEqual([first.body.id]);
+    const byUser = await api('GET', `/v1/subscriptions?user_id=${payer.id}&status=active`, { token: apiKey });
+    expect(byUser.body.data.map((s: { id: string }) => s.id)).toEqual([first.body.id]);
+  });
+
+  it('refuses what is not a subscription: an API key, an item, a draft or a hidden client\'s plan, a payer without the money', async () => {
+    const payer = await subscriber(500);
+    expectProblem(await subscribe(apiKey), 'consumer_token_required');
+    expectProblem(await subscribe(payer.token, await offering({ title: 'Mug', status: 'published', variants: [{ sku: `M-${uuidv7().slice(-8)}`, amount: 5 }] })), 'not_a_plan');
+    expectProblem(await subscribe(payer.token, await offering({ kind: 'plan', title: 'Draft', amount: 5, interval: 'weekly' })), 'offering_not_found');
+    const hidden = await clientOf(base, apiKey);
+    const hiddenPlan = await offering({ kind: 'plan', title: 'Hidden', amount: 5, interval: 'weekly', status: 'published' }, hidden.id);
+    await api('POST', `/v1/platform/clients/${hidden.id}/hide`, { token: await staffToken(platform, { role: 'platform' }) });
+    expectProblem(await subscribe(payer.token, hiddenPlan), 'offering_not_found');
+    // The first charge refused: nothing is created.
+    expectProblem(await subscribe(payer.token), 'insufficient_funds');
+    expect((await api('GET', '/v1/subscriptions', { token: payer.token })).body.data).toEqual([]);
+  });
+});
+
+describe('billing', () => {
+  it('charges each later period once, even with the worker running twice at once, at the price fixed at signup', async () => {
+    const payer = await subscriber(10_000);
+    const own = await offering({ kind: 'plan', title: 'Weekly box', amount: 1_000, interval: 'weekly', status: 'published' });
+    const subscription = (await subscribe(payer.token, own)).body;
+    await api('PATCH', `/v1/clients/${clientId}/offerings/${own}`, { token: apiKey, body: { amount: 9_999 } });
+    for (let period = 2; period <= 3; period += 1) {
+      clock.advance(7 * DAY);
+      await Promise.all([bill(), bill()]);
+      await bill();
+      expect(await read(subscription.id)).toMatchObject({ periods_charged: period, status: 'active', amount: 1_000 });
+    }
+    expect(await available(payer.id)).toBe(7_000);
+    expect(await eventsFor(subscription.id, 'subscription.charged')).toHaveLength(3);
+    const tenant = await getTenantRecord(deps(), tenantId);
+    const charges = (await ledger.listTransactions(tenant.ledger_id, { limit: 100 })).data.filter((t) => t.type === 'subscription' && t.metadata.subscription_id === subscription.id);
+    expect(charges.map((t) => t.metadata.period).sort()).toEqual(['0', '1', '2']);
+  });
+
+  it('retries a refused charge on the dunning schedule, then pauses it', async () => {
+    const payer = await subscriber(1_000);
+    const subscription = (await subscribe(payer.token)).body;
+    clock.advance(7 * DAY);
+    await bill();
+    expect(await read(subscription.id)).toMatchObject({ status: 'past_due', retry_count: 1, periods_charged: 1 });
+    for (const [days, tries] of [[1, 2], [2, 3]] as const) {
+      clock.advance(days * DAY);
+      await bill();
+      expect(await read(subscription.id)).toMatchObject({ status: 'past_due', retry_count: tries });
+    }
+    clock.advance(4 * DAY);
+    await bill();
+    expect(await read(subscription.id)).toMatchObject({ status: 'paused', pause_reason: 'dunning_exhausted', next_charge_at: null });
+    expect(await eventsFor(subscription.id, 'subscription.retry_scheduled')).toHaveLength(3);
+    expect(await eventsFor(subscription.id, 'subscription.paused')).toHaveLength(1);
+    clock.advance(30 * DAY);
+    await bill();
+    expect((await read(subscription.id)).periods_charged).toBe(1);
+  });
+
+  it('retries within a minute of the payer being credited, not at the scheduled retry', async () => {
+    const payer = await subscriber(1_000);
+    const friend = await subscriber(5_000);
+    const subscription = (await subscribe(payer.token)).body;
+    clock.advance(7 * DAY);
+    await bill();
+    expect((await read(subscription.id)).status).toBe('past_due');
+    // User tokens live 15 minutes and the clock moved a week: the tenant's key sends.
+    const sent = await api('POST', '/v1/transfers', { token: apiKey, key: uuidv7(), body: { from_user_id: friend.id, to_user_id: payer.id, amount: 2_000 } });
+    expect(sent.status, sent.text).toBe(201);
+    await platform.streams!.settle();
+    clock.advance(60_000);
+    await bill();
+    expect(await read(subscription.id)).toMatchObject({ status: 'active', retry_count: 0, periods_charged: 2 });
+    expect(await available(payer.id)).toBe(1_000);
+  });
+});
+
+describe('managing', () => {
+  it('pauses (nothing charged), resumes (the current period charged at once, billing from then) and cancels (nothing after)', async () => {
+    const payer = await subscriber(10_000);
+    const subscription = (await subscribe(payer.token)).body;
+    const paused = await api('POST', `/v1/subscriptions/${subscription.id}/pause`, { token: payer.token });
+    expect(paused.body).toMatchObject({ status: 'paused', pause_reason: 'requested', next_charge_at: null });
+    clock.advance(14 * DAY);
+    await bill();
+    expect((await read(subscription.id)).periods_charged).toBe(1);
+
+    const resumed = await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey });
+    expect(resumed.body).toMatchObject({ status: 'active', periods_charged: 2 });
+    expect(new Date(resumed.body.next_charge_at).getTime() - clock.now().getTime()).toBe(7 * DAY);
+    expect(await eventsFor(subscription.id, 'subscription.resumed')).toHaveLength(1);
+
+    const canceled = await api('POST', `/v1/subscriptions/${subscription.id}/cancel`, { token: apiKey, body: {} });
+    expect(canceled.body).toMatchObject({ status: 'canceled', next_charge_at: null });
+    clock.advance(7 * DAY);
+    await bill();
+    expect((await read(subscription.id)).periods_charged).toBe(2);
+    expectProblem(await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey }), 'invalid_transition');
+    expect(await eventsFor(subscription.id, 'subscription.canceled')).toHaveLength(1);
+  });
+
+  it('cancels at the period\'s end: the paid period runs out and nothing more is charged', async () => {
+    const payer = await subscriber(10_000);
+    const subscription = (await subscribe(payer.token)).body;
+    const scheduled = await api('POST', `/v1/subscriptions/${subscription.id}/cancel`, { token: payer.token, body: { at_period_end: true } });
+    expect(scheduled.body).toMatchObject({ status: 'active', cancel_at_period_end: true });
+    clock.advance(7 * DAY);
+    await bill();
+    expect(await read(subscription.id)).toMatchObject({ status: 'canceled', periods_charged: 1 });
+    expect(await available(payer.id)).toBe(9_000);
+    const stranger = await subscriber(0);
+    expectProblem(await api('GET', `/v1/subscriptions/${subscription.id}`, { token: stranger.token }), 'not_found');
+  });
+});
