@@ -15,7 +15,7 @@ import { dynamoQueueJournal } from './drivers/queue-journal';
 import { LocalScheduler, type ScheduleHandler } from './drivers/schedule';
 import { StreamDriver, type StreamHandler } from './drivers/stream';
 import { loadHandler, startGateway, type LambdaHandler, type LocalGateway } from './gateway';
-import { assertPortFree, freePort } from './ports';
+import { assertPortFree, reservePort } from './ports';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer';
 import { ensureTables, type LocalTable } from './tables';
 import type { TableKey } from '../shared/tables';
@@ -93,12 +93,18 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   };
 
   const ports = {} as Record<GatewayName, number>;
+  const reserved = new Map<GatewayName, () => Promise<void>>();
   for (const name of Object.keys(gateways) as GatewayName[]) {
     const port = options.ports?.[name] ?? Number(process.env[gateways[name].localPortEnv] ?? gateways[name].localPort);
     // Fail on a taken port before the JVM starts, with one clear line. A port of 0 is resolved
     // now, so every URL is known before any handler reads its configuration.
     if (port !== 0) await assertPortFree(port, `the ${gateways[name].description}`);
-    ports[name] = port === 0 ? await freePort() : port;
+    if (port === 0) {
+      const reservation = await reservePort();
+      reserved.set(name, reservation.release);
+      stack.push(reservation.release);
+      ports[name] = reservation.port;
+    } else ports[name] = port;
   }
   const urls = Object.fromEntries((Object.keys(ports) as GatewayName[]).map((name) => [name, `http://127.0.0.1:${ports[name]}`])) as Record<GatewayName, string>;
 
@@ -217,6 +223,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     stack.push(() => scheduler.stop());
 
     for (const name of Object.keys(gateways) as GatewayName[]) {
+      // The reserved port is let go just before the gateway listens on it.
+      await reserved.get(name)?.();
       const gateway: LocalGateway = await startGateway({
         gateway: name,
         routes: options.routes,

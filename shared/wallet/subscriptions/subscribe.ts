@@ -9,7 +9,7 @@ import type { OfferingRecord } from '../catalog/records';
 import type { WalletDeps } from '../deps';
 import { merchantItem } from '../payments/merchants';
 import { captureLegs } from '../payments/records';
-import { defineOperation, runOperation } from '../saga';
+import { defineOperation, runOperation, type SagaFaults } from '../saga';
 import { computeFee } from '../tenancy/fees';
 import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
@@ -55,7 +55,7 @@ export const SUBSCRIPTION_CREATE = defineOperation('subscription.create', async 
  * inactive), not_a_plan, insufficient_funds and the ledger's other refusals of the first charge,
  * idempotency_key_reuse, idempotency_in_flight.
  */
-export async function subscribe(runtime: WalletDeps, principal: Principal, offeringId: string, options: { idempotencyKey: string; requestId: string }): Promise<Outcome> {
+export async function subscribe(runtime: WalletDeps, principal: Principal, offeringId: string, options: { idempotencyKey: string; requestId: string; faults?: SagaFaults }): Promise<Outcome> {
   const tenantId = principal.tenantId!;
   const userId = principal.userId!;
   const offering = (await getItem(runtime, catalogKeys.offering(offeringId))) as unknown as OfferingRecord | undefined;
@@ -95,5 +95,5 @@ export async function subscribe(runtime: WalletDeps, principal: Principal, offer
     },
   };
   if (chargeOf(subscription).merchant_credit < 0) throw new AppError('invalid_request', 'The fee and commission exceed the plan\'s amount.');
-  return runOperation(runtime, { operation: SUBSCRIPTION_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request: { offering_id: offeringId }, pinned: subscription, principal, requestId: options.requestId });
+  return runOperation(runtime, { operation: SUBSCRIPTION_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request: { offering_id: offeringId }, pinned: subscription, principal, requestId: options.requestId }, options.faults);
 }

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '../../shared/http/principal';
+import { ManualClock } from '../../shared/kernel/clock';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { changeClient, createClient, readClient } from '../../shared/wallet/catalog/clients';
+import { createOffering } from '../../shared/wallet/catalog/offerings';
+import type { WalletDeps } from '../../shared/wallet/deps';
+import { createMerchant } from '../../shared/wallet/payments/merchants';
+import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/saga';
+import { chargeDueSubscriptions } from '../../shared/wallet/subscriptions/billing';
+import { cancelSubscription } from '../../shared/wallet/subscriptions/manage';
+import { subscriptionRecord } from '../../shared/wallet/subscriptions/records';
+import { subscribe } from '../../shared/wallet/subscriptions/subscribe';
+import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
+import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+
+/**
+ * Crash safety of subscription charges on DynamoDB Local and the real ledger: the process dies
+ * after the ledger posted a charge and before the subscription recorded it. The first period's
+ * saga is finished by the sweeper; a later period by the next billing run, under the same ledger
+ * key. Either way: one posting, one charge, one event.
+ */
+
+let f: TenancyFixture;
+let clock: ManualClock;
+let runtime: WalletDeps;
+
+beforeAll(async () => {
+  f = await tenancyFixture();
+  clock = new ManualClock(new Date('2026-03-01T09:00:00.000Z'));
+  runtime = { ...f.deps, clock, signer: () => Promise.reject(new Error('no signer in these tests')), ledger: () => f.ledger };
+});
+afterAll(() => f?.stop());
+
+const crash = {
+  afterLedger: () => {
+    throw new Error('crashed after the ledger');
+  },
+};
+
+async function world() {
+  const tenant = await f.tenant();
+  const payer = await f.user(tenant.id);
+  await f.ledger.post(
+    tenant.ledger_id,
+    { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount: 10_000, commodity: 'USD' }, { account_id: payer.cash_account_id, direction: 'credit', amount: 10_000, commodity: 'USD' }] },
+    uuidv7(),
+  );
+  const operator: Principal = { kind: 'api_key', id: `key-${uuidv7()}`, tenantId: tenant.id, scopes: new Set(['clients:manage']) };
+  const merchant = await createMerchant(runtime, tenant.id, { name: 'Box' });
+  const created = await createClient(runtime, operator, tenant.id, { merchant_id: merchant.id, org_alias: `box-${uuidv7().slice(-10)}`, display_name: 'Box', category: 'food' }, uuidv7());
+  await changeClient(runtime, operator, { tenantId: tenant.id }, created.id, 'approve', uuidv7());
+  const plan = await createOffering(runtime, operator, await readClient(runtime, tenant.id, created.id), { kind: 'plan', title: 'Box', amount: 700, interval: 'monthly', status: 'published' });
+  const consumer: Principal = { kind: 'user_token', id: payer.id, userId: payer.id, tenantId: tenant.id, scopes: new Set(['subscriptions:write']) };
+  return { tenant, payer, plan, consumer };
+}
+
+const postings = async (tenant: TenantRecord, subscriptionId: string) =>
+  (await f.ledger.listTransactions(tenant.ledger_id, { limit: 100 })).data.filter((t) => t.type === 'subscription' && t.metadata.subscription_id === subscriptionId);
+
+describe('a crash between a charge\'s posting and the subscription\'s commit', () => {
+  it('at signup: the sweeper finishes the saga, one posting and one charged period', async () => {
+    const w = await world();
+    const key = { idempotencyKey: uuidv7(), requestId: uuidv7() };
+    await expect(subscribe(runtime, w.consumer, w.plan.id, { ...key, faults: crash })).rejects.toThrow('crashed after the ledger');
+    clock.advance(SWEEP_AFTER_MS + 1_000);
+    expect(await sweepOperations(runtime)).toBeGreaterThanOrEqual(1);
+    const replay = await subscribe(runtime, w.consumer, w.plan.id, key);
+    expect(replay.replayed).toBe(true);
+    const id = JSON.parse(replay.body).id as string;
+    expect(await postings(w.tenant, id)).toHaveLength(1);
+    expect((await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id)).periods_charged).toBe(1);
+    // Out of the way of the next test's billing runs (they share the table).
+    await cancelSubscription(runtime, { tenantId: w.tenant.id }, id, false);
+  });
+
+  it('in a billing run: the next run posts under the same key and commits once', async () => {
+    const w = await world();
+    const created = await subscribe(runtime, w.consumer, w.plan.id, { idempotencyKey: uuidv7(), requestId: uuidv7() });
+    const id = JSON.parse(created.body).id as string;
+    clock.advance(31 * 86_400_000);
+    await expect(chargeDueSubscriptions(runtime, crash)).rejects.toThrow('crashed after the ledger');
+    expect(await postings(w.tenant, id)).toHaveLength(2);
+    expect((await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id)).periods_charged).toBe(1);
+    const counts = await chargeDueSubscriptions(runtime);
+    expect(counts.charged).toBe(1);
+    expect(await postings(w.tenant, id)).toHaveLength(2);
+    expect((await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id)).periods_charged).toBe(2);
+    expect(await chargeDueSubscriptions(runtime)).toMatchObject({ charged: 0 });
+  });
+});
