@@ -22,7 +22,8 @@ import { startTestPlatform } from '../support/platform';
  */
 
 const DAY = 86_400_000;
-const clock = new ManualClock(new Date('2026-01-31T10:00:00.000Z'));
+// Near real time: the sandbox top-up processor signs its confirmations with the real clock.
+const clock = new ManualClock(new Date());
 let platform: Platform;
 let base: string;
 const api = apiClient(() => base);
@@ -118,6 +119,31 @@ describe('subscribing', () => {
     // The first charge refused: nothing is created.
     expectProblem(await subscribe(payer.token), 'insufficient_funds');
     expect((await api('GET', '/v1/subscriptions', { token: payer.token })).body.data).toEqual([]);
+  });
+});
+
+describe('a top-up to a past-due payer', () => {
+  it('gets the subscription retried within a minute', async () => {
+    const payer = await subscriber(1_000);
+    const subscription = (await subscribe(payer.token)).body;
+    // Past due without moving the clock far from real time: resuming charges at once, and fails.
+    await api('POST', `/v1/subscriptions/${subscription.id}/pause`, { token: apiKey });
+    await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey });
+    expect(await read(subscription.id)).toMatchObject({ status: 'past_due', retry_count: 1 });
+    const topup = await api('POST', '/v1/topups', { token: apiKey, key: uuidv7(), body: { user_id: payer.id, amount: 3_000, currency: 'USD', sandbox_outcome: 'succeed' } });
+    expect(topup.status, topup.text).toBe(201);
+    // The sandbox processor confirms after a queue delay, through the signed inbound webhook.
+    clock.advance(2_000);
+    for (let i = 0; i < 50 && (await available(payer.id)) !== 3_000; i += 1) {
+      await platform.queues.drain();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await available(payer.id)).toBe(3_000);
+    await platform.streams!.settle();
+    clock.advance(60_000);
+    await bill();
+    expect(await read(subscription.id)).toMatchObject({ status: 'active', retry_count: 0, periods_charged: 2 });
+    expect(await available(payer.id)).toBe(2_000);
   });
 });
 
