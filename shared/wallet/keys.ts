@@ -1,3 +1,13 @@
+import { keyAttributes, walletTable } from '../tables';
+
+const STORED_KEYS = new Set([...keyAttributes(walletTable).map((attribute) => attribute.name), 'entity']);
+
+/**
+ * A record's own fields, without the table and index keys it was read with: what a service
+ * rewrites under the keys its new state calls for (an index key a state no longer has goes).
+ */
+export const recordFields = (record: object): Record<string, unknown> => Object.fromEntries(Object.entries(record).filter(([name]) => !STORED_KEYS.has(name)));
+
 /**
  * Every WalletTable key is built here (entity chart: docs/data-model.md). Each entity that takes
  * writes has a partition of its own; per-tenant listings go through GSIs.

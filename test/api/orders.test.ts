@@ -1,18 +1,13 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
-import { ManualClock, systemClock } from '../../shared/kernel/clock';
+import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
-import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
-import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { startReceiver, until, type Receiver } from '../integration/webhooks-receiver';
 import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
+import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
 
 /**
@@ -25,9 +20,6 @@ const clock = new ManualClock(new Date());
 let platform: Platform;
 let base: string;
 const api = apiClient(() => base);
-let raw: DynamoDBClient;
-let documents: DynamoDBDocumentClient;
-let ledger: LedgerClient;
 let receiver: Receiver;
 let tenantId: string;
 let apiKey: string;
@@ -37,9 +29,6 @@ beforeAll(async () => {
   receiver = await startReceiver();
   platform = await startTestPlatform({ clock });
   base = platform.urls.public;
-  raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  documents = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
-  ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
   const platformStaff = await staffToken(platform, { role: 'platform' });
   const tenant = await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Orders', currency: 'USD' } });
   tenantId = tenant.body.id;
@@ -50,22 +39,15 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  raw?.destroy();
   await platform?.stop();
   await receiver?.close();
 });
-
-const deps = () => ({ client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 });
 
 async function shopper(funds: number) {
   const externalId = `shopper-${uuidv7()}`;
   const user = await api('POST', '/v1/users', { token: apiKey, body: { external_id: externalId } });
   expect(user.status, user.text).toBe(201);
-  if (funds > 0) {
-    const tenant = await getTenantRecord(deps(), tenantId);
-    const cash = (await getUserRecord(deps(), tenantId, user.body.id)).cash_account_id;
-    await ledger.post(tenant.ledger_id, { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount: funds, commodity: 'USD' }, { account_id: cash, direction: 'credit', amount: funds, commodity: 'USD' }] }, uuidv7());
-  }
+  if (funds > 0) await fundUser(platform, tenantId, user.body.id, funds);
   return { id: user.body.id as string, token: await userTokenFor(platform, apiKey, externalId, ['payments:read', 'payments:write', 'balances:read']) };
 }
 
@@ -171,9 +153,7 @@ describe('an order', () => {
     expectProblem(await pay(buyer.token, opened.body.id), 'insufficient_funds');
     expect((await api('GET', `/v1/orders/${opened.body.id}`, { token: buyer.token })).body.status).toBe('open');
     expect(await inventoryOf(variant)).toMatchObject({ reserved: 1 });
-    const tenant = await getTenantRecord(deps(), tenantId);
-    const cash = (await getUserRecord(deps(), tenantId, buyer.id)).cash_account_id;
-    await ledger.post(tenant.ledger_id, { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount: 1_000, commodity: 'USD' }, { account_id: cash, direction: 'credit', amount: 1_000, commodity: 'USD' }] }, uuidv7());
+    await fundUser(platform, tenantId, buyer.id, 1_000);
     expect((await pay(buyer.token, opened.body.id)).status).toBe(200);
   });
 

@@ -8,10 +8,10 @@ import { uuidv7 } from '../../shared/kernel/ids';
 import { LedgerClient } from '../../shared/ledger-client/client';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
-import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
+import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
 
 /**
@@ -54,19 +54,14 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-const deps = () => ({ client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 });
-
 async function offering(body: Record<string, unknown>, client = clientId) {
   const created = await api('POST', `/v1/clients/${client}/offerings`, { token: apiKey, body });
   expect(created.status, created.text).toBe(201);
   return created.body.id as string;
 }
 
-async function fund(userId: string, amount: number) {
-  const tenant = await getTenantRecord(deps(), tenantId);
-  const cash = (await getUserRecord(deps(), tenantId, userId)).cash_account_id;
-  await ledger.post(tenant.ledger_id, { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount, commodity: 'USD' }, { account_id: cash, direction: 'credit', amount, commodity: 'USD' }] }, uuidv7());
-}
+const deps = () => ({ client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 });
+const fund = (userId: string, amount: number) => fundUser(platform, tenantId, userId, amount);
 
 async function subscriber(funds: number) {
   const externalId = `sub-${uuidv7()}`;

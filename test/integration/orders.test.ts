@@ -18,10 +18,10 @@ import { createOrder } from '../../shared/wallet/orders/create';
 import { payOrder } from '../../shared/wallet/orders/pay';
 import { getOrder } from '../../shared/wallet/orders/records';
 import { createMerchant } from '../../shared/wallet/payments/merchants';
-import { SWEEP_AFTER_MS, sweepOperations, type SagaFaults } from '../../shared/wallet/saga';
+import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/saga';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import type { UserRecord } from '../../shared/wallet/tenancy/users';
-import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { crashAfterLedger, tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 
 /**
  * Orders through their services on DynamoDB Local and the real ledger: the pay saga survives a
@@ -37,15 +37,11 @@ let runtime: WalletDeps;
 beforeAll(async () => {
   f = await tenancyFixture();
   clock = new ManualClock(new Date());
-  runtime = { ...f.deps, clock, signer: () => Promise.reject(new Error('no signer in these tests')), ledger: () => f.ledger };
+  runtime = f.walletRuntime(clock);
 });
 afterAll(() => f?.stop());
 
-const crash: SagaFaults = {
-  afterLedger: () => {
-    throw new Error('crashed after the ledger');
-  },
-};
+const crash = crashAfterLedger;
 const operator = (tenantId: string): Principal => ({ kind: 'api_key', id: `key-${uuidv7()}`, tenantId, scopes: new Set(['payments:write', 'clients:manage', 'merchants:write']) });
 const ids = () => ({ idempotencyKey: uuidv7(), requestId: uuidv7() });
 const body = <T>(outcome: Outcome) => JSON.parse(outcome.body) as T;

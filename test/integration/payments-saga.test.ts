@@ -9,10 +9,10 @@ import { resolvePayment } from '../../shared/wallet/payments/capture';
 import { createMerchant } from '../../shared/wallet/payments/merchants';
 import { createPayment } from '../../shared/wallet/payments/payments';
 import { createRefund } from '../../shared/wallet/payments/refunds';
-import { SWEEP_AFTER_MS, sweepOperations, type SagaFaults } from '../../shared/wallet/saga';
+import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/saga';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import type { UserRecord } from '../../shared/wallet/tenancy/users';
-import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { crashAfterLedger, tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 
 /**
  * Crash safety of the payment sagas, as the transfer and top-up sagas have it: the process dies
@@ -28,15 +28,11 @@ let runtime: WalletDeps;
 beforeAll(async () => {
   f = await tenancyFixture();
   clock = new ManualClock(new Date());
-  runtime = { ...f.deps, clock, signer: () => Promise.reject(new Error('no signer in these tests')), ledger: () => f.ledger };
+  runtime = f.walletRuntime(clock);
 });
 afterAll(() => f?.stop());
 
-const crash: SagaFaults = {
-  afterLedger: () => {
-    throw new Error('crashed after the ledger');
-  },
-};
+const crash = crashAfterLedger;
 const operator = (tenantId: string): Principal => ({ kind: 'api_key', id: `key-${uuidv7()}`, tenantId, scopes: new Set(['payments:write', 'refunds:write']) });
 const ids = () => ({ idempotencyKey: uuidv7(), requestId: uuidv7() });
 

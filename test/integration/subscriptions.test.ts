@@ -12,7 +12,7 @@ import { cancelSubscription } from '../../shared/wallet/subscriptions/manage';
 import { subscriptionRecord } from '../../shared/wallet/subscriptions/records';
 import { subscribe } from '../../shared/wallet/subscriptions/subscribe';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
-import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { crashAfterLedger, tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 
 /**
  * Crash safety of subscription charges on DynamoDB Local and the real ledger: the process dies
@@ -28,15 +28,11 @@ let runtime: WalletDeps;
 beforeAll(async () => {
   f = await tenancyFixture();
   clock = new ManualClock(new Date('2026-03-01T09:00:00.000Z'));
-  runtime = { ...f.deps, clock, signer: () => Promise.reject(new Error('no signer in these tests')), ledger: () => f.ledger };
+  runtime = f.walletRuntime(clock);
 });
 afterAll(() => f?.stop());
 
-const crash = {
-  afterLedger: () => {
-    throw new Error('crashed after the ledger');
-  },
-};
+const crash = crashAfterLedger;
 
 async function world() {
   const tenant = await f.tenant();

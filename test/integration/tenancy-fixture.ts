@@ -2,10 +2,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
-import { systemClock } from '../../shared/kernel/clock';
+import { systemClock, type Clock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { LedgerClient } from '../../shared/ledger-client/client';
-import type { Actor, TenancyDeps, TenancyLedger } from '../../shared/wallet/deps';
+import type { Actor, TenancyDeps, TenancyLedger, WalletDeps } from '../../shared/wallet/deps';
 import { createTenant } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord, createUser } from '../../shared/wallet/tenancy/users';
 import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
@@ -61,6 +61,8 @@ export async function tenancyFixture() {
     tenant,
     user,
     ledgersOfTenant,
+    /** Every wallet service's deps on this fixture, on a clock the test moves (no token signer). */
+    walletRuntime: (clock: Clock): WalletDeps => ({ ...deps, clock, signer: () => Promise.reject(new Error('no signer in these tests')), ledger: () => ledger }),
     /** The deps with another ledger client (a wrapper that fails where a test wants it to). */
     withLedger: (other: TenancyLedger): TenancyDeps => ({ ...deps, ledger: () => other }),
     stop: async () => {
@@ -81,3 +83,10 @@ async function clientCredentials(platform: Platform): Promise<string> {
 }
 
 export type TenancyFixture = Awaited<ReturnType<typeof tenancyFixture>>;
+
+/** A saga fault: the process dies after the ledger moved money, before the wallet recorded it. */
+export const crashAfterLedger = {
+  afterLedger: (): never => {
+    throw new Error('crashed after the ledger');
+  },
+};

@@ -6,6 +6,7 @@ import type { StoreDeps } from '../deps';
 import type { FeeRule } from '../tenancy/fees';
 import { orderKeys } from './keys';
 import type { order, orderLine, orderListQuery } from './schemas';
+import { recordFields } from '../keys';
 
 /**
  * Orders as stored and as shown, and the reads every order route shares: who may see an order is
@@ -37,11 +38,9 @@ export interface OrderRecord extends Omit<Order, 'status'> {
   version: number;
 }
 
-const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk', 'entity'];
-
 /** The order's item: its keys, its listings, and the expiry index while it is open (or being paid). */
 export function orderItem(record: OrderRecord): Item {
-  const fields = Object.fromEntries(Object.entries(record).filter(([name]) => !KEY_ATTRIBUTES.includes(name)));
+  const fields = recordFields(record);
   const holding = record.status === 'open' || record.status === 'paying';
   return {
     ...orderKeys.order(record.id),

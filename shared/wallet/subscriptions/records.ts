@@ -7,6 +7,7 @@ import type { CommissionMode, FeeRule } from '../tenancy/fees';
 import { subscriptionKeys } from './keys';
 import { periodStart, type Interval } from './periods';
 import type { subscription, subscriptionListQuery } from './schemas';
+import { recordFields } from '../keys';
 
 /** Subscriptions as stored and shown, and who sees which (a subscriber its own, the tenant all). */
 
@@ -28,8 +29,6 @@ export interface SubscriptionRecord extends Subscription {
   };
   version: number;
 }
-
-const KEY_ATTRIBUTES = ['pk', 'sk', 'gsi1pk', 'gsi1sk', 'gsi2pk', 'gsi2sk', 'gsi3pk', 'gsi3sk', 'entity'];
 
 export const toSubscription = (item: Item): Subscription => {
   const r = item as unknown as SubscriptionRecord;
@@ -59,7 +58,7 @@ export const toSubscription = (item: Item): Subscription => {
 
 /** The item: its keys, its listings, and the due index while a charge is due. */
 export function subscriptionItem(record: SubscriptionRecord): Item {
-  const fields = Object.fromEntries(Object.entries(record).filter(([name]) => !KEY_ATTRIBUTES.includes(name)));
+  const fields = recordFields(record);
   const due = (record.status === 'active' || record.status === 'past_due') && record.next_charge_at !== null;
   return {
     ...subscriptionKeys.subscription(record.id),
