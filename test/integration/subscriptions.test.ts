@@ -85,3 +85,17 @@ describe('a crash between a charge\'s posting and the subscription\'s commit', (
     expect(await chargeDueSubscriptions(runtime)).toMatchObject({ charged: 0 });
   });
 });
+
+describe('a frozen payer account', () => {
+  it('pauses the subscription at its next charge, with reason account_frozen, and posts nothing', async () => {
+    const w = await world();
+    const created = await subscribe(runtime, w.consumer, w.plan.id, { idempotencyKey: uuidv7(), requestId: uuidv7() });
+    const id = JSON.parse(created.body).id as string;
+    await f.ledger.updateAccount(w.tenant.ledger_id, w.payer.cash_account_id, { status: 'frozen' });
+    clock.advance(31 * 86_400_000);
+    // Other tests' subscriptions share the table: only this one's outcome is asserted.
+    expect((await chargeDueSubscriptions(runtime)).paused).toBe(1);
+    expect(await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id)).toMatchObject({ status: 'paused', pause_reason: 'account_frozen', next_charge_at: null });
+    expect(await postings(w.tenant, id)).toHaveLength(1);
+  });
+});
