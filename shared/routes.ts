@@ -2,6 +2,7 @@ import type { AnyRoute } from './http/route';
 import { catalogRoutes } from './wallet/catalog/routes';
 import { orderRoutes } from './wallet/orders/routes';
 import { subscriptionRoutes } from './wallet/subscriptions/routes';
+import { rewardRoutes } from './wallet/rewards/routes';
 import { authRoutes } from './wallet/auth/routes';
 import { consoleRoutes } from './wallet/console/routes';
 import { ledgerRoutes } from './ledger/routes';
@@ -31,4 +32,5 @@ export const routes: readonly AnyRoute[] = [
   ...Object.values(catalogRoutes),
   ...Object.values(orderRoutes),
   ...Object.values(subscriptionRoutes),
+  ...Object.values(rewardRoutes),
 ];

@@ -15,6 +15,7 @@ import '../../shared/wallet/orders/create';
 import '../../shared/wallet/orders/pay';
 import '../../shared/wallet/orders/cancel';
 import '../../shared/wallet/subscriptions/subscribe';
+import '../../shared/wallet/rewards/wallet';
 
 /** Scheduled: finishes money operations a crash left between the ledger and the wallet. */
 export const handler = async (_event: ScheduledEvent): Promise<{ finished: number }> => {

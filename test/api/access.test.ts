@@ -87,6 +87,12 @@ const foreignRequests: Record<string, { kind: PrincipalKind; body?: unknown; que
   pauseSubscription: { kind: 'api_key' },
   resumeSubscription: { kind: 'api_key' },
   cancelSubscription: { kind: 'api_key', body: {} },
+  createRewardRule: { kind: 'api_key', body: { kind: 'cashback', params: { bps: 100 } } },
+  listRewardRules: { kind: 'api_key' },
+  disableRewardRule: { kind: 'api_key' },
+  getUserRewards: { kind: 'api_key' },
+  convertPoints: { kind: 'api_key', body: { points: 1 } },
+  fundMarketing: { kind: 'api_key', body: { amount: 1 } },
   // Moderation is platform staff's, across tenants.
   hideClient: 'not-tenant-scoped',
   unhideClient: 'not-tenant-scoped',

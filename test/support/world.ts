@@ -55,7 +55,9 @@ export async function buildWorld(platform: Platform): Promise<World> {
 
   const otherKey = await apiKeyFor(platform, otherTenantId, [...TENANT_SCOPES]);
   foreign.userId = (await call(platform.urls.public, 'POST', '/v1/users', { token: otherKey, body: { external_id: `other-${uuidv7()}` } })).body.id;
-  foreign.clientId = (await clientOf(platform.urls.public, otherKey)).id;
+  const foreignClient = await clientOf(platform.urls.public, otherKey);
+  foreign.clientId = foreignClient.id;
+  foreign.merchantId = foreignClient.merchantId;
   const offering = await call(platform.urls.public, 'POST', `/v1/clients/${foreign.clientId}/offerings`, {
     token: otherKey,
     body: { title: 'Foreign', status: 'published', variants: [{ sku: `F-${uuidv7().slice(-8)}`, amount: 100, inventory: { on_hand: 10 } }] },
@@ -80,6 +82,7 @@ export async function buildWorld(platform: Platform): Promise<World> {
   const subscribed = await call(platform.urls.public, 'POST', `/v1/explore/offerings/${plan.body.id}/subscribe`, { token: subscriberToken, headers: { 'idempotency-key': uuidv7() } });
   expect(subscribed.status, subscribed.text).toBe(201);
   foreign.subscriptionId = subscribed.body.id;
+  foreign.ruleId = (await call(platform.urls.public, 'POST', `/v1/clients/${foreign.clientId}/reward_rules`, { token: otherKey, body: { kind: 'cashback', params: { bps: 100 } } })).body.id;
   const otherStaff = await staffToken(platform, { role: 'tenant_staff', tenantId: otherTenantId });
   foreign.keyId = (await call(platform.urls.public, 'POST', '/v1/api_keys', { token: otherStaff, body: { env: 'sandbox', scopes: ['users:read'] } })).body.id;
   const engineer = await staffToken(platform, { role: 'vendor_support' });

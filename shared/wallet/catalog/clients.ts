@@ -132,12 +132,17 @@ export async function createClient(
     },
     auditItem(deps, { tenantId, actor: actorOf(principal), action: 'client.create', target: { type: 'client', id: record.id }, after: publicClient(record), requestId }),
   ];
+  // A client is its merchant's profile: one per merchant (plain payments to it earn by its reward rules).
+  items.push({ Put: { TableName: deps.table, Item: { ...catalogKeys.merchantClient(input.merchant_id), entity: 'merchant_client', client_id: record.id }, ConditionExpression: 'attribute_not_exists(pk)' } });
   if (selfServe) items.push(memberPut(deps, record.id, tenantId, principal.id, now));
   try {
     await transact(deps, items);
   } catch (error) {
     if (error instanceof ConditionsFailed && error.indexes.includes(0)) {
       throw new AppError('conflict', `org_alias ${input.org_alias} is taken in this tenant.`, { errors: [{ field: 'org_alias', message: 'taken' }] });
+    }
+    if (error instanceof ConditionsFailed && error.indexes.includes(3)) {
+      throw new AppError('conflict', `Merchant ${input.merchant_id} already has a client profile.`, { errors: [{ field: 'merchant_id', message: 'already has a client' }] });
     }
     throw error;
   }

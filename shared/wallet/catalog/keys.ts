@@ -11,6 +11,8 @@ export const catalogKeys = {
   exploreClients: (tenantId: string) => `TENANT#${tenantId}#EXPLORE`,
   /** org_alias is unique in a tenant. */
   alias: (tenantId: string, alias: string) => ({ pk: `TENANT#${tenantId}#CLIENT_ALIAS#${alias}`, sk: 'CLIENT_ALIAS' }),
+  /** A client is its merchant's profile: one per merchant; holds the client's id. */
+  merchantClient: (merchantId: string) => ({ pk: `MERCHANT#${merchantId}`, sk: 'CLIENT' }),
   /** A staff member's organization membership (authority over this client only). */
   member: (clientId: string, staffId: string) => ({ pk: `CLIENT#${clientId}`, sk: `MEMBER#${staffId}` }),
 

@@ -10,6 +10,7 @@ import { variantView } from '../catalog/records';
 import type { WalletDeps } from '../deps';
 import { splitCharge } from '../payments/fees';
 import { captureLegs, newPaymentItem, toPayment } from '../payments/records';
+import { earnRewards, grantItems, type Grants } from '../rewards/earn';
 import { defineOperation, runOperation, type SagaFaults } from '../saga';
 import { computeFee } from '../tenancy/fees';
 import { orderKeys } from './keys';
@@ -78,8 +79,9 @@ export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operatio
   return {
     freshCommit: true,
     post: async (ledgerKey) => {
+      let transaction: Transaction;
       try {
-        return await runtime.ledger().post(
+        transaction = await runtime.ledger().post(
           claimed.quote.ledger_id,
           { type: 'payment', reference_id: operationId, metadata: { payment_id: operationId, order_id: claimed.id }, legs: captureLegs({ currency: claimed.currency, ...claimed.quote }, amounts) },
           ledgerKey,
@@ -89,8 +91,23 @@ export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operatio
         if (error instanceof LedgerRefusal && error.code !== 'idempotency_in_flight' && error.code !== 'idempotency_key_reuse') await giveBack();
         throw error;
       }
+      const grants = await earnRewards(runtime, {
+        tenantId: claimed.tenant_id,
+        ledgerId: claimed.quote.ledger_id,
+        currency: claimed.currency,
+        userId: claimed.user_id,
+        payerAccountId: claimed.quote.payer_account_id,
+        merchantId: claimed.quote.merchant_id,
+        clientId: claimed.client_id,
+        paymentId: operationId,
+        lines: claimed.lines.map((line) => ({ offeringId: line.offering_id, amount: line.amount })),
+        ledgerKey,
+        at: startedAt,
+      });
+      return { transaction, grants };
     },
-    commit: async (posted) => {
+    commit: async (result) => {
+      const { transaction: posted, grants } = result as { transaction: Transaction; grants: Grants };
       const now = runtime.clock.now().toISOString();
       const paid: OrderRecord = { ...claimed, status: 'paid', payment_id: operationId, fee: amounts.fee, claim: null, updated_at: now, version: claimed.version + 1 };
       const sale = await stockStep(runtime, principal, paid, 'sale');
@@ -132,6 +149,7 @@ export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operatio
         { Put: { TableName: runtime.table, Item: payment, ConditionExpression: 'attribute_not_exists(pk)' } },
         outboxItem(runtime, { type: 'payment.captured', tenantId: paid.tenant_id, data: { payment: toPayment(payment) } }).item,
         outboxItem(runtime, { type: 'order.paid', tenantId: paid.tenant_id, clientId: paid.client_id, data: { order: view } }).item,
+        ...grantItems(runtime, paid.tenant_id, paid.user_id, operationId, grants, paid.amount),
         ...sale.lowStock.map(
           (variant) => outboxItem(runtime, { type: 'inventory.low_stock', tenantId: paid.tenant_id, clientId: paid.client_id, data: { variant: variantView(variant) } }).item,
         ),

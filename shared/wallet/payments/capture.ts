@@ -5,6 +5,7 @@ import { AppError } from '../../kernel/errors';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
+import { clientOfMerchant, earnRewards, grantItems, type Grants } from '../rewards/earn';
 import { defineOperation, runOperation, type SagaFaults } from '../saga';
 import type { FeeRule } from '../tenancy/fees';
 import { captureAmounts } from './fees';
@@ -33,7 +34,7 @@ function resolutionRefused(error: unknown, action: string): unknown {
   return error;
 }
 
-export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runtime, tenantId, request, pinned }) => {
+export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runtime, tenantId, request, pinned, startedAt }) => {
   const input = request as ResolveRequest;
   const pin = pinned as ResolvePin;
   const item = await paymentItem(runtime, tenantId, input.payment_id);
@@ -46,8 +47,9 @@ export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runti
       if (item.status !== 'authorized' || pin.hold_expired) throw pin.hold_expired && item.status === 'authorized' ? new AppError('invalid_transition', 'The authorization has expired.') : transitionRefused(item, 'captured');
       if (amount > Number(item.amount)) throw new AppError('invalid_request', `amount must not exceed the authorized ${String(item.amount)}.`, { errors: [{ field: 'amount', message: 'above the authorization' }] });
       if (amounts.merchant_credit < 0) throw new AppError('invalid_request', 'The fee and commission exceed the amount.', { errors: [{ field: 'amount', message: 'below the fees' }] });
+      let transaction: Transaction;
       try {
-        return await runtime.ledger().post(
+        transaction = await runtime.ledger().post(
           String(item.ledger_id),
           {
             type: 'payment_capture',
@@ -61,8 +63,23 @@ export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runti
       } catch (error) {
         throw resolutionRefused(error, 'captured');
       }
+      const grants = await earnRewards(runtime, {
+        tenantId,
+        ledgerId: String(item.ledger_id),
+        currency: String(item.currency),
+        userId: String(item.user_id),
+        payerAccountId: String(item.payer_account_id),
+        merchantId: String(item.merchant_id),
+        clientId: await clientOfMerchant(runtime, String(item.merchant_id)),
+        paymentId: input.payment_id,
+        lines: [{ offeringId: null, amount }],
+        ledgerKey,
+        at: startedAt,
+      });
+      return { transaction, grants };
     },
-    commit: async (posted) => {
+    commit: async (result) => {
+      const { transaction: posted, grants } = result as { transaction: Transaction; grants: Grants };
       const now = runtime.clock.now().toISOString();
       const after = { ...item, status: 'captured', captured_amount: amount, fee: amounts.fee, commission: amounts.commission, updated_at: now };
       const payment = toPayment(after);
@@ -80,6 +97,7 @@ export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runti
             },
           },
           event.item,
+          ...grantItems(runtime, tenantId, String(item.user_id), input.payment_id, grants, amount),
         ],
         status: 200,
         body: payment,

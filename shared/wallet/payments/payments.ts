@@ -6,6 +6,7 @@ import { config } from '../../kernel/config';
 import { AppError } from '../../kernel/errors';
 import type { Pending, Transaction } from '../../ledger-client/contract';
 import type { StoreDeps, WalletDeps } from '../deps';
+import { clientOfMerchant, earnRewards, grantItems, type Grants } from '../rewards/earn';
 import { defineOperation, runOperation, type SagaFaults } from '../saga';
 import type { CommissionMode, FeeRule } from '../tenancy/fees';
 import { getTenantRecord } from '../tenancy/tenants';
@@ -39,6 +40,12 @@ interface PaymentRequest {
   metadata: Record<string, string>;
 }
 
+/** What the ledger step did: the payment's posting or hold, and the rewards a capture earned. */
+interface Posted {
+  ledger: Transaction | Pending;
+  grants: Grants;
+}
+
 interface PaymentQuote {
   ledger_id: string;
   currency: string;
@@ -58,10 +65,26 @@ export const PAYMENT_CREATE = defineOperation('payment.create', async ({ runtime
   const amounts = captureAmounts(quote.rules, quote.commission_mode, input.amount);
   const leg = legOf(quote.currency);
   return {
-    post: (ledgerKey) =>
-      input.capture
-        ? runtime.ledger().post(quote.ledger_id, { type: 'payment', reference_id: operationId, metadata: { payment_id: operationId }, legs: captureLegs(quote, amounts) }, ledgerKey)
-        : runtime.ledger().reserve(
+    post: async (ledgerKey): Promise<Posted> => {
+      if (input.capture) {
+        const transaction = await runtime.ledger().post(quote.ledger_id, { type: 'payment', reference_id: operationId, metadata: { payment_id: operationId }, legs: captureLegs(quote, amounts) }, ledgerKey);
+        const grants = await earnRewards(runtime, {
+          tenantId,
+          ledgerId: quote.ledger_id,
+          currency: quote.currency,
+          userId: input.user_id,
+          payerAccountId: quote.payer_account_id,
+          merchantId: input.merchant_id,
+          clientId: await clientOfMerchant(runtime, input.merchant_id),
+          paymentId: operationId,
+          lines: [{ offeringId: null, amount: input.amount }],
+          ledgerKey,
+          at: startedAt,
+        });
+        return { ledger: transaction, grants };
+      }
+      return {
+        ledger: await runtime.ledger().reserve(
             quote.ledger_id,
             {
               type: 'payment',
@@ -72,7 +95,12 @@ export const PAYMENT_CREATE = defineOperation('payment.create', async ({ runtime
             },
             ledgerKey,
           ),
-    commit: async (posted) => {
+        grants: { cashback: null, points: null },
+      };
+    },
+    commit: async (result) => {
+      const posted = (result as Posted).ledger;
+      const { grants } = result as Posted;
       const item = newPaymentItem({
         id: operationId,
         tenantId,
@@ -99,7 +127,7 @@ export const PAYMENT_CREATE = defineOperation('payment.create', async ({ runtime
       const payment = toPayment(item);
       const event = outboxItem(runtime, { type: input.capture ? 'payment.captured' : 'payment.authorized', tenantId, data: { payment } });
       return {
-        items: [{ Put: { TableName: runtime.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, event.item],
+        items: [{ Put: { TableName: runtime.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, event.item, ...grantItems(runtime, tenantId, input.user_id, operationId, grants, input.amount)],
         status: 201,
         body: payment,
       };

@@ -12,6 +12,7 @@ import { paymentKeys } from './keys';
 import { legOf, paymentItem, transitionRefused } from './records';
 import type { TransactItem } from '../../aws/dynamodb';
 import { orderKeys } from '../orders/keys';
+import { clawBack, clawbackItems, type Clawback } from '../rewards/earn';
 import type { OrderRecord } from '../orders/records';
 import { stockStep } from '../orders/stock';
 
@@ -105,8 +106,9 @@ export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, 
     post: async (ledgerKey) => {
       if (quote.refusal) throw new AppError(quote.refusal.code, quote.refusal.detail);
       await claim();
+      let transaction: Transaction;
       try {
-        return await runtime.ledger().post(
+        transaction = await runtime.ledger().post(
           quote.ledger_id,
           { type: 'refund', reference_id: operationId, metadata: { refund_id: operationId, payment_id: input.payment_id }, legs: [leg(quote.settlement_account_id, 'debit', quote.amount), leg(quote.payer_account_id, 'credit', quote.amount)] },
           ledgerKey,
@@ -116,8 +118,11 @@ export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, 
         if (error instanceof LedgerRefusal && error.code !== 'idempotency_in_flight' && error.code !== 'idempotency_key_reuse') await release().catch(() => undefined);
         throw error;
       }
+      const clawback = await clawBack(runtime, { tenantId, paymentId: input.payment_id, refundAmount: quote.amount, ledgerKey });
+      return { transaction, clawback };
     },
-    commit: async (posted) => {
+    commit: async (result) => {
+      const { transaction: posted, clawback } = result as { transaction: Transaction; clawback: Clawback | null };
       const refund: Refund = {
         id: operationId,
         payment_id: input.payment_id,
@@ -153,6 +158,7 @@ export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, 
             },
           },
           event.item,
+          ...clawbackItems(runtime, tenantId, input.payment_id, quote.user_id, clawback),
         ],
         status: 201,
         body: refund,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { catalogImport, offering, variant } from '../catalog/schemas';
 import { order } from '../orders/schemas';
 import { subscription } from '../subscriptions/schemas';
+import { conversion } from '../rewards/schemas';
 import { payment, refund } from '../payments/schemas';
 import { feePlan } from '../tenancy/schemas';
 import { topup } from '../topups/schemas';
@@ -62,6 +63,13 @@ export const eventPayloads = {
   'subscription.paused': z.object({ subscription, reason: z.string() }).meta({ id: 'SubscriptionPausedEventData' }),
   'subscription.resumed': z.object({ subscription }).meta({ id: 'SubscriptionResumedEventData' }),
   'subscription.canceled': z.object({ subscription }).meta({ id: 'SubscriptionCanceledEventData' }),
+  'cashback.granted': z
+    .object({ cashback: z.object({ payment_id: z.string(), user_id: z.string(), amount: z.number().int(), rule_ids: z.array(z.string()), ledger_transaction_id: z.string() }) })
+    .meta({ id: 'CashbackGrantedEventData' }),
+  'points.accrued': z
+    .object({ points: z.object({ payment_id: z.string(), user_id: z.string(), points: z.number().int(), commodity: z.string(), rule_ids: z.array(z.string()), ledger_transaction_id: z.string() }) })
+    .meta({ id: 'PointsAccruedEventData' }),
+  'points.converted': z.object({ conversion }).meta({ id: 'PointsConvertedEventData' }),
 } as const satisfies Partial<Record<(typeof EVENT_TYPES)[number], z.ZodType>>;
 
 export type EmittedEventType = keyof typeof eventPayloads;

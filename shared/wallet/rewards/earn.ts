@@ -1,0 +1,330 @@
+import type { TransactItem } from '../../aws/dynamodb';
+import { getItem } from '../../aws/store';
+import { outboxItem } from '../../events/outbox';
+import type { Transaction } from '../../ledger-client/contract';
+import { LedgerRefusal } from '../../ledger-client/client';
+import type { WalletDeps } from '../deps';
+import { catalogKeys } from '../catalog/keys';
+import { paymentKeys } from '../payments/keys';
+import { rewardAccount } from './accounts';
+import { rewardKeys } from './keys';
+import { liveRules, type RewardRule } from './rules';
+import { getSettings } from './settings';
+
+/**
+ * Earning rewards in the capture of a payment (docs/rewards.md), inside the payment's saga, after
+ * its own posting and under keys derived from it (so a resume replays, never pays twice):
+ *  - cashback: merchant marketing account → the payer's cash, `flat + amount × bps / 10 000`
+ *    rounded down, capped per payment, and per user per day by a ledger limit claim (concurrent
+ *    captures never pass it). A refusal (the marketing account is short, or the cap is reached)
+ *    means no grant; the payment is captured all the same.
+ *  - points: tenant points issuance → the payer's points account, `points` for every whole
+ *    `per_amount` captured, in the tenant's points commodity (none until the tenant sets one).
+ * A line is earned on by its offering's rule of the kind, else the client's common one, when the
+ * rule is live in its window and the line meets its `min_amount`.
+ */
+
+export interface EarnLine {
+  offeringId: string | null;
+  amount: number;
+}
+
+export interface Grant {
+  amount: number;
+  rule_ids: string[];
+  ledger_transaction_id: string;
+}
+
+export interface Grants {
+  cashback: Grant | null;
+  points: (Grant & { commodity: string }) | null;
+}
+
+/** Cashback of an amount, rounded down: flat + amount × bps / 10 000 (exact for every amount up to 2^45). */
+export function cashbackOf(params: { bps: number; flat: number }, amount: number): number {
+  const rest = amount % 10_000;
+  return params.flat + ((amount - rest) / 10_000) * params.bps + Math.floor((rest * params.bps) / 10_000);
+}
+
+/** One ledger leg's bound: no grant is larger. */
+const MAX_GRANT = 2 ** 45;
+
+/** Points for an amount: `points` for every whole `per_amount`, exact, at most one ledger leg's bound. */
+export function pointsOf(params: { points: number; per_amount: number }, amount: number): number {
+  const exact = (BigInt(amount) / BigInt(params.per_amount)) * BigInt(params.points);
+  return exact > BigInt(MAX_GRANT) ? MAX_GRANT : Number(exact);
+}
+
+function ruleFor(rules: RewardRule[], kind: RewardRule['kind'], line: EarnLine, now: string): RewardRule | undefined {
+  const live = (rule: RewardRule) => (rule.starts_at === null || rule.starts_at <= now) && (rule.ends_at === null || now < rule.ends_at);
+  const own = rules.find((rule) => rule.kind === kind && line.offeringId !== null && rule.offering_id === line.offeringId);
+  const chosen = own ?? rules.find((rule) => rule.kind === kind && rule.offering_id === null);
+  return chosen && live(chosen) && line.amount >= (chosen.scope.min_amount ?? 0) ? chosen : undefined;
+}
+
+/** What each rule grants for the lines it applies to. */
+export function grantsByRule(rules: RewardRule[], kind: RewardRule['kind'], lines: EarnLine[], now: string): Map<RewardRule, number> {
+  const base = new Map<RewardRule, number>();
+  for (const line of lines) {
+    const rule = ruleFor(rules, kind, line, now);
+    if (rule) base.set(rule, (base.get(rule) ?? 0) + line.amount);
+  }
+  const granted = new Map<RewardRule, number>();
+  for (const [rule, amount] of base) {
+    const value =
+      kind === 'cashback'
+        ? Math.min(cashbackOf(rule.params as { bps: number; flat: number }, amount), rule.caps.per_payment ?? Number.MAX_SAFE_INTEGER)
+        : pointsOf(rule.params as { points: number; per_amount: number }, amount);
+    if (value > 0) granted.set(rule, value);
+  }
+  return granted;
+}
+
+export interface EarnInput {
+  tenantId: string;
+  ledgerId: string;
+  currency: string;
+  userId: string;
+  payerAccountId: string;
+  merchantId: string;
+  /** The client whose rules apply; a plain payment's is its merchant's client. */
+  clientId: string | null;
+  paymentId: string;
+  lines: EarnLine[];
+  ledgerKey: string;
+  /** When the capture was asked (rule windows, the daily cap's day). */
+  at: string;
+}
+
+/** The client a merchant's profile is, if any. */
+export async function clientOfMerchant(runtime: WalletDeps, merchantId: string): Promise<string | null> {
+  const item = await getItem(runtime, catalogKeys.merchantClient(merchantId));
+  return item ? String(item.client_id) : null;
+}
+
+const refused = (error: unknown) => error instanceof LedgerRefusal && error.code !== 'idempotency_in_flight' && error.code !== 'idempotency_key_reuse';
+
+/** Posts what the capture earns (each an idempotent posting), answering the grants. */
+export async function earnRewards(runtime: WalletDeps, input: EarnInput): Promise<Grants> {
+  if (input.clientId === null) return { cashback: null, points: null };
+  const rules = await liveRules(runtime, input.clientId);
+  if (rules.length === 0) return { cashback: null, points: null };
+  const ledger = runtime.ledger();
+  const grants: Grants = { cashback: null, points: null };
+
+  const cashback = grantsByRule(rules, 'cashback', input.lines, input.at);
+  if (cashback.size > 0) {
+    const total = Math.min([...cashback.values()].reduce((sum, value) => sum + value, 0), MAX_GRANT);
+    const marketing = await rewardAccount(runtime, input.ledgerId, input.tenantId, { type: 'merchant', id: input.merchantId }, 'marketing', input.currency);
+    const day = input.at.slice(0, 10);
+    const dayEnds = new Date(Date.parse(`${day}T00:00:00.000Z`) + 2 * 86_400_000).toISOString();
+    const claims = [...cashback].flatMap(([rule, value]) =>
+      rule.caps.per_user_per_day === undefined ? [] : [{ key: `cashback:${rule.id}:${input.userId}:${day}`, amount: value, max: rule.caps.per_user_per_day, expires_at: dayEnds }],
+    );
+    try {
+      const posted: Transaction = await ledger.post(
+        input.ledgerId,
+        {
+          type: 'cashback',
+          reference_id: input.paymentId,
+          metadata: { payment_id: input.paymentId, user_id: input.userId },
+          legs: [
+            { account_id: marketing, direction: 'debit', amount: total, commodity: input.currency },
+            { account_id: input.payerAccountId, direction: 'credit', amount: total, commodity: input.currency },
+          ],
+          ...(claims.length > 0 ? { limit_claims: claims } : {}),
+        },
+        `${input.ledgerKey}:cashback`,
+      );
+      grants.cashback = { amount: total, rule_ids: [...cashback.keys()].map((rule) => rule.id), ledger_transaction_id: posted.id };
+    } catch (error) {
+      if (!refused(error)) throw error;
+    }
+  }
+
+  const points = grantsByRule(rules, 'accrual', input.lines, input.at);
+  const settings = points.size > 0 ? await getSettings(runtime, input.tenantId) : undefined;
+  if (settings) {
+    const total = [...points.values()].reduce((sum, value) => sum + value, 0);
+    const commodity = settings.points_commodity;
+    const [issuance, wallet] = await Promise.all([
+      rewardAccount(runtime, input.ledgerId, input.tenantId, { type: 'tenant', id: input.tenantId }, 'points_issuance', commodity),
+      rewardAccount(runtime, input.ledgerId, input.tenantId, { type: 'user', id: input.userId }, 'points', commodity),
+    ]);
+    try {
+      const posted = await ledger.post(
+        input.ledgerId,
+        {
+          type: 'points_accrual',
+          reference_id: input.paymentId,
+          metadata: { payment_id: input.paymentId, user_id: input.userId },
+          legs: [
+            { account_id: issuance, direction: 'debit', amount: Math.min(total, MAX_GRANT), commodity },
+            { account_id: wallet, direction: 'credit', amount: Math.min(total, MAX_GRANT), commodity },
+          ],
+        },
+        `${input.ledgerKey}:points`,
+      );
+      grants.points = { amount: Math.min(total, MAX_GRANT), commodity, rule_ids: [...points.keys()].map((rule) => rule.id), ledger_transaction_id: posted.id };
+    } catch (error) {
+      // The payment's money has moved: a points posting the ledger refuses is no grant, never a failed capture.
+      if (!refused(error)) throw error;
+    }
+  }
+  return grants;
+}
+
+/** One history entry of a user's rewards. */
+export function historyItem(runtime: WalletDeps, tenantId: string, userId: string, entry: { kind: string; amount: number; cash?: number; payment_id: string | null; rule_id: string | null; ledger_transaction_id: string }): TransactItem {
+  const id = runtime.ids();
+  return {
+    Put: {
+      TableName: runtime.table,
+      Item: { ...rewardKeys.entry(id), entity: 'reward_entry', tenant_id: tenantId, gsi1pk: rewardKeys.history(userId), gsi1sk: id, id, ...entry, created_at: runtime.clock.now().toISOString() },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    },
+  };
+}
+
+/** The capture's commit items for what it earned: the payment's record, the user's totals, history and events. */
+export function grantItems(runtime: WalletDeps, tenantId: string, userId: string, paymentId: string, grants: Grants, capturedAmount: number): TransactItem[] {
+  if (!grants.cashback && !grants.points) return [];
+  const items: TransactItem[] = [
+    {
+      Put: {
+        TableName: runtime.table,
+        Item: { ...rewardKeys.earned(paymentId), entity: 'payment_rewards', tenant_id: tenantId, user_id: userId, captured_amount: capturedAmount, grants, clawed: { cashback: 0, points: 0 } },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Update: {
+        TableName: runtime.table,
+        Key: rewardKeys.user(userId),
+        UpdateExpression: 'SET entity = :entity, tenant_id = :tenant ADD cashback_earned :cash, points_earned :points',
+        ExpressionAttributeValues: { ':entity': 'user_rewards', ':tenant': tenantId, ':cash': grants.cashback?.amount ?? 0, ':points': grants.points?.amount ?? 0 },
+      },
+    },
+  ];
+  if (grants.cashback) {
+    const grant = { payment_id: paymentId, user_id: userId, amount: grants.cashback.amount, rule_ids: grants.cashback.rule_ids, ledger_transaction_id: grants.cashback.ledger_transaction_id };
+    items.push(
+      historyItem(runtime, tenantId, userId, { kind: 'cashback', amount: grant.amount, payment_id: paymentId, rule_id: grant.rule_ids[0] ?? null, ledger_transaction_id: grant.ledger_transaction_id }),
+      outboxItem(runtime, { type: 'cashback.granted', tenantId, data: { cashback: grant } }).item,
+    );
+  }
+  if (grants.points) {
+    const accrual = { payment_id: paymentId, user_id: userId, points: grants.points.amount, commodity: grants.points.commodity, rule_ids: grants.points.rule_ids, ledger_transaction_id: grants.points.ledger_transaction_id };
+    items.push(
+      historyItem(runtime, tenantId, userId, { kind: 'points', amount: accrual.points, payment_id: paymentId, rule_id: accrual.rule_ids[0] ?? null, ledger_transaction_id: accrual.ledger_transaction_id }),
+      outboxItem(runtime, { type: 'points.accrued', tenantId, data: { points: accrual } }).item,
+    );
+  }
+  return items;
+}
+
+export interface Clawback {
+  cash: number;
+  points: number;
+  cash_transaction_id: string | null;
+  points_transaction_id: string | null;
+}
+
+/**
+ * Takes back, in its own postings, the rewards a payment earned in proportion to a refund of it:
+ * `earned × refunded / captured`, rounded down (the user keeps the rounding). Cash goes back to
+ * the merchant's marketing account (the refund just credited the payer); points back to issuance,
+ * no more than the user still holds. A refused clawback takes nothing; the refund stands.
+ */
+export async function clawBack(runtime: WalletDeps, input: { tenantId: string; paymentId: string; refundAmount: number; ledgerKey: string }): Promise<Clawback | null> {
+  const earned = await getItem(runtime, rewardKeys.earned(input.paymentId));
+  if (!earned) return null;
+  const grants = earned.grants as Grants;
+  const captured = Number(earned.captured_amount);
+  const userId = String(earned.user_id);
+  const ledger = runtime.ledger();
+  const payment = await getItem(runtime, paymentKeys.payment(input.paymentId));
+  const ledgerId = String(payment?.ledger_id);
+  const result: Clawback = { cash: 0, points: 0, cash_transaction_id: null, points_transaction_id: null };
+  const share = (amount: number) => Number((BigInt(amount) * BigInt(input.refundAmount)) / BigInt(captured));
+  if (grants.cashback) {
+    const cash = share(grants.cashback.amount);
+    if (cash > 0) {
+      const marketing = await rewardAccount(runtime, ledgerId, input.tenantId, { type: 'merchant', id: String(payment?.merchant_id) }, 'marketing', String(payment?.currency));
+      try {
+        const posted = await ledger.post(
+          ledgerId,
+          {
+            type: 'cashback_clawback',
+            reference_id: input.paymentId,
+            metadata: { payment_id: input.paymentId, user_id: userId },
+            legs: [
+              { account_id: String(payment?.payer_account_id), direction: 'debit', amount: cash, commodity: String(payment?.currency) },
+              { account_id: marketing, direction: 'credit', amount: cash, commodity: String(payment?.currency) },
+            ],
+          },
+          `${input.ledgerKey}:clawback-cash`,
+        );
+        result.cash = cash;
+        result.cash_transaction_id = posted.id;
+      } catch (error) {
+        if (!refused(error)) throw error;
+      }
+    }
+  }
+  if (grants.points) {
+    const commodity = grants.points.commodity;
+    const wallet = await rewardAccount(runtime, ledgerId, input.tenantId, { type: 'user', id: userId }, 'points', commodity);
+    const held = (await ledger.getAccount(ledgerId, wallet)).balance.available;
+    const points = Math.min(share(grants.points.amount), Math.max(0, held));
+    if (points > 0) {
+      const issuance = await rewardAccount(runtime, ledgerId, input.tenantId, { type: 'tenant', id: input.tenantId }, 'points_issuance', commodity);
+      try {
+        const posted = await ledger.post(
+          ledgerId,
+          {
+            type: 'points_clawback',
+            reference_id: input.paymentId,
+            metadata: { payment_id: input.paymentId, user_id: userId },
+            legs: [
+              { account_id: wallet, direction: 'debit', amount: points, commodity },
+              { account_id: issuance, direction: 'credit', amount: points, commodity },
+            ],
+          },
+          `${input.ledgerKey}:clawback-points`,
+        );
+        result.points = points;
+        result.points_transaction_id = posted.id;
+      } catch (error) {
+        if (!refused(error)) throw error;
+      }
+    }
+  }
+  return result;
+}
+
+/** A refund's commit items for what it took back. */
+export function clawbackItems(runtime: WalletDeps, tenantId: string, paymentId: string, userId: string, clawback: Clawback | null): TransactItem[] {
+  if (!clawback || (clawback.cash === 0 && clawback.points === 0)) return [];
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: runtime.table,
+        Key: rewardKeys.earned(paymentId),
+        UpdateExpression: 'ADD clawed.cashback :cash, clawed.points :points',
+        ExpressionAttributeValues: { ':cash': clawback.cash, ':points': clawback.points },
+      },
+    },
+    {
+      Update: {
+        TableName: runtime.table,
+        Key: rewardKeys.user(userId),
+        UpdateExpression: 'ADD cashback_earned :cash, points_earned :points',
+        ExpressionAttributeValues: { ':cash': -clawback.cash, ':points': -clawback.points },
+      },
+    },
+  ];
+  if (clawback.cash_transaction_id) items.push(historyItem(runtime, tenantId, userId, { kind: 'cashback_clawback', amount: -clawback.cash, payment_id: paymentId, rule_id: null, ledger_transaction_id: clawback.cash_transaction_id }));
+  if (clawback.points_transaction_id) items.push(historyItem(runtime, tenantId, userId, { kind: 'points_clawback', amount: -clawback.points, payment_id: paymentId, rule_id: null, ledger_transaction_id: clawback.points_transaction_id }));
+  return items;
+}
