@@ -2,10 +2,10 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from './store';
 
 /**
- * The items a sharded "due" index lists before a time: for each shard partition `partitionOf(n)`
- * of `index` (keys `<index>pk`/`<index>sk`), every entry whose sort key is below `before`, all
- * pages, as the index projects it (always with the table keys). The expiry and sweeper workers
- * read their work this way.
+ * The items a sharded "due" index lists up to a time: for each shard partition `partitionOf(n)`
+ * of `index` (keys `<index>pk`/`<index>sk`, sort keys `<ISO time>#<id>`), every entry due at or
+ * before `before`, all pages, as the index projects it (always with the table keys). The expiry,
+ * billing and sweeper workers read their work this way.
  */
 export async function* dueKeys(
   client: DynamoDBDocumentClient,
@@ -18,7 +18,8 @@ export async function* dueKeys(
       {
         IndexName: options.index,
         KeyConditionExpression: `${options.index}pk = :pk AND ${options.index}sk < :before`,
-        ExpressionAttributeValues: { ':pk': options.partitionOf(shard), ':before': options.before },
+        // `~` sorts after `#`: an entry due exactly at `before` is due.
+        ExpressionAttributeValues: { ':pk': options.partitionOf(shard), ':before': `${options.before}~` },
         Limit: 100,
       },
     );

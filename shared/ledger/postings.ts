@@ -171,7 +171,7 @@ export async function expirePendings(context: LedgerContext): Promise<number> {
     index: 'gsi2',
     shards: PENDING_INDEX_SHARDS,
     partitionOf: ledgerKeys.openPendingShard,
-    before: `${now.toISOString()}#~`,
+    before: now.toISOString(),
   });
   for await (const key of due) {
     const pending = await getItem(context.deps, { pk: key.pk, sk: key.sk });

@@ -131,8 +131,7 @@ function refusedCharge(runtime: WalletDeps, record: SubscriptionRecord, code: st
 export async function chargeDueSubscriptions(runtime: WalletDeps, faults: ChargeFaults = {}): Promise<Record<ChargeResult, number>> {
   const counts: Record<ChargeResult, number> = { charged: 0, retry_scheduled: 0, paused: 0, canceled: 0, skipped: 0 };
   const now = runtime.clock.now().toISOString();
-  // Sort keys are `<next_charge_at>#<id>`: `~` sorts after `#`, so a charge due exactly now is due.
-  for await (const due of dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: SUBSCRIPTION_SHARDS, partitionOf: subscriptionKeys.dueShard, before: `${now}~` })) {
+  for await (const due of dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: SUBSCRIPTION_SHARDS, partitionOf: subscriptionKeys.dueShard, before: now })) {
     const record = (await getItem(runtime, { pk: due.pk, sk: due.sk })) as unknown as SubscriptionRecord | undefined;
     if (!record || (record.status !== 'active' && record.status !== 'past_due') || record.next_charge_at === null || record.next_charge_at > now) continue;
     counts[await chargeDue(runtime, record, faults)] += 1;
