@@ -1,12 +1,12 @@
 import { outcomeResult } from '../../shared/http/outcome';
 import { cancelOrder } from '../../shared/wallet/orders/cancel';
-import { orderScopeOf } from '../../shared/wallet/orders/records';
 import { orderRoutes } from '../../shared/wallet/orders/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
+import { ownerScopeOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(orderRoutes.cancelOrder, async ({ request, principal, runtime }) =>
   outcomeResult(
-    await cancelOrder(runtime, principal, orderScopeOf(principal), request.params.orderId, {
+    await cancelOrder(runtime, principal, ownerScopeOf(principal), request.params.orderId, {
       // Required by the route, so the middleware has refused a request without one.
       idempotencyKey: request.idempotencyKey!,
       requestId: request.requestId,

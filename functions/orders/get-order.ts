@@ -1,8 +1,9 @@
-import { getOrder, orderScopeOf } from '../../shared/wallet/orders/records';
+import { getOrder } from '../../shared/wallet/orders/records';
 import { orderRoutes } from '../../shared/wallet/orders/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
+import { ownerScopeOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(orderRoutes.getOrder, async ({ request, principal, runtime }) => ({
   status: 200,
-  body: await getOrder(runtime, orderScopeOf(principal), request.params.orderId),
+  body: await getOrder(runtime, ownerScopeOf(principal), request.params.orderId),
 }));

@@ -1,12 +1,12 @@
 import { outcomeResult } from '../../shared/http/outcome';
 import { payOrder } from '../../shared/wallet/orders/pay';
-import { orderScopeOf } from '../../shared/wallet/orders/records';
 import { orderRoutes } from '../../shared/wallet/orders/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
+import { ownerScopeOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(orderRoutes.payOrder, async ({ request, principal, runtime }) =>
   outcomeResult(
-    await payOrder(runtime, principal, orderScopeOf(principal), request.params.orderId, {
+    await payOrder(runtime, principal, ownerScopeOf(principal), request.params.orderId, {
       // Required by the route, so the middleware has refused a request without one.
       idempotencyKey: request.idempotencyKey!,
       requestId: request.requestId,

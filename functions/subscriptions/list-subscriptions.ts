@@ -1,8 +1,9 @@
-import { listSubscriptions, subscriptionScopeOf } from '../../shared/wallet/subscriptions/records';
+import { listSubscriptions } from '../../shared/wallet/subscriptions/records';
 import { subscriptionRoutes } from '../../shared/wallet/subscriptions/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
+import { ownerScopeOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(subscriptionRoutes.listSubscriptions, async ({ request, principal, runtime }) => ({
   status: 200,
-  body: await listSubscriptions(runtime, subscriptionScopeOf(principal), request.query),
+  body: await listSubscriptions(runtime, ownerScopeOf(principal), request.query),
 }));

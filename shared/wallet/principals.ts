@@ -19,3 +19,16 @@ export function tenantOf(principal: Principal, explicit?: string): string {
 export function assertSelf(principal: Principal, userId: string): void {
   if (principal.userId && principal.userId !== userId) throw new AppError('user_not_found', `No user ${userId}.`);
 }
+
+/** Whose objects a principal sees: a user or IdP token its own user's, a key bound to a client that client's, else the whole tenant's. */
+export interface OwnerScope {
+  tenantId: string;
+  userId?: string;
+  clientId?: string;
+}
+
+/** Refuses: tenant_not_found (a credential of no tenant). */
+export function ownerScopeOf(principal: Principal): OwnerScope {
+  if (!principal.tenantId) throw new AppError('tenant_not_found', 'This credential acts for no tenant.');
+  return { tenantId: principal.tenantId, ...(principal.userId ? { userId: principal.userId } : {}), ...(principal.clientId ? { clientId: principal.clientId } : {}) };
+}

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { TransactItem } from '../../aws/dynamodb';
+import { commitVersioned, withFreshReads } from '../../aws/fresh-reads';
 import { ConditionsFailed, getItem, queryPage, transact, type Item, type Page } from '../../aws/store';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
@@ -164,8 +165,8 @@ export async function listClients(deps: StoreDeps, tenantId: string, query: z.in
 type ClientChange = 'approve' | 'suspend' | 'hide' | 'unhide';
 
 /**
- * A status or moderation change, conditioned on the version read (a concurrent change answers the
- * retry's fresh read). Repeating a change that already holds answers the client unchanged.
+ * A status or moderation change, conditioned on the version read (a concurrent change makes it
+ * read again). Repeating a change that already holds answers the client unchanged.
  * Refuses: client_not_found.
  */
 export async function changeClient(
@@ -176,12 +177,14 @@ export async function changeClient(
   change: ClientChange,
   requestId: string,
 ): Promise<Client> {
-  for (let attempt = 1; ; attempt += 1) {
+  return withFreshReads(async () => {
     const before = await readClient(deps, scope.tenantId, clientId);
     const after = applyChange(before, change, deps.clock.now().toISOString());
     if (after === before) return publicClient(before);
-    try {
-      await transact(deps, [
+    // An update, not a whole put: offerings change published_count beside it without a version.
+    await commitVersioned(
+      deps,
+      [
         {
           Update: {
             TableName: deps.table,
@@ -209,12 +212,11 @@ export async function changeClient(
           after: publicClient(after),
           requestId,
         }),
-      ]);
-      return publicClient({ ...after, version: before.version + 1 });
-    } catch (error) {
-      if (!(error instanceof ConditionsFailed) || attempt >= 5) throw error;
-    }
-  }
+      ],
+      [0],
+    );
+    return publicClient({ ...after, version: before.version + 1 });
+  });
 }
 
 /** The Explore listing keys: set while the client is explorable, removed otherwise. */

@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { getItem, queryPage, type Page } from '../../aws/store';
+import { queryPage, type Page } from '../../aws/store';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import { isExplorable, readClient, toClientRecord, type ClientRecord } from './clients';
 import { catalogKeys } from './keys';
-import { readOffering, shopperOffering, type OfferingRecord } from './records';
+import { readOffering, shopperOffering } from './records';
 import type { exploreClient, exploreClientDetail, exploreListQuery, exploreOffering } from './schemas';
 
 /**
@@ -68,10 +68,8 @@ export async function exploreClientDetails(deps: StoreDeps, tenantId: string, cl
 
 /** One published offering of a visible client. Refuses: offering_not_found, client_not_found (its client is hidden or inactive). */
 export async function exploreOfferingById(deps: StoreDeps, tenantId: string, offeringId: string): Promise<z.infer<typeof exploreOffering>> {
-  const head = (await getItem(deps, catalogKeys.offering(offeringId))) as OfferingRecord | undefined;
-  if (!head || head.tenant_id !== tenantId || head.status !== 'published') throw new AppError('offering_not_found', `No offering ${offeringId}.`);
-  await explorableClient(deps, tenantId, head.client_id);
   const found = await readOffering(deps, offeringId);
-  if (!found || found.offering.status !== 'published') throw new AppError('offering_not_found', `No offering ${offeringId}.`);
+  if (!found || found.offering.tenant_id !== tenantId || found.offering.status !== 'published') throw new AppError('offering_not_found', `No offering ${offeringId}.`);
+  await explorableClient(deps, tenantId, found.offering.client_id);
   return shopperOffering(found);
 }

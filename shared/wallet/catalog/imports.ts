@@ -28,7 +28,8 @@ import {
 } from './records';
 import type { catalogImport, importRequest } from './schemas';
 import { newOffering } from './offerings';
-import { newVariant, newVariantWrites, versionedPut } from './variants';
+import { versionedPut } from '../../aws/fresh-reads';
+import { newVariant, newVariantWrites } from './variants';
 
 /**
  * Bulk import (docs/catalog.md): products matched by `ref`, variants by `sku`; every row checked

@@ -25,7 +25,8 @@ import {
 } from './records';
 import type { OfferingCreate, OfferingPatch, offeringListQuery } from './schemas';
 import type { z } from 'zod';
-import { commitVersioned, newVariant, newVariantWrites, skuTaken, StaleRead, versionedPut, withFreshReads } from './variants';
+import { commitVersioned, StaleRead, versionedPut, withFreshReads } from '../../aws/fresh-reads';
+import { newVariant, newVariantWrites, skuTaken } from './variants';
 
 /**
  * Offerings: a client's products (spec part 2). `kind` item (priced per variant) or plan (an amount

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { TransactItem } from '../../aws/dynamodb';
-import { queryAll, type Item } from '../../aws/store';
+import { getItem, queryAll, type Item } from '../../aws/store';
 import { AppError, type FieldError } from '../../kernel/errors';
 import type { Actor, StoreDeps } from '../deps';
 import type { ClientRecord } from './clients';
@@ -240,6 +240,13 @@ export async function readOffering(deps: StoreDeps, offeringId: string): Promise
   if (!offering) return undefined;
   variants.sort((a, b) => a.position - b.position);
   return { offering, variants };
+}
+
+/** The client's offering without its variants: one read. Refuses: offering_not_found (absent, or another client's). */
+export async function clientOfferingHead(deps: StoreDeps, clientId: string, offeringId: string): Promise<OfferingRecord> {
+  const head = await getItem(deps, catalogKeys.offering(offeringId));
+  if (!head || head.client_id !== clientId) throw new AppError('offering_not_found', `No offering ${offeringId}.`);
+  return head as unknown as OfferingRecord;
 }
 
 /** The client's offering. Refuses: offering_not_found (absent, or another client's). */

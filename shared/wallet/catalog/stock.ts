@@ -5,9 +5,9 @@ import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import type { ClientRecord } from './clients';
 import { catalogKeys } from './keys';
-import { clientOffering, invalidField, movementItem, movementView, variantItem, variantView, type StockMovement, type Variant, type VariantRecord } from './records';
+import { clientOfferingHead, invalidField, movementItem, movementView, variantItem, variantView, type StockMovement, type Variant, type VariantRecord } from './records';
 import type { movementListQuery, stockChange } from './schemas';
-import { commitVersioned, StaleRead, versionedPut, withFreshReads } from './variants';
+import { commitVersioned, versionedPut, withFreshReads } from '../../aws/fresh-reads';
 
 /**
  * Stock is held and released like money (docs/catalog.md). Per variant: on_hand, reserved, and
@@ -32,7 +32,7 @@ export async function changeStock(
   variantId: string,
   change: z.infer<typeof stockChange>,
 ): Promise<{ variant: Variant; movement: StockMovement }> {
-  await clientOffering(deps, client.id, offeringId);
+  await clientOfferingHead(deps, client.id, offeringId);
   return withFreshReads(async () => {
     const item = await getItem(deps, catalogKeys.variant(offeringId, variantId));
     if (!item) throw new AppError('not_found', `No variant ${variantId} in offering ${offeringId}.`);
@@ -49,9 +49,7 @@ export async function changeStock(
     if (onHand > 1_000_000_000) throw invalidField('delta', 'would leave more than 1000000000 on hand');
     const after: VariantRecord = { ...before, on_hand: onHand, updated_at: deps.clock.now().toISOString(), version: before.version + 1 };
     const { item: logged, movement } = movementItem(deps, actor, after, { kind: 'adjustment', quantity: onHand - before.on_hand, reason: change.reason });
-    await commitVersioned(deps, [versionedPut(deps, variantItem(after), before.version), logged], [0], () => {
-      throw new StaleRead();
-    });
+    await commitVersioned(deps, [versionedPut(deps, variantItem(after), before.version), logged], [0]);
     return { variant: variantView(after), movement };
   });
 }

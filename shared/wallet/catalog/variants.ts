@@ -1,5 +1,5 @@
 import type { TransactItem } from '../../aws/dynamodb';
-import { ConditionsFailed, transact } from '../../aws/store';
+import { commitVersioned, StaleRead, versionedPut, withFreshReads } from '../../aws/fresh-reads';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import type { Actor, StoreDeps } from '../deps';
@@ -30,48 +30,9 @@ import type { VariantCreate, VariantPatch } from './schemas';
  * Variants: what a shopper buys of an item offering (spec part 2). Each lives in its offering's
  * partition; its SKU is unique in the client's catalog (a guard item per SKU). Every write is
  * conditioned on the version read, so concurrent writers (a stock change, another patch) make the
- * loser read again instead of overwriting (`withFreshReads`). Adding, changing or retiring a
+ * loser read again instead of overwriting (shared/aws/fresh-reads.ts). Adding, changing or retiring a
  * variant is a `product.updated` event in the same transaction.
  */
-
-/** A version condition failed: the record changed since it was read. */
-export class StaleRead extends Error {
-  constructor() {
-    super('the record changed since it was read');
-    this.name = 'StaleRead';
-  }
-}
-
-const FRESH_READ_ATTEMPTS = 30;
-
-/** Runs a read-decide-write attempt again while what it read went stale, with full-jitter backoff; then 503. */
-export async function withFreshReads<T>(attempt: () => Promise<T>, sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))): Promise<T> {
-  for (let n = 1; ; n += 1) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof StaleRead)) throw error;
-      if (n >= FRESH_READ_ATTEMPTS) throw new AppError('service_unavailable', 'The catalog is busy with concurrent changes to this item; retry the request.');
-      await sleep(Math.random() * Math.min(400, 5 * 2 ** n));
-    }
-  }
-}
-
-/** Sends the transaction; a failed condition on one of `versioned` (indexes) means a stale read. */
-export async function commitVersioned(deps: StoreDeps, items: TransactItem[], versioned: number[], onOther: (failed: number[]) => never): Promise<void> {
-  try {
-    await transact(deps, items);
-  } catch (error) {
-    if (!(error instanceof ConditionsFailed)) throw error;
-    if (error.indexes.some((index) => versioned.includes(index))) throw new StaleRead();
-    onOther(error.indexes);
-  }
-}
-
-/** Replaces a record whole, conditioned on the version it was read at. */
-export const versionedPut = (deps: StoreDeps, item: Record<string, unknown>, readVersion: number): TransactItem => ({
-  Put: { TableName: deps.table, Item: item, ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': readVersion } },
-});
 
 export const skuTaken = (sku: string, field = 'sku') => new AppError('conflict', `SKU ${sku} is already used in this catalog.`, { errors: [{ field, message: 'taken' }] });
 
@@ -218,9 +179,6 @@ export async function retireVariant(deps: StoreDeps, client: ClientRecord, offer
       deps,
       [versionedPut(deps, variantItem(after), before.version), versionedPut(deps, offeringItem(state.offering), found.offering.version), productEvent(deps, 'product.updated', state, client)],
       [0, 1],
-      () => {
-        throw new StaleRead();
-      },
     );
     return variantView(after);
   });

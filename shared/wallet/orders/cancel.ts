@@ -5,12 +5,13 @@ import { outboxItem } from '../../events/outbox';
 import type { Outcome } from '../../http/outcome';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
-import { StaleRead, withFreshReads } from '../catalog/variants';
+import { StaleRead, withFreshReads } from '../../aws/fresh-reads';
 import type { Actor, StoreDeps, WalletDeps } from '../deps';
 import { defineOperation, runOperation } from '../saga';
 import { ORDER_SHARDS, orderKeys } from './keys';
-import { orderItem, orderRecord, toOrder, type Order, type OrderRecord, type OrderScope } from './records';
+import { orderItem, orderRecord, toOrder, type Order, type OrderRecord } from './records';
 import { stockStep } from './stock';
+import type { OwnerScope } from '../principals';
 
 /**
  * Ending an open order without a sale (docs/orders.md): the shopper or the client cancels it
@@ -24,7 +25,7 @@ import { stockStep } from './stock';
 async function endWrites(deps: StoreDeps, actor: Actor, order: OrderRecord, status: 'canceled' | 'expired'): Promise<{ items: TransactItem[]; view: Order }> {
   const ended: OrderRecord = { ...order, status, claim: null, updated_at: deps.clock.now().toISOString(), version: order.version + 1 };
   const release = await stockStep(deps, actor, ended, 'release');
-  const view = toOrder(ended as unknown as Record<string, unknown>);
+  const view = toOrder(ended);
   return {
     view,
     items: [
@@ -62,7 +63,7 @@ export const ORDER_CANCEL = defineOperation('order.cancel', async ({ runtime, pr
  * Cancels an open order once per Idempotency-Key: its stock is released. Refuses: not_found (not
  * the caller's), invalid_transition (paid, being paid, canceled or expired), idempotency_key_reuse.
  */
-export async function cancelOrder(runtime: WalletDeps, principal: Principal, scope: OrderScope, orderId: string, options: { idempotencyKey: string; requestId: string }): Promise<Outcome> {
+export async function cancelOrder(runtime: WalletDeps, principal: Principal, scope: OwnerScope, orderId: string, options: { idempotencyKey: string; requestId: string }): Promise<Outcome> {
   await orderRecord(runtime, scope, orderId);
   return runOperation(runtime, { operation: ORDER_CANCEL, tenantId: scope.tenantId, idempotencyKey: options.idempotencyKey, request: { order_id: orderId }, principal, requestId: options.requestId });
 }

@@ -8,17 +8,17 @@ import { AppError } from '../../kernel/errors';
 import { isExplorable, readClient } from '../catalog/clients';
 import { catalogKeys } from '../catalog/keys';
 import { isLive, type OfferingRecord, type VariantRecord } from '../catalog/records';
-import { StaleRead, withFreshReads, commitVersioned } from '../catalog/variants';
+import { commitVersioned, withFreshReads } from '../../aws/fresh-reads';
 import type { WalletDeps } from '../deps';
 import { merchantItem } from '../payments/merchants';
 import { defineOperation, runOperation } from '../saga';
-import { computeFee } from '../tenancy/fees';
+import { commissionOf } from '../tenancy/fees';
 import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
 import { orderKeys } from './keys';
 import { orderItem, toOrder, type OrderLine, type OrderRecord } from './records';
 import type { orderCreate } from './schemas';
-import { stockStep, variantIndexes } from './stock';
+import { stockStep } from './stock';
 
 /**
  * Creating an order (docs/orders.md): the lines are priced from the catalog and the commission,
@@ -38,10 +38,10 @@ export const ORDER_CREATE = defineOperation('order.create', async ({ runtime, op
     const { order: draft } = request as CreateRequest;
     // The order's id is the operation's: a resume after the order committed answers it.
     const existing = await getItem(runtime, orderKeys.order(operationId));
-    if (existing) return { items: [], status: 201, body: toOrder(existing) };
+    if (existing) return { items: [], status: 201, body: toOrder(existing as unknown as OrderRecord) };
     const expiresAt = new Date(new Date(startedAt).getTime() + config.ORDER_HOLD_SECONDS * 1000).toISOString();
     const record: OrderRecord = { ...draft, id: operationId, expires_at: expiresAt, created_at: startedAt, updated_at: startedAt, version: 1 };
-    const order = toOrder(record as unknown as Record<string, unknown>);
+    const order = toOrder(record);
     await withFreshReads(async () => {
       const reserve = await stockStep(runtime, principal, record, 'reservation');
       const items = [
@@ -55,9 +55,8 @@ export const ORDER_CREATE = defineOperation('order.create', async ({ runtime, op
         ...reserve.items,
         outboxItem(runtime, { type: 'order.created', tenantId: record.tenant_id, clientId: record.client_id, data: { order } }).item,
       ];
-      await commitVersioned(runtime, items, variantIndexes(1, reserve), () => {
-        throw new StaleRead();
-      });
+      // Any failed condition is a read gone stale (a variant's version): read again.
+      await commitVersioned(runtime, items, []);
     });
     return { items: [], status: 201, body: order };
   },
@@ -85,7 +84,7 @@ export async function createOrder(
   const lines = await priceLines(runtime, client.id, input.lines, client.commission_bps);
   const amount = lines.reduce((sum, line) => sum + line.amount, 0);
   if (amount > 2 ** 45) throw new AppError('invalid_request', 'The order is too large.', { errors: [{ field: 'lines', message: 'too large' }] });
-  const commission = lines.reduce((sum, line) => sum + computeFee({ bps: line.commission_bps, flat: 0, min_fee: 0, max_fee: null }, line.amount), 0);
+  const commission = lines.reduce((sum, line) => sum + commissionOf(line.commission_bps, line.amount), 0);
   const order: CreateRequest['order'] = {
     tenant_id: tenantId,
     client_id: client.id,
@@ -115,12 +114,8 @@ export async function createOrder(
 /** The lines priced from the catalog. Refuses: invalid_request (unknown, retired, a plan), offering_not_found (not published). */
 async function priceLines(runtime: WalletDeps, clientId: string, wanted: { variant_id: string; quantity: number }[], clientCommission: number): Promise<OrderLine[]> {
   const ids = [...new Set(wanted.map((line) => line.variant_id))];
-  const variants = new Map<string, VariantRecord>();
+  const variants = new Map((await Promise.all(ids.map((id) => findVariant(runtime, clientId, id)))).map((variant) => [variant.id, variant]));
   const offerings = new Map<string, OfferingRecord>();
-  for (const id of ids) {
-    const variant = await findVariant(runtime, clientId, id);
-    variants.set(id, variant);
-  }
   const offeringIds = [...new Set([...variants.values()].map((v) => v.offering_id))];
   const heads = await getItems(runtime, offeringIds.map((id) => catalogKeys.offering(id)));
   offeringIds.forEach((id, index) => offerings.set(id, heads[index] as unknown as OfferingRecord));

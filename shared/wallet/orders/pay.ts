@@ -14,8 +14,9 @@ import { earnRewards, grantItems, type Grants } from '../rewards/earn';
 import { defineOperation, runOperation, type SagaFaults } from '../saga';
 import { computeFee } from '../tenancy/fees';
 import { orderKeys } from './keys';
-import { orderItem, orderRecord, toOrder, type OrderRecord, type OrderScope } from './records';
+import { orderItem, orderRecord, toOrder, type OrderRecord } from './records';
 import { stockStep } from './stock';
+import type { OwnerScope } from '../principals';
 
 /**
  * Paying an order (docs/orders.md): one payment, captured at once, from the shopper's cash to the
@@ -135,7 +136,7 @@ export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operatio
           ledger_transaction_id: (posted as Transaction).id,
         },
       });
-      const view = toOrder(paid as unknown as Record<string, unknown>);
+      const view = toOrder(paid);
       const items: TransactItem[] = [
         {
           Put: {
@@ -168,7 +169,7 @@ export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operatio
 export async function payOrder(
   runtime: WalletDeps,
   principal: Principal,
-  scope: OrderScope,
+  scope: OwnerScope,
   orderId: string,
   options: { idempotencyKey: string; requestId: string; faults?: SagaFaults },
 ): Promise<Outcome> {

@@ -1,16 +1,16 @@
 import type { z } from 'zod';
 import { getItem, queryPage, type Item, type Page } from '../../aws/store';
-import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import type { FeeRule } from '../tenancy/fees';
 import { orderKeys } from './keys';
 import type { order, orderLine, orderListQuery } from './schemas';
 import { recordFields } from '../keys';
+import type { OwnerScope } from '../principals';
 
 /**
  * Orders as stored and as shown, and the reads every order route shares: who may see an order is
- * one rule (`orderScopeOf`): a shopper its own, a key bound to a client that client's, the tenant
+ * one rule (`ownerScopeOf`): a shopper its own, a key bound to a client that client's, the tenant
  * everything of the tenant; anything else is `not_found`, exactly as if it did not exist.
  */
 
@@ -52,8 +52,7 @@ export function orderItem(record: OrderRecord): Item {
 }
 
 /** `paying` is internal (a pay in flight): clients see the order `open` until it is paid. */
-export const toOrder = (item: Item): Order => {
-  const record = item as unknown as OrderRecord;
+export const toOrder = (record: OrderRecord): Order => {
   return {
     id: record.id,
     client_id: record.client_id,
@@ -73,34 +72,22 @@ export const toOrder = (item: Item): Order => {
   };
 };
 
-/** Whose orders a principal sees: a shopper its own, a bound key its client's, else the tenant's. */
-export interface OrderScope {
-  tenantId: string;
-  userId?: string;
-  clientId?: string;
-}
-
-export function orderScopeOf(principal: Principal): OrderScope {
-  if (!principal.tenantId) throw new AppError('tenant_not_found', 'This credential acts for no tenant.');
-  return { tenantId: principal.tenantId, ...(principal.userId ? { userId: principal.userId } : {}), ...(principal.clientId ? { clientId: principal.clientId } : {}) };
-}
-
-const visible = (item: Item, scope: OrderScope) =>
+const visible = (item: Item, scope: OwnerScope) =>
   item.tenant_id === scope.tenantId && (scope.userId === undefined || item.user_id === scope.userId) && (scope.clientId === undefined || item.client_id === scope.clientId);
 
 /** The order as stored, if the scope sees it. Refuses: not_found. */
-export async function orderRecord(deps: StoreDeps, scope: OrderScope, orderId: string): Promise<OrderRecord> {
+export async function orderRecord(deps: StoreDeps, scope: OwnerScope, orderId: string): Promise<OrderRecord> {
   const item = await getItem(deps, orderKeys.order(orderId));
   if (!item || !visible(item, scope)) throw new AppError('not_found', `No order ${orderId}.`);
   return item as unknown as OrderRecord;
 }
 
-export async function getOrder(deps: StoreDeps, scope: OrderScope, orderId: string): Promise<Order> {
-  return toOrder(await orderRecord(deps, scope, orderId) as unknown as Item);
+export async function getOrder(deps: StoreDeps, scope: OwnerScope, orderId: string): Promise<Order> {
+  return toOrder(await orderRecord(deps, scope, orderId));
 }
 
 /** The tenant's orders, a shopper's own, or a client's; newest first; by status. */
-export async function listOrders(deps: StoreDeps, scope: OrderScope, query: z.infer<typeof orderListQuery>): Promise<Page<Order>> {
+export async function listOrders(deps: StoreDeps, scope: OwnerScope, query: z.infer<typeof orderListQuery>): Promise<Page<Order>> {
   const userId = scope.userId ?? query.user_id;
   if (scope.userId !== undefined && query.user_id !== undefined && query.user_id !== scope.userId) throw new AppError('user_not_found', `No user ${query.user_id}.`);
   const clientId = scope.clientId ?? query.client_id;
@@ -126,5 +113,5 @@ export async function listOrders(deps: StoreDeps, scope: OrderScope, query: z.in
     ...(conditions.length > 0 ? { filter: { expression: conditions.join(' AND '), names: Object.keys(names).length > 0 ? names : undefined, values }, scanBudget: 1_000 } : {}),
   });
   // A user index of another tenant's user holds nothing of this tenant.
-  return { data: page.items.filter((item) => item.tenant_id === scope.tenantId).map(toOrder), next_cursor: page.next_cursor };
+  return { data: page.items.filter((item) => item.tenant_id === scope.tenantId).map((item) => toOrder(item as unknown as OrderRecord)), next_cursor: page.next_cursor };
 }

@@ -4,7 +4,7 @@ import { AppError } from '../../kernel/errors';
 import type { Actor, StoreDeps } from '../deps';
 import { catalogKeys } from '../catalog/keys';
 import { movementItem, variantItem, type VariantRecord } from '../catalog/records';
-import { versionedPut } from '../catalog/variants';
+import { versionedPut } from '../../aws/fresh-reads';
 import type { OrderLine } from './records';
 
 /**
@@ -87,6 +87,3 @@ export async function stockStep(
   if (short.length > 0) throw new AppError('out_of_stock', `Not enough stock for ${short.length} variant(s): nothing was reserved.`, { errors: short });
   return { items, lowStock };
 }
-
-/** Indexes of the versioned variant writes among `items` (every other item is a movement). */
-export const variantIndexes = (offset: number, writes: StepWrites): number[] => writes.items.flatMap((_, index) => (index % 2 === 0 ? [offset + index] : []));

@@ -5,7 +5,7 @@ import { AppError } from '../../kernel/errors';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
-import { clientOfMerchant, earnRewards, grantItems, type Grants } from '../rewards/earn';
+import { earnRewards, grantItems, type Grants } from '../rewards/earn';
 import { defineOperation, runOperation, type SagaFaults } from '../saga';
 import type { FeeRule } from '../tenancy/fees';
 import { captureAmounts } from './fees';
@@ -70,7 +70,6 @@ export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runti
         userId: String(item.user_id),
         payerAccountId: String(item.payer_account_id),
         merchantId: String(item.merchant_id),
-        clientId: await clientOfMerchant(runtime, String(item.merchant_id)),
         paymentId: input.payment_id,
         lines: [{ offeringId: null, amount }],
         ledgerKey,

@@ -6,7 +6,7 @@ import { config } from '../../kernel/config';
 import { AppError } from '../../kernel/errors';
 import type { Pending, Transaction } from '../../ledger-client/contract';
 import type { StoreDeps, WalletDeps } from '../deps';
-import { clientOfMerchant, earnRewards, grantItems, type Grants } from '../rewards/earn';
+import { earnRewards, grantItems, type Grants } from '../rewards/earn';
 import { defineOperation, runOperation, type SagaFaults } from '../saga';
 import type { CommissionMode, FeeRule } from '../tenancy/fees';
 import { getTenantRecord } from '../tenancy/tenants';
@@ -75,7 +75,6 @@ export const PAYMENT_CREATE = defineOperation('payment.create', async ({ runtime
           userId: input.user_id,
           payerAccountId: quote.payer_account_id,
           merchantId: input.merchant_id,
-          clientId: await clientOfMerchant(runtime, input.merchant_id),
           paymentId: operationId,
           lines: [{ offeringId: null, amount: input.amount }],
           ledgerKey,

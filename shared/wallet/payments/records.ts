@@ -113,6 +113,9 @@ export function newPaymentItem(input: NewPayment): Record<string, unknown> {
 
 export const legOf = (commodity: string) => (account_id: string, direction: 'debit' | 'credit', amount: number) => ({ account_id, direction, amount, commodity });
 
+/** The two legs that move `amount` of `commodity` from one account to another. */
+export const moveLegs = (commodity: string, from: string, to: string, amount: number) => [legOf(commodity)(from, 'debit', amount), legOf(commodity)(to, 'credit', amount)];
+
 /** Capture legs: payer debit, merchant and revenue credits (zero legs left out). */
 export function captureLegs(quote: { currency: string; payer_account_id: string; settlement_account_id: string; revenue_account_id: string }, amounts: ReturnType<typeof captureAmounts>) {
   const leg = legOf(quote.currency);

@@ -13,6 +13,14 @@ import { openAccountOnce } from '../tenancy/ledger-accounts';
 
 type Purpose = 'marketing' | 'points_issuance' | 'rewards_funding' | 'points';
 
+/**
+ * Account ids this container has already found. An account's id never changes once opened, so a
+ * capture that earns rewards asks the ledger for each account once per container, not per
+ * payment; losing the cache costs only the ledger's idempotent replay.
+ */
+const known = new Map<string, Promise<string>>();
+const KNOWN_MAX = 10_000;
+
 export function rewardAccount(
   runtime: WalletDeps,
   ledgerId: string,
@@ -22,5 +30,13 @@ export function rewardAccount(
   commodity: string,
 ): Promise<string> {
   const floor = purpose === 'marketing' || purpose === 'points' ? 0 : null;
-  return openAccountOnce(runtime.ledger(), ledgerId, { owner_type: owner.type, owner_id: owner.id, purpose, commodity, floor }, ledgerKeyOf(tenantId, owner.id, `account-${purpose}-${commodity}`));
+  const key = ledgerKeyOf(tenantId, owner.id, `account-${purpose}-${commodity}`);
+  const cached = known.get(`${ledgerId}:${key}`);
+  if (cached) return cached;
+  const opened = openAccountOnce(runtime.ledger(), ledgerId, { owner_type: owner.type, owner_id: owner.id, purpose, commodity, floor }, key);
+  if (known.size >= KNOWN_MAX) known.delete(known.keys().next().value!);
+  known.set(`${ledgerId}:${key}`, opened);
+  // A failed opening is not remembered: the next caller asks the ledger again.
+  opened.catch(() => known.delete(`${ledgerId}:${key}`));
+  return opened;
 }

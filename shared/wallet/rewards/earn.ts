@@ -10,6 +10,7 @@ import { rewardAccount } from './accounts';
 import { rewardKeys } from './keys';
 import { liveRules, type RewardRule } from './rules';
 import { getSettings } from './settings';
+import { moveLegs } from '../payments/records';
 
 /**
  * Earning rewards in the capture of a payment (docs/rewards.md), inside the payment's saga, after
@@ -87,8 +88,8 @@ export interface EarnInput {
   userId: string;
   payerAccountId: string;
   merchantId: string;
-  /** The client whose rules apply; a plain payment's is its merchant's client. */
-  clientId: string | null;
+  /** The client whose rules apply (an order's); omitted for a plain payment: its merchant's client, if it has one. */
+  clientId?: string;
   paymentId: string;
   lines: EarnLine[];
   ledgerKey: string;
@@ -97,7 +98,7 @@ export interface EarnInput {
 }
 
 /** The client a merchant's profile is, if any. */
-export async function clientOfMerchant(runtime: WalletDeps, merchantId: string): Promise<string | null> {
+async function clientOfMerchant(runtime: WalletDeps, merchantId: string): Promise<string | null> {
   const item = await getItem(runtime, catalogKeys.merchantClient(merchantId));
   return item ? String(item.client_id) : null;
 }
@@ -106,8 +107,9 @@ const refused = (error: unknown) => error instanceof LedgerRefusal && error.code
 
 /** Posts what the capture earns (each an idempotent posting), answering the grants. */
 export async function earnRewards(runtime: WalletDeps, input: EarnInput): Promise<Grants> {
-  if (input.clientId === null) return { cashback: null, points: null };
-  const rules = await liveRules(runtime, input.clientId);
+  const clientId = input.clientId ?? (await clientOfMerchant(runtime, input.merchantId));
+  if (clientId === null) return { cashback: null, points: null };
+  const rules = await liveRules(runtime, clientId);
   if (rules.length === 0) return { cashback: null, points: null };
   const ledger = runtime.ledger();
   const grants: Grants = { cashback: null, points: null };
@@ -128,10 +130,7 @@ export async function earnRewards(runtime: WalletDeps, input: EarnInput): Promis
           type: 'cashback',
           reference_id: input.paymentId,
           metadata: { payment_id: input.paymentId, user_id: input.userId },
-          legs: [
-            { account_id: marketing, direction: 'debit', amount: total, commodity: input.currency },
-            { account_id: input.payerAccountId, direction: 'credit', amount: total, commodity: input.currency },
-          ],
+          legs: moveLegs(input.currency, marketing, input.payerAccountId, total),
           ...(claims.length > 0 ? { limit_claims: claims } : {}),
         },
         `${input.ledgerKey}:cashback`,
@@ -158,10 +157,7 @@ export async function earnRewards(runtime: WalletDeps, input: EarnInput): Promis
           type: 'points_accrual',
           reference_id: input.paymentId,
           metadata: { payment_id: input.paymentId, user_id: input.userId },
-          legs: [
-            { account_id: issuance, direction: 'debit', amount: Math.min(total, MAX_GRANT), commodity },
-            { account_id: wallet, direction: 'credit', amount: Math.min(total, MAX_GRANT), commodity },
-          ],
+          legs: moveLegs(commodity, issuance, wallet, Math.min(total, MAX_GRANT)),
         },
         `${input.ledgerKey}:points`,
       );
@@ -258,10 +254,7 @@ export async function clawBack(runtime: WalletDeps, input: { tenantId: string; p
             type: 'cashback_clawback',
             reference_id: input.paymentId,
             metadata: { payment_id: input.paymentId, user_id: userId },
-            legs: [
-              { account_id: String(payment?.payer_account_id), direction: 'debit', amount: cash, commodity: String(payment?.currency) },
-              { account_id: marketing, direction: 'credit', amount: cash, commodity: String(payment?.currency) },
-            ],
+            legs: moveLegs(String(payment?.currency), String(payment?.payer_account_id), marketing, cash),
           },
           `${input.ledgerKey}:clawback-cash`,
         );
@@ -286,10 +279,7 @@ export async function clawBack(runtime: WalletDeps, input: { tenantId: string; p
             type: 'points_clawback',
             reference_id: input.paymentId,
             metadata: { payment_id: input.paymentId, user_id: userId },
-            legs: [
-              { account_id: wallet, direction: 'debit', amount: points, commodity },
-              { account_id: issuance, direction: 'credit', amount: points, commodity },
-            ],
+            legs: moveLegs(commodity, wallet, issuance, points),
           },
           `${input.ledgerKey}:clawback-points`,
         );

@@ -16,6 +16,7 @@ import { historyItem } from './earn';
 import { rewardKeys } from './keys';
 import { getSettings } from './settings';
 import type { conversion, historyEntry, rewards } from './schemas';
+import { moveLegs } from '../payments/records';
 
 /**
  * A user's rewards (points balance, cashback earned, history), converting points to cash, and a
@@ -76,12 +77,7 @@ export const POINTS_CONVERT = defineOperation('points.convert', async ({ runtime
           type: 'points_conversion',
           reference_id: operationId,
           metadata: { user_id: userId, rate_points: String(pin.rate.points), rate_cash: String(pin.rate.cash), points_commodity: pin.points_commodity },
-          legs: [
-            { account_id: pin.user_points, direction: 'debit', amount: points, commodity: pin.points_commodity },
-            { account_id: pin.issuance, direction: 'credit', amount: points, commodity: pin.points_commodity },
-            { account_id: pin.funding, direction: 'debit', amount: cash, commodity: pin.currency },
-            { account_id: pin.user_cash, direction: 'credit', amount: cash, commodity: pin.currency },
-          ],
+          legs: [...moveLegs(pin.points_commodity, pin.user_points, pin.issuance, points), ...moveLegs(pin.currency, pin.funding, pin.user_cash, cash)],
         },
         ledgerKey,
       );
@@ -134,10 +130,7 @@ export const MARKETING_FUND = defineOperation('marketing.fund', async ({ runtime
           type: 'marketing_funding',
           reference_id: operationId,
           metadata: { merchant_id: merchantId },
-          legs: [
-            { account_id: pin.settlement, direction: 'debit', amount, commodity: pin.currency },
-            { account_id: pin.marketing, direction: 'credit', amount, commodity: pin.currency },
-          ],
+          legs: moveLegs(pin.currency, pin.settlement, pin.marketing, amount),
         },
         ledgerKey,
       ),

@@ -55,7 +55,7 @@ export function chargeItems(runtime: WalletDeps, after: SubscriptionRecord, peri
   const charge = { subscription_id: after.id, period, amount: after.amount, fee: amounts.fee, commission: amounts.commission, ledger_transaction_id: posted.id, charged_at: after.updated_at };
   return [
     { Put: { TableName: runtime.table, Item: { pk: subscriptionKeys.subscription(after.id).pk, sk: `CHARGE#${String(period).padStart(6, '0')}`, entity: 'subscription_charge', tenant_id: after.tenant_id, ...charge }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    outboxItem(runtime, { type: 'subscription.charged', tenantId: after.tenant_id, data: { subscription: toSubscription(after as never), charge } }).item,
+    outboxItem(runtime, { type: 'subscription.charged', tenantId: after.tenant_id, data: { subscription: toSubscription(after), charge } }).item,
   ];
 }
 
@@ -96,7 +96,7 @@ export async function chargeDue(runtime: WalletDeps, record: SubscriptionRecord,
   };
   if (record.cancel_at_period_end) {
     const after: SubscriptionRecord = { ...record, status: 'canceled', next_charge_at: null, canceled_at: now, updated_at: now, version: record.version + 1 };
-    return commit([conditionedPut(runtime, after, record), outboxItem(runtime, { type: 'subscription.canceled', tenantId: record.tenant_id, data: { subscription: toSubscription(after as never) } }).item], 'canceled');
+    return commit([conditionedPut(runtime, after, record), outboxItem(runtime, { type: 'subscription.canceled', tenantId: record.tenant_id, data: { subscription: toSubscription(after) } }).item], 'canceled');
   }
   let posted: Transaction;
   try {
@@ -117,12 +117,12 @@ function refusedCharge(runtime: WalletDeps, record: SubscriptionRecord, code: st
   if (frozen || tries >= MAX_TRIES) {
     const reason = frozen ? (code as 'account_frozen' | 'account_closed') : 'dunning_exhausted';
     const after: SubscriptionRecord = { ...record, status: 'paused', pause_reason: reason, retry_count: tries, next_charge_at: null, updated_at: now, version: record.version + 1 };
-    return [[conditionedPut(runtime, after, record), outboxItem(runtime, { type: 'subscription.paused', tenantId: record.tenant_id, data: { subscription: toSubscription(after as never), reason } }).item], 'paused'];
+    return [[conditionedPut(runtime, after, record), outboxItem(runtime, { type: 'subscription.paused', tenantId: record.tenant_id, data: { subscription: toSubscription(after), reason } }).item], 'paused'];
   }
   const retryAt = new Date(new Date(now).getTime() + DUNNING_DELAYS_MS[tries - 1]!).toISOString();
   const after: SubscriptionRecord = { ...record, status: 'past_due', retry_count: tries, next_charge_at: retryAt, updated_at: now, version: record.version + 1 };
   return [
-    [conditionedPut(runtime, after, record), outboxItem(runtime, { type: 'subscription.retry_scheduled', tenantId: record.tenant_id, data: { subscription: toSubscription(after as never), reason: code } }).item],
+    [conditionedPut(runtime, after, record), outboxItem(runtime, { type: 'subscription.retry_scheduled', tenantId: record.tenant_id, data: { subscription: toSubscription(after), reason: code } }).item],
     'retry_scheduled',
   ];
 }

@@ -1,11 +1,13 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { ConditionsFailed, queryAll, transact, updateItem, isConditionalCheckFailed } from '../../aws/store';
+import { commitVersioned, versionedPut, withFreshReads } from '../../aws/fresh-reads';
+import { queryAll, updateItem, isConditionalCheckFailed } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps, WalletDeps } from '../deps';
 import { chargeDue } from './billing';
 import { subscriptionKeys } from './keys';
-import { subscriptionItem, subscriptionRecord, toSubscription, type Subscription, type SubscriptionRecord, type SubscriptionScope } from './records';
+import { subscriptionItem, subscriptionRecord, toSubscription, type Subscription, type SubscriptionRecord } from './records';
+import type { OwnerScope } from '../principals';
 
 /**
  * Managing a subscription (docs/subscriptions.md): the subscriber or the tenant pauses, resumes or
@@ -14,38 +16,33 @@ import { subscriptionItem, subscriptionRecord, toSubscription, type Subscription
  * once (billing dates count again from then); cancel ends it now, or at the period's end.
  */
 
-const replace = (deps: StoreDeps, after: SubscriptionRecord, before: SubscriptionRecord) => ({
-  Put: { TableName: deps.table, Item: subscriptionItem(after), ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': before.version } },
-});
-
-async function change(deps: StoreDeps, scope: SubscriptionScope, id: string, decide: (before: SubscriptionRecord, now: string) => { after: SubscriptionRecord; type?: string; data?: Record<string, unknown> } | null): Promise<SubscriptionRecord> {
-  for (let attempt = 1; ; attempt += 1) {
+async function change(deps: StoreDeps, scope: OwnerScope, id: string, decide: (before: SubscriptionRecord, now: string) => { after: SubscriptionRecord; type?: string; data?: Record<string, unknown> } | null): Promise<SubscriptionRecord> {
+  return withFreshReads(async () => {
     const before = await subscriptionRecord(deps, scope, id);
-    const now = deps.clock.now().toISOString();
-    const decided = decide(before, now);
+    const decided = decide(before, deps.clock.now().toISOString());
     if (!decided) return before;
-    try {
-      await transact(deps, [
-        replace(deps, decided.after, before),
-        ...(decided.type ? [outboxItem(deps, { type: decided.type, tenantId: before.tenant_id, data: { subscription: toSubscription(decided.after as never), ...decided.data } }).item] : []),
-      ]);
-      return decided.after;
-    } catch (error) {
-      if (!(error instanceof ConditionsFailed) || attempt >= 5) throw error;
-    }
-  }
+    await commitVersioned(
+      deps,
+      [
+        versionedPut(deps, subscriptionItem(decided.after), before.version),
+        ...(decided.type ? [outboxItem(deps, { type: decided.type, tenantId: before.tenant_id, data: { subscription: toSubscription(decided.after), ...decided.data } }).item] : []),
+      ],
+      [0],
+    );
+    return decided.after;
+  });
 }
 
 const ended = (record: SubscriptionRecord) => new AppError('invalid_transition', `A ${record.status} subscription cannot change.`);
 
 /** Pauses an active or past-due subscription (nothing is charged while paused). Refuses: not_found, invalid_transition (canceled). */
-export async function pauseSubscription(deps: StoreDeps, scope: SubscriptionScope, id: string): Promise<Subscription> {
+export async function pauseSubscription(deps: StoreDeps, scope: OwnerScope, id: string): Promise<Subscription> {
   const after = await change(deps, scope, id, (before, now) => {
     if (before.status === 'canceled') throw ended(before);
     if (before.status === 'paused') return null;
     return { after: { ...before, status: 'paused', pause_reason: 'requested', next_charge_at: null, updated_at: now, version: before.version + 1 }, type: 'subscription.paused', data: { reason: 'requested' } };
   });
-  return toSubscription(after as never);
+  return toSubscription(after);
 }
 
 /**
@@ -53,7 +50,7 @@ export async function pauseSubscription(deps: StoreDeps, scope: SubscriptionScop
  * now. A refused charge starts dunning (past_due). Resuming an active one changes nothing.
  * Refuses: not_found, invalid_transition (canceled).
  */
-export async function resumeSubscription(runtime: WalletDeps, scope: SubscriptionScope, id: string): Promise<Subscription> {
+export async function resumeSubscription(runtime: WalletDeps, scope: OwnerScope, id: string): Promise<Subscription> {
   const resumed = await change(runtime, scope, id, (before, now) => {
     if (before.status === 'canceled') throw ended(before);
     if (before.status !== 'paused') return null;
@@ -63,11 +60,11 @@ export async function resumeSubscription(runtime: WalletDeps, scope: Subscriptio
     };
   });
   if (resumed.status === 'active' && resumed.next_charge_at !== null && resumed.next_charge_at <= runtime.clock.now().toISOString()) await chargeDue(runtime, resumed);
-  return toSubscription((await subscriptionRecord(runtime, scope, id)) as never);
+  return toSubscription(await subscriptionRecord(runtime, scope, id));
 }
 
 /** Cancels now (nothing is charged after), or at the end of the paid period. Refuses: not_found, invalid_transition (already canceled). */
-export async function cancelSubscription(deps: StoreDeps, scope: SubscriptionScope, id: string, atPeriodEnd: boolean): Promise<Subscription> {
+export async function cancelSubscription(deps: StoreDeps, scope: OwnerScope, id: string, atPeriodEnd: boolean): Promise<Subscription> {
   const after = await change(deps, scope, id, (before, now) => {
     if (before.status === 'canceled') throw ended(before);
     if (atPeriodEnd && before.status !== 'paused') {
@@ -77,7 +74,7 @@ export async function cancelSubscription(deps: StoreDeps, scope: SubscriptionSco
     }
     return { after: { ...before, status: 'canceled', next_charge_at: null, canceled_at: now, updated_at: now, version: before.version + 1 }, type: 'subscription.canceled' };
   });
-  return toSubscription(after as never);
+  return toSubscription(after);
 }
 
 /**

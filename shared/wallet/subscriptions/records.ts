@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import { getItem, queryPage, type Item, type Page } from '../../aws/store';
-import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import type { CommissionMode, FeeRule } from '../tenancy/fees';
@@ -8,6 +7,7 @@ import { subscriptionKeys } from './keys';
 import { periodStart, type Interval } from './periods';
 import type { subscription, subscriptionListQuery } from './schemas';
 import { recordFields } from '../keys';
+import type { OwnerScope } from '../principals';
 
 /** Subscriptions as stored and shown, and who sees which (a subscriber its own, the tenant all). */
 
@@ -30,8 +30,8 @@ export interface SubscriptionRecord extends Subscription {
   version: number;
 }
 
-export const toSubscription = (item: Item): Subscription => {
-  const r = item as unknown as SubscriptionRecord;
+/** What the API shows of a subscription (its pinned quote and billing anchor stay inside). */
+export const toSubscription = (r: SubscriptionRecord): Subscription => {
   return {
     id: r.id,
     user_id: r.user_id,
@@ -73,25 +73,15 @@ export function subscriptionItem(record: SubscriptionRecord): Item {
 export const dueAt = (record: Pick<SubscriptionRecord, 'anchor_at' | 'anchor_period' | 'interval'>, n: number): string =>
   periodStart(record.anchor_at, record.interval as Interval, n - record.anchor_period);
 
-export interface SubscriptionScope {
-  tenantId: string;
-  userId?: string;
-}
-
-export function subscriptionScopeOf(principal: Principal): SubscriptionScope {
-  if (!principal.tenantId) throw new AppError('tenant_not_found', 'This credential acts for no tenant.');
-  return { tenantId: principal.tenantId, ...(principal.userId ? { userId: principal.userId } : {}) };
-}
-
 /** Refuses: not_found (absent, another tenant's, or another subscriber's). */
-export async function subscriptionRecord(deps: StoreDeps, scope: SubscriptionScope, id: string): Promise<SubscriptionRecord> {
+export async function subscriptionRecord(deps: StoreDeps, scope: OwnerScope, id: string): Promise<SubscriptionRecord> {
   const item = await getItem(deps, subscriptionKeys.subscription(id));
   if (!item || item.tenant_id !== scope.tenantId || (scope.userId !== undefined && item.user_id !== scope.userId)) throw new AppError('not_found', `No subscription ${id}.`);
   return item as unknown as SubscriptionRecord;
 }
 
 /** The tenant's subscriptions (or a subscriber's own), newest first, by user, merchant and status. */
-export async function listSubscriptions(deps: StoreDeps, scope: SubscriptionScope, query: z.infer<typeof subscriptionListQuery>): Promise<Page<Subscription>> {
+export async function listSubscriptions(deps: StoreDeps, scope: OwnerScope, query: z.infer<typeof subscriptionListQuery>): Promise<Page<Subscription>> {
   if (scope.userId !== undefined && query.user_id !== undefined && query.user_id !== scope.userId) throw new AppError('user_not_found', `No user ${query.user_id}.`);
   const userId = scope.userId ?? query.user_id;
   const conditions: string[] = [];
@@ -113,5 +103,5 @@ export async function listSubscriptions(deps: StoreDeps, scope: SubscriptionScop
     limit: query.limit,
     ...(conditions.length > 0 ? { filter: { expression: conditions.join(' AND '), values, ...(Object.keys(names).length ? { names } : {}) }, scanBudget: 1_000 } : {}),
   });
-  return { data: page.items.filter((item) => item.tenant_id === scope.tenantId).map(toSubscription), next_cursor: page.next_cursor };
+  return { data: page.items.filter((item) => item.tenant_id === scope.tenantId).map((item) => toSubscription(item as unknown as SubscriptionRecord)), next_cursor: page.next_cursor };
 }

@@ -10,7 +10,7 @@ import type { WalletDeps } from '../deps';
 import { merchantItem } from '../payments/merchants';
 import { captureLegs } from '../payments/records';
 import { defineOperation, runOperation, type SagaFaults } from '../saga';
-import { computeFee } from '../tenancy/fees';
+import { commissionOf } from '../tenancy/fees';
 import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
 import { chargeItems, chargeOf, charged } from './billing';
@@ -43,7 +43,7 @@ export const SUBSCRIPTION_CREATE = defineOperation('subscription.create', async 
       return {
         items: [{ Put: { TableName: runtime.table, Item: subscriptionItem(after), ConditionExpression: 'attribute_not_exists(pk)' } }, ...chargeItems(runtime, after, 0, posted as Transaction)],
         status: 201,
-        body: toSubscription(after as never),
+        body: toSubscription(after),
       };
     },
   };
@@ -74,7 +74,7 @@ export async function subscribe(runtime: WalletDeps, principal: Principal, offer
     offering_id: offering.id,
     plan_name: offering.title,
     amount,
-    commission: computeFee({ bps: commissionBps, flat: 0, min_fee: 0, max_fee: null }, amount),
+    commission: commissionOf(commissionBps, amount),
     currency: tenant.currency,
     interval: offering.interval!,
     status: 'active',

@@ -97,6 +97,9 @@ export function applyFeePlanChange(plan: FeePlan, change: FeePlanChange): FeePla
  * every safe amount: the product is split so no intermediate passes 2^53. A fee may exceed the
  * amount (a flat fee on a tiny amount); whether that is acceptable is the money path's decision.
  */
+/** A marketplace commission of `bps` basis points on an amount, rounded as fees are. */
+export const commissionOf = (bps: number, amount: number): number => computeFee({ ...ZERO_RULE, bps }, amount);
+
 export function computeFee(rule: FeeRule, amount: number): number {
   if (!Number.isSafeInteger(amount) || amount < 0) throw new RangeError(`amount must be a non-negative safe integer, got ${amount}`);
   // amount = whole × 10 000 + rest; whole × bps <= amount and rest × bps < 10^8 stay exact.
