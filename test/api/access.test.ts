@@ -59,7 +59,7 @@ const foreignRequests: Record<string, { kind: PrincipalKind; body?: unknown; que
   deleteWebhookEndpoint: { kind: 'api_key' },
   redeliverWebhookEvent: { kind: 'api_key', body: {} },
   deleteClientWebhookEndpoint: { kind: 'tenant_staff' },
-  createClientWebhookEndpoint: { kind: 'api_key', body: { url: 'https://merchant.example.com/hooks' } },
+  createClientWebhookEndpoint: { kind: 'api_key', body: { url: 'http://127.0.0.1:9/hooks' } },
   listClientWebhookEndpoints: { kind: 'api_key' },
   listClientWebhookDeliveries: { kind: 'api_key' },
   getClient: { kind: 'api_key' },
