@@ -17,7 +17,8 @@ import { mintWalletToken } from './tokens';
  * Brute force: every attempt is counted on the account BEFORE its password is verified, by one
  * conditional update that refuses once the window holds five, so at most five verifications happen
  * per 15-minute window whatever the concurrency; the fifth failure holds the account for 15
- * minutes from then (429 rate_limited with Retry-After); a success resets the count. An unknown
+ * minutes from then (429 rate_limited with Retry-After); a success resets the count
+ * unless other attempts were counted after it (a burst). An unknown
  * email takes as long as a wrong password (./passwords.ts), so the answer time does not tell
  * which emails exist.
  */
@@ -206,8 +207,7 @@ export async function createStaffSession(
     if (attempt >= MAX_FAILED_LOGINS) await holdAfterLastFailure(runtime, record.id, nowMs);
     throw wrongCredentials();
   }
-  // A success ends the run of failures (its own attempt included).
-  await updateItem(runtime, walletKeys.staff(record.id), { expression: 'SET login_attempts = :zero', values: { ':zero': 0 } });
+  await resetAfterSuccess(runtime, record.id, attempt);
   const support = await supportSession(runtime, record, input.tenant_id);
   const { token, expiresAt } = await mintWalletToken(await runtime.signer(), {
     use: 'staff',
@@ -280,6 +280,22 @@ async function countAttempt(runtime: WalletDeps, staffId: string, nowMs: number)
     if (until > nowMs && Number(item?.login_attempts ?? 0) >= MAX_FAILED_LOGINS) throw locked(until - nowMs);
   }
   throw locked(1_000);
+}
+
+/**
+ * A success ends the run of failures (its own attempt included), but only when no attempt was
+ * counted after it: a success inside a parallel burst of guesses must not reopen the window for
+ * the rest of the burst, or one correct password in a burst would buy five more verifications.
+ * The account then stays counted until its window closes.
+ */
+async function resetAfterSuccess(runtime: WalletDeps, staffId: string, attempt: number): Promise<void> {
+  await updateItem(runtime, walletKeys.staff(staffId), {
+    expression: 'SET login_attempts = :zero',
+    condition: 'login_attempts = :attempt',
+    values: { ':zero': 0, ':attempt': attempt },
+  }).catch((error: unknown) => {
+    if (!isConditionalCheckFailed(error)) throw error;
+  });
 }
 
 /** The last allowed attempt failed: the account is held for LOCKOUT_SECONDS from now. */
