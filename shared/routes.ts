@@ -7,6 +7,7 @@ import { authRoutes } from './wallet/auth/routes';
 import { consoleRoutes } from './wallet/console/routes';
 import { ledgerRoutes } from './ledger/routes';
 import { paymentRoutes } from './wallet/payments/routes';
+import { payoutRoutes } from './wallet/payouts/routes';
 import { platformRoutes } from './http/platform-routes';
 import { tenancyRoutes } from './wallet/tenancy/routes';
 import { topupRoutes } from './wallet/topups/routes';
@@ -29,6 +30,7 @@ export const routes: readonly AnyRoute[] = [
   ...Object.values(transferRoutes),
   ...Object.values(webhookRoutes),
   ...Object.values(paymentRoutes),
+  ...Object.values(payoutRoutes),
   ...Object.values(catalogRoutes),
   ...Object.values(orderRoutes),
   ...Object.values(subscriptionRoutes),

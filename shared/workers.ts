@@ -43,6 +43,8 @@ export interface WorkerDefinition {
 export const queues: readonly QueueDefinition[] = [
   // The sandbox top-up processor's pending confirmations (shared/wallet/topups/sandbox.ts).
   { name: 'sandboxProcessor', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
+  // The sandbox payout rail's pending confirmations (shared/wallet/payouts/sandbox.ts).
+  { name: 'sandboxPayoutRail', visibilityTimeoutSeconds: 30, maxReceiveCount: 5 },
   // Webhook delivery attempts (shared/wallet/webhooks/deliveries.ts). Receivers' failures are re-queued as
   // new messages with their backoff; only a worker that keeps crashing on a message spends receives.
   // The visibility timeout outlasts the worker (30 s) and the attempt claim (45 s).
@@ -64,8 +66,8 @@ export const workers: readonly WorkerDefinition[] = [
     trigger: { kind: 'schedule', rateMinutes: 1 },
     tables: { wallet: 'RW' },
     callsLedger: true,
-    // Resuming a top-up's creation queues the sandbox processor's confirmation.
-    sendsTo: ['sandboxProcessor'],
+    // Resuming a top-up's (or a payout's) creation queues the sandbox's confirmation.
+    sendsTo: ['sandboxProcessor', 'sandboxPayoutRail'],
   },
   {
     name: 'sandboxProcessor',
@@ -73,6 +75,15 @@ export const workers: readonly WorkerDefinition[] = [
     description: "Sends the sandbox top-up processor's signed confirmations to the wallet's public webhook",
     trigger: { kind: 'queue', queue: 'sandboxProcessor', batchSize: 10 },
     // It reaches the wallet only over HTTP, as an outside processor would.
+    tables: {},
+    timeoutSeconds: 15,
+  },
+  {
+    name: 'sandboxPayoutRail',
+    handler: 'payouts/sandbox-rail',
+    description: "Sends the sandbox payout rail's signed confirmations to the wallet's public rail webhook",
+    trigger: { kind: 'queue', queue: 'sandboxPayoutRail', batchSize: 10 },
+    // It reaches the wallet only over HTTP, as an outside rail would.
     tables: {},
     timeoutSeconds: 15,
   },

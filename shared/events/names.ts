@@ -33,6 +33,8 @@ export const EVENT_TYPES = [
   'order.expired',
   'inventory.low_stock',
   'import.completed',
+  'payout.paid',
+  'payout.failed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

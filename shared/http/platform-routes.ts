@@ -6,9 +6,16 @@ import { defineRoute, type Api } from './route';
 const health = z.object({ status: z.literal('ok') });
 const version = z.object({ version: z.string(), stage: z.string() });
 
+/**
+ * Probes and documents answer from memory in microseconds: two at once per function is plenty, and
+ * leaves the account's reserved-concurrency pool (./bulkheads.ts) to the routes that move money.
+ */
+const cheap = { function: { maxConcurrency: 2 } } as const;
+
 const probes = (api: Api, prefix: string) => ({
   healthz:
   defineRoute({
+    ...cheap,
     operationId: `${prefix}Healthz`,
     method: 'GET',
     path: '/healthz',
@@ -23,6 +30,7 @@ const probes = (api: Api, prefix: string) => ({
     tables: {},
   }),
   version: defineRoute({
+    ...cheap,
     operationId: `${prefix}Version`,
     method: 'GET',
     path: '/version',
@@ -41,6 +49,7 @@ const probes = (api: Api, prefix: string) => ({
 /** Each API serves its own OpenAPI document, generated from the manifest (spec part 9). */
 const openApi = (api: Api, handler: string) =>
   defineRoute({
+    ...cheap,
     operationId: `${api}OpenApi`,
     method: 'GET',
     path: '/openapi.json',

@@ -79,7 +79,7 @@ export async function reserve(context: LedgerContext, consumerId: string, ledger
       },
     });
     plan.roles.push({ kind: 'record' });
-    plan.addAccounts(ledgerId, deltas, { requireActive: true });
+    plan.addAccounts(ledgerId, deltas, { requireActive: true, minAvailableAfter: input.min_available_after });
     return { ...plan.build(), status: 201, body: pending };
   });
 }

@@ -112,6 +112,12 @@ const postingFields = {
   reference_id: uuid.optional(),
 };
 
+/** Each listed account must keep at least this available balance after the posting (or reservation). */
+const minAvailableAfter = z
+  .array(z.object({ account_id: uuid, amount: z.number().int().min(-MAX_LEG_AMOUNT).max(MAX_LEG_AMOUNT) }).strict())
+  .max(MAX_LEGS)
+  .optional();
+
 export const postingCreate = z
   .object({
     ...postingFields,
@@ -120,10 +126,7 @@ export const postingCreate = z
     /** Each listed account must still be at this version (optimistic concurrency). */
     version_is: z.array(z.object({ account_id: uuid, version: z.number().int().min(0) }).strict()).max(MAX_LEGS).optional(),
     /** Each listed account must keep at least this available balance after the posting. */
-    min_available_after: z
-      .array(z.object({ account_id: uuid, amount: z.number().int().min(-MAX_LEG_AMOUNT).max(MAX_LEG_AMOUNT) }).strict())
-      .max(MAX_LEGS)
-      .optional(),
+    min_available_after: minAvailableAfter,
     /** Consumed with the money: the claim's running total may not pass `max`. */
     limit_claims: z
       .array(
@@ -169,6 +172,8 @@ export const pendingCreate = z
     ...postingFields,
     /** After this time a scheduled worker voids the reservation (status `expired`). */
     expires_at: timestamp.optional(),
+    /** Each listed account must keep at least this available balance after the reservation (a payout leaves its merchant's refund reserve). */
+    min_available_after: minAvailableAfter,
   })
   .strict();
 

@@ -1,4 +1,4 @@
-import type { Principal } from '../http/principal';
+import type { Principal, PrincipalKind } from '../http/principal';
 import { AppError } from '../kernel/errors';
 
 /**
@@ -32,3 +32,14 @@ export function ownerScopeOf(principal: Principal): OwnerScope {
   if (!principal.tenantId) throw new AppError('tenant_not_found', 'This credential acts for no tenant.');
   return { tenantId: principal.tenantId, ...(principal.userId ? { userId: principal.userId } : {}), ...(principal.clientId ? { clientId: principal.clientId } : {}) };
 }
+
+/**
+ * Sagas record who started them. A processor or a payout rail holds no wallet credential, so it is
+ * recorded under its own kind with no scopes; nothing reads a saga's principal back as authority.
+ */
+export const outsidePrincipal = (id: string, tenantId: string): Principal => ({
+  kind: 'processor' as string as PrincipalKind,
+  id,
+  tenantId,
+  scopes: new Set(),
+});

@@ -53,6 +53,8 @@ const foreignRequests: Record<string, { kind: PrincipalKind; body?: unknown; que
   revokeApiKey: { kind: 'tenant_staff' },
   getTopup: { kind: 'api_key' },
   getMerchant: { kind: 'api_key' },
+  updateMerchant: { kind: 'api_key', body: { name: 'Probe' } },
+  getPayout: { kind: 'api_key' },
   getPayment: { kind: 'api_key' },
   capturePayment: { kind: 'api_key', body: {} },
   voidPayment: { kind: 'api_key' },

@@ -188,6 +188,21 @@ describe('pendings', () => {
     expect(JSON.parse((await f.service.voidPending(f.consumerId, f.ledgerId, pending.id, f.idem('voidPending', 'v'))).body).code).toBe('conflict');
   });
 
+  it('refuses a reservation that would leave less than min_available_after, and holds nothing', async () => {
+    const merchant = await f.open({ owner_type: 'merchant', purpose: 'settlement' });
+    const clearing = await f.open({ floor: null, owner_type: 'tenant', purpose: 'payout_clearing' });
+    const source = await f.open({ floor: null });
+    await f.transfer(source.id, merchant.id, 1000);
+    const hold = (amount: number) => ({ type: 'payout', legs: [leg(merchant.id, 'debit', amount), leg(clearing.id, 'credit', amount)], min_available_after: [{ account_id: merchant.id, amount: 300 }] });
+
+    const refused = JSON.parse((await f.service.reserve(f.consumerId, f.ledgerId, hold(701), f.idem('createPending', hold(701)))).body);
+    expect(refused.code).toBe('precondition_failed');
+    expect(await f.balance(merchant.id)).toEqual({ posted: 1000, pending_debits: 0, pending_credits: 0, available: 1000 });
+    const held = JSON.parse((await f.service.reserve(f.consumerId, f.ledgerId, hold(700), f.idem('createPending', hold(700)))).body);
+    expect(held.status).toBe('pending');
+    expect(await f.balance(merchant.id)).toEqual({ posted: 1000, pending_debits: 700, pending_credits: 0, available: 300 });
+  });
+
   it('voids a reservation, and expires one after its time with the scheduled sweep', async () => {
     const payer = await f.open();
     const merchant = await f.open();

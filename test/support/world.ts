@@ -82,6 +82,13 @@ export async function buildWorld(platform: Platform): Promise<World> {
   const subscribed = await call(platform.urls.public, 'POST', `/v1/explore/offerings/${plan.body.id}/subscribe`, { token: subscriberToken, headers: { 'idempotency-key': uuidv7() } });
   expect(subscribed.status, subscribed.text).toBe(201);
   foreign.subscriptionId = subscribed.body.id;
+  const payout = await call(platform.urls.public, 'POST', '/v1/payouts', {
+    token: otherKey,
+    headers: { 'idempotency-key': uuidv7() },
+    body: { merchant_id: foreign.merchantId, amount: 10, currency: 'USD' },
+  });
+  expect(payout.status, payout.text).toBe(201);
+  foreign.payoutId = payout.body.id;
   foreign.ruleId = (await call(platform.urls.public, 'POST', `/v1/clients/${foreign.clientId}/reward_rules`, { token: otherKey, body: { kind: 'cashback', params: { bps: 100 } } })).body.id;
   const otherStaff = await staffToken(platform, { role: 'tenant_staff', tenantId: otherTenantId });
   foreign.keyId = (await call(platform.urls.public, 'POST', '/v1/api_keys', { token: otherStaff, body: { env: 'sandbox', scopes: ['users:read'] } })).body.id;

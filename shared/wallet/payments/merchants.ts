@@ -1,9 +1,11 @@
-import { getItem, putItem, queryPage, type Page } from '../../aws/store';
+import { ConditionsFailed, getItem, putItem, queryPage, transact, type Page } from '../../aws/store';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps, WalletDeps } from '../deps';
 import { ledgerKeyOf } from '../saga';
 import { openAccountOnce } from '../tenancy/ledger-accounts';
 import { getTenantRecord } from '../tenancy/tenants';
+import { auditItem } from '../tenancy/audit';
+import type { Actor } from '../deps';
 import { paymentKeys } from './keys';
 
 /** Merchants: who payments pay, each with a settlement account in the tenant's ledger (docs/payments.md). */
@@ -13,6 +15,8 @@ export interface Merchant {
   name: string;
   status: 'active';
   metadata: Record<string, string>;
+  /** What payouts leave behind on the settlement account for refunds (docs/payouts.md). */
+  refund_reserve: number;
   created_at: string;
 }
 
@@ -21,11 +25,12 @@ const toMerchant = (item: Record<string, unknown>): Merchant => ({
   name: String(item.name),
   status: 'active',
   metadata: (item.metadata as Record<string, string> | undefined) ?? {},
+  refund_reserve: Number(item.refund_reserve ?? 0),
   created_at: String(item.created_at),
 });
 
 /** Creates a merchant and its settlement account (owner_type merchant, purpose settlement, floor 0). */
-export async function createMerchant(runtime: WalletDeps, tenantId: string, input: { name: string; metadata?: Record<string, string> }): Promise<Merchant> {
+export async function createMerchant(runtime: WalletDeps, tenantId: string, input: { name: string; metadata?: Record<string, string>; refund_reserve?: number }): Promise<Merchant> {
   const tenant = await getTenantRecord(runtime, tenantId);
   const id = runtime.ids();
   const settlement = await openAccountOnce(
@@ -34,7 +39,7 @@ export async function createMerchant(runtime: WalletDeps, tenantId: string, inpu
     { owner_type: 'merchant', owner_id: id, purpose: 'settlement', commodity: tenant.currency, floor: 0 },
     ledgerKeyOf(tenantId, id, 'settlement'),
   );
-  const merchant: Merchant = { id, name: input.name, status: 'active', metadata: input.metadata ?? {}, created_at: runtime.clock.now().toISOString() };
+  const merchant: Merchant = { id, name: input.name, status: 'active', metadata: input.metadata ?? {}, refund_reserve: input.refund_reserve ?? 0, created_at: runtime.clock.now().toISOString() };
   await putItem(
     runtime,
     { ...paymentKeys.merchant(id), gsi1pk: paymentKeys.tenantMerchants(tenantId), gsi1sk: id, entity: 'merchant', tenant_id: tenantId, settlement_account_id: settlement, ...merchant },
@@ -56,4 +61,30 @@ export async function getMerchant(deps: StoreDeps, tenantId: string, merchantId:
 export async function listMerchants(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number }): Promise<Page<Merchant>> {
   const page = await queryPage(deps, { index: 'gsi1', partition: paymentKeys.tenantMerchants(tenantId), cursor: query.cursor, limit: query.limit });
   return { data: page.items.map(toMerchant), next_cursor: page.next_cursor };
+}
+
+/**
+ * Changes a merchant's name, metadata or refund reserve (a payout started before keeps the reserve
+ * it was quoted with). Audited with before and after, in the same transaction.
+ * Refuses: not_found.
+ */
+export async function updateMerchant(
+  deps: StoreDeps,
+  tenantId: string,
+  merchantId: string,
+  patch: { name?: string; metadata?: Record<string, string>; refund_reserve?: number },
+  audit: { actor: Actor; requestId: string },
+): Promise<Merchant> {
+  const before = await merchantItem(deps, tenantId, merchantId);
+  const after = { ...before, ...patch };
+  try {
+    await transact(deps, [
+      { Put: { TableName: deps.table, Item: after, ConditionExpression: 'attribute_exists(pk) AND tenant_id = :tenant', ExpressionAttributeValues: { ':tenant': tenantId } } },
+      auditItem(deps, { tenantId, actor: audit.actor, action: 'merchant.update', target: { type: 'merchant', id: merchantId }, before: toMerchant(before), after: toMerchant(after), requestId: audit.requestId }),
+    ]);
+  } catch (error) {
+    if (error instanceof ConditionsFailed && error.indexes.includes(0)) throw new AppError('not_found', `No merchant ${merchantId}.`);
+    throw error;
+  }
+  return toMerchant(after);
 }

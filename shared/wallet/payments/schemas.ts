@@ -7,10 +7,26 @@ import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas
 const MAX_AMOUNT = 2 ** 45;
 const amount = z.number().int().min(1).max(MAX_AMOUNT);
 
-export const merchantCreate = z.object({ name: z.string().min(1).max(200), metadata: metadata.optional() }).strict();
+/** What a payout leaves behind on the settlement account for refunds (docs/payouts.md); 0 by default. */
+const refundReserve = z.number().int().min(0).max(MAX_AMOUNT);
+
+export const merchantCreate = z.object({ name: z.string().min(1).max(200), metadata: metadata.optional(), refund_reserve: refundReserve.optional() }).strict();
+
+export const merchantUpdate = z
+  .object({ name: z.string().min(1).max(200).optional(), metadata: metadata.optional(), refund_reserve: refundReserve.optional() })
+  .strict()
+  .refine((body) => Object.keys(body).length > 0, { message: 'name, metadata or refund_reserve is required' });
 
 export const merchant = z
-  .object({ id: uuid, name: z.string(), status: z.literal('active'), metadata: z.record(z.string(), z.string()), created_at: timestamp })
+  .object({
+    id: uuid,
+    name: z.string(),
+    status: z.literal('active'),
+    metadata: z.record(z.string(), z.string()),
+    /** The settlement balance payouts leave behind for refunds, in minor units. */
+    refund_reserve: z.number().int(),
+    created_at: timestamp,
+  })
   .meta({ id: 'Merchant' });
 
 export const merchantListQuery = z.object({ cursor, limit: pageLimit() }).strict();

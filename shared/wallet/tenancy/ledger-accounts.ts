@@ -1,5 +1,6 @@
 import { LedgerRefusal } from '../../ledger-client/client';
-import type { TenancyLedger } from '../deps';
+import type { TenancyLedger, WalletDeps } from '../deps';
+import { ledgerKeyOf } from '../saga';
 
 const UUID_AT_END = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.?$/;
 
@@ -22,4 +23,33 @@ export async function openAccountOnce(
     if (existing) return existing;
     throw error;
   }
+}
+
+/**
+ * Account ids this container has already found. An account's id never changes once opened, so a
+ * hot path (a capture earning rewards, a payout) asks the ledger for each lazily opened account
+ * once per container, not per request; losing the memory costs only the ledger's idempotent replay.
+ */
+const known = new Map<string, Promise<string>>();
+const KNOWN_MAX = 10_000;
+
+/**
+ * An account opened on first use (reward pools, a user's points, the tenant's payout clearing)
+ * under a key derived from its owner, purpose and commodity, so every caller finds the same one.
+ */
+export function lazyAccount(
+  runtime: Pick<WalletDeps, 'ledger'>,
+  ledgerId: string,
+  tenantId: string,
+  account: { owner_type: 'merchant' | 'tenant' | 'user'; owner_id: string; purpose: string; commodity: string; floor: number | null },
+): Promise<string> {
+  const key = ledgerKeyOf(tenantId, account.owner_id, `account-${account.purpose}-${account.commodity}`);
+  const cached = known.get(`${ledgerId}:${key}`);
+  if (cached) return cached;
+  const opened = openAccountOnce(runtime.ledger(), ledgerId, account, key);
+  if (known.size >= KNOWN_MAX) known.delete(known.keys().next().value!);
+  known.set(`${ledgerId}:${key}`, opened);
+  // A failed opening is not remembered: the next caller asks the ledger again.
+  opened.catch(() => known.delete(`${ledgerId}:${key}`));
+  return opened;
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
+import { SANDBOX_SIGNATURE_HEADER } from '../sandbox-delivery';
 import * as s from './schemas';
 
 /**
@@ -131,7 +132,7 @@ export const topupRoutes = {
       body: s.processorWebhookBody,
       headers: [
         {
-          name: s.SANDBOX_SIGNATURE_HEADER,
+          name: SANDBOX_SIGNATURE_HEADER,
           description:
             'The processor\'s signature of the raw body, `t=<unix seconds>,v1=<hex HMAC-SHA256>` (the sandbox processor\'s header; a real processor adapter names its own, see docs/topups.md).',
           required: true,

@@ -1,12 +1,10 @@
 import { createHmac } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
-import type { Clock } from '../../kernel/clock';
 import { AppError } from '../../kernel/errors';
-import { signPayload, verifySignature } from '../../events/signature';
 import type { QueueTransport } from '../../aws/transport';
 import type { ProcessorEvent, ProcessorRefund, ProcessorRefundRequest, TopupIntent, TopupIntentRequest, TopupProcessor } from './processors';
-import { SANDBOX_SIGNATURE_HEADER } from './schemas';
+import { deliverSandboxMessages, signedSandboxRequest, verifySandboxSignature, type SandboxDeliveryDeps } from '../sandbox-delivery';
 
 /**
  * The sandbox processor: a stand-in for a card processor that needs no account. Creating an intent
@@ -19,8 +17,6 @@ import { SANDBOX_SIGNATURE_HEADER } from './schemas';
 export const SANDBOX_GATEWAY = 'sandbox';
 export const SANDBOX_QUEUE = 'sandboxProcessor';
 export const SANDBOX_CONFIRMATION_DELAY_SECONDS = 1;
-/** A confirmation that is not accepted within this is retried by the queue. */
-export const SANDBOX_DELIVERY_TIMEOUT_MS = 10_000;
 
 const eventId = z.string().min(1).max(200);
 const processorRef = z.string().min(1).max(200);
@@ -88,13 +84,7 @@ export function createSandboxProcessor(options: SandboxProcessorOptions): TopupP
     },
 
     parseWebhook(rawBody: string, headers: Readonly<Record<string, string>>, now: Date): ProcessorEvent {
-      const check = verifySignature(headers[SANDBOX_SIGNATURE_HEADER], rawBody, options.secret, { nowSeconds: Math.floor(now.getTime() / 1000) });
-      if (!check.ok) {
-        throw new AppError(
-          'unauthenticated',
-          check.reason === 'stale' ? 'The X-Sandbox-Signature timestamp is outside the tolerance.' : 'The X-Sandbox-Signature header is missing or does not match the body.',
-        );
-      }
+      verifySandboxSignature(headers, rawBody, options.secret, now);
       let parsed: z.infer<typeof sandboxEvent>;
       try {
         parsed = sandboxEvent.parse(JSON.parse(rawBody));
@@ -109,13 +99,9 @@ export function createSandboxProcessor(options: SandboxProcessorOptions): TopupP
 /** A confirmed amount that differs from the intent's, and is still a valid amount. */
 export const mismatchedAmount = (amount: number): number => (amount > 1 ? amount - 1 : amount + 1);
 
-/** The signed request the sandbox sends for one confirmation (also what tests replay or forge). */
-export function sandboxWebhookRequest(
-  event: { id: string; topup_id: string; processor_ref: string; outcome: 'succeeded' | 'failed'; amount: number; currency: string },
-  secret: string,
-  nowSeconds: number,
-): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify({
+/** The body the sandbox POSTs for one confirmation. */
+function sandboxEventBody(event: { id: string; topup_id: string; processor_ref: string; outcome: 'succeeded' | 'failed'; amount: number; currency: string }): string {
+  return JSON.stringify({
     id: event.id,
     type: event.outcome === 'succeeded' ? 'intent.succeeded' : 'intent.failed',
     topup_id: event.topup_id,
@@ -124,46 +110,26 @@ export function sandboxWebhookRequest(
     amount: event.amount,
     currency: event.currency,
   });
-  return { body, headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signPayload(secret, body, nowSeconds) } };
 }
 
-export interface SandboxDeliveryDeps {
-  secret: string;
-  /** `${WALLET_PUBLIC_URL}/v1/processor_webhooks/sandbox`. */
-  webhookUrl: string;
-  clock: Clock;
-  fetch?: typeof fetch;
-  log?: (message: string, details: Record<string, unknown>) => void;
+/** The signed request the sandbox sends for one confirmation (also what tests replay or forge). */
+export function sandboxWebhookRequest(
+  event: { id: string; topup_id: string; processor_ref: string; outcome: 'succeeded' | 'failed'; amount: number; currency: string },
+  secret: string,
+  nowSeconds: number,
+): { body: string; headers: Record<string, string> } {
+  return signedSandboxRequest(sandboxEventBody(event), secret, nowSeconds);
 }
 
-/**
- * The sandbox's queue worker: POSTs each queued confirmation to the wallet, signed with the time
- * of this attempt. A non-2xx answer or no answer leaves the message for the queue to retry (then
- * the dead-letter queue), as a processor retries its webhooks; an unreadable message is dropped.
- */
-export async function deliverSandboxConfirmations(event: SQSEvent, deps: SandboxDeliveryDeps): Promise<SQSBatchResponse> {
-  const send = deps.fetch ?? fetch;
-  const failures: SQSBatchResponse['batchItemFailures'] = [];
-  await Promise.all(
-    event.Records.map(async (record) => {
-      let message: ConfirmationMessage;
-      try {
-        message = confirmationMessage.parse(JSON.parse(record.body));
-      } catch {
-        deps.log?.('dropping an unreadable sandbox confirmation', { message_id: record.messageId });
-        return;
-      }
-      const request = sandboxWebhookRequest({ id: message.event_id, ...message }, deps.secret, Math.floor(deps.clock.now().getTime() / 1000));
-      try {
-        const response = await send(deps.webhookUrl, { method: 'POST', headers: request.headers, body: request.body, signal: AbortSignal.timeout(SANDBOX_DELIVERY_TIMEOUT_MS) });
-        await response.arrayBuffer();
-        if (response.ok) return;
-        deps.log?.('the wallet refused a sandbox confirmation; the queue retries it', { topup_id: message.topup_id, status: response.status });
-      } catch (error) {
-        deps.log?.('a sandbox confirmation got no answer; the queue retries it', { topup_id: message.topup_id, error: String(error) });
-      }
-      failures.push({ itemIdentifier: record.messageId });
-    }),
-  );
-  return { batchItemFailures: failures };
+/** The sandbox's queue worker: each queued confirmation, signed, to the wallet's processor webhook (../sandbox-delivery.ts). */
+export function deliverSandboxConfirmations(event: SQSEvent, deps: SandboxDeliveryDeps): Promise<SQSBatchResponse> {
+  return deliverSandboxMessages(event, deps, (messageBody) => {
+    let message: ConfirmationMessage;
+    try {
+      message = confirmationMessage.parse(JSON.parse(messageBody));
+    } catch {
+      return undefined;
+    }
+    return { about: { topup_id: message.topup_id }, body: sandboxEventBody({ id: message.event_id, ...message }) };
+  });
 }

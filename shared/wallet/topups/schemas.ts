@@ -12,8 +12,6 @@ export const DEVICE_PLATFORMS = ['ios', 'android', 'web'] as const;
 export const RESOLVE_ACTIONS = ['credit_confirmed', 'refund'] as const;
 export type ResolveAction = (typeof RESOLVE_ACTIONS)[number];
 
-/** The header the sandbox processor signs its webhooks in (`t=<unix>,v1=<hex>`). */
-export const SANDBOX_SIGNATURE_HEADER = 'x-sandbox-signature';
 
 export const gatewayName = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be a gateway name, such as sandbox');
 const currencyCode = z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code, such as USD');

@@ -1,5 +1,5 @@
 import type { TransactItem } from '../../aws/dynamodb';
-import type { Principal, PrincipalKind } from '../../http/principal';
+import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import { outboxItem } from '../../events/outbox';
 import { LedgerRefusal } from '../../ledger-client/client';
@@ -10,6 +10,7 @@ import { computeFee } from '../tenancy/fees';
 import { isConditionalCheckFailed, updateItem } from '../../aws/store';
 import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
+import { outsidePrincipal } from '../principals';
 import { defineOperation, ledgerKeyOf, runOperation, type OperationContext, type OperationPlan, type SagaFaults } from '../saga';
 import type { Outcome } from '../../http/outcome';
 import type { WalletDeps } from '../deps';
@@ -85,7 +86,7 @@ export async function receiveProcessorWebhook(
       tenantId: topup.tenant_id,
       idempotencyKey: processorEventKey(processor.name, event.id),
       request: { gateway: processor.name, event } satisfies SettleRequest,
-      principal: processorPrincipal(processor.name, topup.tenant_id),
+      principal: outsidePrincipal(`processor:${processor.name}`, topup.tenant_id),
       requestId: input.requestId,
     },
     options.faults,
@@ -97,17 +98,6 @@ const ignoredEvent = (eventId: string): Outcome => ({
   status: 200,
   body: JSON.stringify({ received: true, event_id: eventId, topup_id: null, status: null, ignored: true }),
   replayed: false,
-});
-
-/**
- * Sagas record who started them. A processor holds no wallet credential, so it is recorded under
- * its own kind with no scopes; nothing reads a saga's principal back as authority.
- */
-const processorPrincipal = (gateway: string, tenantId: string): Principal => ({
-  kind: 'processor' as string as PrincipalKind,
-  id: `processor:${gateway}`,
-  tenantId,
-  scopes: new Set(),
 });
 
 // Step 3 ------------------------------------------------------------------------------------------

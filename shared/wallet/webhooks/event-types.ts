@@ -4,6 +4,7 @@ import { order } from '../orders/schemas';
 import { subscription } from '../subscriptions/schemas';
 import { conversion } from '../rewards/schemas';
 import { payment, refund } from '../payments/schemas';
+import { payout } from '../payouts/schemas';
 import { feePlan } from '../tenancy/schemas';
 import { topup } from '../topups/schemas';
 import { creditLimitResult, transfer } from '../transfers/schemas';
@@ -70,6 +71,8 @@ export const eventPayloads = {
     .object({ points: z.object({ payment_id: z.string(), user_id: z.string(), points: z.number().int(), commodity: z.string(), rule_ids: z.array(z.string()), ledger_transaction_id: z.string() }) })
     .meta({ id: 'PointsAccruedEventData' }),
   'points.converted': z.object({ conversion }).meta({ id: 'PointsConvertedEventData' }),
+  'payout.paid': z.object({ payout }).meta({ id: 'PayoutPaidEventData' }),
+  'payout.failed': z.object({ payout }).meta({ id: 'PayoutFailedEventData' }),
 } as const satisfies Partial<Record<(typeof EVENT_TYPES)[number], z.ZodType>>;
 
 export type EmittedEventType = keyof typeof eventPayloads;

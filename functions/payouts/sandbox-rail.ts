@@ -1,0 +1,16 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { systemClock } from '../../shared/kernel/clock';
+import { config } from '../../shared/kernel/config';
+import { logger } from '../../shared/kernel/log';
+import { deliverSandboxRailConfirmations, SANDBOX_RAIL } from '../../shared/wallet/payouts/sandbox';
+
+/** Queue worker: the sandbox payout rail's signed confirmations, POSTed to the wallet's public rail webhook. */
+export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  if (!config.SANDBOX_PROCESSOR_SECRET || !config.WALLET_PUBLIC_URL) throw new Error('SANDBOX_PROCESSOR_SECRET and WALLET_PUBLIC_URL must be set for the sandbox payout rail');
+  return deliverSandboxRailConfirmations(event, {
+    secret: config.SANDBOX_PROCESSOR_SECRET,
+    webhookUrl: `${config.WALLET_PUBLIC_URL.replace(/\/+$/, '')}/v1/payout_rail_webhooks/${SANDBOX_RAIL}`,
+    clock: systemClock,
+    log: (message, details) => logger.warn(message, details),
+  });
+};
