@@ -8,9 +8,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
+import { localDocumentClient } from '../local/dynamodb';
+import { TransactWriteCommand } from '../shared/aws/dynamodb';
 import { startPlatform } from '../local/platform';
 import { uuidv7 } from '../shared/kernel/ids';
 import { routes } from '../shared/routes';
@@ -26,8 +25,8 @@ const timing = { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS };
 
 
 const platform = await startPlatform({ ports: { public: 0, ledger: 0, console: 0 }, issuerPort: 0, routes, workers, queues, tablePrefix: `bench${Date.now()}`, env: { LOG_LEVEL: 'SILENT', VALIDATE_RESPONSES: 'false' } });
-const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-const document = DynamoDBDocumentClient.from(raw);
+// The raw ceiling goes through the same document client as the Lambdas' (shared/aws/dynamodb.ts).
+const document = localDocumentClient(platform.dynamodbEndpoint);
 try {
   await createConsumerStore(document, platform.tables.ledger.name, systemClock, uuidv7).ensureConsumer({ name: 'bench', sub: 'bench' });
   const token = await clientCredentialsToken(platform, 'bench');
@@ -128,6 +127,5 @@ try {
   writeFileSync(file, `${JSON.stringify(summary, null, 2)}\n`);
   console.log(`wrote ${file}`);
 } finally {
-  raw.destroy();
   await platform.stop();
 }

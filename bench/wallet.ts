@@ -12,9 +12,8 @@ import { measure, type Figures } from './measure';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
+import { localDocumentClient } from '../local/dynamodb';
+import { GetCommand, type DocumentClient, type DocumentCommand } from '../shared/aws/dynamodb';
 import { startPlatform } from '../local/platform';
 import { TENANT_SCOPES } from '../shared/wallet/auth/scopes';
 import { systemClock } from '../shared/kernel/clock';
@@ -69,19 +68,19 @@ class CapacityMeter {
   readonly modelled = new Map<string, { write: number; items: number; calls: number }>();
 
   constructor(
-    private readonly reader: DynamoDBDocumentClient,
+    private readonly reader: DocumentClient,
     private readonly definitions: Record<string, TableDefinition>,
   ) {}
 
-  wrap(client: DynamoDBDocumentClient, label: string): void {
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as Record<string, unknown>;
+  wrap(client: DocumentClient, label: string): void {
+    const send = client.send.bind(client);
+    (client as { send: DocumentClient['send'] }).send = async (call: DocumentCommand) => {
+        const input = call.input as Record<string, unknown>;
         input.ReturnConsumedCapacity = 'TOTAL';
-        const command = (context.commandName ?? '?').replace(/Command$/, '');
+        const command = call.operation;
         const actions = writeActions(command, input);
-        const result = await next(args);
-        const consumed = (result.output as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
+        const result = await send(call);
+        const consumed = (result as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
         for (const entry of consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed]) {
           const key = `${label} ${this.tableOf(entry.TableName)} ${command}`;
           const row = this.reported.get(key) ?? { write: 0, read: 0, calls: 0 };
@@ -94,9 +93,7 @@ class CapacityMeter {
         }
         if (actions.length > 0) await this.model(label, command, actions);
         return result;
-      },
-      { step: 'initialize', name: `capacityMeter-${label}` },
-    );
+    };
   }
 
   private tableOf(name: string | undefined): string {
@@ -258,7 +255,7 @@ try {
   }
 
   // Capacity: sequential operations with both document clients wrapped.
-  const reader = DynamoDBDocumentClient.from(new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }));
+  const reader = localDocumentClient(platform.dynamodbEndpoint);
   const meter = new CapacityMeter(reader, { [platform.tables.wallet.name]: walletTable, [platform.tables.ledger.name]: ledgerTable });
   meter.wrap(wallet.client, 'wallet');
   meter.wrap(ledgerRuntime().client, 'ledger');
@@ -279,7 +276,6 @@ try {
   const file = join(dir, `wallet-${summary.at.replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, `${JSON.stringify(summary, null, 2)}\n`);
   console.log(`wrote ${file}`);
-  reader.destroy();
 } finally {
   await platform.stop();
 }

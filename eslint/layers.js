@@ -104,6 +104,14 @@ export function layerRules(root) {
                 message: 'Read and write through shared/aws/store.ts: one retry policy, one paging, one decoding of cancellations.',
               },
             ],
+            patterns: [
+              {
+                group: ['**/aws/dynamodb'],
+                importNames: DYNAMODB_COMMANDS,
+                allowTypeImports: true,
+                message: 'Read and write through shared/aws/store.ts: one retry policy, one paging, one decoding of cancellations.',
+              },
+            ],
           },
         ],
       },

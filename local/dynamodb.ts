@@ -2,6 +2,7 @@ import { spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { mkdirSync } from 'node:fs';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient, type DocumentClient } from '../shared/aws/dynamodb';
 import { LocalStartError } from './errors';
 import { assertPortFree, freePort } from './ports';
 
@@ -21,6 +22,9 @@ export { LocalStartError };
 /** Credentials DynamoDB Local accepts; it checks their shape, not their value. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 export const LOCAL_REGION = 'us-east-1';
+
+/** The document client every service uses, on DynamoDB Local (the embedded platform, scripts and tests). */
+export const localDocumentClient = (endpoint: string): DocumentClient => createDocumentClient({ endpoint, region: LOCAL_REGION, credentials: () => LOCAL_CREDENTIALS });
 
 export function assertJava(): void {
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { installPlatformClock, systemClock } from '../shared/kernel/clock';
 import { uuidv7 } from '../shared/kernel/ids';
 import { createConsumerStore } from '../shared/ledger/consumers';
@@ -9,7 +8,7 @@ import { gateways, type GatewayName } from '../shared/http/gateways';
 import type { AnyRoute } from '../shared/http/route';
 import { InMemoryEventBus, installEventBusTransport, installQueueTransport } from '../shared/aws/transport';
 import type { QueueDefinition, WorkerDefinition } from '../shared/workers';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, LocalStartError, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, LocalStartError, localDocumentClient, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb';
 import { LocalQueues, type QueueHandler } from './drivers/queue';
 import { dynamoQueueJournal } from './drivers/queue-journal';
 import { LocalScheduler, type ScheduleHandler } from './drivers/schedule';
@@ -63,8 +62,8 @@ function maxInFlightFromEnv(): number | undefined {
 /** The wallet's own client id with the issuer, and the `sub` of its ledger consumer. */
 export const WALLET_LEDGER_CLIENT = 'wallet';
 
-async function ensureWalletConsumer(client: DynamoDBClient, ledgerTable: string): Promise<void> {
-  const store = createConsumerStore(DynamoDBDocumentClient.from(client), ledgerTable, systemClock, uuidv7);
+async function ensureWalletConsumer(endpoint: string, ledgerTable: string): Promise<void> {
+  const store = createConsumerStore(localDocumentClient(endpoint), ledgerTable, systemClock, uuidv7);
   await store.ensureConsumer({ name: WALLET_LEDGER_CLIENT, sub: WALLET_LEDGER_CLIENT });
 }
 
@@ -131,7 +130,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     // The wallet is a ledger consumer like any other: registered in LedgerTable by the platform
     // (the operator's step), with a client of the issuer for its client-credentials tokens.
     const walletClient = issuer.registerClient(WALLET_LEDGER_CLIENT);
-    await ensureWalletConsumer(client, tables.ledger.name);
+    await ensureWalletConsumer(endpoint, tables.ledger.name);
     const journal = await dynamoQueueJournal(client, `${options.tablePrefix ?? 'wallet-local'}-local-queues`);
 
     // The wallet's own token signing keys (KMS in AWS), and the dev issuer standing in for the

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TENANT_SCOPES } from '../shared/wallet/auth/scopes';
 import { systemClock } from '../shared/kernel/clock';
 import { uuidv7 } from '../shared/kernel/ids';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './dynamodb';
+import { localDocumentClient } from './dynamodb';
 import type { Platform } from './platform';
 
 /**
@@ -40,15 +38,10 @@ export async function seedOnFirstStart(platform: Platform, dataDir: string): Pro
   // Loaded now, after the platform has set the environment these modules read.
   const { createStaff } = await import('../shared/wallet/auth/staff');
   const password = randomBytes(18).toString('base64url');
-  const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  try {
-    await createStaff(
-      { client: DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } }), table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 },
-      { email: PLATFORM_STAFF_EMAIL, password, role: 'platform', name: 'Platform operator' },
-    );
-  } finally {
-    raw.destroy();
-  }
+  await createStaff(
+    { client: localDocumentClient(platform.dynamodbEndpoint), table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 },
+    { email: PLATFORM_STAFF_EMAIL, password, role: 'platform', name: 'Platform operator' },
+  );
 
   const api = async <T>(method: string, path: string, token: string | undefined, body: unknown, headers: Record<string, string> = {}): Promise<T> => {
     const response = await fetch(`${platform.urls.public}${path}`, {

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
@@ -14,6 +14,16 @@ import { workers } from '../shared/workers';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const defaultOutdir = join(repoRoot, 'dist');
+
+/**
+ * Files a function reads at run time instead of bundling (shared/http/openapi/served.ts): copied
+ * into dist/<handler>/ under the given name, so the function's asset carries them.
+ */
+export const HANDLER_FILES: Record<string, readonly { from: string; as: string }[]> = {
+  'platform/openapi-wallet': [{ from: 'docs/openapi/wallet.json', as: 'openapi-wallet.json' }],
+  'platform/openapi-ledger': [{ from: 'docs/openapi/ledger.json', as: 'openapi-ledger.json' }],
+  'platform/openapi-console': [{ from: 'docs/openapi/console.json', as: 'openapi-console.json' }],
+};
 
 /** The Lambda that answers problem+json 404/405 for anything no route serves (one per gateway). */
 export const fallbackHandler = 'platform/fallback';
@@ -75,6 +85,9 @@ export async function bundle(options: BundleOptions = {}): Promise<BundleResult>
     // The AWS SDK v3 is bundled on purpose: a bundled, tree-shaken client cold-starts faster than
     // the runtime's copy and pins the version we tested against.
     external: [],
+    // In Lambda the role's credentials are in the environment: the SDK's whole default chain is not
+    // needed there (shared/aws/lambda-credentials.ts).
+    alias: { '@aws-sdk/credential-provider-node': join(repoRoot, 'shared/aws/lambda-credentials.ts') },
     banner: { js: banner },
     metafile: true,
     legalComments: 'none',
@@ -86,6 +99,10 @@ export async function bundle(options: BundleOptions = {}): Promise<BundleResult>
     if (!file.endsWith('/index.mjs')) continue;
     const handler = relative(outdir, join(repoRoot, file)).replace(/\/index\.mjs$/, '');
     sizes[handler] = output.bytes;
+  }
+  for (const [handler, files] of Object.entries(HANDLER_FILES)) {
+    if (!entries.includes(handler)) continue;
+    for (const file of files) copyFileSync(join(repoRoot, file.from), join(outdir, handler, file.as));
   }
   writeFileSync(join(outdir, 'sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
   writeFileSync(join(outdir, 'meta.json'), JSON.stringify(result.metafile));

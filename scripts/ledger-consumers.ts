@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../shared/aws/dynamodb';
 import { systemClock } from '../shared/kernel/clock';
 import { uuidv7 } from '../shared/kernel/ids';
 import { createConsumerStore, type Consumer, type ConsumerStore } from '../shared/ledger/consumers';
@@ -72,14 +71,8 @@ async function main(argv: string[]): Promise<unknown> {
 
   const target = resolveTableTarget('LEDGER_TABLE', 'ledger');
   process.stderr.write(`ledger table ${target.tableName} (${target.where})\n`);
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient(target.clientConfig), {
-    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
-  });
-  try {
-    return await run(createConsumerStore(client, target.tableName, systemClock, uuidv7));
-  } finally {
-    client.destroy();
-  }
+  const client = createDocumentClient(target.clientOptions);
+  return run(createConsumerStore(client, target.tableName, systemClock, uuidv7));
 }
 
 

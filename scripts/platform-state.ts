@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { z } from 'zod';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import type { DocumentClientOptions } from '../shared/aws/dynamodb';
+import * as z from 'zod';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
 
 /**
@@ -75,20 +76,23 @@ function isAlive(pid: number): boolean {
  * credentials and region; DYNAMODB_ENDPOINT for another endpoint), else the running embedded
  * platform's.
  */
-export function resolveTableTarget(envVar: 'LEDGER_TABLE' | 'WALLET_TABLE', table: 'ledger' | 'wallet'): { tableName: string; where: string; clientConfig: DynamoDBClientConfig } {
+export function resolveTableTarget(envVar: 'LEDGER_TABLE' | 'WALLET_TABLE', table: 'ledger' | 'wallet'): { tableName: string; where: string; clientOptions: DocumentClientOptions } {
   const tableName = process.env[envVar];
   if (tableName) {
     const endpoint = process.env.DYNAMODB_ENDPOINT;
+    const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+    if (!region) throw new PlatformStateError(`${envVar} names a table in AWS: set AWS_REGION too`);
     return {
       tableName,
-      where: endpoint ?? `AWS ${process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'default region'}`,
-      clientConfig: { maxAttempts: 3, ...(endpoint ? { endpoint } : {}) },
+      where: endpoint ?? `AWS ${region}`,
+      // An operator's laptop: the SDK's whole credential chain (profiles, SSO, the environment).
+      clientOptions: { region, credentials: defaultProvider(), maxAttempts: 3, ...(endpoint ? { endpoint } : {}) },
     };
   }
   const state = readPlatformState();
   return {
     tableName: state.tables[table],
     where: `DynamoDB Local at ${state.dynamodbEndpoint}`,
-    clientConfig: { endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 2 },
+    clientOptions: { endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: () => LOCAL_CREDENTIALS, maxAttempts: 2 },
   };
 }

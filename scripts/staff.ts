@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDocumentClient } from '../shared/aws/dynamodb';
 import { createStaff, isStaffRole, listStaff, STAFF_ROLES } from '../shared/wallet/auth/staff';
 import { systemClock } from '../shared/kernel/clock';
 import { AppError } from '../shared/kernel/errors';
@@ -65,14 +64,8 @@ async function main(argv: string[]): Promise<unknown> {
 
   const target = resolveTableTarget('WALLET_TABLE', 'wallet');
   process.stderr.write(`wallet table ${target.tableName} (${target.where})\n`);
-  const client = DynamoDBDocumentClient.from(new DynamoDBClient(target.clientConfig), {
-    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
-  });
-  try {
-    return await run({ client, table: target.tableName, clock: systemClock, ids: uuidv7 });
-  } finally {
-    client.destroy();
-  }
+  const client = createDocumentClient(target.clientOptions);
+  return run({ client, table: target.tableName, clock: systemClock, ids: uuidv7 });
 }
 
 

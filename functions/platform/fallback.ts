@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { routeTable, unroutedResponse } from '../../shared/http/fallback';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { routes } from '../../shared/routes';

@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from './dynamodb';
 import { queryAll } from './store';
 
 /**
@@ -8,7 +8,7 @@ import { queryAll } from './store';
  * billing and sweeper workers read their work this way.
  */
 export async function* dueKeys(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   table: string,
   options: { index: 'gsi1' | 'gsi2' | 'gsi3'; shards: number; partitionOf: (shard: number) => string; before: string },
 ): AsyncGenerator<Record<string, unknown> & { pk: string; sk: string }> {

@@ -1,24 +1,166 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type {
+  BatchGetCommandInput,
+  BatchGetCommandOutput,
+  DeleteCommandInput,
+  DeleteCommandOutput,
+  GetCommandInput,
+  GetCommandOutput,
+  PutCommandInput,
+  PutCommandOutput,
+  QueryCommandInput,
+  QueryCommandOutput,
+  TransactWriteCommandInput,
+  TransactWriteCommandOutput,
+  UpdateCommandInput,
+  UpdateCommandOutput,
+} from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../kernel/config';
+import { AwsJsonClient, idempotencyToken, type CredentialsProvider } from './aws-json';
 
 /**
- * The DynamoDB document client for Lambda entry points, created once per container. Services never
- * import this: they take a client as a parameter (STYLE.md: clients injected), so tests can wrap it.
+ * The DynamoDB document client: the operations of @aws-sdk/lib-dynamodb the platform uses, with
+ * the same command names, inputs and outputs (native values in, native values out), sent over the
+ * AWS JSON protocol by ./aws-json.ts instead of the SDK. Services never import this: they take a
+ * client as a parameter (STYLE.md: clients injected), and only ./store.ts sends commands.
  */
-export function createDocumentClient(options: { endpoint?: string; region?: string } = {}): DynamoDBDocumentClient {
+
+/** Native values in, native values out, as lib-dynamodb's defaults plus `removeUndefinedValues`. */
+const MARSHALL = { removeUndefinedValues: true, convertEmptyValues: false } as const;
+
+type Native = Record<string, unknown>;
+type Wire = Record<string, unknown>;
+
+const toWire = (item: Native | undefined): Wire | undefined => (item === undefined ? undefined : (marshall(item, MARSHALL) as Wire));
+const fromWire = (item: unknown): Native | undefined => (item === undefined || item === null ? undefined : unmarshall(item as never));
+const fromWireList = (items: unknown): Native[] | undefined => (Array.isArray(items) ? items.map((item) => unmarshall(item as never)) : undefined);
+
+/** Marshals the native fields of one request or transaction part (Key, Item, ExpressionAttributeValues, ExclusiveStartKey). */
+function wireOf<T extends object>(input: T): Wire {
+  const out: Wire = { ...(input as Wire) };
+  for (const field of ['Key', 'Item', 'ExpressionAttributeValues', 'ExclusiveStartKey'] as const) {
+    if (field in out && out[field] !== undefined) out[field] = toWire(out[field] as Native);
+  }
+  return out;
+}
+
+abstract class Command<I, O> {
+  declare readonly output: O;
+  abstract readonly operation: string;
+  constructor(readonly input: I) {}
+  /** The JSON body DynamoDB takes. */
+  abstract request(): Wire;
+  /** The document answer from DynamoDB's. */
+  abstract response(wire: Wire): O;
+}
+
+export class GetCommand extends Command<GetCommandInput, Pick<GetCommandOutput, 'Item' | 'ConsumedCapacity'>> {
+  readonly operation = 'GetItem';
+  request = () => wireOf(this.input);
+  response = (wire: Wire) => ({ Item: fromWire(wire.Item), ConsumedCapacity: wire.ConsumedCapacity as never });
+}
+
+export class PutCommand extends Command<PutCommandInput, Pick<PutCommandOutput, 'Attributes' | 'ConsumedCapacity'>> {
+  readonly operation = 'PutItem';
+  request = () => wireOf(this.input);
+  response = (wire: Wire) => ({ Attributes: fromWire(wire.Attributes), ConsumedCapacity: wire.ConsumedCapacity as never });
+}
+
+export class UpdateCommand extends Command<UpdateCommandInput, Pick<UpdateCommandOutput, 'Attributes' | 'ConsumedCapacity'>> {
+  readonly operation = 'UpdateItem';
+  request = () => wireOf(this.input);
+  response = (wire: Wire) => ({ Attributes: fromWire(wire.Attributes), ConsumedCapacity: wire.ConsumedCapacity as never });
+}
+
+export class DeleteCommand extends Command<DeleteCommandInput, Pick<DeleteCommandOutput, 'Attributes' | 'ConsumedCapacity'>> {
+  readonly operation = 'DeleteItem';
+  request = () => wireOf(this.input);
+  response = (wire: Wire) => ({ Attributes: fromWire(wire.Attributes), ConsumedCapacity: wire.ConsumedCapacity as never });
+}
+
+export class QueryCommand extends Command<QueryCommandInput, Pick<QueryCommandOutput, 'Items' | 'LastEvaluatedKey' | 'Count' | 'ScannedCount' | 'ConsumedCapacity'>> {
+  readonly operation = 'Query';
+  request = () => wireOf(this.input);
+  response = (wire: Wire) => ({
+    Items: fromWireList(wire.Items),
+    LastEvaluatedKey: fromWire(wire.LastEvaluatedKey),
+    Count: wire.Count as number | undefined,
+    ScannedCount: wire.ScannedCount as number | undefined,
+    ConsumedCapacity: wire.ConsumedCapacity as never,
+  });
+}
+
+export class BatchGetCommand extends Command<BatchGetCommandInput, Pick<BatchGetCommandOutput, 'Responses' | 'UnprocessedKeys'>> {
+  readonly operation = 'BatchGetItem';
+  request = () => ({
+    ...this.input,
+    RequestItems: Object.fromEntries(Object.entries(this.input.RequestItems ?? {}).map(([table, ask]) => [table, { ...ask, Keys: ask.Keys?.map((key) => toWire(key)) }])),
+  });
+  response = (wire: Wire) => {
+    const responses = (wire.Responses ?? {}) as Record<string, unknown[]>;
+    const unprocessed = (wire.UnprocessedKeys ?? {}) as Record<string, { Keys?: unknown[] } & Record<string, unknown>>;
+    return {
+      Responses: Object.fromEntries(Object.entries(responses).map(([table, items]) => [table, fromWireList(items) ?? []])),
+      UnprocessedKeys: Object.fromEntries(Object.entries(unprocessed).map(([table, ask]) => [table, { ...ask, Keys: fromWireList(ask.Keys) }])),
+    } as Pick<BatchGetCommandOutput, 'Responses' | 'UnprocessedKeys'>;
+  };
+}
+
+export class TransactWriteCommand extends Command<TransactWriteCommandInput, Pick<TransactWriteCommandOutput, 'ConsumedCapacity'>> {
+  readonly operation = 'TransactWriteItems';
+  /** One token per logical transaction, so a retry after a lost answer is not applied twice (DynamoDB's idempotent transactions). */
+  private readonly token = this.input.ClientRequestToken ?? idempotencyToken();
+  request = () => ({
+    ...this.input,
+    ClientRequestToken: this.token,
+    TransactItems: (this.input.TransactItems ?? []).map((part) =>
+      Object.fromEntries(Object.entries(part).map(([kind, action]) => [kind, action === undefined ? undefined : wireOf(action as object)])),
+    ),
+  });
+  response = (wire: Wire) => ({ ConsumedCapacity: wire.ConsumedCapacity as never });
+}
+
+export type DocumentCommand = GetCommand | PutCommand | UpdateCommand | DeleteCommand | QueryCommand | BatchGetCommand | TransactWriteCommand;
+
+/** The client services take (deps.client): `send` a command, get its document answer. Tests wrap it to inject failures. */
+export interface DocumentClient {
+  /** Not the SDK's DynamoDBDocumentClient, which takes commands of its own: the compiler tells them apart. */
+  readonly protocol: 'aws-json';
+  send<C extends DocumentCommand>(command: C): Promise<C['output']>;
+}
+
+/** The document client over the AWS JSON protocol. */
+export class JsonDocumentClient implements DocumentClient {
+  readonly protocol = 'aws-json' as const;
+  constructor(private readonly json: AwsJsonClient) {}
+
+  async send<C extends DocumentCommand>(command: C): Promise<C['output']> {
+    const wire = await this.json.call<Wire>(`DynamoDB_20120810.${command.operation}`, command.request());
+    return command.response(wire) as C['output'];
+  }
+}
+
+export interface DocumentClientOptions {
+  endpoint?: string;
+  region?: string;
+  credentials?: CredentialsProvider;
+  /** Attempts per call for throttling, 5xx and connection failures; transaction conflicts are the store's (./store.ts). */
+  maxAttempts?: number;
+}
+
+/** The document client of a Lambda container (or of the embedded platform, tests and scripts, with their endpoint and credentials). */
+export function createDocumentClient(options: DocumentClientOptions = {}): DocumentClient {
   const endpoint = options.endpoint ?? config.DYNAMODB_ENDPOINT;
-  const client = new DynamoDBClient({
-    region: options.region ?? config.AWS_REGION,
-    ...(endpoint ? { endpoint } : {}),
-    // SDK retries cover throttling and 5xx; transaction conflicts are retried by the ledger itself.
-    maxAttempts: 3,
-  });
-  return DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
-  });
+  return new JsonDocumentClient(
+    new AwsJsonClient({
+      service: 'dynamodb',
+      region: options.region ?? config.AWS_REGION,
+      ...(endpoint ? { endpoint } : {}),
+      ...(options.credentials ? { credentials: options.credentials } : {}),
+      maxAttempts: options.maxAttempts ?? 3,
+    }),
+  );
 }
 
 /** One item of a TransactWriteItems, in document-client form. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-

@@ -1,5 +1,5 @@
-import { GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { config } from '../kernel/config';
+import { AwsJsonClient } from './aws-json';
 
 /**
  * The KMS side of the wallet's token signer (shared/wallet/auth/tokens.ts createKmsSigner): RS256 is
@@ -13,32 +13,35 @@ export interface KmsSigningPort {
   publicKey(keyId: string): Promise<Uint8Array>;
 }
 
-let defaultClient: KMSClient | undefined;
+let defaultClient: AwsJsonClient | undefined;
 
 /** One client per container, created on first use (never at import: loading a handler needs no AWS). */
-export function kmsClient(): KMSClient {
-  return (defaultClient ??= new KMSClient({ region: config.AWS_REGION, maxAttempts: 3 }));
+export function kmsClient(): AwsJsonClient {
+  return (defaultClient ??= new AwsJsonClient({ service: 'kms', region: config.AWS_REGION, maxAttempts: 3 }));
 }
 
-/** Sign and GetPublicKey through `client` (the container's by default). */
-export function createKmsSigningPort(client?: KMSClient): KmsSigningPort {
+/** Sign and GetPublicKey (TrentService, the AWS JSON 1.1 protocol; blobs are base64) through `client`, the container's by default. */
+export function createKmsSigningPort(client?: AwsJsonClient): KmsSigningPort {
   const kms = () => client ?? kmsClient();
   return {
     async sign(keyId, message) {
-      const { Signature } = await kms().send(
-        new SignCommand({ KeyId: keyId, Message: message, MessageType: 'RAW', SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256' }),
-      );
+      const { Signature } = await kms().call<{ Signature?: string }>('TrentService.Sign', {
+        KeyId: keyId,
+        Message: Buffer.from(message).toString('base64'),
+        MessageType: 'RAW',
+        SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256',
+      });
       if (!Signature) throw new Error(`KMS Sign returned no signature for ${keyId}`);
-      return Signature;
+      return new Uint8Array(Buffer.from(Signature, 'base64'));
     },
     async publicKey(keyId) {
-      const { PublicKey, KeySpec, KeyUsage } = await kms().send(new GetPublicKeyCommand({ KeyId: keyId }));
+      const { PublicKey, KeySpec, KeyUsage } = await kms().call<{ PublicKey?: string; KeySpec?: string; KeyUsage?: string }>('TrentService.GetPublicKey', { KeyId: keyId });
       if (!PublicKey) throw new Error(`KMS GetPublicKey returned no key for ${keyId}`);
       // A key of another kind would sign nothing the verifiers accept; say so at the first read.
       if ((KeySpec && !KeySpec.startsWith('RSA_')) || (KeyUsage && KeyUsage !== 'SIGN_VERIFY')) {
         throw new Error(`KMS key ${keyId} is ${KeySpec}/${KeyUsage}; wallet tokens need an RSA SIGN_VERIFY key`);
       }
-      return PublicKey;
+      return new Uint8Array(Buffer.from(PublicKey, 'base64'));
     },
   };
 }

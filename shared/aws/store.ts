@@ -1,18 +1,16 @@
-import { TransactionCanceledException, type CancellationReason } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type DynamoDBDocumentClient,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient } from './dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { decodeCursor, encodeCursor, unknownCursor } from '../http/cursor';
 import { AppError } from '../kernel/errors';
 import type { TransactItem } from './dynamodb';
+
+/** A transaction's cancellation reason as DynamoDB sends it (`Item` still in wire form). */
+interface CancellationReason {
+  Code?: string;
+  Message?: string;
+  Item?: Record<string, unknown>;
+}
 
 /**
  * THE store: every DynamoDB read and write of both tables goes through these few functions (the
@@ -30,7 +28,7 @@ import type { TransactItem } from './dynamodb';
  */
 
 export interface TableDeps {
-  client: DynamoDBDocumentClient;
+  client: DocumentClient;
   /** The table's name. */
   table: string;
 }
@@ -307,9 +305,7 @@ const THROTTLING = new Set(['ThrottlingException', 'ProvisionedThroughputExceede
 const isThrottling = (error: unknown): boolean => THROTTLING.has((error as { name?: string } | undefined)?.name ?? '');
 
 function cancellationReasons(error: unknown): CancellationReason[] | undefined {
-  if (error instanceof TransactionCanceledException) return error.CancellationReasons ?? [];
   const name = (error as { name?: string } | undefined)?.name;
-  // The document client rethrows the service exception; match by name as well for wrapped clients.
   if (name === 'TransactionCanceledException') return (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
   if (name === 'TransactionInProgressException') return [{ Code: 'TransactionConflict' }];
   return undefined;

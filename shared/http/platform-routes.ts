@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute, type Api } from './route';
 
 /** Unauthenticated probes, served on the wallet API and on the ledger API (spec part 4 item 6). */

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { ErrorCode } from '../kernel/errors';
 import type { PrincipalKind } from './principal';
 import type { TableKey } from '../tables';

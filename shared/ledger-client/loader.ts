@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { readJsonSecret } from '../aws/secrets';
 import { systemClock, type Clock } from '../kernel/clock';
 import { config } from '../kernel/config';

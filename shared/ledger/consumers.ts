@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from '../aws/dynamodb';
 import { ConditionsFailed, getItem as storeGet, isConditionalCheckFailed, queryAll, transact, updateItem, type TableDeps } from '../aws/store';
 import type { Clock } from '../kernel/clock';
 import { AppError } from '../kernel/errors';
@@ -92,7 +92,7 @@ export interface ConsumerStore {
 }
 
 export function createConsumerStore(
-  client: DynamoDBDocumentClient,
+  client: DocumentClient,
   tableName: string,
   clock: Clock,
   ids: IdGenerator,

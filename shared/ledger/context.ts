@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from '../aws/dynamodb';
 import type { TransactItem } from '../aws/dynamodb';
 import { ConditionsFailed, MAX_TRANSACT_ITEMS, TransactionTooLarge, transact } from '../aws/store';
 import type { Outcome } from '../http/outcome';
@@ -14,7 +14,7 @@ import type { LegInput, Transaction } from './schemas';
 /** What every ledger operation shares: the table, time, ids, idempotency records and fact caches. */
 
 export interface LedgerDeps {
-  client: DynamoDBDocumentClient;
+  client: DocumentClient;
   table: string;
   clock: Clock;
   ids: IdGenerator;

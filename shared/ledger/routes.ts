@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ErrorCode } from '../kernel/errors';
 import { defineRoute, idempotencyRequired, type Access, type IdempotencyRule } from '../http/route';
 import { cursor, page, pageLimit, uuid } from '../http/schemas';

@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from '../aws/dynamodb';
 import { createDocumentClient } from '../aws/dynamodb';
 import { createConsumerAuthenticator } from '../ledger/consumer-auth';
 import { platformClock } from '../kernel/clock';
@@ -17,7 +17,7 @@ import { LedgerService } from '../ledger/service';
  * client-credentials tokens.
  */
 interface LedgerRuntime {
-  client: DynamoDBDocumentClient;
+  client: DocumentClient;
   service: LedgerService;
   consumers: ReturnType<typeof createConsumerStore>;
 }

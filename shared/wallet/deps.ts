@@ -1,4 +1,4 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from '../aws/dynamodb';
 import type { Clock } from '../kernel/clock';
 import type { IdGenerator } from '../kernel/ids';
 import type { LedgerClient } from '../ledger-client/client';
@@ -10,7 +10,7 @@ import type { TokenSigner } from './auth/signer';
  * `WalletDeps` extends it; tests build one on DynamoDB Local and the embedded ledger.
  */
 export interface StoreDeps {
-  client: DynamoDBDocumentClient;
+  client: DocumentClient;
   /** The WalletTable's name. */
   table: string;
   clock: Clock;

@@ -1,6 +1,6 @@
 import { expectProblem } from '../support/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Platform } from '../../local/platform';
 import { errorCatalogue } from '../../shared/kernel/errors';
 import { createHttpHandler } from '../../shared/http/handler';

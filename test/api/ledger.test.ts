@@ -1,8 +1,7 @@
 import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import { systemClock } from '../../shared/kernel/clock';
 import { createConsumerStore } from '../../shared/ledger/consumers';
 import type { Platform } from '../../local/platform';
@@ -169,7 +168,7 @@ describe('postings over HTTP', () => {
 
   it("answers event_feed_blocked once an operator blocks the consumer's feed, and serves it again when unblocked", async () => {
     const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-    const store = createConsumerStore(DynamoDBDocumentClient.from(raw), platform.tables.ledger.name, systemClock, uuidv7);
+    const store = createConsumerStore(localDocumentClient(platform.dynamodbEndpoint), platform.tables.ledger.name, systemClock, uuidv7);
     try {
       await store.setFeedBlocked(consumerName, true);
       expectProblem(await api('GET', `${L()}/events`), 'event_feed_blocked');

@@ -1,9 +1,9 @@
 import { apiClient } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { systemClock } from '../../shared/kernel/clock';
@@ -35,7 +35,7 @@ const RULE = { bps: 150, flat: 3, min_fee: 5, max_fee: 120 };
 
 let platform: Platform;
 let raw: DynamoDBClient;
-let documents: DynamoDBDocumentClient;
+let documents: DocumentClient;
 let ledger: LedgerClient;
 let apiKey: string;
 let tenant: TenantRecord;
@@ -52,7 +52,7 @@ const api = apiClient(() => platform.urls.public, () => apiKey);
 beforeAll(async () => {
   platform = await startTestPlatform({ routes: withTransfers() });
   raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  documents = DynamoDBDocumentClient.from(raw);
+  documents = localDocumentClient(platform.dynamodbEndpoint);
   ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
   const staff = await staffToken(platform, { role: 'platform' });
   const created = await call(platform.urls.public, 'POST', '/v1/tenants', { token: staff, headers: { 'idempotency-key': uuidv7() }, body: { name: 'Concurrency', currency: 'USD' } });

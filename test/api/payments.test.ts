@@ -1,8 +1,8 @@
 import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { systemClock } from '../../shared/kernel/clock';
@@ -26,7 +26,7 @@ let platform: Platform;
 let base: string;
 const api = apiClient(() => base);
 let raw: DynamoDBClient;
-let documents: DynamoDBDocumentClient;
+let documents: DocumentClient;
 let ledger: LedgerClient;
 let tenantId: string;
 let apiKey: string;
@@ -91,7 +91,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ routes: withPayments(), env: { PAYMENT_HOLD_SECONDS: '2' } });
   base = platform.urls.public;
   raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  documents = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  documents = localDocumentClient(platform.dynamodbEndpoint);
   ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
   const platformStaff = await staffToken(platform, { role: 'platform' });
   [tenantId, feeTenantId] = [await createTenant(platformStaff, 'Payments A'), await createTenant(platformStaff, 'Payments fees')];
@@ -111,7 +111,7 @@ describe('merchants', () => {
     const id = await newMerchant(apiKey);
     const got = await api('GET', `/v1/merchants/${id}`, { token: apiKey });
     expect(got.status, got.text).toBe(200);
-    expect(Object.keys(got.body).sort()).toEqual(['created_at', 'id', 'metadata', 'name', 'status']);
+    expect(Object.keys(got.body).sort()).toEqual(['created_at', 'id', 'metadata', 'name', 'refund_reserve', 'status']);
     expect(got.body.status).toBe('active');
     const list = await api('GET', '/v1/merchants', { token: apiKey });
     expect(list.body.data.map((m: { id: string }) => m.id)).toContain(id);

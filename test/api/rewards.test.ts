@@ -172,13 +172,6 @@ describe('clawback and conversion', () => {
 
 async function ledgerIdOf(): Promise<string> {
   const { getTenantRecord } = await import('../../shared/wallet/tenancy/tenants');
-  const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-  const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
-  const { LOCAL_CREDENTIALS, LOCAL_REGION } = await import('../../local/dynamodb');
-  const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  try {
-    return (await getTenantRecord({ client: DynamoDBDocumentClient.from(raw), table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 }, tenantId)).ledger_id;
-  } finally {
-    raw.destroy();
-  }
+  const { localDocumentClient } = await import('../../local/dynamodb');
+  return (await getTenantRecord({ client: localDocumentClient(platform.dynamodbEndpoint), table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 }, tenantId)).ledger_id;
 }

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { ManualClock, systemClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -28,7 +28,7 @@ let platform: Platform;
 let base: string;
 const api = apiClient(() => base);
 let raw: DynamoDBClient;
-let documents: DynamoDBDocumentClient;
+let documents: DocumentClient;
 let ledger: LedgerClient;
 let tenantId: string;
 let apiKey: string;
@@ -39,7 +39,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ clock });
   base = platform.urls.public;
   raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  documents = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  documents = localDocumentClient(platform.dynamodbEndpoint);
   ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
   const platformStaff = await staffToken(platform, { role: 'platform' });
   tenantId = (await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Subscriptions', currency: 'USD' } })).body.id;

@@ -1,8 +1,7 @@
 import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { authRoutes } from '../../shared/wallet/auth/routes';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
@@ -73,7 +72,7 @@ beforeAll(async () => {
 /** Money in both tenants' ledgers, posted as the wallet would (its own ledger credentials). */
 async function topUps() {
   const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const deps = { client: DynamoDBDocumentClient.from(raw), table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 };
+  const deps = { client: localDocumentClient(platform.dynamodbEndpoint), table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 };
   const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
   try {
     for (const [tenant, user, amount] of [[tenantId, userId, 100], [otherTenantId, otherUserId, 200], [tenantId, userId, 300]] as const) {

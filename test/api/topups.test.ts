@@ -1,8 +1,8 @@
 import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { systemClock } from '../../shared/kernel/clock';
@@ -29,7 +29,7 @@ let platform: Platform;
 let base: string;
 const api = apiClient(() => base);
 let raw: DynamoDBClient;
-let documents: DynamoDBDocumentClient;
+let documents: DocumentClient;
 let ledger: LedgerClient;
 let tenant: TenantRecord;
 let otherKey: string;
@@ -97,7 +97,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ routes: withTopups() });
   base = platform.urls.public;
   raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  documents = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  documents = localDocumentClient(platform.dynamodbEndpoint);
   ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
   const platformStaff = await staffToken(platform, { role: 'platform' });
   const createTenant = async (name: string) => (await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' }, key: uuidv7() })).body.id as string;

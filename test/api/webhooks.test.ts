@@ -1,9 +1,9 @@
 import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { systemClock } from '../../shared/kernel/clock';
@@ -32,7 +32,7 @@ let base: string;
 const api = apiClient(() => base);
 let receiver: Receiver;
 let raw: DynamoDBClient;
-let documents: DynamoDBDocumentClient;
+let documents: DocumentClient;
 let tenantId: string;
 let otherTenantId: string;
 let apiKey: string;
@@ -59,7 +59,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ routes: withWebhooks() });
   base = platform.urls.public;
   raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  documents = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  documents = localDocumentClient(platform.dynamodbEndpoint);
   const platformStaff = await staffToken(platform, { role: 'platform' });
   const createTenant = async (name: string) => {
     const result = await call(base, 'POST', '/v1/tenants', { token: platformStaff, headers: { 'idempotency-key': uuidv7() }, body: { name, currency: 'USD' } });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
-import { z } from 'zod';
+import * as z from 'zod';
 import { FunctionCode, repoRoot } from '../../lib/function';
 import { LedgerStack } from '../../lib/ledger-stack';
 import { WalletStack, type WalletStackProps } from '../../lib/wallet-stack';

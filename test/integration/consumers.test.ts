@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import { ensureTables } from '../../local/tables';
 import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -24,7 +24,7 @@ const tsx = join(repo, 'node_modules', '.bin', 'tsx');
 
 const clock = new ManualClock('2026-03-01T12:00:00.000Z');
 let client: DynamoDBClient;
-let documents: DynamoDBDocumentClient;
+let documents: DocumentClient;
 let tableName: string;
 let store: ConsumerStore;
 
@@ -33,7 +33,7 @@ const unique = (label: string) => `${label}-${uuidv7().slice(-12)}`;
 
 beforeAll(async () => {
   client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  documents = DynamoDBDocumentClient.from(client);
+  documents = localDocumentClient(inject('dynamodbEndpoint'));
   tableName = (await ensureTables(client, `consumers${uuidv7().slice(-8)}`)).ledger.name;
   store = createConsumerStore(documents, tableName, clock, uuidv7);
 });

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import { SignJWT, generateKeyPair, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import { startDevIssuer, type DevIssuer } from '../../local/oidc-issuer';
 import { generateSigningKey } from '../../local/signing-keys';
 import { ensureTables } from '../../local/tables';
@@ -36,7 +36,7 @@ const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('
 const secondsOf = (clock: ManualClock) => Math.floor(clock.now().getTime() / 1000);
 
 let raw: DynamoDBClient;
-let client: DynamoDBDocumentClient;
+let client: DocumentClient;
 let table: string;
 let clock: ManualClock;
 let signer: TokenSigner;
@@ -107,7 +107,7 @@ const idpClaims = (overrides: JWTPayload = {}): JWTPayload =>
 beforeAll(async () => {
   raw = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const tables = await ensureTables(raw, `cred${uuidv7().slice(-8)}`);
-  client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  client = localDocumentClient(inject('dynamodbEndpoint'));
   table = tables.wallet.name;
   clock = new ManualClock(new Date());
   signer = await createLocalSigner({ current: await generateSigningKey() });

@@ -1,5 +1,5 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { AwsServiceError } from '../../shared/aws/aws-json';
+import { TransactWriteCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ledgerFixture } from '../support/ledger';
 
@@ -59,28 +59,26 @@ describe('concurrent postings', () => {
     const next = random(7);
     // DynamoDB Local serializes transactions and never reports TransactionConflict or throttling as
     // the real service does under contention; this wrapper makes it, before the request is sent.
-    const flaky = (client: DynamoDBDocumentClient) =>
-      ({
-        send: async (command: unknown) => {
+    const flaky = (client: DocumentClient): DocumentClient => ({
+        protocol: 'aws-json',
+        send: async (command) => {
           if (command instanceof TransactWriteCommand) {
             const roll = next();
             const items = command.input.TransactItems ?? [];
             if (roll < 0.3) {
               injectedConflicts += 1;
-              throw new TransactionCanceledException({
-                message: 'Transaction cancelled',
-                $metadata: {},
+              throw new AwsServiceError('TransactionCanceledException', 'Transaction cancelled', 400, undefined, 1, {
                 CancellationReasons: items.map((_, i) => ({ Code: i === items.length - 1 ? 'TransactionConflict' : 'None' })),
               });
             }
             if (roll < 0.4) {
               injectedThrottles += 1;
-              throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException', $retryable: { throttling: true } });
+              throw new AwsServiceError('ThrottlingException', 'Rate of requests exceeds the allowed throughput.', 400, undefined, 1, {});
             }
           }
-          return client.send(command as never);
+          return client.send(command);
         },
-      }) as unknown as DynamoDBDocumentClient;
+      });
     const f = await ledgerFixture({ wrap: flaky });
     fixtures.push(f);
     const source = await f.open({ floor: null });

@@ -5,10 +5,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SignJWT, generateKeyPair, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import { startDevIssuer, type DevIssuer } from '../../local/oidc-issuer';
 import { freePort } from '../../local/ports';
 import { ensureTables } from '../../local/tables';
@@ -87,7 +86,7 @@ beforeAll(async () => {
   otherIssuer = await startDevIssuer({ port: 0, audience: AUDIENCE });
   client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const tables = await ensureTables(client, `oidc${uuidv7().slice(-8)}`);
-  store = createConsumerStore(DynamoDBDocumentClient.from(client), tables.ledger.name, systemClock, uuidv7);
+  store = createConsumerStore(localDocumentClient(inject('dynamodbEndpoint')), tables.ledger.name, systemClock, uuidv7);
   consumer = await store.createConsumer({ name: 'wallet', sub: 'wallet-service' });
   authenticate = createConsumerAuthenticator({
     issuer: issuer.issuer,

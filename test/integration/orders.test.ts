@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../shared/http/outcome';
 import type { Principal } from '../../shared/http/principal';

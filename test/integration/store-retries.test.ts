@@ -1,5 +1,5 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { AwsServiceError } from '../../shared/aws/aws-json';
+import { QueryCommand, TransactWriteCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getItem, transact, TRANSACT_ATTEMPTS } from '../../shared/aws/store';
 import type { Principal } from '../../shared/http/principal';
@@ -28,29 +28,28 @@ import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 type Failure = 'conflict' | 'throttle';
 
 /** A client whose next `failures` TransactWriteItems fail as DynamoDB would, without being sent. */
-function flaky(client: DynamoDBDocumentClient) {
+function flaky(client: DocumentClient) {
   const pending: Failure[] = [];
   let sent = 0;
-  const wrapped = {
-    send: async (command: unknown) => {
+  const wrapped: DocumentClient = {
+    protocol: 'aws-json',
+    send: async (command) => {
       if (command instanceof TransactWriteCommand) {
         const failure = pending.shift();
         const items = command.input.TransactItems ?? [];
         if (failure === 'conflict') {
-          throw new TransactionCanceledException({
-            message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]',
-            $metadata: {},
+          throw new AwsServiceError('TransactionCanceledException', 'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict, None]', 400, undefined, 1, {
             CancellationReasons: items.map((_, i) => ({ Code: i === 0 ? 'TransactionConflict' : 'None' })),
           });
         }
         if (failure === 'throttle') {
-          throw Object.assign(new Error('Rate of requests exceeds the allowed throughput.'), { name: 'ThrottlingException', $retryable: { throttling: true } });
+          throw new AwsServiceError('ThrottlingException', 'Rate of requests exceeds the allowed throughput.', 400, undefined, 1, {});
         }
         sent += 1;
       }
-      return client.send(command as never);
+      return client.send(command);
     },
-  } as unknown as DynamoDBDocumentClient;
+  };
   return {
     client: wrapped,
     /** The next TransactWriteItems fail this way, in this order. */

@@ -1,6 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { systemClock, type Clock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -19,7 +18,7 @@ import { startTestPlatform } from '../support/platform';
 export async function tenancyFixture() {
   const platform: Platform = await startTestPlatform({ env: { LEDGER_FEED_SETTLE_MS: '0' } });
   const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  const client = localDocumentClient(platform.dynamodbEndpoint);
   const ledger = new LedgerClient({
     baseUrl: platform.urls.ledger,
     tokenUrl: process.env.LEDGER_TOKEN_URL!,

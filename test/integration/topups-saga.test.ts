@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import type { Principal } from '../../shared/http/principal';
 import { ManualClock } from '../../shared/kernel/clock';
@@ -53,7 +53,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ routes: [...routes.values()] });
   await platform.queues.stop();
   raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  const client = localDocumentClient(platform.dynamodbEndpoint);
   clock = new ManualClock(new Date());
   const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock });
   runtime = { client, table: platform.tables.wallet.name, clock, ids: uuidv7, signer: () => Promise.reject(new Error('no tokens here')), ledger: () => ledger };

@@ -1,10 +1,10 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '../../shared/aws/dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import { loadHandler } from '../../local/gateway';
 import type { Platform } from '../../local/platform';
 import { ManualClock } from '../../shared/kernel/clock';
@@ -75,7 +75,7 @@ beforeAll(async () => {
   // The queue is driven by hand (drain) so every step is deterministic.
   await platform.queues.stop();
   raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  const client = localDocumentClient(platform.dynamodbEndpoint);
   deps = { client, table: platform.tables.wallet.name, clock, ids: uuidv7 };
   relayDeps = { ...deps, bus: platform.events, queue: platform.queues };
   deliveryDeps = { ...deps, queue: platform.queues, http: { resolve: systemResolver, sandboxTargets: 'loopback', timeoutMs: 1_000 } };

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { type DocumentClient } from '../../shared/aws/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { systemClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -19,10 +19,10 @@ import { call } from './platform';
 /** Development passwords for staff accounts made here; long enough for the password rule. */
 export const TEST_STAFF_PASSWORD = 'correct horse battery staple';
 
-async function withWalletTable<T>(platform: Platform, run: (deps: { client: DynamoDBDocumentClient; table: string }) => Promise<T>): Promise<T> {
+async function withWalletTable<T>(platform: Platform, run: (deps: { client: DocumentClient; table: string }) => Promise<T>): Promise<T> {
   const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   try {
-    const client = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+    const client = localDocumentClient(platform.dynamodbEndpoint);
     return await run({ client, table: platform.tables.wallet.name });
   } finally {
     raw.destroy();

@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import type { DocumentClient } from '../../shared/aws/dynamodb';
 import { ensureTables } from '../../local/tables';
 import type { Clock } from '../../shared/kernel/clock';
 import { systemClock } from '../../shared/kernel/clock';
@@ -11,10 +11,10 @@ import type { Account, Transaction } from '../../shared/ledger/schemas';
 import { LedgerService } from '../../shared/ledger/service';
 
 /** A LedgerService on the run's DynamoDB Local with tables of its own, for service-level tests. */
-export async function ledgerFixture(options: { clock?: Clock; wrap?: (client: DynamoDBDocumentClient) => DynamoDBDocumentClient } = {}) {
+export async function ledgerFixture(options: { clock?: Clock; wrap?: (client: DocumentClient) => DocumentClient } = {}) {
   const raw = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const tables = await ensureTables(raw, `l${uuidv7().replace(/-/g, '').slice(-12)}`);
-  const document = DynamoDBDocumentClient.from(raw, { marshallOptions: { removeUndefinedValues: true } });
+  const document = localDocumentClient(inject('dynamodbEndpoint'));
   const client = options.wrap ? options.wrap(document) : document;
   const service = new LedgerService({ client, table: tables.ledger.name, clock: options.clock ?? systemClock, ids: uuidv7, feedSettleMs: 0, sleep: async () => undefined });
   const consumerId = uuidv7();

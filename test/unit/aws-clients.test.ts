@@ -1,50 +1,52 @@
 import { createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { Readable } from 'node:stream';
-import { KMSClient } from '@aws-sdk/client-kms';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AwsJsonClient, type AwsService } from '../../shared/aws/aws-json';
 
 /**
  * The wallet's two AWS dependencies outside DynamoDB: KMS signs wallet tokens, Secrets Manager holds
- * the ledger client credentials. Nothing local can stand in for either, so each real SDK client
- * runs against a request handler that records the HTTP request it would send and answers the way
- * the service documents; the assertions are on those requests and on what the code makes of the
- * answers (a token that verifies with the stub's public key).
+ * the ledger client credentials. Nothing local can stand in for either, so the platform's AWS
+ * JSON client (shared/aws/aws-json.ts) talks to a loopback HTTP server that records the request it
+ * sends and answers the way the service documents; the assertions are on those requests and on
+ * what the code makes of the answers (a token that verifies with the stub's public key).
  */
 
 interface Recorded {
   target: string;
   body: Record<string, unknown>;
+  authorization: string;
 }
 
 type Answer = { status?: number; body: Record<string, unknown> };
 
-/** A `requestHandler` for an AWS JSON-protocol client: records each request, answers with `answer`. */
-function stubService(answer: (request: Recorded) => Answer) {
+const servers: Server[] = [];
+afterAll(() => Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve)))));
+
+/** A loopback stand-in for an AWS JSON-protocol service: records each request, answers with `answer`. */
+async function stubService(service: AwsService, answer: (request: Recorded) => Answer) {
   const requests: Recorded[] = [];
-  const requestHandler = {
-    async handle(request: { headers: Record<string, string>; body?: unknown }) {
-      const text = request.body instanceof Uint8Array ? new TextDecoder().decode(request.body) : String(request.body ?? '{}');
-      const recorded = { target: request.headers['x-amz-target'] ?? '', body: JSON.parse(text) as Record<string, unknown> };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const recorded = { target: String(req.headers['x-amz-target'] ?? ''), body: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>, authorization: String(req.headers.authorization ?? '') };
       requests.push(recorded);
       const { status = 200, body } = answer(recorded);
-      return {
-        response: {
-          statusCode: status,
-          headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': 'stub' },
-          body: Readable.from([Buffer.from(JSON.stringify(body))]),
-        },
-      };
-    },
-  };
-  const options = {
+      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': 'stub' }).end(JSON.stringify(body));
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const client = new AwsJsonClient({
+    service,
     region: 'eu-west-1',
-    credentials: { accessKeyId: 'AKIDSTUB', secretAccessKey: 'stub' },
-    requestHandler: requestHandler as never,
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    credentials: () => ({ accessKeyId: 'AKIDSTUB', secretAccessKey: 'stub' }),
     maxAttempts: 1,
-  };
-  return { requests, options };
+  });
+  return { requests, client };
 }
 
 const KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
@@ -64,7 +66,7 @@ describe('the KMS token signer', () => {
 
   /** What KMS answers: RSASSA_PKCS1_V1_5_SHA_256 over the raw message; public keys as DER SPKI. */
   const kms = (refuse?: () => boolean) =>
-    stubService(({ target, body }) => {
+    stubService('kms', ({ target, body }) => {
       const pair = keys.get(String(body.KeyId));
       if (!pair || refuse?.()) return { status: 400, body: { __type: 'AccessDeniedException', message: 'not allowed' } };
       if (target === 'TrentService.Sign') {
@@ -80,7 +82,7 @@ describe('the KMS token signer', () => {
       return { status: 400, body: { __type: 'UnsupportedOperationException', message: target } };
     });
 
-  async function signerFromConfig(client: KMSClient) {
+  async function signerFromConfig(client: AwsJsonClient) {
     vi.stubEnv('WALLET_SIGNING_KEYS', undefined);
     vi.stubEnv('WALLET_SIGNING_KMS_KEY_ID', KEY_ARN);
     vi.stubEnv('WALLET_SIGNING_KMS_PREVIOUS_KEY_ID', PREVIOUS_ARN);
@@ -92,13 +94,14 @@ describe('the KMS token signer', () => {
   }
 
   it('sends Sign with the configured key, RAW message type and RSASSA_PKCS1_V1_5_SHA_256, and the token verifies with the public key', async () => {
-    const { requests, options } = kms();
-    const { tokens, signer } = await signerFromConfig(new KMSClient(options));
+    const { requests, client } = await kms();
+    const { tokens, signer } = await signerFromConfig(client);
     const { token } = await tokens.mintWalletToken(signer, { use: 'user', subject: 'user-1', scopes: ['balances:read'], ttlSeconds: 300, claims: { tenant_id: 't-1' } });
 
     expect(requests).toHaveLength(1);
-    const [{ target, body }] = requests as [Recorded];
+    const [{ target, body, authorization }] = requests as [Recorded];
     expect(target).toBe('TrentService.Sign');
+    expect(authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDSTUB\/\d{8}\/eu-west-1\/kms\/aws4_request, SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date;x-amz-target, Signature=[0-9a-f]{64}$/);
     const signingInput = token.split('.').slice(0, 2).join('.');
     expect(body).toEqual({ KeyId: KEY_ARN, Message: Buffer.from(signingInput).toString('base64'), MessageType: 'RAW', SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256' });
 
@@ -109,8 +112,8 @@ describe('the KMS token signer', () => {
   });
 
   it('publishes both keys from GetPublicKey, and verifies its tokens with them', async () => {
-    const { requests, options } = kms();
-    const { tokens, signer } = await signerFromConfig(new KMSClient(options));
+    const { requests, client } = await kms();
+    const { tokens, signer } = await signerFromConfig(client);
     const { keys: published } = await signer.jwks();
 
     expect(requests.map((r) => [r.target, r.body])).toEqual([
@@ -131,8 +134,8 @@ describe('the KMS token signer', () => {
 
   it('answers service_unavailable when KMS refuses, and asks again on the next call', async () => {
     let refusals = 1;
-    const { requests, options } = kms(() => refusals-- > 0);
-    const { signer } = await signerFromConfig(new KMSClient(options));
+    const { requests, client } = await kms(() => refusals-- > 0);
+    const { signer } = await signerFromConfig(client);
 
     await expect(signer.jwks()).rejects.toMatchObject({ code: 'service_unavailable' });
     await expect(signer.jwks()).resolves.toMatchObject({ keys: [expect.anything(), expect.anything()] });
@@ -152,7 +155,7 @@ describe('the ledger credentials', () => {
   const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:WalletLedgerCredentials-AbCdEf';
 
   const secrets = (value: () => unknown) =>
-    stubService(({ target, body }) =>
+    stubService('secretsmanager', ({ target, body }) =>
       target === 'secretsmanager.GetSecretValue'
         ? { body: { ARN: body.SecretId, Name: 'WalletLedgerCredentials', SecretString: JSON.stringify(value()), VersionId: 'v1' } }
         : { status: 400, body: { __type: 'InvalidRequestException', message: target } },
@@ -173,12 +176,11 @@ describe('the ledger credentials', () => {
   }
 
   it('reads {client_id, client_secret} with GetSecretValue(SecretId = LEDGER_CREDENTIALS_SECRET_ARN)', async () => {
-    const { requests, options } = secrets(() => ({ client_id: 'wallet-client', client_secret: 's3cret' }));
+    const { requests, client } = await secrets(() => ({ client_id: 'wallet-client', client_secret: 's3cret' }));
     const { runtime, secrets: sm } = await runtimeWithSecret();
-    const client = new SecretsManagerClient(options);
 
     await expect(runtime.loadLedgerCredentials((id) => sm.readJsonSecret(id, client))).resolves.toEqual({ clientId: 'wallet-client', clientSecret: 's3cret' });
-    expect(requests).toEqual([{ target: 'secretsmanager.GetSecretValue', body: { SecretId: SECRET_ARN } }]);
+    expect(requests.map(({ target, body }) => ({ target, body }))).toEqual([{ target: 'secretsmanager.GetSecretValue', body: { SecretId: SECRET_ARN } }]);
   });
 
   it('refuses a secret of another shape as a deployment error, and a failed read as service_unavailable', async () => {

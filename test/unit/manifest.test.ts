@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { gatewayOf } from '../../shared/http/gateways';
 import { routes } from '../../shared/routes';
 import { workers, queues } from '../../shared/workers';

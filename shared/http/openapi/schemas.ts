@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * zod schemas to OpenAPI 3.0.3 schemas. zod's `openapi-3.0` target does most of the translation;

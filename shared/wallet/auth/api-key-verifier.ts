@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from '../../aws/dynamodb';
 import type { Clock } from '../../kernel/clock';
 import { getItem, updateItem } from '../../aws/store';
 import { walletKeys } from '../keys';
@@ -99,7 +99,7 @@ export class ApiKeyCache {
 export const processApiKeyCache = new ApiKeyCache();
 
 export interface ApiKeyVerifierOptions {
-  client: DynamoDBDocumentClient;
+  client: DocumentClient;
   table: string;
   clock: Clock;
   cache?: ApiKeyCache;

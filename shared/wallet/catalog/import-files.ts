@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { AppError, type FieldError } from '../../kernel/errors';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, INTERVALS, markup, OFFERING_KINDS, OFFERING_STATUSES, PRICING_MODES } from './schemas';
 

@@ -24,7 +24,7 @@ import {
   type VariantRecord,
 } from './records';
 import type { OfferingCreate, OfferingPatch, offeringListQuery } from './schemas';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { commitVersioned, StaleRead, versionedPut, withFreshReads } from '../../aws/fresh-reads';
 import { newVariant, newVariantWrites, skuTaken } from './variants';
 

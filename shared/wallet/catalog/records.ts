@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import type { TransactItem } from '../../aws/dynamodb';
 import { getItem, queryAll, type Item } from '../../aws/store';
 import { AppError, type FieldError } from '../../kernel/errors';

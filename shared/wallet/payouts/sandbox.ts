@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { QueueTransport } from '../../aws/transport';
 import { AppError } from '../../kernel/errors';
 import { deliverSandboxMessages, signedSandboxRequest, verifySandboxSignature, type SandboxDeliveryDeps } from '../sandbox-delivery';

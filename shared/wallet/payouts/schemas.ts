@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
 
 /** Request and response shapes of payouts (docs/payouts.md): a merchant's settled money, out through a payout rail. */

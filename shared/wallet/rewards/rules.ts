@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ConditionsFailed, getItem, queryAll, queryPage, transact, type Item, type Page } from '../../aws/store';
 import { AppError } from '../../kernel/errors';
 import type { ClientRecord } from '../catalog/clients';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
 
 /** Request and response shapes of rewards (spec part 2 reward rule; docs/rewards.md). */

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { getItem, transact } from '../../aws/store';
 import { AppError } from '../../kernel/errors';
 import type { Principal } from '../../http/principal';

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { getItem, queryPage, type Item, type Page } from '../../aws/store';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';

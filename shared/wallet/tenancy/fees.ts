@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Fee plans (spec part 2 "Tenant", part 4 item 13): six money paths, each with a rule of four

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { defineRoute, type Access } from '../../http/route';
 import { cursor, page, pageLimit, uuid } from '../../http/schemas';
 import { feePlanChange } from './fees';

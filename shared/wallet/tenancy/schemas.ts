@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
 import { isActiveCurrency } from './currencies';
 import { COMMISSION_MODES, FEE_PATHS, type FeePath } from './fees';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { AppError } from '../../kernel/errors';
 import type { QueueTransport } from '../../aws/transport';
 import type { ProcessorEvent, ProcessorRefund, ProcessorRefundRequest, TopupIntent, TopupIntentRequest, TopupProcessor } from './processors';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
 import { SANDBOX_OUTCOMES } from './processors';
 import { TOPUP_STATUSES } from './states';

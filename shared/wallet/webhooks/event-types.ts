@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { catalogImport, offering, variant } from '../catalog/schemas';
 import { order } from '../orders/schemas';
 import { subscription } from '../subscriptions/schemas';
