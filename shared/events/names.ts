@@ -33,6 +33,8 @@ export const EVENT_TYPES = [
   'order.expired',
   'inventory.low_stock',
   'import.completed',
+  // Ours: an endpoint was disabled (410 Gone, or failing for days); sent to the tenant's other endpoints.
+  'webhook_endpoint.disabled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -7,7 +7,7 @@ import { payment, refund } from '../payments/schemas';
 import { feePlan } from '../tenancy/schemas';
 import { topup } from '../topups/schemas';
 import { creditLimitResult, transfer } from '../transfers/schemas';
-import { event } from './schemas';
+import { DISABLE_REASONS, endpoint, event } from './schemas';
 import { EVENT_TYPES } from '../../events/names';
 
 /**
@@ -70,6 +70,13 @@ export const eventPayloads = {
     .object({ points: z.object({ payment_id: z.string(), user_id: z.string(), points: z.number().int(), commodity: z.string(), rule_ids: z.array(z.string()), ledger_transaction_id: z.string() }) })
     .meta({ id: 'PointsAccruedEventData' }),
   'points.converted': z.object({ conversion }).meta({ id: 'PointsConvertedEventData' }),
+  'webhook_endpoint.disabled': z
+    .object({
+      webhook_endpoint: endpoint,
+      /** `gone`: the receiver answered 410; `failing`: every attempt failed for 5 days (and 10 deliveries). */
+      reason: z.enum(DISABLE_REASONS),
+    })
+    .meta({ id: 'WebhookEndpointDisabledEventData' }),
 } as const satisfies Partial<Record<(typeof EVENT_TYPES)[number], z.ZodType>>;
 
 export type EmittedEventType = keyof typeof eventPayloads;
