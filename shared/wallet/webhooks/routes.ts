@@ -24,9 +24,12 @@ const tables = { wallet: 'RW' } as const;
 const tags = ['webhooks'];
 const clientErrors = ['client_not_found', 'not_client_member'] as const;
 const idempotent = ['idempotency_key_reuse', 'idempotency_in_flight', 'service_unavailable'] as const;
+/** Rotation, recovery and stats are rare operator actions: a narrow bulkhead lane keeps the manifest's reserved concurrency in bounds. */
+const adminLane = { function: { maxConcurrency: 2 } } as const;
 const endpointParams = z.object({ endpointId: uuid });
 const clientEndpointParams = z.object({ clientId: uuid, endpointId: uuid });
 const rotation = {
+  ...adminLane,
   method: 'POST',
   tags,
   request: { body: s.rotateSecretRequest },
@@ -35,6 +38,7 @@ const rotation = {
   tables,
 } as const;
 const recovery = {
+  ...adminLane,
   method: 'POST',
   tags,
   request: { body: s.recoverRequest },
@@ -216,6 +220,7 @@ export const webhookRoutes = {
   }),
   getWebhookEndpointStats: defineRoute({
     ...wallet,
+    ...adminLane,
     operationId: 'getWebhookEndpointStats',
     method: 'GET',
     path: '/v1/webhook_endpoints/{endpointId}/stats',
