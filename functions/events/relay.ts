@@ -1,6 +1,6 @@
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws/dynamodb';
-import { systemClock } from '../../shared/kernel/clock';
+import { platformClock } from '../../shared/kernel/clock';
 import { tableName } from '../../shared/kernel/config';
 import { createRelayHandler, type RelayDeps } from '../../shared/wallet/webhooks/relay';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -14,7 +14,8 @@ const relay = createRelayHandler(() =>
   (deps ??= {
     client: createDocumentClient(),
     table: tableName('WALLET_TABLE'),
-    clock: systemClock,
+    // The embedded platform's clock when it installed one (tests move time), else the system's.
+    clock: platformClock,
     ids: uuidv7,
     // Resolved per call: the embedded platform installs its drivers before handlers run.
     bus: { publish: (events) => eventBusTransport().publish(events) },

@@ -18,6 +18,7 @@ import '../../shared/wallet/subscriptions/subscribe';
 import '../../shared/wallet/rewards/wallet';
 import '../../shared/wallet/payouts/create';
 import '../../shared/wallet/payouts/settlement';
+import '../../shared/wallet/webhooks/rotation';
 
 /** Scheduled: finishes money operations a crash left between the ledger and the wallet. */
 export const handler = async (_event: ScheduledEvent): Promise<{ finished: number }> => {

@@ -1,11 +1,12 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { createDocumentClient } from '../../shared/aws/dynamodb';
-import { systemClock } from '../../shared/kernel/clock';
+import { platformClock } from '../../shared/kernel/clock';
 import { config, tableName } from '../../shared/kernel/config';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { logger } from '../../shared/kernel/log';
 import { queueTransport } from '../../shared/aws/transport';
-import { DELIVERY_TIMEOUT_MS, type DeliveryDeps } from '../../shared/wallet/webhooks/deliveries';
+import { DELIVERY_TIMEOUT_MS } from '../../shared/wallet/webhooks/deliveries';
+import type { DeliveryDeps } from '../../shared/wallet/webhooks/attempts';
 import { sandboxTargetsOf } from '../../shared/wallet/webhooks/addresses';
 import { systemResolver } from '../../shared/wallet/webhooks/http';
 import { createDeliveryHandler } from '../../shared/wallet/webhooks/worker';
@@ -17,7 +18,8 @@ const deliver = createDeliveryHandler(() =>
   (deps ??= {
     client: createDocumentClient(),
     table: tableName('WALLET_TABLE'),
-    clock: systemClock,
+    // The embedded platform's clock when it installed one (tests move time), else the system's.
+    clock: platformClock,
     ids: uuidv7,
     // Resolved per send: the embedded platform installs its queue driver before handlers run.
     queue: { send: (queue, body, options) => queueTransport().send(queue, body, options) },

@@ -35,6 +35,8 @@ export const EVENT_TYPES = [
   'import.completed',
   'payout.paid',
   'payout.failed',
+  // Ours: an endpoint was disabled (410 Gone, or failing for days); sent to the tenant's other endpoints.
+  'webhook_endpoint.disabled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -17,9 +17,9 @@ import {
   MAX_AUTOMATIC_ATTEMPTS,
   RETRY_DELAYS_SECONDS,
   listAttempts,
-  type DeliveryDeps,
   type DeliveryRecord,
 } from '../../shared/wallet/webhooks/deliveries';
+import type { DeliveryDeps } from '../../shared/wallet/webhooks/attempts';
 import { createEndpoint, deleteEndpoint } from '../../shared/wallet/webhooks/endpoints';
 import { redeliverEvent } from '../../shared/wallet/webhooks/events';
 import { systemResolver } from '../../shared/wallet/webhooks/http';
@@ -27,7 +27,7 @@ import { webhookKeys } from '../../shared/wallet/webhooks/keys';
 import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
 import { createDeliveryHandler } from '../../shared/wallet/webhooks/worker';
 import { startTestPlatform } from '../support/platform';
-import { startReceiver, until, type Receiver } from './webhooks-receiver';
+import { startReceiver, until, type Receiver, type ScriptedAnswer } from './webhooks-receiver';
 
 /**
  * Webhook delivery on the embedded platform: the real WalletTable stream drives the relay, the
@@ -87,7 +87,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function endpointFor(tenantId: string, path: string, options: { script?: number[]; thenStatus?: number; hang?: boolean; filters?: string[] } = {}) {
+async function endpointFor(tenantId: string, path: string, options: { script?: ScriptedAnswer[]; thenStatus?: number; hang?: boolean; filters?: string[] } = {}) {
   const url = receiver.route(path, options);
   return createEndpoint(deps, { tenantId }, { url, ...(options.filters ? { event_filters: options.filters } : {}) }, { actor, requestId: uuidv7(), livemode: false });
 }

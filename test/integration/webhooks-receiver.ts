@@ -3,9 +3,13 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A real webhook receiver on loopback (127.0.0.1, a free port) for the webhook tests. Each path is
- * its own receiver: it answers from a script of statuses (then `thenStatus`, default 200), or
- * hangs without answering, and records every request with its raw body.
+ * its own receiver: it answers from a script of statuses, each with headers if given (then
+ * `thenStatus`, default 200), or hangs without answering, and records every request with its raw
+ * body. Calling `route` again for a path changes how it answers from then on.
  */
+
+/** A status, or a status with response headers (Retry-After, Location). */
+export type ScriptedAnswer = number | { status: number; headers?: Record<string, string> };
 
 export interface ReceivedRequest {
   path: string;
@@ -15,7 +19,7 @@ export interface ReceivedRequest {
 }
 
 interface Behaviour {
-  script: number[];
+  script: ScriptedAnswer[];
   thenStatus: number;
   hang: boolean;
 }
@@ -25,7 +29,7 @@ export interface Receiver {
   base: string;
   port: number;
   /** A receiver path answering `script` in order, then `thenStatus`. */
-  route(path: string, options?: { script?: number[]; thenStatus?: number; hang?: boolean }): string;
+  route(path: string, options?: { script?: ScriptedAnswer[]; thenStatus?: number; hang?: boolean }): string;
   requests(path: string): ReceivedRequest[];
   all(): ReceivedRequest[];
   close(): Promise<void>;
@@ -42,8 +46,9 @@ export async function startReceiver(): Promise<Receiver> {
       received.push({ path, method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
       const behaviour = behaviours.get(path);
       if (behaviour?.hang) return;
-      const status = behaviour ? (behaviour.script.shift() ?? behaviour.thenStatus) : 404;
-      res.writeHead(status, { 'content-type': 'text/plain' });
+      const answer = behaviour ? (behaviour.script.shift() ?? behaviour.thenStatus) : 404;
+      const { status, headers = {} } = typeof answer === 'number' ? { status: answer } : answer;
+      res.writeHead(status, { 'content-type': 'text/plain', ...headers });
       res.end(status >= 200 && status < 300 ? 'accepted' : 'not now');
     });
   });

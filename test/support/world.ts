@@ -101,6 +101,10 @@ export async function buildWorld(platform: Platform): Promise<World> {
       body: { staff_id: engineerId, reason: 'incident', ticket_reference: 'T-1', expires_at: new Date(Date.now() + 3600_000).toISOString() },
     })
   ).body.id;
+  // Loopback, and a type nothing here emits: nothing is ever delivered to it.
+  const endpoint = await call(platform.urls.public, 'POST', '/v1/webhook_endpoints', { token: otherKey, body: { url: 'http://127.0.0.1:9/hooks', event_filters: ['credit_limit.changed'] } });
+  expect(endpoint.status, endpoint.text).toBe(201);
+  foreign.endpointId = endpoint.body.id;
   const otherConsumer = (await ledgerConsumer(platform)).token;
   foreign.ledgerId = (await call(platform.urls.ledger, 'POST', '/v1/ledgers', { token: otherConsumer, body: { name: 'other', commodity: 'USD' } })).body.id;
   for (const name of ['accountId', 'txnId', 'pendingId', 'staffId']) foreign[name] = uuidv7();

@@ -1,7 +1,8 @@
 import Stripe from 'stripe';
+import { Webhook } from 'standardwebhooks';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { signPayload, verifySignature } from '../../shared/events/signature';
+import { describe, expect, it, vi } from 'vitest';
+import { signPayload, signPayloadWith, signStandardWebhook, standardWebhooksSecret, verifySignature } from '../../shared/events/signature';
 
 const stripe = new Stripe('sk_test_unused');
 
@@ -27,5 +28,42 @@ describe('the t=,v1= signature scheme', () => {
     expect(verifySignature(header, '{"a":1}', 'whsec_1', { nowSeconds: now - 301 })).toEqual({ ok: false, reason: 'stale' });
     expect(verifySignature('v1=abc', '{}', 'whsec_1', { nowSeconds: now })).toEqual({ ok: false, reason: 'malformed' });
     expect(verifySignature(undefined, '{}', 'whsec_1', { nowSeconds: now })).toEqual({ ok: false, reason: 'malformed' });
+  });
+});
+
+describe('the Standard Webhooks signature', () => {
+  it('is verified by the reference implementation (the standardwebhooks package), with our secret in its format or as raw key bytes', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 8, maxLength: 60 }).map((s) => `whsec_${Buffer.from(s).toString('base64url')}`), fc.uuid(), fc.json(), (secret, id, body) => {
+        const now = Math.floor(Date.now() / 1000);
+        const headers = { 'webhook-id': id, 'webhook-timestamp': String(now), 'webhook-signature': signStandardWebhook([secret], id, now, body) };
+        expect(() => new Webhook(standardWebhooksSecret(secret)).verify(body, headers)).not.toThrow();
+        expect(() => new Webhook(secret, { format: 'raw' }).verify(body, headers)).not.toThrow();
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it('carries one space-separated signature per secret, and either secret verifies', () => {
+    vi.useFakeTimers({ toFake: ['Date'], now: 1_800_000_000_000 });
+    try {
+      const [older, newer] = ['whsec_older', 'whsec_newer'];
+      const value = signStandardWebhook([newer, older], 'evt', 1_800_000_000, '{}');
+      expect(value.split(' ')).toHaveLength(2);
+      for (const secret of [older, newer]) {
+        expect(() => new Webhook(standardWebhooksSecret(secret)).verify('{}', { 'webhook-id': 'evt', 'webhook-timestamp': '1800000000', 'webhook-signature': value })).not.toThrow();
+      }
+      expect(() => new Webhook(standardWebhooksSecret('whsec_third')).verify('{}', { 'webhook-id': 'evt', 'webhook-timestamp': '1800000000', 'webhook-signature': value })).toThrow();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('gives X-Wallet-Signature one v1 per secret, which stripe accepts for either', () => {
+    const now = Math.floor(Date.now() / 1000);
+    const header = signPayloadWith(['whsec_new', 'whsec_old'], '{"a":1}', now);
+    expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    for (const secret of ['whsec_new', 'whsec_old']) expect(() => stripe.webhooks.signature!.verifyHeader('{"a":1}', header, secret, 300)).not.toThrow();
+    expect(verifySignature(header, '{"a":1}', 'whsec_other', { nowSeconds: now })).toEqual({ ok: false, reason: 'mismatch' });
   });
 });

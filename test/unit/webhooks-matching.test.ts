@@ -46,6 +46,14 @@ describe('which endpoints receive an event', () => {
     );
   });
 
+  it('sends webhook_endpoint.disabled to the other endpoints, never to the endpoint it names', () => {
+    const notice = { type: 'webhook_endpoint.disabled', data: { webhook_endpoint: { id: 'ep-1' }, reason: 'gone' } };
+    expect(endpointReceives({ id: 'ep-1', client_id: null, event_filters: null }, notice)).toBe(false);
+    expect(endpointReceives({ id: 'ep-2', client_id: null, event_filters: null }, notice)).toBe(true);
+    expect(endpointReceives({ id: 'ep-2', client_id: null, event_filters: ['webhook_endpoint.*'] }, notice)).toBe(true);
+    expect(endpointReceives({ id: 'ep-3', client_id: clientA, event_filters: null }, notice)).toBe(false);
+  });
+
   it('accepts known types and known families as filters only', () => {
     expect(['topup.succeeded', 'topup.*', 'import.completed', 'inventory.*'].every(isEventFilter)).toBe(true);
     expect(['topup', '*', 'topup.**', 'nothing.*', 'topup.exploded', ''].some(isEventFilter)).toBe(false);

@@ -3,6 +3,7 @@ import type { Principal } from '../../http/principal';
 import { epochSeconds } from '../../kernel/clock';
 import { AppError } from '../../kernel/errors';
 import { familyOf, MERCHANT_FAMILIES } from '../../events/names';
+import { standardWebhooksSecret } from '../../events/signature';
 import type { EventEnvelope } from '../../events/outbox';
 import { auditItem } from '../tenancy/audit';
 import type { Actor, StoreDeps } from '../deps';
@@ -34,13 +35,33 @@ export interface EndpointRecord {
   url: string;
   event_filters: string[] | null;
   description: string | null;
-  status: 'active' | 'deleted';
+  status: EndpointStatus;
   livemode: boolean;
   /** Absent once deleted. */
   secret?: string;
+  /** The secret before the last rotation, still signing until `previous_secret_expires_at` (./rotation.ts). */
+  previous_secret?: string;
+  previous_secret_expires_at?: string;
+  /** Set while disabled (./health.ts): a 410 Gone, or every attempt failing for days. */
+  disabled_at?: string;
+  disabled_reason?: DisableReason;
   created_at: string;
   updated_at: string;
 }
+
+/** Live endpoints are `active` (delivered to) or `disabled` (their events kept as skipped deliveries). */
+export type EndpointStatus = 'active' | 'disabled' | 'deleted';
+export type DisableReason = 'gone' | 'failing';
+
+/** A new signing secret: 32 random bytes. */
+export const newSecret = (): string => `whsec_${randomBytes(32).toString('base64url')}`;
+
+/** The answer that shows a secret, once: ours and the same key in the Standard Webhooks format. */
+export const withSecret = (record: EndpointRecord, secret: string): EndpointWithSecret => ({
+  ...publicEndpoint(record),
+  secret,
+  standard_webhooks_secret: standardWebhooksSecret(secret),
+});
 
 export const publicEndpoint = (record: EndpointRecord): Endpoint => ({
   id: record.id,
@@ -51,8 +72,25 @@ export const publicEndpoint = (record: EndpointRecord): Endpoint => ({
   description: record.description,
   status: record.status,
   livemode: record.livemode,
+  ...(record.previous_secret_expires_at ? { previous_secret_expires_at: record.previous_secret_expires_at } : {}),
+  ...(record.status === 'disabled' && record.disabled_at ? { disabled_at: record.disabled_at, disabled_reason: record.disabled_reason ?? 'failing' } : {}),
   created_at: record.created_at,
 });
+
+/** The audit record of a change to a live endpoint (without secrets), for the change's transaction. */
+export const endpointAudit = (
+  deps: Pick<StoreDeps, 'table' | 'clock' | 'ids'>,
+  change: { actor: Actor; action: string; before: EndpointRecord; after: EndpointRecord; requestId: string; details?: Record<string, unknown> },
+) =>
+  auditItem(deps, {
+    tenantId: change.before.tenant_id,
+    actor: { kind: change.actor.kind, id: change.actor.id },
+    action: `webhook_endpoint.${change.action}`,
+    target: { type: 'webhook_endpoint', id: change.before.id },
+    before: publicEndpoint(change.before),
+    after: { ...publicEndpoint(change.after), ...change.details },
+    requestId: change.requestId,
+  });
 
 export const ownerOf = (record: Pick<EndpointRecord, 'tenant_id' | 'client_id'>): Owner => ({
   tenantId: record.tenant_id,
@@ -86,7 +124,7 @@ export async function createEndpoint(
   }
   const now = deps.clock.now().toISOString();
   const id = deps.ids();
-  const secret = `whsec_${randomBytes(32).toString('base64url')}`;
+  const secret = newSecret();
   const record: EndpointRecord = {
     ...webhookKeys.endpoint(id),
     entity: 'webhook_endpoint',
@@ -129,7 +167,7 @@ export async function createEndpoint(
     }
     throw error;
   }
-  return { ...publicEndpoint(record), secret };
+  return withSecret(record, secret);
 }
 
 /** The owner's live endpoints, newest first; never a secret. Refuses: invalid_request (cursor). */
@@ -138,9 +176,9 @@ export async function listEndpoints(deps: StoreDeps, owner: Owner, page: { curso
   return { data: result.items.map((item) => publicEndpoint(item as unknown as EndpointRecord)), next_cursor: result.next_cursor };
 }
 
-/** Every live endpoint of the owner (at most MAX_ENDPOINTS_PER_OWNER), newest first, without secrets. */
+/** Every live endpoint of the owner (at most MAX_ENDPOINTS_PER_OWNER), disabled ones included, newest first, without secrets. */
 export async function listLiveEndpoints(deps: StoreDeps, owner: Owner): Promise<Endpoint[]> {
-  const live = await activeEndpointsOf(deps, owner);
+  const live = await liveEndpointsOf(deps, owner);
   return live.sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).map(publicEndpoint);
 }
 
@@ -151,45 +189,49 @@ export async function getEndpointRecord(deps: StoreDeps, endpointId: string): Pr
 
 const owns = (owner: Owner, record: EndpointRecord) => record.tenant_id === owner.tenantId && (record.client_id ?? undefined) === owner.clientId;
 
+export const isLive = (record: Pick<EndpointRecord, 'status'>): boolean => record.status === 'active' || record.status === 'disabled';
+
+/** A live endpoint (active or disabled) of exactly this owner. Refuses: not_found (unknown, another owner's, deleted). */
+export async function liveEndpointOf(deps: StoreDeps, owner: Owner, endpointId: string): Promise<EndpointRecord> {
+  const record = await getEndpointRecord(deps, endpointId);
+  if (!record || !owns(owner, record) || !isLive(record)) throw new AppError('not_found', `No webhook endpoint ${endpointId}.`);
+  return record;
+}
+
 /**
  * Deletes a live endpoint: status `deleted`, the secret erased, out of the listing, kept 30 days
  * for its delivery history; audited in the same transaction. Its pending retries stop at their
  * next attempt. Refuses: not_found (unknown, another owner's, already deleted).
  */
 export async function deleteEndpoint(deps: StoreDeps, owner: Owner, endpointId: string, context: { actor: Actor; requestId: string }): Promise<Endpoint> {
-  const record = await getEndpointRecord(deps, endpointId);
+  const record = await liveEndpointOf(deps, owner, endpointId);
   const missing = () => new AppError('not_found', `No webhook endpoint ${endpointId}.`);
-  if (!record || !owns(owner, record) || record.status !== 'active') throw missing();
   const now = deps.clock.now();
   const after: EndpointRecord = { ...record, status: 'deleted', updated_at: now.toISOString() };
   delete after.secret;
+  delete after.previous_secret;
+  delete after.previous_secret_expires_at;
   try {
     await transact(deps, [
       {
         Update: {
           TableName: deps.table,
           Key: webhookKeys.endpoint(endpointId),
-          UpdateExpression: 'SET #status = :deleted, updated_at = :now, deleted_at = :now, expires_at_epoch = :expires REMOVE secret, gsi1pk, gsi1sk',
-          ConditionExpression: '#status = :active',
+          UpdateExpression:
+            'SET #status = :deleted, updated_at = :now, deleted_at = :now, expires_at_epoch = :expires REMOVE secret, previous_secret, previous_secret_expires_at, gsi1pk, gsi1sk',
+          ConditionExpression: '#status IN (:active, :disabled)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
             ':deleted': 'deleted',
             ':active': 'active',
+            ':disabled': 'disabled',
             ':now': after.updated_at,
             ':expires': epochSeconds(now) + DELETED_ENDPOINT_RETENTION_SECONDS,
           },
         },
       },
       { Update: { TableName: deps.table, Key: webhookKeys.endpointCount(owner), UpdateExpression: 'ADD live :minus', ExpressionAttributeValues: { ':minus': -1 } } },
-      auditItem(deps, {
-        tenantId: owner.tenantId,
-        actor: context.actor,
-        action: 'webhook_endpoint.delete',
-        target: { type: 'webhook_endpoint', id: endpointId },
-        before: publicEndpoint(record),
-        after: publicEndpoint(after),
-        requestId: context.requestId,
-      }),
+      endpointAudit(deps, { actor: context.actor, action: 'delete', before: record, after, requestId: context.requestId }),
     ]);
   } catch (error) {
     // Deleted concurrently: the other request answered it.
@@ -199,23 +241,26 @@ export async function deleteEndpoint(deps: StoreDeps, owner: Owner, endpointId: 
   return publicEndpoint(after);
 }
 
-/** An owner's active endpoints with their secrets (the relay and redelivery read these). */
-export async function activeEndpointsOf(deps: StoreDeps, owner: Owner): Promise<EndpointRecord[]> {
+/**
+ * An owner's live endpoints with their secrets, disabled ones included: the relay keeps a disabled
+ * endpoint's events as skipped deliveries; redelivery sends to active ones only.
+ */
+export async function liveEndpointsOf(deps: StoreDeps, owner: Owner): Promise<EndpointRecord[]> {
   const found: EndpointRecord[] = [];
   const items = queryAll(deps, {
     IndexName: 'gsi1',
     KeyConditionExpression: 'gsi1pk = :pk',
-    FilterExpression: '#status = :active',
+    FilterExpression: '#status IN (:active, :disabled)',
     ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':pk': webhookKeys.endpointsOf(owner), ':active': 'active' },
+    ExpressionAttributeValues: { ':pk': webhookKeys.endpointsOf(owner), ':active': 'active', ':disabled': 'disabled' },
   });
   for await (const item of items) found.push(item as unknown as EndpointRecord);
   return found;
 }
 
 /**
- * Every active endpoint that receives the event: the tenant's own, and for a merchant event the
- * client's. `cache` (per relay batch) keeps one query per owner.
+ * Every live endpoint (active or disabled) that receives the event: the tenant's own, and for a
+ * merchant event the client's. `cache` (per relay batch) keeps one query per owner.
  */
 export async function endpointsReceiving(
   deps: StoreDeps,
@@ -229,7 +274,7 @@ export async function endpointsReceiving(
       const key = webhookKeys.endpointsOf(owner);
       let list = cache.get(key);
       if (!list) {
-        list = activeEndpointsOf(deps, owner);
+        list = liveEndpointsOf(deps, owner);
         // A failed read must not poison the rest of the batch.
         list.catch(() => cache.delete(key));
         cache.set(key, list);

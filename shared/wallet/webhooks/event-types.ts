@@ -8,7 +8,7 @@ import { payout } from '../payouts/schemas';
 import { feePlan } from '../tenancy/schemas';
 import { topup } from '../topups/schemas';
 import { creditLimitResult, transfer } from '../transfers/schemas';
-import { event } from './schemas';
+import { DISABLE_REASONS, endpoint, event } from './schemas';
 import { EVENT_TYPES } from '../../events/names';
 
 /**
@@ -73,6 +73,13 @@ export const eventPayloads = {
   'points.converted': z.object({ conversion }).meta({ id: 'PointsConvertedEventData' }),
   'payout.paid': z.object({ payout }).meta({ id: 'PayoutPaidEventData' }),
   'payout.failed': z.object({ payout }).meta({ id: 'PayoutFailedEventData' }),
+  'webhook_endpoint.disabled': z
+    .object({
+      webhook_endpoint: endpoint,
+      /** `gone`: the receiver answered 410; `failing`: every attempt failed for 5 days (and 10 deliveries). */
+      reason: z.enum(DISABLE_REASONS),
+    })
+    .meta({ id: 'WebhookEndpointDisabledEventData' }),
 } as const satisfies Partial<Record<(typeof EVENT_TYPES)[number], z.ZodType>>;
 
 export type EmittedEventType = keyof typeof eventPayloads;

@@ -3,7 +3,7 @@ import { eventKeys, type EventEnvelope } from '../../events/outbox';
 import type { StoreDeps } from '../deps';
 import { getItem, queryPage, transact, type Page } from '../../aws/store';
 import { newDelivery } from './deliveries';
-import { endpointsReceiving, getEndpointRecord } from './endpoints';
+import { endpointsReceiving, getEndpointRecord, isLive } from './endpoints';
 import { endpointReceives } from './matching';
 
 /**
@@ -76,7 +76,7 @@ export async function getEvent(deps: StoreDeps, tenantId: string, eventId: strin
  * of the tenant (its own or a merchant's) that receives the event, or to every active endpoint that
  * does. Each redelivery is a delivery item of its own; the relay queues it from the stream.
  * Refuses: not_found (event or endpoint unknown, another tenant's, or deleted), invalid_request
- * (the named endpoint does not receive this event).
+ * (the named endpoint does not receive this event, or is disabled).
  */
 export async function redeliverEvent(
   deps: StoreDeps,
@@ -88,7 +88,12 @@ export async function redeliverEvent(
   let endpoints;
   if (input?.endpoint_id) {
     const endpoint = await getEndpointRecord(deps, input.endpoint_id);
-    if (!endpoint || endpoint.tenant_id !== tenantId || endpoint.status !== 'active') throw new AppError('not_found', `No webhook endpoint ${input.endpoint_id}.`);
+    if (!endpoint || endpoint.tenant_id !== tenantId || !isLive(endpoint)) throw new AppError('not_found', `No webhook endpoint ${input.endpoint_id}.`);
+    if (endpoint.status !== 'active') {
+      throw new AppError('invalid_request', `body.endpoint_id: endpoint ${endpoint.id} is disabled; POST /v1/webhook_endpoints/{endpointId}/recover enables it again.`, {
+        errors: [{ field: 'body.endpoint_id', message: 'is disabled' }],
+      });
+    }
     if (!endpointReceives(endpoint, envelope)) {
       throw new AppError('invalid_request', `body.endpoint_id: endpoint ${endpoint.id} does not receive ${envelope.type} events of this event's owner.`, {
         errors: [{ field: 'body.endpoint_id', message: 'does not receive this event' }],
@@ -96,7 +101,7 @@ export async function redeliverEvent(
     }
     endpoints = [endpoint];
   } else {
-    endpoints = await endpointsReceiving(deps, envelope);
+    endpoints = (await endpointsReceiving(deps, envelope)).filter((endpoint) => endpoint.status === 'active');
   }
   const deliveries = endpoints.map((endpoint) => newDelivery(deps, envelope, endpoint, 'manual'));
   // At most 2 x 16 endpoints: well inside one transaction's 100 items, all or none.

@@ -38,6 +38,8 @@ export interface PostOutcome {
   responseCode: number | null;
   /** Why the attempt failed without an answer, or null. */
   error: string | null;
+  /** The receiver's Retry-After header as sent (seconds or an HTTP date), or null. */
+  retryAfter: string | null;
   durationMs: number;
 }
 
@@ -48,7 +50,7 @@ export async function postWebhook(
   request: { url: string; body: string; headers: Record<string, string>; livemode: boolean },
 ): Promise<PostOutcome> {
   const started = performance.now();
-  const fail = (error: string): PostOutcome => ({ ok: false, responseCode: null, error, durationMs: Math.round(performance.now() - started) });
+  const fail = (error: string): PostOutcome => ({ ok: false, responseCode: null, error, retryAfter: null, durationMs: Math.round(performance.now() - started) });
   let url: URL;
   try {
     url = new URL(request.url);
@@ -122,6 +124,7 @@ function send(url: URL, target: ResolvedAddress, request: { body: string; header
   return new Promise((resolve) => {
     let settled = false;
     let responseCode: number | null = null;
+    let retryAfter: string | null = null;
     const settle = (outcome: Omit<PostOutcome, 'durationMs'>) => {
       if (settled) return;
       settled = true;
@@ -129,10 +132,12 @@ function send(url: URL, target: ResolvedAddress, request: { body: string; header
       resolve(outcome);
       req.destroy();
     };
-    const answered = (code: number) => settle({ ok: code >= 200 && code < 300, responseCode: code, error: null });
+    const answered = (code: number) => settle({ ok: code >= 200 && code < 300, responseCode: code, error: null, retryAfter });
     const transport = url.protocol === 'https:' ? https : http;
     const req = transport.request(requestOptions(url, target, request.headers, request.body), (res) => {
       responseCode = res.statusCode ?? 0;
+      const header = res.headers['retry-after'];
+      retryAfter = typeof header === 'string' ? header.slice(0, 100) : null;
       // The body is read and discarded (nothing of it is stored); the answer is the status.
       res.resume();
       res.on('end', () => answered(responseCode!));
@@ -140,11 +145,11 @@ function send(url: URL, target: ResolvedAddress, request: { body: string; header
     });
     const timer = setTimeout(() => {
       if (responseCode !== null) answered(responseCode);
-      else settle({ ok: false, responseCode: null, error: 'timeout' });
+      else settle({ ok: false, responseCode: null, error: 'timeout', retryAfter: null });
     }, timeoutMs);
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (responseCode !== null) answered(responseCode);
-      else settle({ ok: false, responseCode: null, error: `connection_error: ${error.code ?? error.message}`.slice(0, 200) });
+      else settle({ ok: false, responseCode: null, error: `connection_error: ${error.code ?? error.message}`.slice(0, 200), retryAfter: null });
     });
     req.end(request.body);
   });

@@ -27,6 +27,16 @@ export const webhookKeys = {
     pk: `DELIVERY#${eventId}#${endpointId}${redeliveryId ? `#${redeliveryId}` : ''}`,
     sk: 'DELIVERY',
   }),
+  /**
+   * gsi1 of automatic deliveries: an endpoint's deliveries by event creation time
+   * (`<created_at>#<eventId>`), which recovery reads by window, oldest first.
+   */
+  deliveriesOf: (endpointId: string) => `WEBHOOK_ENDPOINT#${endpointId}#DELIVERIES`,
+  deliveryOrder: (eventCreatedAt: string, eventId: string) => `${eventCreatedAt}#${eventId}`,
+  /** The endpoint's failure streak (./health.ts), beside the endpoint in its partition. */
+  health: (endpointId: string) => ({ pk: `WEBHOOK_ENDPOINT#${endpointId}`, sk: 'HEALTH' }),
+  /** One hour of the endpoint's attempt counters (`hour` = `YYYY-MM-DDTHH`, UTC). */
+  statsHour: (endpointId: string, hour: string) => ({ pk: `WEBHOOK_ENDPOINT#${endpointId}`, sk: `STATS#${hour}` }),
   /** An attempt lives in its delivery's partition; gsi1 lists an owner's attempts newest first. */
   attempt: (deliveryPk: string, attemptId: string) => ({ pk: deliveryPk, sk: `ATTEMPT#${attemptId}` }),
   attemptsOf: (owner: Owner) => `${ownerPrefix(owner)}#WEBHOOK_ATTEMPTS`,

@@ -15,8 +15,9 @@ import type { EventEnvelope } from '../../events/outbox';
  *  1. publishes the envelope to the EventBridge bus (source `wallet`, detail-type = event type);
  *  2. writes one delivery per active webhook endpoint that receives it, under a condition, and
  *     queues its first attempt (shared/wallet/webhooks/deliveries.ts).
- * A manual redelivery (a delivery item written by POST /v1/webhook_events/{id}/redeliver) is
- * queued here too, so routes need no queue of their own.
+ * A manual redelivery (a delivery item written by POST /v1/webhook_events/{id}/redeliver), and a
+ * delivery a recovery armed again (a new round, ./recovery.ts), are queued here too, so routes
+ * need no queue of their own. A disabled endpoint's deliveries are written skipped, not queued.
  *
  * A crash anywhere loses nothing: the batch fails from the first unfinished record on
  * (`batchItemFailures`), the stream replays it, and the conditional delivery write turns the
@@ -36,6 +37,8 @@ export interface RelaySummary {
   events: number;
   deliveries: number;
   duplicates: number;
+  /** Deliveries written skipped (disabled endpoints). */
+  skipped: number;
 }
 
 export function createRelayHandler(deps: () => RelayDeps) {
@@ -50,14 +53,14 @@ export function createRelayHandler(deps: () => RelayDeps) {
  * so later ones would be replayed anyway (and must not overtake it).
  */
 export async function relayRecords(deps: RelayDeps, records: readonly DynamoDBRecord[]): Promise<DynamoDBBatchResponse & RelaySummary> {
-  const summary: RelaySummary = { events: 0, deliveries: 0, duplicates: 0 };
+  const summary: RelaySummary = { events: 0, deliveries: 0, duplicates: 0, skipped: 0 };
   // One endpoint read per owner per batch: a batch is mostly one tenant's burst.
   const endpoints = new Map<string, Promise<EndpointRecord[]>>();
   for (const record of records) {
     try {
-      const entity = record.eventName === 'INSERT' ? record.dynamodb?.NewImage?.entity?.S : undefined;
-      if (entity !== 'event' && !(entity === 'webhook_delivery' && record.dynamodb?.NewImage?.origin?.S === 'manual')) continue;
-      if (entity === 'event') {
+      const relayed = relayedKind(record);
+      if (!relayed) continue;
+      if (relayed === 'event') {
         const envelope = (await eventItemOf(deps, record)).envelope as EventEnvelope;
         await deps.bus.publish([{ source: EVENT_SOURCE, detailType: envelope.type, detail: JSON.stringify(envelope) }]);
         const receivers = await endpointsReceiving(deps, envelope, endpoints);
@@ -65,6 +68,7 @@ export async function relayRecords(deps: RelayDeps, records: readonly DynamoDBRe
         summary.events += 1;
         summary.deliveries += results.filter((r) => r === 'scheduled').length;
         summary.duplicates += results.filter((r) => r === 'duplicate').length;
+        summary.skipped += results.filter((r) => r === 'skipped').length;
       } else {
         // The current record, not the image: a replayed image would not show that it was queued.
         const delivery = await getItem(deps, keyOf(record));
@@ -81,6 +85,20 @@ export async function relayRecords(deps: RelayDeps, records: readonly DynamoDBRe
     }
   }
   return { batchItemFailures: [], ...summary };
+}
+
+/**
+ * What the relay does with a record: a new event; or a delivery to hand to the queue (a manual
+ * redelivery written, or a round armed by a recovery: pending, nothing scheduled, round > 0).
+ */
+function relayedKind(record: DynamoDBRecord): 'event' | 'delivery' | undefined {
+  const image = record.dynamodb?.NewImage;
+  const entity = image?.entity?.S;
+  if (record.eventName === 'INSERT' && entity === 'event') return 'event';
+  if (entity !== 'webhook_delivery') return undefined;
+  if (record.eventName === 'INSERT' && image?.origin?.S === 'manual') return 'delivery';
+  const armed = record.eventName === 'MODIFY' && image?.status?.S === 'pending' && image.scheduled_attempt?.N === '0' && Number(image.round?.N ?? '0') > 0;
+  return armed ? 'delivery' : undefined;
 }
 
 const keyOf = (record: DynamoDBRecord) => ({

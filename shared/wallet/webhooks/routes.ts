@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, type Access } from '../../http/route';
+import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import { anyEventEnvelope } from './event-types';
 import * as s from './schemas';
@@ -23,6 +23,28 @@ const wallet = { api: 'wallet' } as const;
 const tables = { wallet: 'RW' } as const;
 const tags = ['webhooks'];
 const clientErrors = ['client_not_found', 'not_client_member'] as const;
+const idempotent = ['idempotency_key_reuse', 'idempotency_in_flight', 'service_unavailable'] as const;
+/** Rotation, recovery and stats are rare operator actions: a narrow bulkhead lane keeps the manifest's reserved concurrency in bounds. */
+const adminLane = { function: { maxConcurrency: 2 } } as const;
+const endpointParams = z.object({ endpointId: uuid });
+const clientEndpointParams = z.object({ clientId: uuid, endpointId: uuid });
+const rotation = {
+  ...adminLane,
+  method: 'POST',
+  tags,
+  request: { body: s.rotateSecretRequest },
+  response: { status: 200, body: s.endpointWithSecret, description: 'The endpoint with its new secret (shown once; a retry with the same Idempotency-Key answers it again).' },
+  idempotency: idempotencyRequired(255),
+  tables,
+} as const;
+const recovery = {
+  ...adminLane,
+  method: 'POST',
+  tags,
+  request: { body: s.recoverRequest },
+  response: { status: 200, body: s.recoveryResult, description: 'The endpoint, active, and how many deliveries were queued again.' },
+  tables,
+} as const;
 
 export const webhookRoutes = {
   createWebhookEndpoint: defineRoute({
@@ -150,6 +172,65 @@ export const webhookRoutes = {
     // Typed per event type, so the OpenAPI document carries every payload shape.
     response: { status: 200, body: page(anyEventEnvelope), description: 'A page of event envelopes, as delivered.' },
     errors: [],
+    tables,
+  }),
+  rotateWebhookEndpointSecret: defineRoute({
+    ...wallet,
+    ...rotation,
+    operationId: 'rotateWebhookEndpointSecret',
+    path: '/v1/webhook_endpoints/{endpointId}/rotate_secret',
+    handler: 'webhooks/rotate-endpoint-secret',
+    summary: 'Give an endpoint a new signing secret; the old one keeps signing beside it for the overlap (default 24 h)',
+    access: manage,
+    request: { ...rotation.request, params: endpointParams },
+    errors: ['not_found', ...idempotent],
+  }),
+  rotateClientWebhookEndpointSecret: defineRoute({
+    ...wallet,
+    ...rotation,
+    operationId: 'rotateClientWebhookEndpointSecret',
+    path: '/v1/clients/{clientId}/webhook_endpoints/{endpointId}/rotate_secret',
+    handler: 'webhooks/rotate-client-endpoint-secret',
+    summary: "Give a merchant's endpoint a new signing secret; the old one keeps signing beside it for the overlap",
+    access: merchantManage,
+    request: { ...rotation.request, params: clientEndpointParams },
+    errors: [...clientErrors, 'not_found', ...idempotent],
+  }),
+  recoverWebhookEndpoint: defineRoute({
+    ...wallet,
+    ...recovery,
+    operationId: 'recoverWebhookEndpoint',
+    path: '/v1/webhook_endpoints/{endpointId}/recover',
+    handler: 'webhooks/recover-endpoint',
+    summary: 'Enable an endpoint again and send it, once each and oldest first, the events of a window it did not get',
+    access: manage,
+    request: { ...recovery.request, params: endpointParams },
+    errors: ['not_found'],
+  }),
+  recoverClientWebhookEndpoint: defineRoute({
+    ...wallet,
+    ...recovery,
+    operationId: 'recoverClientWebhookEndpoint',
+    path: '/v1/clients/{clientId}/webhook_endpoints/{endpointId}/recover',
+    handler: 'webhooks/recover-client-endpoint',
+    summary: "Enable a merchant's endpoint again and send it the events of a window it did not get",
+    access: merchantManage,
+    request: { ...recovery.request, params: clientEndpointParams },
+    errors: [...clientErrors, 'not_found'],
+  }),
+  getWebhookEndpointStats: defineRoute({
+    ...wallet,
+    ...adminLane,
+    operationId: 'getWebhookEndpointStats',
+    method: 'GET',
+    path: '/v1/webhook_endpoints/{endpointId}/stats',
+    handler: 'webhooks/get-endpoint-stats',
+    summary: "An endpoint's attempts, successes, failures and latency percentiles over the last 24 h",
+    tags,
+    access: read,
+    request: { params: endpointParams },
+    response: { status: 200, body: s.endpointStats, description: 'Counts and latency of the current hour and the 24 before it.' },
+    errors: ['not_found'],
     tables,
   }),
   redeliverWebhookEvent: defineRoute({

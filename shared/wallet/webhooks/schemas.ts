@@ -4,7 +4,8 @@ import { isEventFilter } from '../../events/names';
 
 /** Request and response shapes of the webhook routes (spec part 2 "Webhook endpoint", part 4 item 22). */
 
-export const ENDPOINT_STATUSES = ['active', 'deleted'] as const;
+export const ENDPOINT_STATUSES = ['active', 'disabled', 'deleted'] as const;
+export const DISABLE_REASONS = ['gone', 'failing'] as const;
 export const DELIVERY_ATTEMPT_STATUSES = ['succeeded', 'failed'] as const;
 export const MAX_EVENT_FILTERS = 50;
 
@@ -30,9 +31,16 @@ export const endpoint = z
     /** Absent: the endpoint receives every event type. */
     event_filters: z.array(z.string()).optional(),
     description: z.string().nullable(),
+    /** `disabled`: nothing is sent; events are kept as skipped deliveries until POST …/recover. */
     status: z.enum(ENDPOINT_STATUSES),
     /** Live endpoints (created with a live API key or by staff) accept https URLs only. */
     livemode: z.boolean(),
+    /** During a secret rotation's overlap: until then every delivery is signed with the previous secret too. */
+    previous_secret_expires_at: timestamp.optional(),
+    /** Present while disabled. */
+    disabled_at: timestamp.optional(),
+    /** `gone`: the receiver answered 410; `failing`: every attempt failed for 5 days. */
+    disabled_reason: z.enum(DISABLE_REASONS).optional(),
     created_at: timestamp,
   })
   .meta({ id: 'WebhookEndpoint' });
@@ -40,7 +48,12 @@ export type Endpoint = z.infer<typeof endpoint>;
 
 /** The creation answer: the only time the signing secret is shown. */
 export const endpointWithSecret = endpoint
-  .extend({ secret: z.string().describe('`whsec_…`: the HMAC key of X-Wallet-Signature. Shown once; store it now.') })
+  .extend({
+    secret: z.string().describe('`whsec_…`: the HMAC key of X-Wallet-Signature and webhook-signature. Shown once; store it now.'),
+    standard_webhooks_secret: z
+      .string()
+      .describe('The same key in the Standard Webhooks format (`whsec_` + base64 of the secret\'s bytes), for a Standard Webhooks verifier.'),
+  })
   .meta({ id: 'WebhookEndpointWithSecret' });
 export type EndpointWithSecret = z.infer<typeof endpointWithSecret>;
 
@@ -70,6 +83,57 @@ export const deliveryAttempt = z
 export type DeliveryAttempt = z.infer<typeof deliveryAttempt>;
 
 export const pageQuery = z.object({ cursor, limit: pageLimit() }).strict();
+
+/** The longest overlap of a rotation: a week to roll the new secret out to every receiver. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 86_400;
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
+
+export const rotateSecretRequest = z
+  .object({
+    /** How long the previous secret keeps signing too (default 24 h); 0 retires it at once. */
+    overlap_seconds: z.number().int().min(0).max(MAX_ROTATION_OVERLAP_SECONDS).optional(),
+  })
+  .strict()
+  .optional();
+
+export const recoverRequest = z
+  .object({
+    /** Events created at or after this instant; at most 30 days back (the retention). */
+    since: timestamp,
+    /** Events created before this instant (exclusive); default now. */
+    until: timestamp.optional(),
+  })
+  .strict();
+
+export const recoveryResult = z
+  .object({
+    endpoint: endpoint,
+    since: timestamp,
+    until: timestamp,
+    /** Deliveries queued again by this request, each a fresh series of up to 12 attempts. */
+    queued: z.number().int(),
+    /** Null when the whole window was covered; otherwise call again with `since` set to it. */
+    next_since: timestamp.nullable(),
+  })
+  .meta({ id: 'WebhookRecovery' });
+export type RecoveryResult = z.infer<typeof recoveryResult>;
+
+export const endpointStats = z
+  .object({
+    endpoint_id: uuid,
+    /** Start of the oldest hour counted: the last 24 full hours and the current one. */
+    from: timestamp,
+    to: timestamp,
+    attempts: z.number().int(),
+    successes: z.number().int(),
+    failures: z.number().int(),
+    /** Attempt durations in ms, as upper bounds of 25 % wide buckets; null without attempts. */
+    latency_ms: z.object({ p50: z.number().int().nullable(), p99: z.number().int().nullable() }),
+    /** Since when every attempt has failed; null after a success or before any failure. */
+    failing_since: timestamp.nullable(),
+  })
+  .meta({ id: 'WebhookEndpointStats' });
+export type EndpointStats = z.infer<typeof endpointStats>;
 
 export const eventsQuery = z
   .object({

@@ -1,5 +1,6 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { parseDeliveryMessage, processDeliveryMessage, type DeliveryDeps } from './deliveries';
+import { parseDeliveryMessage } from './deliveries';
+import { processDeliveryMessage, type DeliveryDeps } from './attempts';
 
 /**
  * The delivery worker's handler: the batch's messages in parallel (each attempt may wait up to the

@@ -1,0 +1,413 @@
+import Stripe from 'stripe';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Platform } from '../../local/platform';
+import { ManualClock } from '../../shared/kernel/clock';
+import { uuidv7 } from '../../shared/kernel/ids';
+import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
+import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
+import { clientOf } from '../support/catalog';
+import { apiKeyFor, staffToken } from '../support/credentials';
+import { apiClient, expectProblem } from '../support/http';
+import { call, startTestPlatform } from '../support/platform';
+import { startReceiver, until, type ReceivedRequest, type Receiver } from '../integration/webhooks-receiver';
+
+/**
+ * The webhook lifecycle over HTTP, like an integrator, on a platform whose clock the test moves:
+ * Standard Webhooks headers checked by the `standardwebhooks` package beside the `stripe` one,
+ * secret rotation with an overlap, receivers' 410, Retry-After and redirects, an endpoint disabled
+ * after failing for five simulated days and recovered by window, and the stats view. Events come
+ * from PUT /v1/fee_plan (fee_plan.set); the relay runs on the real stream; the delivery queue is
+ * drained by hand after each move of the clock, so days of retries take seconds. Receivers listen
+ * on 127.0.0.1.
+ */
+
+const stripe = new Stripe('sk_test_unused');
+const clock = new ManualClock(new Date());
+
+let platform: Platform;
+let base: string;
+const api = apiClient(() => base);
+let receiver: Receiver;
+/** Tenant A: most tests; B: another tenant's view; C: the outage, alone with its endpoints. */
+let keyA: string;
+let readKeyA: string;
+let keyB: string;
+let keyC: string;
+let clientA: string;
+let merchantA: string;
+let merchantB: string;
+
+interface Created {
+  id: string;
+  secret: string;
+  standard_webhooks_secret: string;
+}
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  platform = await startTestPlatform({ clock });
+  // Deliveries are made only when the test drains the queue, at the clock's time.
+  await platform.queues.stop();
+  base = platform.urls.public;
+  const platformStaff = await staffToken(platform, { role: 'platform' });
+  const tenant = async (name: string) => {
+    const result = await call(base, 'POST', '/v1/tenants', { token: platformStaff, headers: { 'idempotency-key': uuidv7() }, body: { name, currency: 'USD' } });
+    expect(result.status, result.text).toBe(201);
+    return result.body.id as string;
+  };
+  const [a, b, c] = [await tenant('A'), await tenant('B'), await tenant('C')];
+  keyA = await apiKeyFor(platform, a, [...TENANT_SCOPES]);
+  readKeyA = await apiKeyFor(platform, a, ['webhooks:read']);
+  keyB = await apiKeyFor(platform, b, [...TENANT_SCOPES]);
+  keyC = await apiKeyFor(platform, c, [...TENANT_SCOPES]);
+  clientA = (await clientOf(base, keyA)).id;
+  const clientB = (await clientOf(base, keyA)).id;
+  merchantA = await apiKeyFor(platform, a, ['webhooks:manage'], { clientId: clientA });
+  merchantB = await apiKeyFor(platform, a, ['webhooks:manage'], { clientId: clientB });
+}, 120_000);
+
+afterAll(async () => {
+  await platform?.stop();
+  await receiver?.close();
+});
+
+async function register(path: string, body: Record<string, unknown>, token = keyA, collection = '/v1/webhook_endpoints'): Promise<Created> {
+  const result = await api('POST', collection, { token, body: { url: receiver.route(path), ...body } });
+  expect(result.status, result.text).toBe(201);
+  return result.body as Created;
+}
+
+/** A fee plan change over the API; answers its fee_plan.set event's id. */
+async function changeFeePlan(token = keyA): Promise<string> {
+  const result = await api('PUT', '/v1/fee_plan', { token, body: { p2p: { bps: Math.floor(Math.random() * 500), flat: 0, min_fee: 0, max_fee: null } } });
+  expect(result.status, result.text).toBe(200);
+  const events = await api('GET', '/v1/webhook_events?type=fee_plan.set&limit=1', { token });
+  return events.body.data[0].id as string;
+}
+
+const received = (path: string, eventId?: string): ReceivedRequest[] => receiver.requests(path).filter((r) => eventId === undefined || r.headers['webhook-id'] === eventId);
+
+/** Drains the queue (real time passes for the stream relay) until `path` has `count` requests of the event. */
+async function deliveredTo(path: string, eventId: string | undefined, count = 1): Promise<ReceivedRequest[]> {
+  await until(
+    async () => {
+      await platform.queues.drain();
+      return received(path, eventId).length >= count;
+    },
+    15_000,
+    `${count} request(s) of ${eventId ?? 'any event'} at ${path}`,
+  );
+  return received(path, eventId);
+}
+
+/** Lets the relay finish what the stream carries, then delivers what is due. */
+async function settle(): Promise<void> {
+  await platform.streams!.settle();
+  await platform.queues.drain();
+}
+
+/** Moves the clock in steps no longer than SQS's 900 s delay, delivering what falls due. */
+async function advance(seconds: number): Promise<void> {
+  for (let left = seconds; left > 0; left -= 900) {
+    clock.advance(Math.min(900, left) * 1000);
+    await platform.queues.drain();
+  }
+}
+
+const signatureOf = (request: ReceivedRequest) => request.headers['x-wallet-signature'] as string;
+const headersOf = (request: ReceivedRequest) => ({
+  'webhook-id': request.headers['webhook-id'] as string,
+  'webhook-timestamp': request.headers['webhook-timestamp'] as string,
+  'webhook-signature': request.headers['webhook-signature'] as string,
+});
+
+/** The standardwebhooks package reads Date.now() for its tolerance: it sees the test's clock. */
+function verifiedByStandardWebhooks(request: ReceivedRequest, secret: string, options?: { format: 'raw' }): unknown {
+  vi.useFakeTimers({ toFake: ['Date'], now: clock.now() });
+  try {
+    return new Webhook(secret, options).verify(request.body, headersOf(request));
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
+const verifiedByStripe = (request: ReceivedRequest, secret: string) => stripe.webhooks.signature!.verifyHeader(request.body, signatureOf(request), secret, 300, undefined, clock.now().getTime());
+
+async function endpointNamed(id: string, token = keyA): Promise<Record<string, unknown>> {
+  const listed = await api('GET', '/v1/webhook_endpoints', { token });
+  expect(listed.status, listed.text).toBe(200);
+  return listed.body.find((endpoint: { id: string }) => endpoint.id === id);
+}
+
+async function auditActions(token = keyA): Promise<string[]> {
+  const log = await api('GET', '/v1/audit_log?limit=100', { token });
+  expect(log.status, log.text).toBe(200);
+  return log.body.data.map((record: { action: string }) => record.action);
+}
+
+describe('Standard Webhooks alongside X-Wallet-Signature', () => {
+  it('signs every attempt so that the standardwebhooks package, stripe and verifyWebhook accept it, with webhook-id the event id', async () => {
+    const endpoint = await register('/standard', { event_filters: ['fee_plan.set'] });
+    receiver.route('/standard', { script: [500] });
+    expect(endpoint.standard_webhooks_secret).toBe(`whsec_${Buffer.from(endpoint.secret).toString('base64')}`);
+    const eventId = await changeFeePlan();
+    await deliveredTo('/standard', eventId);
+    await advance(60);
+    const requests = await deliveredTo('/standard', eventId, 2);
+
+    for (const request of requests) {
+      expect(request.headers['webhook-id']).toBe(eventId);
+      expect(request.headers['x-wallet-event-id']).toBe(eventId);
+      expect(request.headers['webhook-timestamp']).toBe(/t=(\d+)/.exec(signatureOf(request))![1]);
+      expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+      // The reference verifier, with the secret in its own format and with ours as raw key bytes.
+      expect(verifiedByStandardWebhooks(request, endpoint.standard_webhooks_secret)).toMatchObject({ id: eventId, type: 'fee_plan.set' });
+      expect(verifiedByStandardWebhooks(request, endpoint.secret, { format: 'raw' })).toMatchObject({ id: eventId });
+      expect(() => verifiedByStripe(request, endpoint.secret)).not.toThrow();
+      expect(verifyWebhook(request.body, signatureOf(request), endpoint.secret, { now: clock.now() }).ok).toBe(true);
+      expect(() => verifiedByStandardWebhooks(request, `whsec_${Buffer.from('whsec_other').toString('base64')}`)).toThrow(/No matching signature/);
+    }
+    // Retries carry the same webhook-id (receivers deduplicate on it) and a new timestamp.
+    expect(requests[1]!.headers['webhook-timestamp']).not.toBe(requests[0]!.headers['webhook-timestamp']);
+  });
+});
+
+describe('secret rotation', () => {
+  it('signs with both secrets during the overlap and with the new one only after it', async () => {
+    const created = await register('/rotating', { event_filters: ['fee_plan.set'] });
+    const path = `/v1/webhook_endpoints/${created.id}/rotate_secret`;
+    expectProblem(await api('POST', path, { body: { overlap_seconds: 3_600 } }), 'unauthenticated');
+    expectProblem(await api('POST', path, { token: keyA, body: { overlap_seconds: 3_600 } }), 'invalid_request');
+    for (const overlap_seconds of [-1, 604_801, 1.5, '60']) {
+      expectProblem(await api('POST', path, { token: keyA, key: uuidv7(), body: { overlap_seconds } }), 'invalid_request');
+    }
+    expectProblem(await api('POST', path, { token: keyB, key: uuidv7(), body: {} }), 'not_found');
+    expectProblem(await api('POST', path, { token: readKeyA, key: uuidv7(), body: {} }), 'insufficient_scope');
+    expect(await endpointNamed(created.id)).not.toHaveProperty('previous_secret_expires_at');
+
+    const key = uuidv7();
+    const rotated = await api('POST', path, { token: keyA, key, body: { overlap_seconds: 3_600 } });
+    expect(rotated.status, rotated.text).toBe(200);
+    const next = rotated.body as Created & { previous_secret_expires_at: string };
+    expect(next.id).toBe(created.id);
+    expect(next.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(next.secret).not.toBe(created.secret);
+    expect(next.previous_secret_expires_at).toBe(new Date(clock.now().getTime() + 3_600_000).toISOString());
+    // A retry answers the same secret: it does not rotate twice. Another body under the key is refused.
+    const replay = await api('POST', path, { token: keyA, key, body: { overlap_seconds: 3_600 } });
+    expect(replay.text).toBe(rotated.text);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expectProblem(await api('POST', path, { token: keyA, key, body: { overlap_seconds: 60 } }), 'idempotency_key_reuse');
+    const listed = await api('GET', '/v1/webhook_endpoints', { token: keyA });
+    expect(listed.text).not.toContain('whsec_');
+    expect(await endpointNamed(created.id)).toMatchObject({ status: 'active', previous_secret_expires_at: next.previous_secret_expires_at });
+    expect(await auditActions()).toContain('webhook_endpoint.rotate_secret');
+
+    // During the overlap: two signatures in each header, and each secret verifies on its own.
+    const during = await changeFeePlan();
+    const [overlapping] = await deliveredTo('/rotating', during);
+    expect(signatureOf(overlapping!)).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(overlapping!.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
+    for (const secret of [created, next]) {
+      expect(() => verifiedByStripe(overlapping!, secret.secret)).not.toThrow();
+      expect(verifyWebhook(overlapping!.body, signatureOf(overlapping!), secret.secret, { now: clock.now() }).ok).toBe(true);
+      expect(verifiedByStandardWebhooks(overlapping!, secret.standard_webhooks_secret)).toMatchObject({ id: during });
+    }
+
+    // After it: the new secret only.
+    await advance(3_601);
+    const after = await changeFeePlan();
+    const [single] = await deliveredTo('/rotating', after);
+    expect(signatureOf(single!)).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(() => verifiedByStripe(single!, next.secret)).not.toThrow();
+    expect(verifiedByStandardWebhooks(single!, next.standard_webhooks_secret)).toMatchObject({ id: after });
+    expect(() => verifiedByStripe(single!, created.secret)).toThrow();
+    expect(() => verifiedByStandardWebhooks(single!, created.standard_webhooks_secret)).toThrow(/No matching signature/);
+    expect(verifyWebhook(single!.body, signatureOf(single!), created.secret, { now: clock.now() })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(await endpointNamed(created.id)).not.toHaveProperty('previous_secret_expires_at');
+  });
+
+  it("rotates a merchant's endpoint under its client path; overlap 0 retires the old secret at once", async () => {
+    const endpoint = await register('/merchant-rotating', { event_filters: ['order.*'] }, merchantA, `/v1/clients/${clientA}/webhook_endpoints`);
+    const path = `/v1/clients/${clientA}/webhook_endpoints/${endpoint.id}/rotate_secret`;
+    expectProblem(await api('POST', path, { token: merchantB, key: uuidv7(), body: {} }), 'not_client_member');
+    expectProblem(await api('POST', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, { token: keyA, key: uuidv7(), body: {} }), 'not_found');
+    const rotated = await api('POST', path, { token: merchantA, key: uuidv7(), body: { overlap_seconds: 0 } });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.body).toMatchObject({ id: endpoint.id, client_id: clientA });
+    expect(rotated.body).not.toHaveProperty('previous_secret_expires_at');
+    expect(rotated.body.secret).not.toBe(endpoint.secret);
+    // Without a body the overlap is the default 24 h.
+    const again = await api('POST', path, { token: merchantA, key: uuidv7() });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.previous_secret_expires_at).toBe(new Date(clock.now().getTime() + 86_400_000).toISOString());
+  });
+});
+
+describe("receivers' answers", () => {
+  it("disables an endpoint answering 410 Gone at once and tells the tenant's other endpoints, never the disabled one", async () => {
+    const gone = await register('/gone', { event_filters: ['fee_plan.set', 'webhook_endpoint.*'] });
+    receiver.route('/gone', { thenStatus: 410 });
+    const observer = await register('/observer-a', { event_filters: ['webhook_endpoint.disabled'] });
+    const eventId = await changeFeePlan();
+    await deliveredTo('/gone', eventId);
+    const [notice] = await deliveredTo('/observer-a', undefined);
+    const body = JSON.parse(notice!.body);
+    expect(body).toMatchObject({ type: 'webhook_endpoint.disabled', data: { reason: 'gone', webhook_endpoint: { id: gone.id, status: 'disabled', disabled_reason: 'gone' } } });
+    expect(() => verifiedByStripe(notice!, observer.secret)).not.toThrow();
+    expect(await endpointNamed(gone.id)).toMatchObject({ status: 'disabled', disabled_reason: 'gone', disabled_at: clock.now().toISOString() });
+    const attempts = await api('GET', '/v1/webhook_deliveries?limit=100', { token: keyA });
+    expect(attempts.body.data.find((a: { endpoint_id: string }) => a.endpoint_id === gone.id)).toMatchObject({ status: 'failed', response_code: 410, next_attempt_at: null });
+    expect(await auditActions()).toContain('webhook_endpoint.disable');
+
+    // Nothing more is sent to it: no retry, no later event, not its own notice.
+    await register('/witness-410', { event_filters: ['fee_plan.set'] });
+    const later = await changeFeePlan();
+    await deliveredTo('/witness-410', later);
+    await advance(86_400);
+    await settle();
+    expect(received('/gone')).toHaveLength(1);
+    expectProblem(await api('POST', `/v1/webhook_events/${later}/redeliver`, { token: keyA, body: { endpoint_id: gone.id } }), 'invalid_request');
+  });
+
+  it('waits at least what Retry-After asks on a 503 (seconds) and a 429 (HTTP date) before the next attempt', async () => {
+    await register('/busy', { event_filters: ['fee_plan.set'] });
+    receiver.route('/busy', { script: [{ status: 503, headers: { 'retry-after': '120' } }] });
+    const eventId = await changeFeePlan();
+    await deliveredTo('/busy', eventId);
+    // The schedule alone would try again after 60 s.
+    await advance(119);
+    expect(received('/busy', eventId)).toHaveLength(1);
+    // The next answer: 429 until a date about 600 s after it (the schedule says 300 s).
+    receiver.route('/busy', { script: [{ status: 429, headers: { 'retry-after': new Date(clock.now().getTime() + 1_000 + 600_000).toUTCString() } }] });
+    await advance(1);
+    expect(received('/busy', eventId)).toHaveLength(2);
+    await advance(598);
+    expect(received('/busy', eventId)).toHaveLength(2);
+    await advance(2);
+    expect(received('/busy', eventId)).toHaveLength(3);
+
+    const attempts = (await api('GET', '/v1/webhook_deliveries?limit=100', { token: keyA })).body.data.filter((a: { event_id: string }) => a.event_id === eventId);
+    const waited = (code: number) => {
+      const attempt = attempts.find((a: { response_code: number }) => a.response_code === code);
+      return (Date.parse(attempt.next_attempt_at) - Date.parse(attempt.attempted_at)) / 1000;
+    };
+    expect(waited(503)).toBe(120);
+    expect(waited(429)).toBeGreaterThanOrEqual(599);
+  });
+
+  it('counts a redirect as a failed attempt and never follows it', async () => {
+    receiver.route('/moved-to');
+    await register('/moved', { event_filters: ['fee_plan.set'] });
+    receiver.route('/moved', { script: [{ status: 301, headers: { location: receiver.route('/moved-to') } }] });
+    const eventId = await changeFeePlan();
+    await deliveredTo('/moved', eventId);
+    await settle();
+    expect(received('/moved-to')).toEqual([]);
+    const attempts = await api('GET', '/v1/webhook_deliveries?limit=100', { token: keyA });
+    expect(attempts.body.data.find((a: { event_id: string; response_code: number }) => a.event_id === eventId && a.response_code === 301)).toMatchObject({ status: 'failed', next_attempt_at: expect.any(String) });
+  });
+});
+
+describe('disabling and recovery', () => {
+  it('disables an endpoint failing for 5 days, keeps the outage as skipped deliveries, and recovers each event exactly once', async () => {
+    const outage = await register('/outage', { event_filters: ['fee_plan.set'] }, keyC);
+    receiver.route('/outage', { thenStatus: 500 });
+    await register('/observer-c', { event_filters: ['webhook_endpoint.disabled'] }, keyC);
+    const start = clock.now();
+    const events: string[] = [];
+
+    // Ten deliveries over five days, every attempt failing: still enabled.
+    for (let day = 0; day < 10; day += 1) {
+      events.push(await changeFeePlan(keyC));
+      await deliveredTo('/outage', events.at(-1));
+      await advance(12 * 3_600);
+    }
+    expect(await endpointNamed(outage.id, keyC)).toMatchObject({ status: 'active' });
+    const failing = await api('GET', `/v1/webhook_endpoints/${outage.id}/stats`, { token: keyC });
+    expect(failing.status, failing.text).toBe(200);
+    expect(failing.body).toMatchObject({ endpoint_id: outage.id, successes: 0, failing_since: start.toISOString() });
+    expect(failing.body.failures).toBe(failing.body.attempts);
+
+    // Five days after the first failure, the next failure disables it.
+    events.push(await changeFeePlan(keyC));
+    await deliveredTo('/outage', events.at(-1));
+    const [notice] = await deliveredTo('/observer-c', undefined);
+    expect(JSON.parse(notice!.body)).toMatchObject({ type: 'webhook_endpoint.disabled', data: { reason: 'failing', webhook_endpoint: { id: outage.id } } });
+    expect(await endpointNamed(outage.id, keyC)).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
+
+    // Events during the outage are kept, not sent.
+    const sentBefore = received('/outage').length;
+    for (let i = 0; i < 2; i += 1) {
+      events.push(await changeFeePlan(keyC));
+      await advance(3_600);
+    }
+    await advance(86_400);
+    await settle();
+    expect(received('/outage')).toHaveLength(sentBefore);
+
+    // The receiver is back: recover everything since the first event.
+    receiver.route('/outage', { thenStatus: 200 });
+    const recoverPath = `/v1/webhook_endpoints/${outage.id}/recover`;
+    expectProblem(await api('POST', recoverPath, { token: keyC, body: { since: new Date(clock.now().getTime() - 31 * 86_400_000).toISOString() } }), 'invalid_request');
+    expectProblem(await api('POST', recoverPath, { token: keyC, body: { since: clock.now().toISOString(), until: start.toISOString() } }), 'invalid_request');
+    expectProblem(await api('POST', recoverPath, { token: keyC, body: {} }), 'invalid_request');
+    expectProblem(await api('POST', recoverPath, { token: keyA, body: { since: start.toISOString() } }), 'not_found');
+    expect(await endpointNamed(outage.id, keyC)).toMatchObject({ status: 'disabled' });
+
+    const recovered = await api('POST', recoverPath, { token: keyC, body: { since: new Date(start.getTime() - 60_000).toISOString() } });
+    expect(recovered.status, recovered.text).toBe(200);
+    expect(recovered.body).toMatchObject({ endpoint: { id: outage.id, status: 'active' }, queued: events.length, next_since: null, until: clock.now().toISOString() });
+    expect(recovered.body.endpoint).not.toHaveProperty('disabled_reason');
+    expect(await auditActions(keyC)).toContain('webhook_endpoint.recover');
+
+    const since = sentBefore;
+    await until(
+      async () => {
+        await platform.queues.drain();
+        return received('/outage').length - since >= events.length;
+      },
+      20_000,
+      'every recovered event delivered',
+    );
+    // Under the original event ids, signed when sent.
+    for (const request of received('/outage').slice(since)) expect(() => verifiedByStripe(request, outage.secret)).not.toThrow();
+
+    // The last 24 h: the recovered successes; a day later, nothing.
+    const stats = await api('GET', `/v1/webhook_endpoints/${outage.id}/stats`, { token: keyC });
+    expect(stats.body.successes).toBe(events.length);
+    expect(stats.body.attempts).toBe(stats.body.successes + stats.body.failures);
+    expect(stats.body.failing_since).toBeNull();
+    expect(stats.body.latency_ms.p50).toEqual(expect.any(Number));
+    expect(stats.body.latency_ms.p99).toBeGreaterThanOrEqual(stats.body.latency_ms.p50);
+    await advance(2 * 86_400);
+    await settle();
+    const resent = received('/outage').slice(since);
+    expect(resent.map((r) => r.headers['webhook-id']).sort()).toEqual([...events].sort());
+
+    // Recovering the same window again sends nothing more.
+    const again = await api('POST', recoverPath, { token: keyC, body: { since: new Date(start.getTime() - 60_000).toISOString() } });
+    expect(again.body.queued).toBe(0);
+    await advance(3_600);
+    await settle();
+    expect(received('/outage').slice(since)).toHaveLength(events.length);
+
+    await advance(26 * 3_600);
+    const quiet = await api('GET', `/v1/webhook_endpoints/${outage.id}/stats`, { token: keyC });
+    expect(quiet.body).toMatchObject({ attempts: 0, successes: 0, failures: 0, latency_ms: { p50: null, p99: null } });
+    expectProblem(await api('GET', `/v1/webhook_endpoints/${outage.id}/stats`, { token: keyA }), 'not_found');
+  }, 120_000);
+
+  it("recovers a merchant's endpoint under its client path, and answers a deleted endpoint with 404", async () => {
+    const endpoint = await register('/merchant-recovering', { event_filters: ['order.*'] }, merchantA, `/v1/clients/${clientA}/webhook_endpoints`);
+    const body = { since: new Date(clock.now().getTime() - 3_600_000).toISOString() };
+    const path = `/v1/clients/${clientA}/webhook_endpoints/${endpoint.id}/recover`;
+    expectProblem(await api('POST', path, { token: merchantB, body }), 'not_client_member');
+    const recovered = await api('POST', path, { token: merchantA, body });
+    expect(recovered.status, recovered.text).toBe(200);
+    expect(recovered.body).toMatchObject({ endpoint: { id: endpoint.id, status: 'active' }, queued: 0, next_since: null });
+    expect((await api('DELETE', `/v1/clients/${clientA}/webhook_endpoints/${endpoint.id}`, { token: merchantA })).status).toBe(200);
+    expectProblem(await api('POST', path, { token: merchantA, body }), 'not_found');
+  });
+});
