@@ -28,7 +28,8 @@ export async function withFreshReads<T>(attempt: () => Promise<T>, sleep = (ms: 
     } catch (error) {
       if (!(error instanceof StaleRead)) throw error;
       if (n >= FRESH_READ_ATTEMPTS) throw new AppError('service_unavailable', 'Concurrent changes to this item kept winning; retry the request.');
-      await sleep(Math.random() * Math.min(400, 5 * 2 ** n));
+      // The ceiling grows to a second: fifty writers on one item need their tries spread that wide.
+      await sleep(Math.random() * Math.min(1_000, 5 * 2 ** n));
     }
   }
 }
