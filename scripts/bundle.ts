@@ -104,6 +104,10 @@ export async function bundle(options: BundleOptions = {}): Promise<BundleResult>
     if (!entries.includes(handler)) continue;
     for (const file of files) copyFileSync(join(repoRoot, file.from), join(outdir, handler, file.as));
   }
+  // The fallback matches paths only: it gets the manifest's API, method and path of each route.
+  if (entries.includes(fallbackHandler)) {
+    writeFileSync(join(outdir, fallbackHandler, 'routes.json'), JSON.stringify(routes.map(({ api, method, path }) => ({ api, method, path }))));
+  }
   writeFileSync(join(outdir, 'sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
   writeFileSync(join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 

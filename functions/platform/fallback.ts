@@ -1,15 +1,18 @@
+import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import * as z from 'zod';
-import { routeTable, unroutedResponse } from '../../shared/http/fallback';
+import { routeTable, unroutedResponse, type RoutePath } from '../../shared/http/fallback';
+import { isGatewayName } from '../../shared/http/gateways';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { routes } from '../../shared/routes';
 
 /**
  * API Gateway sends every request no route method serves here ({proxy+} and ANY on each resource),
  * so an unknown path is a 404 and a wrong method a 405, both problem+json, as on the local gateway.
+ * It needs only each route's API, method and path: the bundle script writes them beside it
+ * (routes.json, scripts/bundle.ts), so the whole manifest and its schemas stay out of its cold start.
  */
-const gateway = z.enum(['public', 'ledger', 'console']).parse(process.env.GATEWAY_NAME);
-const table = routeTable(routes, gateway);
+const gateway = process.env.GATEWAY_NAME;
+if (!isGatewayName(gateway)) throw new Error(`GATEWAY_NAME must name a gateway; got ${String(gateway)}`);
+const table = routeTable(JSON.parse(readFileSync(new URL('./routes.json', import.meta.url), 'utf8')) as RoutePath[], gateway);
 
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const requestId = event.requestContext?.requestId || uuidv7();

@@ -9,11 +9,14 @@ import { gateways, type GatewayName } from './gateways';
  * 404 `not_found` for an unknown path, 405 `method_not_allowed` (with Allow) for a known path
  * and a wrong method. The local gateway and the AWS fallback function both answer through here.
  */
-export interface RouteTable {
-  match(method: string, path: string): { route: AnyRoute; params: Record<string, string> } | { allowed: string[] } | null;
+/** What matching needs of a route; the AWS fallback gets only this (a file the bundle script writes). */
+export type RoutePath = Pick<AnyRoute, 'api' | 'method' | 'path'>;
+
+export interface RouteTable<R extends RoutePath = AnyRoute> {
+  match(method: string, path: string): { route: R; params: Record<string, string> } | { allowed: string[] } | null;
 }
 
-export function routeTable(routes: readonly AnyRoute[], gateway: GatewayName): RouteTable {
+export function routeTable<R extends RoutePath>(routes: readonly R[], gateway: GatewayName): RouteTable<R> {
   const served = routes
     .filter((route) => gateways[gateway].apis.includes(route.api))
     .map((route) => ({ route, matchPath: compilePath(route.path) }));

@@ -42,3 +42,5 @@ export const gateways: Record<GatewayName, GatewayDefinition> = {
 
 export const gatewayOf = (api: Api): GatewayName =>
   (Object.values(gateways).find((gateway) => gateway.apis.includes(api)) as GatewayDefinition).name;
+
+export const isGatewayName = (value: unknown): value is GatewayName => typeof value === 'string' && Object.hasOwn(gateways, value);

@@ -67,6 +67,20 @@ describe('bundle', () => {
     }
   });
 
+  it('gives the fallback the API, method and path of every route, so it answers 404 and 405 without the manifest', async () => {
+    expect(JSON.parse(readFileSync(join(outdir, 'platform', 'fallback', 'routes.json'), 'utf8'))).toEqual(routes.map(({ api, method, path }) => ({ api, method, path })));
+    process.env.GATEWAY_NAME = 'public';
+    try {
+      const { handler } = (await import(join(outdir, 'platform', 'fallback', 'index.mjs'))) as { handler: (event: unknown) => Promise<{ statusCode: number; headers: Record<string, string>; body: string }> };
+      const unknown = await handler({ httpMethod: 'GET', path: '/v1/nothing', requestContext: { requestId: 'r' } });
+      expect([unknown.statusCode, JSON.parse(unknown.body).code]).toEqual([404, 'not_found']);
+      const wrongMethod = await handler({ httpMethod: 'DELETE', path: '/v1/users', requestContext: { requestId: 'r' } });
+      expect([wrongMethod.statusCode, JSON.parse(wrongMethod.body).code, wrongMethod.headers.allow]).toEqual([405, 'method_not_allowed', 'POST, GET']);
+    } finally {
+      delete process.env.GATEWAY_NAME;
+    }
+  });
+
   it('keeps every bundle within the byte budget (scripts/bundle-budget.json)', () => {
     const over = Object.entries(result.sizes).filter(([, bytes]) => bytes > budget.max_bytes);
     expect(over.map(([handler, bytes]) => `${handler}: ${bytes} bytes`), `over ${budget.max_bytes} bytes`).toEqual([]);
