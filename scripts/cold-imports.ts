@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 
 /**
@@ -49,7 +50,7 @@ export async function coldImports(outdir: string, handlers: readonly string[], o
   const worker = async () => {
     while (next < jobs.length) {
       const handler = jobs[next++]!;
-      const sample = await timeOnce(join(outdir, handler, 'index.mjs'));
+      const sample = await timeOnce(pathToFileURL(resolve(outdir, handler, 'index.mjs')).href);
       samples.set(handler, [...(samples.get(handler) ?? []), sample]);
     }
   };

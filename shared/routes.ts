@@ -12,7 +12,7 @@ import { platformRoutes } from './http/platform-routes';
 import { tenancyRoutes } from './wallet/tenancy/routes';
 import { topupRoutes } from './wallet/topups/routes';
 import { transferRoutes } from './wallet/transfers/routes';
-import { webhookRoutes } from './wallet/webhooks/routes';
+import { documentedWebhookRoutes } from './wallet/webhooks/documented-routes';
 
 /**
  * THE route manifest: every endpoint of every API, once. Each area keeps its entries next to its
@@ -28,7 +28,7 @@ export const routes: readonly AnyRoute[] = [
   ...Object.values(consoleRoutes),
   ...Object.values(topupRoutes),
   ...Object.values(transferRoutes),
-  ...Object.values(webhookRoutes),
+  ...Object.values(documentedWebhookRoutes),
   ...Object.values(paymentRoutes),
   ...Object.values(payoutRoutes),
   ...Object.values(catalogRoutes),
