@@ -57,6 +57,9 @@ export interface OperationContext {
 
 export type StoredPrincipal = Pick<Principal, 'kind' | 'id' | 'tenantId' | 'userId'>;
 
+/** The principal as the key record keeps it: its tenant is the record's own (the key's partition). */
+type KeptPrincipal = Pick<Principal, 'kind' | 'id' | 'userId'>;
+
 export type OperationDefinition = (context: OperationContext) => Promise<OperationPlan>;
 
 const registry = new Map<string, OperationDefinition>();
@@ -84,6 +87,12 @@ export const operationKeys = {
   pendingShard: (shard: number) => `SAGA_STARTED#${shard}`,
 };
 
+/** The tenant and the key a record's partition names (`IDEM#<tenant uuid>#<key>`, the key may hold anything). */
+function keyOfRecord(pk: string): { tenantId: string; key: string } {
+  const tenantId = pk.slice('IDEM#'.length, 'IDEM#'.length + 36);
+  return { tenantId, key: pk.slice('IDEM#'.length + 37) };
+}
+
 /** The ledger key of an operation: the same for every retry, distinct across tenants. */
 export const ledgerKeyOf = (tenantId: string, operationId: string, step = 'post') => `wallet:${tenantId}:${operationId}:${step}`;
 
@@ -94,20 +103,29 @@ export interface SagaFaults {
   afterLedger?: () => void;
 }
 
+/**
+ * The key's record. It stays under 1 KB, so its writes cost a unit each (docs/performance.md):
+ * what only a resume needs (request, pinned, principal, request id) is removed when the answer is
+ * written, and nothing the key itself says (tenant, key) is stored twice.
+ */
 interface StoredRecord {
   operation: string;
   operation_id: string;
+  /** sha256 of the operation and the request's canonical JSON, base64url (hex in records written before). */
   fingerprint: string;
   state: 'started' | 'completed';
-  request: string;
+  request?: string;
   /** JSON of runOperation's `pinned`, when given. */
   pinned?: string;
-  principal: StoredPrincipal;
-  request_id: string;
+  principal?: KeptPrincipal;
+  request_id?: string;
   status_code?: number;
   body?: string;
   created_at: string;
 }
+
+/** A started record has everything a resume needs. */
+type StartedRecord = StoredRecord & Required<Pick<StoredRecord, 'request' | 'principal' | 'request_id'>>;
 
 /**
  * Runs a money operation once per Idempotency-Key. Refuses: idempotency_key_reuse, and whatever
@@ -122,11 +140,12 @@ export async function runOperation(
   faults: SagaFaults = {},
 ): Promise<Outcome> {
   const now = runtime.clock.now();
-  const fingerprint = createHash('sha256').update(input.operation).update('\n').update(canonicalJson(input.request)).digest('hex');
+  const digest = createHash('sha256').update(input.operation).update('\n').update(canonicalJson(input.request)).digest();
+  const fingerprint = digest.toString('base64url');
   const key = operationKeys.record(input.tenantId, input.idempotencyKey);
   const operationId = runtime.ids();
-  const principal: StoredPrincipal = { kind: input.principal.kind, id: input.principal.id, tenantId: input.principal.tenantId, userId: input.principal.userId };
-  const record: StoredRecord = {
+  const principal: KeptPrincipal = { kind: input.principal.kind, id: input.principal.id, ...(input.principal.userId === undefined ? {} : { userId: input.principal.userId }) };
+  const record: StartedRecord = {
     operation: input.operation,
     operation_id: operationId,
     fingerprint,
@@ -140,7 +159,7 @@ export async function runOperation(
   try {
     await putItem(
       runtime,
-      { ...key, entity: 'idempotency', tenant_id: input.tenantId, key: input.idempotencyKey, ...record, ...operationKeys.pendingIndex(operationId, record.created_at), expires_at_epoch: Math.floor(now.getTime() / 1000) + IDEMPOTENCY_RETENTION_SECONDS },
+      { ...key, entity: 'idempotency', ...record, ...operationKeys.pendingIndex(operationId, record.created_at), expires_at_epoch: Math.floor(now.getTime() / 1000) + IDEMPOTENCY_RETENTION_SECONDS },
       { condition: 'attribute_not_exists(pk) OR expires_at_epoch < :now', values: { ':now': Math.floor(now.getTime() / 1000) } },
     );
     return await resume(runtime, input.tenantId, input.idempotencyKey, record, faults);
@@ -149,15 +168,16 @@ export async function runOperation(
   }
   const existing = await readRecord(runtime, input.tenantId, input.idempotencyKey);
   if (!existing) throw new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.');
-  if (existing.fingerprint !== fingerprint || existing.operation !== input.operation) {
+  const sameRequest = existing.fingerprint === fingerprint || existing.fingerprint === digest.toString('hex');
+  if (!sameRequest || existing.operation !== input.operation) {
     throw new AppError('idempotency_key_reuse', 'This Idempotency-Key was already used for a different request.');
   }
   if (existing.state === 'completed') return { status: existing.status_code!, body: existing.body!, replayed: true };
   // Started but not finished (a crash, or a twin still running): take it over; every step is idempotent.
-  return resume(runtime, input.tenantId, input.idempotencyKey, existing, faults);
+  return resume(runtime, input.tenantId, input.idempotencyKey, existing as StartedRecord, faults);
 }
 
-async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: string, record: StoredRecord, faults: SagaFaults): Promise<Outcome> {
+async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: string, record: StartedRecord, faults: SagaFaults): Promise<Outcome> {
   const definition = registry.get(record.operation);
   if (!definition) throw new Error(`unknown operation ${record.operation}`);
   let plan: OperationPlan | undefined;
@@ -169,7 +189,7 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
           runtime,
           tenantId,
           operationId: record.operation_id,
-          principal: record.principal,
+          principal: { ...record.principal, tenantId },
           request: JSON.parse(record.request) as unknown,
           requestId: record.request_id,
           startedAt: record.created_at,
@@ -193,9 +213,9 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
       Update: {
         TableName: runtime.table,
         Key: operationKeys.record(tenantId, idempotencyKey),
-        UpdateExpression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk',
+        UpdateExpression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk, #request, pinned, principal, request_id',
         ConditionExpression: '#state = :started AND operation_id = :operation',
-        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeNames: { '#state': 'state', '#request': 'request' },
         ExpressionAttributeValues: { ':completed': 'completed', ':started': 'started', ':status': result.status, ':body': body, ':operation': record.operation_id },
       },
     };
@@ -248,11 +268,11 @@ export async function sweepOperations(runtime: WalletDeps): Promise<number> {
   let finished = 0;
   const due = dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: SWEEP_SHARDS, partitionOf: operationKeys.pendingShard, before });
   for await (const item of due) {
-    const tenantId = String(item.tenant_id);
-    const record = await readRecord(runtime, tenantId, String(item.key));
+    const { tenantId, key } = keyOfRecord(String(item.pk));
+    const record = await readRecord(runtime, tenantId, key);
     if (!record || record.state !== 'started') continue;
     try {
-      await resume(runtime, tenantId, String(item.key), record, {});
+      await resume(runtime, tenantId, key, record as StartedRecord, {});
       finished += 1;
     } catch {
       // Still failing (the ledger is down): the next sweep tries again.
