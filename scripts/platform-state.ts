@@ -1,7 +1,8 @@
+import '../local/sdk-node-warning';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
+import { dataDirFromEnv, isAlive, stateFileOf } from '../local/data-dir';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
 
 /**
@@ -31,7 +32,7 @@ const schema = z.object({
 });
 
 export function platformStateFile(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.DATA_DIR ?? resolve(import.meta.dirname, '..', '.data'), 'platform.json');
+  return stateFileOf(dataDirFromEnv(env));
 }
 
 export function readPlatformState(file = platformStateFile()): PlatformState {
@@ -58,16 +59,6 @@ export function readPlatformState(file = platformStateFile()): PlatformState {
     tables: { ledger: parsed.tables.ledger.name, wallet: parsed.tables.wallet.name },
     oidcIssuer: parsed.oidc_issuer,
   };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
