@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
@@ -87,12 +88,25 @@ export async function bundle(options: BundleOptions = {}): Promise<BundleResult>
     const handler = relative(outdir, join(repoRoot, file)).replace(/\/index\.mjs$/, '');
     sizes[handler] = output.bytes;
   }
+  copyShippedFiles(outdir, entries);
   writeFileSync(join(outdir, 'sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
   writeFileSync(join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 
   const elapsedMs = Math.round(performance.now() - startedAt);
   if (options.log) printSizes(sizes, elapsedMs);
   return { outdir, sizes, elapsedMs, metafile: result.metafile };
+}
+
+/**
+ * The files routes ship beside their bundle (`function.files`, e.g. the docs renderer), copied from
+ * their packages into dist/<handler>/: part of the function's asset, not of its JavaScript.
+ */
+function copyShippedFiles(outdir: string, entries: readonly string[]): void {
+  const require = createRequire(import.meta.url);
+  for (const route of routes) {
+    if (!entries.includes(route.handler)) continue;
+    for (const file of route.function?.files ?? []) copyFileSync(require.resolve(file.from), join(outdir, route.handler, file.name));
+  }
 }
 
 function printSizes(sizes: Record<string, number>, elapsedMs: number): void {

@@ -73,6 +73,8 @@ export interface RouteDefinition<
   response: {
     status: number;
     body: R;
+    /** The media type of a success; `application/json` unless said (the docs page is `text/html`). */
+    contentType?: string;
     description: string;
     /** Other success statuses the route answers with the same body (e.g. 200 for a repeated create). */
     also?: readonly { status: number; description: string }[];
@@ -92,6 +94,12 @@ export interface RouteDefinition<
     memoryMb?: number;
     /** Requests served at once (reserved concurrency in AWS); default by API (shared/http/bulkheads.ts). */
     maxConcurrency?: number;
+    /**
+     * Files shipped beside the handler's bundle (dist/<handler>/<name>), copied from an installed
+     * package (`from`: `<package>/<path>`) by scripts/bundle.ts: a large static asset the function
+     * reads at run time instead of carrying it in its JavaScript.
+     */
+    files?: readonly { name: string; from: string }[];
   };
 }
 

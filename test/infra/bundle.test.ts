@@ -62,6 +62,22 @@ describe('bundle', () => {
     }
   });
 
+  it('ships the files a route names beside its bundle, not inside it (the docs renderer)', () => {
+    const shipping = routes.filter((route) => (route.function?.files ?? []).length > 0);
+    expect(shipping.map((route) => route.handler)).toContain('platform/docs-renderer');
+    for (const route of shipping) {
+      for (const file of route.function!.files!) {
+        const shipped = join(outdir, route.handler, file.name);
+        expect(existsSync(shipped), shipped).toBe(true);
+        // A marker of the shipped file's own text is not in the function's JavaScript.
+        const marker = readFileSync(shipped, 'utf8').slice(-200);
+        expect(readFileSync(join(outdir, route.handler, 'index.mjs'), 'utf8').includes(marker), route.handler).toBe(false);
+      }
+      // No heavier than a probe: the file is beside the function, not in its JavaScript.
+      expect(result.sizes[route.handler]!).toBeLessThan(result.sizes['platform/healthz']! + 20 * 1024);
+    }
+  });
+
   it('keeps every bundle under its size budget', () => {
     for (const [handler, bytes] of Object.entries(result.sizes)) expect(bytes, handler).toBeLessThan(MAX_BUNDLE_BYTES);
   });
