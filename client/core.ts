@@ -29,7 +29,8 @@ export class ApiError extends Error {
   readonly problem: Problem;
 
   constructor(problem: Problem) {
-    super(`${problem.status} ${problem.code}: ${problem.detail ?? problem.title}`);
+    const fields = problem.errors?.length ? ` (${problem.errors.map((e) => `${e.field}: ${e.message}`).join('; ')})` : '';
+    super(`${problem.status} ${problem.code}: ${problem.detail ?? problem.title}${fields}`);
     this.name = 'ApiError';
     this.status = problem.status;
     this.code = problem.code;

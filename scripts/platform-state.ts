@@ -1,5 +1,6 @@
 import '../local/sdk-node-warning';
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { z } from 'zod';
 import { dataDirFromEnv, isAlive, stateFileOf } from '../local/data-dir';
@@ -82,4 +83,25 @@ export function resolveTableTarget(envVar: 'LEDGER_TABLE' | 'WALLET_TABLE', tabl
     where: `DynamoDB Local at ${state.dynamodbEndpoint}`,
     clientConfig: { endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 2 },
   };
+}
+
+/** What the running platform's first start seeded (local/seed.ts): the demo tenant and its sandbox key. */
+export interface LocalCredentials {
+  apiKey: string;
+  currency: string;
+  tenantId: string;
+}
+
+const bootstrapSchema = z.object({ demo_tenant: z.object({ id: z.string(), currency: z.string(), api_key: z.string() }) });
+
+/** The demo tenant's sandbox key from <DATA_DIR or .data>/bootstrap.json; WALLET_API_KEY (and WALLET_CURRENCY) override it. */
+export function readLocalCredentials(env: NodeJS.ProcessEnv = process.env): LocalCredentials {
+  const file = resolve(dataDirFromEnv(env), 'bootstrap.json');
+  let demo: z.infer<typeof bootstrapSchema>['demo_tenant'] | undefined;
+  try {
+    demo = bootstrapSchema.parse(JSON.parse(readFileSync(file, 'utf8'))).demo_tenant;
+  } catch {
+    if (!env.WALLET_API_KEY) throw new PlatformStateError(`no demo tenant in ${file}: start the platform once with npm start (or set WALLET_API_KEY)`);
+  }
+  return { apiKey: env.WALLET_API_KEY ?? demo!.api_key, currency: env.WALLET_CURRENCY ?? demo?.currency ?? 'USD', tenantId: demo?.id ?? '' };
 }
