@@ -20,8 +20,8 @@ import {
 
 /**
  * One recipe per event type the platform emits: the API calls that make it fire once, as an
- * integrator would make them. `Record<EmittedEventType, …>` makes the compiler refuse a new emitted
- * type without a recipe.
+ * integrator would make them. A type emitted without a recipe is named in NO_RECIPE with the
+ * reason; test/api/listen-trigger.test.ts fails on an emitted type that is in neither.
  */
 
 type Recipe = (ctx: TriggerContext) => Promise<void>;
@@ -48,7 +48,7 @@ async function authorizedPayment(ctx: TriggerContext) {
   return pay(ctx, (await fundedUser(ctx, 10_000)).id, await newMerchant(ctx), 1000, false);
 }
 
-export const recipes: Record<EmittedEventType, Recipe> = {
+export const recipes: Partial<Record<EmittedEventType, Recipe>> = {
   'topup.succeeded': async (ctx) => topUp(ctx, (await newUser(ctx)).id, 1000, 'succeed'),
   'topup.failed': async (ctx) => topUp(ctx, (await newUser(ctx)).id, 1000, 'decline'),
   'topup.amount_mismatch': async (ctx) => topUp(ctx, (await newUser(ctx)).id, 1000, 'mismatch'),
@@ -147,6 +147,11 @@ export const recipes: Record<EmittedEventType, Recipe> = {
   'payout.failed': async (ctx) => {
     await ok(ctx.wallet.POST('/v1/payouts', { body: { merchant_id: await settledMerchant(ctx), amount: 1000, currency: ctx.currency, sandbox_outcome: 'fail' } }));
   },
+};
+
+/** Emitted types no recipe fires on demand, and why (said by the CLI). */
+export const NO_RECIPE: Readonly<Record<string, string>> = {
+  'webhook_endpoint.disabled': 'it fires when an endpoint has failed its deliveries for about a day, which cannot be made to happen on demand',
 };
 
 export { TriggerRefusal };

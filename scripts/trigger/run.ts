@@ -1,7 +1,7 @@
 import { ok } from '../../client/core';
 import { EVENT_TYPES, isEventType } from '../../shared/events/names';
 import { TriggerRefusal, until, type TriggerContext } from './fixtures';
-import { recipes } from './recipes';
+import { NO_RECIPE, recipes } from './recipes';
 
 /** The event types `npm run trigger` can fire: every type the platform emits today. */
 export const TRIGGERABLE_TYPES = Object.keys(recipes).sort();
@@ -14,6 +14,7 @@ export const TRIGGERABLE_TYPES = Object.keys(recipes).sort();
 export async function triggerEvent(ctx: TriggerContext, type: string): Promise<{ id: string; type: string }> {
   if (!isEventType(type)) throw new TriggerRefusal(`${type} is not an event type; the platform emits: ${TRIGGERABLE_TYPES.join(', ')}`);
   const recipe = recipes[type as keyof typeof recipes] as ((ctx: TriggerContext) => Promise<void>) | undefined;
+  if (!recipe && NO_RECIPE[type]) throw new TriggerRefusal(`${type} cannot be triggered: ${NO_RECIPE[type]}`);
   if (!recipe) throw new TriggerRefusal(`${type} is an event type the platform does not emit yet, so nothing can fire it (${EVENT_TYPES.length} types are named, ${TRIGGERABLE_TYPES.length} emitted)`);
   const newest = async () => (await ok(ctx.wallet.GET('/v1/webhook_events', { params: { query: { type, limit: 1 } } }))).data[0];
   const before = (await newest())?.id;

@@ -11,6 +11,7 @@ import type { Platform } from '../../local/platform';
 import { seedOnFirstStart } from '../../local/seed';
 import { eventPayloads } from '../../shared/wallet/webhooks/event-types';
 import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
+import { NO_RECIPE } from '../../scripts/trigger/recipes';
 import { TRIGGERABLE_TYPES, triggerEvent } from '../../scripts/trigger/run';
 import type { TriggerContext } from '../../scripts/trigger/fixtures';
 import { startTestPlatform } from '../support/platform';
@@ -119,8 +120,8 @@ describe('npm run webhooks:listen', () => {
 });
 
 describe('npm run trigger', () => {
-  it('has a recipe for every event type the platform emits', () => {
-    expect(TRIGGERABLE_TYPES).toEqual(Object.keys(eventPayloads).sort());
+  it('has a recipe for every event type the platform emits, or says why not', () => {
+    expect(Object.keys(eventPayloads).filter((type) => !TRIGGERABLE_TYPES.includes(type) && !(type in NO_RECIPE))).toEqual([]);
   });
 
   it('says clearly that a name is no event type', async () => {
