@@ -1,8 +1,8 @@
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { DOCS_RENDERER_FILE, DOCS_RENDERER_PACKAGE_PATH } from '../shared/http/docs-page';
 import { routes } from '../shared/routes';
 import { workers } from '../shared/workers';
 
@@ -15,6 +15,14 @@ import { workers } from '../shared/workers';
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const defaultOutdir = join(repoRoot, 'dist');
+
+/**
+ * Files a function reads at run time instead of bundling (shared/http/docs-page.ts): copied
+ * into dist/<handler>/ under the given name, so the function's asset carries them.
+ */
+export const HANDLER_FILES: Record<string, readonly { from: string; as: string }[]> = {
+  'platform/docs-renderer': [{ from: `node_modules/${DOCS_RENDERER_PACKAGE_PATH}`, as: DOCS_RENDERER_FILE }],
+};
 
 /** The Lambda that answers problem+json 404/405 for anything no route serves (one per gateway). */
 export const fallbackHandler = 'platform/fallback';
@@ -88,25 +96,16 @@ export async function bundle(options: BundleOptions = {}): Promise<BundleResult>
     const handler = relative(outdir, join(repoRoot, file)).replace(/\/index\.mjs$/, '');
     sizes[handler] = output.bytes;
   }
-  copyShippedFiles(outdir, entries);
+  for (const [handler, files] of Object.entries(HANDLER_FILES)) {
+    if (!entries.includes(handler)) continue;
+    for (const file of files) copyFileSync(join(repoRoot, file.from), join(outdir, handler, file.as));
+  }
   writeFileSync(join(outdir, 'sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
   writeFileSync(join(outdir, 'meta.json'), JSON.stringify(result.metafile));
 
   const elapsedMs = Math.round(performance.now() - startedAt);
   if (options.log) printSizes(sizes, elapsedMs);
   return { outdir, sizes, elapsedMs, metafile: result.metafile };
-}
-
-/**
- * The files routes ship beside their bundle (`function.files`, e.g. the docs renderer), copied from
- * their packages into dist/<handler>/: part of the function's asset, not of its JavaScript.
- */
-function copyShippedFiles(outdir: string, entries: readonly string[]): void {
-  const require = createRequire(import.meta.url);
-  for (const route of routes) {
-    if (!entries.includes(route.handler)) continue;
-    for (const file of route.function?.files ?? []) copyFileSync(require.resolve(file.from), join(outdir, route.handler, file.name));
-  }
 }
 
 function printSizes(sizes: Record<string, number>, elapsedMs: number): void {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DOCS_RENDERER_FILE, DOCS_RENDERER_PACKAGE_PATH } from './docs-page';
+import { DOCS_RENDERER_FILE } from './docs-page';
 import { defineRoute, type Api } from './route';
 
 /** Unauthenticated probes, served on the wallet API and on the ledger API (spec part 4 item 6). */
@@ -66,15 +66,21 @@ const openApi = (api: Api, handler: string) =>
   });
 
 /**
+ * A page for people: one request at a time per function is enough (the renderer is cached by the
+ * browser for a day), and keeps the reserved-concurrency pool for the API itself.
+ */
+const forPeople = { function: { maxConcurrency: 1 } } as const;
+
+/**
  * `GET /docs`: the API reference a person opens in a browser, rendered from this API's own
  * `/openapi.json` by Redoc, and `GET /docs/redoc.standalone.js`, the renderer it loads. Everything
  * comes from this API: no CDN, no font service, nothing remote. The page and the renderer each
  * serve every API from one entry point; the renderer (about 1 MB) ships as a file beside the
- * function's bundle, never inside it (`function.files`, copied by scripts/bundle.ts).
+ * function's bundle, never inside it (HANDLER_FILES in scripts/bundle.ts).
  */
 const docs = (api: Api) => ({
   page: defineRoute({
-    ...cheap,
+    ...forPeople,
     operationId: `${api}Docs`,
     method: 'GET',
     path: '/docs',
@@ -89,6 +95,7 @@ const docs = (api: Api) => ({
     tables: {},
   }),
   renderer: defineRoute({
+    ...forPeople,
     operationId: `${api}DocsRenderer`,
     method: 'GET',
     path: `/docs/${DOCS_RENDERER_FILE}`,
@@ -101,7 +108,6 @@ const docs = (api: Api) => ({
     response: { status: 200, body: z.string(), contentType: 'text/javascript', description: "Redoc's standalone bundle." },
     errors: [],
     tables: {},
-    function: { maxConcurrency: 2, files: [{ name: DOCS_RENDERER_FILE, from: DOCS_RENDERER_PACKAGE_PATH }] },
   }),
 });
 

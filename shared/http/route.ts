@@ -94,12 +94,6 @@ export interface RouteDefinition<
     memoryMb?: number;
     /** Requests served at once (reserved concurrency in AWS); default by API (shared/http/bulkheads.ts). */
     maxConcurrency?: number;
-    /**
-     * Files shipped beside the handler's bundle (dist/<handler>/<name>), copied from an installed
-     * package (`from`: `<package>/<path>`) by scripts/bundle.ts: a large static asset the function
-     * reads at run time instead of carrying it in its JavaScript.
-     */
-    files?: readonly { name: string; from: string }[];
   };
 }
 

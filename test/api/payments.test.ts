@@ -111,7 +111,7 @@ describe('merchants', () => {
     const id = await newMerchant(apiKey);
     const got = await api('GET', `/v1/merchants/${id}`, { token: apiKey });
     expect(got.status, got.text).toBe(200);
-    expect(Object.keys(got.body).sort()).toEqual(['created_at', 'id', 'metadata', 'name', 'status']);
+    expect(Object.keys(got.body).sort()).toEqual(['created_at', 'id', 'metadata', 'name', 'refund_reserve', 'status']);
     expect(got.body.status).toBe('active');
     const list = await api('GET', '/v1/merchants', { token: apiKey });
     expect(list.body.data.map((m: { id: string }) => m.id)).toContain(id);

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, handlerEntries, type BundleResult } from '../../scripts/bundle';
+import { bundle, HANDLER_FILES, handlerEntries, type BundleResult } from '../../scripts/bundle';
 import { routes } from '../../shared/routes';
 import { workers } from '../../shared/workers';
 
@@ -62,19 +62,18 @@ describe('bundle', () => {
     }
   });
 
-  it('ships the files a route names beside its bundle, not inside it (the docs renderer)', () => {
-    const shipping = routes.filter((route) => (route.function?.files ?? []).length > 0);
-    expect(shipping.map((route) => route.handler)).toContain('platform/docs-renderer');
-    for (const route of shipping) {
-      for (const file of route.function!.files!) {
-        const shipped = join(outdir, route.handler, file.name);
+  it('ships the files a function reads beside its bundle, not inside it (the docs renderer)', () => {
+    expect(Object.keys(HANDLER_FILES)).toContain('platform/docs-renderer');
+    for (const [handler, files] of Object.entries(HANDLER_FILES)) {
+      for (const file of files) {
+        const shipped = join(outdir, handler, file.as);
         expect(existsSync(shipped), shipped).toBe(true);
         // A marker of the shipped file's own text is not in the function's JavaScript.
         const marker = readFileSync(shipped, 'utf8').slice(-200);
-        expect(readFileSync(join(outdir, route.handler, 'index.mjs'), 'utf8').includes(marker), route.handler).toBe(false);
+        expect(readFileSync(join(outdir, handler, 'index.mjs'), 'utf8').includes(marker), handler).toBe(false);
       }
       // No heavier than a probe: the file is beside the function, not in its JavaScript.
-      expect(result.sizes[route.handler]!).toBeLessThan(result.sizes['platform/healthz']! + 20 * 1024);
+      expect(result.sizes[handler]!).toBeLessThan(result.sizes['platform/healthz']! + 20 * 1024);
     }
   });
 
