@@ -10,7 +10,8 @@ import { PlatformStateError, readLocalCredentials, readPlatformState } from './p
  * listens on a loopback port of its own, registers it as a sandbox webhook endpoint of the demo
  * tenant in the running platform, prints the endpoint's signing secret and each event as it
  * arrives, and forwards every delivery to --forward-to as it came: the same signed bytes and the
- * same X-Wallet-* headers, so the receiver verifies the real signature with the printed secret.
+ * same headers (X-Wallet-Signature among them), so the receiver verifies the real signature with
+ * the printed secret.
  * The platform's answer is the receiver's (so a failing receiver gets the platform's retries).
  * Ctrl-C deletes the endpoint.
  */
@@ -22,8 +23,11 @@ delivery with its signature to --forward-to (http://127.0.0.1:… or http://loca
 
 class UsageError extends Error {}
 
-/** Headers of a delivery that make its meaning: the signature, the event id, the content type. */
-const FORWARDED = /^(content-type|x-wallet-.*)$/i;
+/**
+ * Headers of the connection, not of the delivery: everything else (content type, the signature and
+ * event id headers, whatever signature scheme the platform adds) is forwarded as it came.
+ */
+const NOT_FORWARDED = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect']);
 
 function loopbackUrl(value: string): URL {
   let url: URL;
@@ -80,7 +84,7 @@ async function main(argv: string[]): Promise<void> {
       response.writeHead(200).end();
       return;
     }
-    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => FORWARDED.test(name) && typeof value === 'string')) as Record<string, string>;
+    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name, value]) => !NOT_FORWARDED.has(name) && typeof value === 'string')) as Record<string, string>;
     try {
       const forwarded = await fetch(forwardTo, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
       const text = await forwarded.text();

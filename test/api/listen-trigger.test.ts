@@ -78,11 +78,12 @@ async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 
 
 describe('npm run webhooks:listen', () => {
   it('forwards a delivery with its own signed bytes and headers, which the receiver verifies with the printed secret', async () => {
-    const received: { body: Buffer; signature: string | undefined; eventId: string | undefined }[] = [];
+    const received: { body: Buffer; signature: string | undefined; eventId: string | undefined; userAgent: string | undefined }[] = [];
     const receiver: Server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-        received.push({ body: Buffer.concat(chunks), signature: request.headers['x-wallet-signature'] as string | undefined, eventId: request.headers['x-wallet-event-id'] as string | undefined });
+        const header = (name: string) => request.headers[name] as string | undefined;
+        received.push({ body: Buffer.concat(chunks), signature: header('x-wallet-signature'), eventId: header('x-wallet-event-id'), userAgent: header('user-agent') });
         response.end();
       });
     });
@@ -98,6 +99,8 @@ describe('npm run webhooks:listen', () => {
 
       const delivery = await waitFor('forwarded delivery', () => received.find((r) => r.eventId === eventId));
       expect(verifyWebhook(delivery.body, delivery.signature, secret[0]!)).toMatchObject({ ok: true });
+      // The delivery's own headers, not the forwarder's.
+      expect(delivery.userAgent).toMatch(/wallet/i);
       expect(JSON.parse(delivery.body.toString('utf8'))).toMatchObject({ id: eventId, type: 'transfer.completed' });
       await waitFor('the printed event', () => (listen.output().includes(`--> transfer.completed [${eventId}]`) && listen.output().includes('<-- [200] POST') ? true : undefined));
 
