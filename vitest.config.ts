@@ -10,8 +10,6 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 60_000,
-    // Concurrent tests (it.concurrent: the trigger table) mostly wait on the sandbox's 1 s confirmations.
-    maxConcurrency: 10,
     hookTimeout: 120_000,
     env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'SILENT' },
   },
