@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import { layerRules } from './eslint/layers.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'cdk.out/', '.data/', 'coverage/', 'docs/openapi/', 'test/fixtures/'] },
+  { ignores: ['node_modules/', 'dist/', 'cdk.out/', '.data/', 'coverage/', 'docs/openapi/', 'client/generated/', 'test/fixtures/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

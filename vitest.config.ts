@@ -1,3 +1,4 @@
+import './local/sdk-node-warning';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({

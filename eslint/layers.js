@@ -54,6 +54,11 @@ export function layerRules(root) {
             basePath: root,
             zones: [
               {
+                target: './client',
+                from: ['./shared', './functions', './local', './lib', './scripts', './bench', './bin', './test'],
+                message: 'client/ is the typed client integrators copy: it imports nothing of the platform.',
+              },
+              {
                 target: './shared/kernel',
                 from: ['./shared', './functions', './local', './lib', './scripts', './bench', './bin'],
                 except: ['./kernel'],

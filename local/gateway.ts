@@ -112,7 +112,7 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
     }
   }
 
-  await assertPortFree(options.port, `the ${gateways[options.gateway].description}`, host);
+  await assertPortFree(options.port, `the ${gateways[options.gateway].description}`, host, gateways[options.gateway].localPortEnv);
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(options.port, host, () => resolveListen());

@@ -1,8 +1,11 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import './sdk-node-warning';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { gateways, type GatewayName } from '../shared/http/gateways';
 import { routes } from '../shared/routes';
 import { queues, workers } from '../shared/workers';
+import { dataDirFromEnv, lockDataDir, stateFileOf } from './data-dir';
 import { LocalStartError } from './errors';
 import { startPlatform, type Platform } from './platform';
 import { seedOnFirstStart } from './seed';
@@ -11,12 +14,40 @@ import { seedOnFirstStart } from './seed';
  * `npm start`: the whole platform on this machine, no Docker, no AWS account. Data lives in .data/
  * (git-ignored) and survives restarts; Ctrl-C stops everything, DynamoDB Local's JVM included.
  */
-const dataDir = resolve(process.env.DATA_DIR ?? resolve(import.meta.dirname, '..', '.data'));
-mkdirSync(dataDir, { recursive: true });
+
+const USAGE = `usage: npm start [-- --help]
+Starts the whole platform on this machine (DynamoDB Local on Java 17+, the gateways, the workers).
+Environment:
+  DATA_DIR      the data folder (default .data); one platform per folder
+  PORT          wallet and auth APIs (default 3000)
+  LEDGER_PORT   ledger API, loopback only (default 8095)
+  CONSOLE_PORT  console API (default 3001)
+  OIDC_PORT     development OIDC issuer (default 8090)
+  LOG_LEVEL     WARN by default; info prints one line per request
+  WEBHOOK_ALLOW_PRIVATE_TARGETS  loopback (default), true or false: where sandbox webhooks may go
+  GATEWAY_MAX_IN_FLIGHT          requests in flight per route before 503 (default 256)
+npm run reset -- --yes wipes the data folder (the platform must be stopped).`;
+
+try {
+  const { values } = parseArgs({ args: process.argv.slice(2), options: { help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+} catch (error) {
+  console.error(`error: ${(error as Error).message} (npm start -- --help shows the options)`);
+  process.exit(2);
+}
+
+// Request logs are for debugging; a developer's terminal shows the banner and warnings.
+process.env.LOG_LEVEL ??= 'WARN';
+
+const dataDir = dataDirFromEnv();
 /** Where scripts (dev:token, ledger:consumers) find the running platform without flags. */
-const stateFile = resolve(dataDir, 'platform.json');
+const stateFile = stateFileOf(dataDir);
 
 let platform: Platform | undefined;
+let release: (() => void) | undefined;
 let stopping = false;
 
 async function shutdown(signal: string): Promise<void> {
@@ -24,7 +55,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   console.log(`\n${signal}: stopping the embedded platform...`);
   await platform?.stop();
-  rmSync(stateFile, { force: true });
+  release?.();
   console.log('stopped.');
   process.exit(0);
 }
@@ -34,14 +65,20 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 
 try {
   const started = Date.now();
+  mkdirSync(dataDir, { recursive: true });
+  release = lockDataDir(dataDir).release;
+  console.log(`Starting the embedded platform (data in ${dataDir})`);
   platform = await startPlatform({
     dataDir,
     routes,
     workers,
     queues,
     log: (line) => console.error(line),
+    progress: (step) => console.log(`  ... ${step}`),
   });
   if (stopping) await platform.stop();
+  console.log(`  ... seeding (first start only)`);
+  const { bootstrap, created } = await seedOnFirstStart(platform, dataDir);
   writeFileSync(
     stateFile,
     JSON.stringify(
@@ -58,7 +95,8 @@ try {
   console.log(`  ${'Development OIDC issuer (ledger consumer tokens)'.padEnd(58)} ${platform.issuer.issuer}`);
   console.log(`  ${`DynamoDB Local (data in ${dataDir}/dynamodb)`.padEnd(58)} ${platform.dynamodbEndpoint}`);
   console.log(`  ${'Workers: stream / queue / schedule'.padEnd(58)} ${['stream', 'queue', 'schedule'].map((k) => workers.filter((w) => w.trigger.kind === k).length).join(' / ')}`);
-  const { bootstrap, created } = await seedOnFirstStart(platform, dataDir);
+  console.log('API reference in a browser (offline):');
+  for (const name of Object.keys(gateways) as GatewayName[]) console.log(`  ${gateways[name].description.padEnd(58)} ${platform.urls[name]}/docs`);
   const saved = resolve(dataDir, 'bootstrap.json');
   console.log(created ? `Seeded on first start (saved in ${saved}):` : `Credentials from the first start (${saved}):`);
   console.log(`  platform staff   ${bootstrap.platform_staff.email}  password ${bootstrap.platform_staff.password}`);
@@ -71,5 +109,7 @@ try {
   } else {
     console.error('error: the embedded platform failed to start:', error);
   }
+  await platform?.stop().catch(() => undefined);
+  release?.();
   process.exit(1);
 }

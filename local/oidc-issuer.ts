@@ -122,7 +122,7 @@ export async function startDevIssuer(options: DevIssuerOptions): Promise<DevIssu
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
         error.code === 'EADDRINUSE'
-          ? new LocalStartError(`Port ${options.port} is already in use, so the dev OIDC issuer cannot start there; stop the other process or choose another port.`)
+          ? new LocalStartError(`Port ${options.port} is already in use, so the dev OIDC issuer cannot start there; stop the other process or set OIDC_PORT to another port.`)
           : error,
       ),
     );

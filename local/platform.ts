@@ -14,7 +14,7 @@ import { dynamoQueueJournal } from './drivers/queue-journal';
 import { LocalScheduler, type ScheduleHandler } from './drivers/schedule';
 import { StreamDriver, type StreamHandler } from './drivers/stream';
 import { loadHandler, startGateway, type LambdaHandler, type LocalGateway } from './gateway';
-import { assertPortFree, reservePort } from './ports';
+import { assertPortFree, assertUsablePort, reservePort } from './ports';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer';
 import { ensureTables, type LocalTable } from './tables';
 import type { TableKey } from '../shared/tables';
@@ -48,6 +48,8 @@ export interface PlatformOptions {
   handlerFor?: (entry: string) => Promise<unknown>;
   clock?: Clock;
   log?: (line: string) => void;
+  /** Told each step of the start as it begins (`npm start` prints them); silent by default. */
+  progress?: (step: string) => void;
   /** Requests in flight per route before 503 bulkhead_full; default GATEWAY_MAX_IN_FLIGHT or 256. */
   maxInFlightPerRoute?: number;
 }
@@ -85,6 +87,7 @@ export interface Platform {
 
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const log = options.log ?? (() => undefined);
+  const progress = options.progress ?? (() => undefined);
   const stack: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const close of stack.reverse()) await close().catch(() => undefined);
@@ -93,11 +96,17 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
   const ports = {} as Record<GatewayName, number>;
   const reserved = new Map<GatewayName, () => Promise<void>>();
+  const issuerPort = options.issuerPort ?? Number(process.env.OIDC_PORT ?? 8090);
+  assertUsablePort(issuerPort, 'the dev OIDC issuer', 'OIDC_PORT');
+  if (issuerPort !== 0) await assertPortFree(issuerPort, 'the dev OIDC issuer', '127.0.0.1', 'OIDC_PORT');
   for (const name of Object.keys(gateways) as GatewayName[]) {
-    const port = options.ports?.[name] ?? Number(process.env[gateways[name].localPortEnv] ?? gateways[name].localPort);
-    // Fail on a taken port before the JVM starts, with one clear line. A port of 0 is resolved
-    // now, so every URL is known before any handler reads its configuration.
-    if (port !== 0) await assertPortFree(port, `the ${gateways[name].description}`);
+    const envVar = gateways[name].localPortEnv;
+    const port = options.ports?.[name] ?? Number(process.env[envVar] ?? gateways[name].localPort);
+    // Fail on an unusable or taken port before the JVM starts, with one clear line naming the
+    // variable that moves it. A port of 0 is resolved now, so every URL is known before any
+    // handler reads its configuration.
+    assertUsablePort(port, `the ${gateways[name].description}`, envVar);
+    if (port !== 0) await assertPortFree(port, `the ${gateways[name].description}`, '127.0.0.1', envVar);
     if (port === 0) {
       const reservation = await reservePort();
       reserved.set(name, reservation.release);
@@ -111,16 +120,19 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     let dynamodb: DynamoDbLocal | undefined;
     let endpoint = options.dynamodbEndpoint;
     if (!endpoint) {
+      progress(options.dataDir ? `starting DynamoDB Local (Java; data in ${join(options.dataDir, 'dynamodb')})` : 'starting DynamoDB Local (Java, in memory)');
       dynamodb = await startDynamoDbLocal({ dataDir: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined });
       stack.push(() => dynamodb!.stop());
       endpoint = dynamodb.endpoint;
     }
 
     const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    progress('creating or checking the tables');
     const tables = await ensureTables(client, options.tablePrefix ?? 'wallet-local');
 
+    progress('starting the development OIDC issuer');
     const issuer = await startDevIssuer({
-      port: options.issuerPort ?? Number(process.env.OIDC_PORT ?? 8090),
+      port: issuerPort,
       dataDir: options.dataDir,
       audience: LEDGER_AUDIENCE,
       clock: options.clock,
@@ -171,6 +183,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       stack.push(async () => installPlatformClock(undefined));
     }
     const load = (entry: string) => (options.handlerFor ?? loadHandler)(entry);
+    progress(`starting the workers (${options.workers.length}: stream, queue and schedule)`);
     const queues = new LocalQueues(options.queues, options.clock, undefined, journal);
     const recovered = await queues.load();
     if (recovered > 0) log(`queues: ${recovered} message(s) kept from before the last stop, delivered now`);
@@ -221,6 +234,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     scheduler.start();
     stack.push(() => scheduler.stop());
 
+    progress('opening the gateways');
     for (const name of Object.keys(gateways) as GatewayName[]) {
       // The reserved port is let go just before the gateway listens on it.
       await reserved.get(name)?.();

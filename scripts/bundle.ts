@@ -2,6 +2,7 @@ import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
+import { DOCS_RENDERER_FILE, DOCS_RENDERER_PACKAGE_PATH } from '../shared/http/docs-page';
 import { routes } from '../shared/routes';
 import { workers } from '../shared/workers';
 
@@ -16,13 +17,14 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const defaultOutdir = join(repoRoot, 'dist');
 
 /**
- * Files a function reads at run time instead of bundling (shared/http/openapi/served.ts): copied
+ * Files a function reads at run time instead of bundling (the OpenAPI documents of shared/http/openapi/served.ts, the docs page renderer of shared/http/docs-page.ts): copied
  * into dist/<handler>/ under the given name, so the function's asset carries them.
  */
 export const HANDLER_FILES: Record<string, readonly { from: string; as: string }[]> = {
   'platform/openapi-wallet': [{ from: 'docs/openapi/wallet.json', as: 'openapi-wallet.json' }],
   'platform/openapi-ledger': [{ from: 'docs/openapi/ledger.json', as: 'openapi-ledger.json' }],
   'platform/openapi-console': [{ from: 'docs/openapi/console.json', as: 'openapi-console.json' }],
+  'platform/docs-renderer': [{ from: `node_modules/${DOCS_RENDERER_PACKAGE_PATH}`, as: DOCS_RENDERER_FILE }],
 };
 
 /** The Lambda that answers problem+json 404/405 for anything no route serves (one per gateway). */

@@ -1,8 +1,10 @@
+import '../local/sdk-node-warning';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { DocumentClientOptions } from '../shared/aws/dynamodb';
 import * as z from 'zod';
+import { dataDirFromEnv, isAlive, stateFileOf } from '../local/data-dir';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
 
 /**
@@ -32,7 +34,7 @@ const schema = z.object({
 });
 
 export function platformStateFile(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.DATA_DIR ?? resolve(import.meta.dirname, '..', '.data'), 'platform.json');
+  return stateFileOf(dataDirFromEnv(env));
 }
 
 export function readPlatformState(file = platformStateFile()): PlatformState {
@@ -61,16 +63,6 @@ export function readPlatformState(file = platformStateFile()): PlatformState {
   };
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Which table an operator script writes to: the one named by `envVar` (AWS, with the standard
  * credentials and region; DYNAMODB_ENDPOINT for another endpoint), else the running embedded
@@ -95,4 +87,25 @@ export function resolveTableTarget(envVar: 'LEDGER_TABLE' | 'WALLET_TABLE', tabl
     where: `DynamoDB Local at ${state.dynamodbEndpoint}`,
     clientOptions: { endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: () => LOCAL_CREDENTIALS, maxAttempts: 2 },
   };
+}
+
+/** What the running platform's first start seeded (local/seed.ts): the demo tenant and its sandbox key. */
+export interface LocalCredentials {
+  apiKey: string;
+  currency: string;
+  tenantId: string;
+}
+
+const bootstrapSchema = z.object({ demo_tenant: z.object({ id: z.string(), currency: z.string(), api_key: z.string() }) });
+
+/** The demo tenant's sandbox key from <DATA_DIR or .data>/bootstrap.json; WALLET_API_KEY (and WALLET_CURRENCY) override it. */
+export function readLocalCredentials(env: NodeJS.ProcessEnv = process.env): LocalCredentials {
+  const file = resolve(dataDirFromEnv(env), 'bootstrap.json');
+  let demo: z.infer<typeof bootstrapSchema>['demo_tenant'] | undefined;
+  try {
+    demo = bootstrapSchema.parse(JSON.parse(readFileSync(file, 'utf8'))).demo_tenant;
+  } catch {
+    if (!env.WALLET_API_KEY) throw new PlatformStateError(`no demo tenant in ${file}: start the platform once with npm start (or set WALLET_API_KEY)`);
+  }
+  return { apiKey: env.WALLET_API_KEY ?? demo!.api_key, currency: env.WALLET_CURRENCY ?? demo?.currency ?? 'USD', tenantId: demo?.id ?? '' };
 }

@@ -114,7 +114,7 @@ export class StreamDriver {
 
   private async pollShard(worker: StreamWorker, shardId: string): Promise<void> {
     const pollMs = this.options.pollMs ?? 100;
-    let iterator = await this.iteratorAfterCheckpoint(worker, shardId);
+    let iterator = await this.startingIterator(worker, shardId);
     let failures = 0;
     while (!this.stopped && iterator) {
       let page;
@@ -126,7 +126,7 @@ export class StreamDriver {
         if (name === 'TrimmedDataAccessException' && this.checkpoints[worker.name]?.[shardId] === undefined) {
           // Expected, not a failure: DynamoDB Local answers a TRIM_HORIZON iterator of a shard that
           // has no record yet this way (every first start). Ask again until the shard has records.
-          iterator = await this.iteratorAfterCheckpoint(worker, shardId);
+          iterator = await this.startingIterator(worker, shardId);
           continue;
         }
         if (name === 'TrimmedDataAccessException') {
@@ -174,6 +174,24 @@ export class StreamDriver {
     }
     this.activeShards.get(worker.name)!.delete(shardId);
     this.finishedShards.get(worker.name)!.add(shardId);
+  }
+
+  /**
+   * The first iterator of a shard. DynamoDB Local may refuse TRIM_HORIZON on a shard that has no
+   * record yet with TrimmedDataAccessException, at GetShardIterator as well as at GetRecords: on a
+   * first start that is the normal state, not an error to print, so wait and ask again.
+   */
+  private async startingIterator(worker: StreamWorker, shardId: string): Promise<string | undefined> {
+    for (;;) {
+      try {
+        return await this.iteratorAfterCheckpoint(worker, shardId);
+      } catch (error) {
+        const trimmedBeforeAnyRecord = (error as { name?: string }).name === 'TrimmedDataAccessException' && this.checkpoints[worker.name]?.[shardId] === undefined;
+        if (!trimmedBeforeAnyRecord) throw error;
+        if (this.stopped) return undefined;
+        await sleep(this.options.pollMs ?? 100);
+      }
+    }
   }
 
   private iteratorAfterCheckpoint(worker: StreamWorker, shardId: string): Promise<string | undefined> {

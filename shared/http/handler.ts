@@ -43,7 +43,9 @@ export interface HttpRequest<P, Q, B> {
 export type HttpResult =
   | { status?: number; body: unknown; headers?: Record<string, string> }
   /** Exact stored bytes, for idempotent replays that must match byte for byte. */
-  | { status: number; rawBody: string; headers?: Record<string, string> };
+  | { status: number; rawBody: string; headers?: Record<string, string> }
+  /** A body that is not JSON (the docs page and its script), sent as the route's `response.contentType`. */
+  | { status?: number; text: string; headers?: Record<string, string> };
 
 /** The typed request a route's handler receives. */
 export type RequestOf<R> =
@@ -315,6 +317,9 @@ function idempotencyKeyOf(route: AnyRoute, headers: Record<string, string>): str
 
 function toResponse(route: AnyRoute, result: HttpResult, requestId: string): APIGatewayProxyResult {
   const status = result.status ?? route.response.status;
+  if ('text' in result) {
+    return { statusCode: status, headers: { 'content-type': `${route.response.contentType ?? 'text/plain'}; charset=utf-8`, 'x-request-id': requestId, ...result.headers }, body: result.text };
+  }
   const headers = { 'content-type': 'application/json', 'x-request-id': requestId, ...result.headers };
   const body = 'rawBody' in result ? (JSON.parse(result.rawBody) as unknown) : result.body;
   if (config.VALIDATE_RESPONSES && status === route.response.status) {

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DOCS_RENDERER_FILE } from './docs-page';
 import { defineRoute, type Api } from './route';
 
 /** Unauthenticated probes, served on the wallet API and on the ledger API (spec part 4 item 6). */
@@ -64,7 +65,56 @@ const openApi = (api: Api, handler: string) =>
     tables: {},
   });
 
+/**
+ * A page for people: one request at a time per function is enough (the renderer is cached by the
+ * browser for a day), and keeps the reserved-concurrency pool for the API itself.
+ */
+const forPeople = { function: { maxConcurrency: 1 } } as const;
+
+/**
+ * `GET /docs`: the API reference a person opens in a browser, rendered from this API's own
+ * `/openapi.json` by Redoc, and `GET /docs/redoc.standalone.js`, the renderer it loads. Everything
+ * comes from this API: no CDN, no font service, nothing remote. The page and the renderer each
+ * serve every API from one entry point; the renderer (about 1 MB) ships as a file beside the
+ * function's bundle, never inside it (HANDLER_FILES in scripts/bundle.ts).
+ */
+const docs = (api: Api) => ({
+  page: defineRoute({
+    ...forPeople,
+    operationId: `${api}Docs`,
+    method: 'GET',
+    path: '/docs',
+    api,
+    handler: 'platform/docs',
+    summary: 'API reference of this API, for a browser (HTML)',
+    tags: ['platform'],
+    access: 'public',
+    request: {},
+    response: { status: 200, body: z.string(), contentType: 'text/html', description: "An HTML page rendering this API's OpenAPI document." },
+    errors: [],
+    tables: {},
+  }),
+  renderer: defineRoute({
+    ...forPeople,
+    operationId: `${api}DocsRenderer`,
+    method: 'GET',
+    path: `/docs/${DOCS_RENDERER_FILE}`,
+    api,
+    handler: 'platform/docs-renderer',
+    summary: 'The script that renders the API reference page (Redoc)',
+    tags: ['platform'],
+    access: 'public',
+    request: {},
+    response: { status: 200, body: z.string(), contentType: 'text/javascript', description: "Redoc's standalone bundle." },
+    errors: [],
+    tables: {},
+  }),
+});
+
 const wallet = probes('wallet', 'wallet');
+const walletDocs = docs('wallet');
+const ledgerDocs = docs('ledger');
+const consoleDocs = docs('console');
 const ledger = probes('ledger', 'ledger');
 
 /** Both APIs' probes share one entry point each: the schemas are the same. */
@@ -76,4 +126,10 @@ export const platformRoutes = {
   walletOpenApi: openApi('wallet', 'platform/openapi-wallet'),
   ledgerOpenApi: openApi('ledger', 'platform/openapi-ledger'),
   consoleOpenApi: openApi('console', 'platform/openapi-console'),
+  walletDocs: walletDocs.page,
+  walletDocsRenderer: walletDocs.renderer,
+  ledgerDocs: ledgerDocs.page,
+  ledgerDocsRenderer: ledgerDocs.renderer,
+  consoleDocs: consoleDocs.page,
+  consoleDocsRenderer: consoleDocs.renderer,
 };

@@ -73,6 +73,8 @@ export interface RouteDefinition<
   response: {
     status: number;
     body: R;
+    /** The media type of a success; `application/json` unless said (the docs page is `text/html`). */
+    contentType?: string;
     description: string;
     /** Other success statuses the route answers with the same body (e.g. 200 for a repeated create). */
     also?: readonly { status: number; description: string }[];

@@ -14,7 +14,8 @@ const schema = z.object({
   WALLET_TABLE: z.string().min(1).optional(),
   /** Set only by the embedded platform and tests: DynamoDB Local's address. */
   DYNAMODB_ENDPOINT: z.url().optional(),
-  LOG_LEVEL: z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO'),
+  /** Case-insensitive: `LOG_LEVEL=info npm start` works as `INFO` does. */
+  LOG_LEVEL: z.preprocess((value) => (typeof value === 'string' ? value.toUpperCase() : value), z.enum(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT']).default('INFO')),
   PLATFORM_VERSION: z.string().min(1).default('0.1.0'),
   /** Ledger API: the OIDC issuer of consumer tokens and the audience they must carry. */
   OIDC_ISSUER: z.url().optional(),

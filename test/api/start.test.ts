@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -12,15 +12,25 @@ const dataDir = mkdtempSync(join(tmpdir(), 'wallet-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 function start(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string } {
+  // LOG_LEVEL unset, as in a developer's shell: npm start's own default applies.
+  const { LOG_LEVEL: _unset, ...inherited } = process.env;
   const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', OIDC_PORT: '0', ...env },
+    env: { ...inherited, DATA_DIR: dataDir, OIDC_PORT: '0', ...env },
   });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
   return { child, output: () => output };
 }
+
+/** A one-shot command of the repository (a CLI), run to its end. */
+function run(args: string[], env: Record<string, string> = {}): { status: number | null; output: string } {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8', timeout: 60_000 });
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+const errorLines = (output: string) => output.split('\n').filter((line) => line.startsWith('error:'));
 
 const exited = (child: ChildProcessWithoutNullStreams) =>
   new Promise<number | null>((done) => (child.exitCode !== null ? done(child.exitCode) : child.once('exit', (code) => done(code))));
@@ -59,9 +69,53 @@ describe('npm start', () => {
     });
     expect(login.status).toBe(201);
 
+    // It reads well: progress while starting, "is up" only after seeding, the docs links, and no
+    // request logs, SDK warning or stream error in the terminal.
+    const text = output();
+    expect(text.indexOf('seeding')).toBeGreaterThan(text.indexOf('starting DynamoDB Local'));
+    expect(text.indexOf('is up in')).toBeGreaterThan(text.indexOf('seeding'));
+    expect(text).toContain(`http://127.0.0.1:${port}/docs`);
+    expect(text).not.toMatch(/NodeVersionSupportWarning|TrimmedDataAccessException|"message":"request"|failed/);
+
+    // A second start on the same data folder refuses in one line and leaves the first alone.
+    const second = run(['local/main.ts'], { PORT: String(await freePort()), LEDGER_PORT: String(await freePort()), CONSOLE_PORT: String(await freePort()), OIDC_PORT: '0' });
+    expect(second.status).toBe(1);
+    expect(errorLines(second.output)).toEqual([`error: the platform is already running as pid ${child.pid} at http://127.0.0.1:${port} on ${dataDir}; stop it or set DATA_DIR to another folder`]);
+    expect(existsSync(join(dataDir, 'platform.json'))).toBe(true);
+    const staff = run(['scripts/staff.ts', 'list']);
+    expect(staff.status, staff.output).toBe(0);
+    expect(staff.output).toContain(bootstrap.platform_staff.email);
+    // Nor can the folder be wiped under it.
+    const reset = run(['scripts/reset.ts', '--yes']);
+    expect(reset.status).toBe(1);
+    expect(errorLines(reset.output)).toEqual([expect.stringContaining(`already running as pid ${child.pid}`)]);
+
     child.kill('SIGINT');
     expect(await exited(child)).toBe(0);
     expect(javaProcessesUsing(dataDir)).toEqual([]);
+    expect(existsSync(join(dataDir, 'platform.json'))).toBe(false);
+    expect(existsSync(join(dataDir, 'platform.lock'))).toBe(false);
+  });
+
+  it('takes over a lock whose process is gone, refuses a port fetch cannot reach, and names the variable that moves a port', async () => {
+    writeFileSync(join(dataDir, 'platform.lock'), JSON.stringify({ pid: 2 ** 22 + 1 }));
+    const badPort = run(['local/main.ts'], { PORT: '4190' });
+    expect(badPort.status).toBe(1);
+    expect(errorLines(badPort.output)).toEqual(['error: Port 4190 is one that fetch and browsers refuse to connect to, so the Wallet and auth APIs (public) cannot be called there; set PORT to another port.']);
+    // The stale lock was taken (the error is the port's, not "already running") and given back.
+    expect(existsSync(join(dataDir, 'platform.lock'))).toBe(false);
+  });
+
+  it('explains its options with --help and wipes a stopped data folder with reset -- --yes', () => {
+    const help = run(['local/main.ts', '--help']);
+    expect(help.status).toBe(0);
+    for (const variable of ['DATA_DIR', 'PORT', 'LEDGER_PORT', 'CONSOLE_PORT', 'OIDC_PORT', 'LOG_LEVEL']) expect(help.output).toContain(variable);
+    const scratch = mkdtempSync(join(tmpdir(), 'wallet-reset-'));
+    writeFileSync(join(scratch, 'bootstrap.json'), '{}');
+    expect(run(['scripts/reset.ts'], { DATA_DIR: scratch }).status).toBe(2);
+    expect(existsSync(scratch)).toBe(true);
+    expect(run(['scripts/reset.ts', '--yes'], { DATA_DIR: scratch }).status).toBe(0);
+    expect(existsSync(scratch)).toBe(false);
   });
 
   it('says in one line that a port is taken, and starts nothing', async () => {
@@ -71,8 +125,7 @@ describe('npm start', () => {
     try {
       const { child, output } = start({ PORT: String(port), LEDGER_PORT: String(await freePort()), CONSOLE_PORT: String(await freePort()) });
       expect(await exited(child)).toBe(1);
-      const errors = output().split('\n').filter((line) => line.startsWith('error:'));
-      expect(errors).toEqual([expect.stringContaining(`Port ${port} is already in use`)]);
+      expect(errorLines(output())).toEqual([expect.stringContaining(`Port ${port} is already in use, so the Wallet and auth APIs (public) cannot start there; stop the other process or set PORT to another port.`)]);
       expect(javaProcessesUsing(dataDir)).toEqual([]);
     } finally {
       blocker.close();

@@ -67,6 +67,21 @@ describe('bundle', () => {
     }
   });
 
+  it('ships the files a function reads beside its bundle, not inside it (the docs renderer)', () => {
+    expect(Object.keys(HANDLER_FILES)).toContain('platform/docs-renderer');
+    for (const [handler, files] of Object.entries(HANDLER_FILES)) {
+      for (const file of files) {
+        const shipped = join(outdir, handler, file.as);
+        expect(existsSync(shipped), shipped).toBe(true);
+        // A marker of the shipped file's own text is not in the function's JavaScript.
+        const marker = readFileSync(shipped, 'utf8').slice(-200);
+        expect(readFileSync(join(outdir, handler, 'index.mjs'), 'utf8').includes(marker), handler).toBe(false);
+      }
+      // No heavier than a probe: the file is beside the function, not in its JavaScript.
+      expect(result.sizes[handler]!).toBeLessThan(result.sizes['platform/healthz']! + 20 * 1024);
+    }
+  });
+
   it('gives the fallback the API, method and path of every route, so it answers 404 and 405 without the manifest', async () => {
     expect(JSON.parse(readFileSync(join(outdir, 'platform', 'fallback', 'routes.json'), 'utf8'))).toEqual(routes.map(({ api, method, path }) => ({ api, method, path })));
     process.env.GATEWAY_NAME = 'public';

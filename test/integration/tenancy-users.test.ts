@@ -133,4 +133,16 @@ describe('reading users', () => {
     const elsewhere = await f.tenant();
     expect((await refusal(listUsers(f.deps, elsewhere.id, { limit: 2, cursor: first.next_cursor! }))).code).toBe('invalid_request');
   });
+
+  it('finds one user by external_id in its own tenant only; a user token finds only itself', async () => {
+    const tenant = await f.tenant();
+    const [alice, bob] = [await f.user(tenant.id), await f.user(tenant.id)];
+    const other = await f.tenant();
+    const find = (tenantId: string, externalId: string, selfOnly?: string) => listUsers(f.deps, tenantId, { limit: 10, externalId, selfOnly }).then((page) => page.data.map((u) => u.id));
+    expect(await find(tenant.id, alice!.external_id)).toEqual([alice!.id]);
+    expect(await find(tenant.id, 'nobody')).toEqual([]);
+    expect(await find(other.id, alice!.external_id)).toEqual([]);
+    expect(await find(tenant.id, bob!.external_id, alice!.id)).toEqual([]);
+    expect(await find(tenant.id, alice!.external_id, alice!.id)).toEqual([alice!.id]);
+  });
 });

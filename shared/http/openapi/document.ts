@@ -195,7 +195,7 @@ function operationOf(route: AnyRoute, schemas: SchemaCollector, usedCodes: Set<E
   const body = route.response.status === 204 ? undefined : schemas.convert(route.response.body, 'output', where('response'));
   for (const { status, description } of [{ status: route.response.status, description: route.response.description }, ...(route.response.also ?? [])]) {
     const success: JsonObject = { description, headers: { ...requestIdHeader(), ...replayed } };
-    if (body) success.content = { 'application/json': { schema: body } };
+    if (body) success.content = { [route.response.contentType ?? 'application/json']: { schema: body } };
     responses[String(status)] = success;
   }
   for (const [status, codes] of errorsByStatus(route)) {

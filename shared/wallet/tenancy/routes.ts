@@ -118,10 +118,10 @@ export const tenancyRoutes = {
     method: 'GET',
     path: '/v1/users',
     handler: 'tenancy/list-users',
-    summary: "List the tenant's users, newest first (a user token sees only its own user)",
+    summary: "List the tenant's users, newest first, or find one by external_id (a user token sees only its own user)",
     tags: ['users'],
     access: { principals: ['api_key', 'tenant_staff', 'user_token', 'idp_user', 'vendor_support'], scopes: ['users:read'] },
-    request: { query: s.listQuery },
+    request: { query: s.usersQuery },
     response: { status: 200, body: page(s.user), description: 'A page of users.' },
     errors: [],
     // RW: the credential hook records an API key's last use and provisions an IdP user on first contact.

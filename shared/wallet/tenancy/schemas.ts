@@ -72,6 +72,15 @@ export type UserKind = (typeof USER_KINDS)[number];
 /** A tenant's own id for its user: unique in the tenant, used in user tokens and IdP first contact. */
 export const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,200}$/;
 
+/** `GET /v1/users`: a page, or the one user with this external_id (exact match, no scan). */
+export const usersQuery = z
+  .object({
+    cursor,
+    limit: pageLimit(),
+    external_id: z.string().regex(EXTERNAL_ID_PATTERN, '1 to 200 of A-Z a-z 0-9 . _ : @ -').optional().meta({ description: "The tenant's own id for the user: the answer holds that user, or nobody." }),
+  })
+  .strict();
+
 export const userCreate = z
   .object({
     external_id: z.string().regex(EXTERNAL_ID_PATTERN, '1 to 200 of A-Z a-z 0-9 . _ : @ -'),

@@ -182,11 +182,16 @@ export async function getUser(deps: StoreDeps, tenantId: string, userId: string,
   return publicUser(await getUserRecord(deps, tenantId, userId));
 }
 
-/** The tenant's users, newest first; `selfOnly` lists just that user. Refuses: invalid_request (cursor). */
-export async function listUsers(deps: StoreDeps, tenantId: string, page: { cursor?: string; limit: number; selfOnly?: string }): Promise<Page<User>> {
-  if (page.selfOnly !== undefined) {
-    const own = await findUserRecord(deps, tenantId, page.selfOnly);
-    return { data: own ? [publicUser(own)] : [], next_cursor: null };
+/**
+ * The tenant's users, newest first; `externalId` keeps the one user with that external_id (read
+ * through its uniqueness item: two gets, no scan); `selfOnly` lists just that user.
+ * Refuses: invalid_request (cursor).
+ */
+export async function listUsers(deps: StoreDeps, tenantId: string, page: { cursor?: string; limit: number; externalId?: string; selfOnly?: string }): Promise<Page<User>> {
+  if (page.selfOnly !== undefined || page.externalId !== undefined) {
+    const found = page.externalId !== undefined ? await findUserByExternalId(deps, tenantId, page.externalId) : await findUserRecord(deps, tenantId, page.selfOnly!);
+    const visible = found !== undefined && (page.selfOnly === undefined || found.id === page.selfOnly);
+    return { data: visible ? [publicUser(found)] : [], next_cursor: null };
   }
   const result = await queryPage(deps, { index: 'gsi1', partition: walletKeys.tenantUsers(tenantId), cursor: page.cursor, limit: page.limit });
   return { data: result.items.map((item) => publicUser(toUserRecord(item))), next_cursor: result.next_cursor };

@@ -1,0 +1,140 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ok } from '../../client/core';
+import { createWalletClient } from '../../client/wallet';
+import type { Platform } from '../../local/platform';
+import { seedOnFirstStart } from '../../local/seed';
+import { eventPayloads } from '../../shared/wallet/webhooks/event-types';
+import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
+import { NO_RECIPE } from '../../scripts/trigger/recipes';
+import { TRIGGERABLE_TYPES, triggerEvent } from '../../scripts/trigger/run';
+import type { TriggerContext } from '../../scripts/trigger/fixtures';
+import { startTestPlatform } from '../support/platform';
+
+/**
+ * `npm run webhooks:listen` and `npm run trigger` against an embedded platform they find as on a
+ * laptop: platform.json and bootstrap.json in a data folder (DATA_DIR). Holds are a few seconds
+ * here so the expiry events can be triggered; the test runs the expiry workers itself.
+ */
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const HOLD_SECONDS = '3';
+
+let platform: Platform;
+let dataDir: string;
+let ctx: TriggerContext;
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ env: { PAYMENT_HOLD_SECONDS: HOLD_SECONDS, ORDER_HOLD_SECONDS: HOLD_SECONDS } });
+  dataDir = mkdtempSync(join(tmpdir(), 'wallet-listen-'));
+  const { bootstrap } = await seedOnFirstStart(platform, dataDir);
+  // What npm start writes once it is up; this test process plays the platform's pid.
+  writeFileSync(
+    join(dataDir, 'platform.json'),
+    JSON.stringify({ pid: process.pid, urls: platform.urls, oidc_issuer: platform.issuer.issuer, dynamodb_endpoint: platform.dynamodbEndpoint, tables: platform.tables }),
+  );
+  ctx = {
+    wallet: createWalletClient({ baseUrl: platform.urls.public, credential: bootstrap.demo_tenant.api_key }),
+    currency: bootstrap.demo_tenant.currency,
+    say: () => undefined,
+    runScheduled: async (worker) => void (await platform.scheduler.run(worker)),
+  };
+});
+
+afterAll(async () => {
+  await platform?.stop();
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+});
+
+function cli(args: string[]): { child: ChildProcessWithoutNullStreams; output: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  return { child, output: () => output };
+}
+
+/** A CLI run to its end; asynchronously, since the platform it calls answers from this very process. */
+async function runCli(args: string[]): Promise<{ status: number | null; output: string }> {
+  const { child, output } = cli(args);
+  const status = await new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return { status, output: output() };
+}
+
+async function waitFor<T>(what: string, check: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('npm run webhooks:listen', () => {
+  it('forwards a delivery with its own signed bytes and headers, which the receiver verifies with the printed secret', async () => {
+    const received: { body: Buffer; signature: string | undefined; eventId: string | undefined; userAgent: string | undefined }[] = [];
+    const receiver: Server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
+        const header = (name: string) => request.headers[name] as string | undefined;
+        received.push({ body: Buffer.concat(chunks), signature: header('x-wallet-signature'), eventId: header('x-wallet-event-id'), userAgent: header('user-agent') });
+        response.end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    const forwardTo = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const listen = cli(['scripts/webhooks-listen.ts', '--forward-to', forwardTo, '--events', 'transfer.*']);
+    try {
+      const secret = await waitFor('signing secret', () => /signing secret is (whsec_\S+) \(endpoint ([0-9a-f-]+)/.exec(listen.output())?.slice(1));
+
+      const trigger = await runCli(['scripts/trigger.ts', 'transfer.completed']);
+      expect(trigger.status, trigger.output).toBe(0);
+      const eventId = /Trigger succeeded: transfer\.completed (\S+)/.exec(trigger.output)![1]!;
+
+      const delivery = await waitFor('forwarded delivery', () => received.find((r) => r.eventId === eventId));
+      expect(verifyWebhook(delivery.body, delivery.signature, secret[0]!)).toMatchObject({ ok: true });
+      // The delivery's own headers, not the forwarder's.
+      expect(delivery.userAgent).toMatch(/wallet/i);
+      expect(JSON.parse(delivery.body.toString('utf8'))).toMatchObject({ id: eventId, type: 'transfer.completed' });
+      await waitFor('the printed event', () => (listen.output().includes(`--> transfer.completed [${eventId}]`) && listen.output().includes('<-- [200] POST') ? true : undefined));
+
+      // Ctrl-C deletes the endpoint it registered.
+      listen.child.kill('SIGINT');
+      await new Promise((r) => listen.child.once('exit', r));
+      const endpoints = await ok(ctx.wallet.GET('/v1/webhook_endpoints'));
+      expect(endpoints.map((e) => e.id)).not.toContain(secret[1]);
+    } finally {
+      listen.child.kill('SIGKILL');
+      receiver.close();
+    }
+  });
+
+  it('refuses a forward target that is not on this machine', async () => {
+    const result = await runCli(['scripts/webhooks-listen.ts', '--forward-to', 'http://example.com/hooks']);
+    expect(result.status).toBe(2);
+    expect(result.output).toContain('error: --forward-to must be an http URL on this machine');
+  });
+});
+
+describe('npm run trigger', () => {
+  it('has a recipe for every event type the platform emits, or says why not', () => {
+    expect(Object.keys(eventPayloads).filter((type) => !TRIGGERABLE_TYPES.includes(type) && !(type in NO_RECIPE))).toEqual([]);
+  });
+
+  it('says clearly that a name is no event type', async () => {
+    const unknown = await runCli(['scripts/trigger.ts', 'payment.teleported']);
+    expect(unknown.status).toBe(1);
+    expect(unknown.output).toContain('error: payment.teleported is not an event type; the platform emits: ');
+  });
+
+  it.concurrent.each(TRIGGERABLE_TYPES)('fires %s', async (type) => {
+    const event = await triggerEvent(ctx, type);
+    expect(event.type).toBe(type);
+  });
+});
