@@ -258,6 +258,11 @@ const MAX_DELAY_MS = 1_000;
 export interface TransactOptions {
   /** Tests replace the backoff's sleep. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * No attempt starts later than this many ms after the call: for a caller whose correctness
+   * needs its write committed within a bounded time or not at all (the ledger's closed periods).
+   */
+  deadlineMs?: number;
 }
 
 /**
@@ -270,6 +275,7 @@ export interface TransactOptions {
 export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions, items: TransactItem[], options: TransactOptions = {}): Promise<{ attempts: number }> {
   if (items.length > MAX_TRANSACT_ITEMS) throw new TransactionTooLarge(items.length);
   const sleep = options.sleep ?? deps.sleep ?? defaultSleep;
+  const startedAt = Date.now();
   for (let attempt = 1; ; attempt += 1) {
     try {
       await deps.client.send(new TransactWriteCommand({ TransactItems: items }));
@@ -282,10 +288,12 @@ export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions
       );
       if (failures.length > 0) throw new ConditionsFailed(failures);
       const retryable = reasons.some((r) => RETRYABLE_REASONS.has(r.Code ?? ''));
-      if (!retryable || attempt >= TRANSACT_ATTEMPTS) {
+      const delay = backoffMs(attempt);
+      const late = options.deadlineMs !== undefined && Date.now() + delay - startedAt > options.deadlineMs;
+      if (!retryable || attempt >= TRANSACT_ATTEMPTS || late) {
         throw busy();
       }
-      await sleep(backoffMs(attempt));
+      await sleep(delay);
     }
   }
 }

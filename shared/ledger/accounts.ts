@@ -62,7 +62,7 @@ export async function openAccount(
       items,
       roles: [{ kind: 'record' }, { kind: 'unique' }],
       status: 201,
-      body: toAccount(item),
+      body: JSON.stringify(toAccount(item)),
       diagnose: (failure) =>
         failure.role.kind === 'unique' ? new AppError('conflict', `An account for this owner, purpose and commodity exists: ${String(failure.item?.account_id)}.`) : undefined,
     };

@@ -1,7 +1,7 @@
 import { getItem, isConditionalCheckFailed, queryPage, updateItem } from '../aws/store';
 import type { Outcome } from '../http/outcome';
 import { AppError } from '../kernel/errors';
-import { idempotent, type LedgerContext } from './context';
+import { idempotent, PERIOD_CLOSE_LAG_MS, type LedgerContext } from './context';
 import { ledgerOf } from './facts';
 import type { IdempotencyContext } from './idempotency';
 import { ledgerKeys } from './keys';
@@ -24,7 +24,7 @@ export async function createLedger(context: LedgerContext, consumerId: string, i
       gsi1pk: ledgerKeys.ledgersOfConsumer(consumerId),
       gsi1sk: id,
     };
-    return { items: [{ Put: { TableName: context.deps.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }], roles: [{ kind: 'record' }], status: 201, body: ledger };
+    return { items: [{ Put: { TableName: context.deps.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }], roles: [{ kind: 'record' }], status: 201, body: JSON.stringify(ledger) };
   });
 }
 
@@ -43,7 +43,8 @@ export async function closePeriod(context: LedgerContext, consumerId: string, le
   await ledgerOf(context, consumerId, ledgerId);
   const now = context.deps.clock.now();
   const through = new Date(closedThrough);
-  if (through.getTime() > now.getTime()) throw new AppError('invalid', 'A period can only be closed up to the present.');
+  // Not later than a minute ago: a posting effective now may still be committing (./context.ts).
+  if (through.getTime() > now.getTime() - PERIOD_CLOSE_LAG_MS) throw new AppError('invalid', `A period can only be closed up to ${PERIOD_CLOSE_LAG_MS / 1000} s ago.`);
   try {
     // Periods only move forward: closing up to an earlier time than already closed changes nothing.
     const updated = await updateItem(context.deps, ledgerKeys.ledger(ledgerId), {

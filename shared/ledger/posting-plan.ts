@@ -1,6 +1,7 @@
 import type { TransactItem } from '../aws/dynamodb';
 import { AppError } from '../kernel/errors';
 import { ledgerKeys } from './keys';
+import { transactionAttributes } from './records';
 import type { Transaction } from './schemas';
 
 /**
@@ -65,7 +66,7 @@ export function postingPlan(table: string, ledgerId: string, effectiveAt: string
         Put: {
           TableName: table,
           // reversed_by is absent until a reversal sets it: the reversal's condition tests for that.
-          Item: { ...ledgerKeys.transaction(transaction.id), entity: 'transaction', ...transaction, reversed_by: undefined, gsi1pk: ledgerKeys.transactionsOfLedger(ledgerId), gsi1sk: transaction.id },
+          Item: { ...ledgerKeys.transaction(transaction.id), ...transactionAttributes(transaction), gsi1pk: ledgerKeys.transactionsOfLedger(ledgerId), gsi1sk: transaction.id },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       });

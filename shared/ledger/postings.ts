@@ -2,12 +2,12 @@ import { dueKeys } from '../aws/due-keys';
 import { getItem } from '../aws/store';
 import type { Outcome } from '../http/outcome';
 import { AppError } from '../kernel/errors';
-import { effectiveAt, idempotent, newTransaction, type LedgerContext } from './context';
+import { effectiveAt, idempotent, newTransaction, periodCheckOf, type LedgerContext } from './context';
 import { accountsOf, ledgerOf, ledgerOfAnyConsumer, openPending } from './facts';
 import type { IdempotencyContext } from './idempotency';
 import { PENDING_INDEX_SHARDS, ledgerKeys } from './keys';
 import { addDelta, postingPlan, type AccountDelta } from './posting-plan';
-import { legOut, toTransaction } from './records';
+import { legOut, pendingAttributes, pendingJson, toTransaction, transactionJson } from './records';
 import { assertBalanced, assertCommodities, assertWithinPending } from './refusals';
 import type { LegInput, Pending, PendingCreate, PostingCreate, Transaction } from './schemas';
 
@@ -35,12 +35,12 @@ export async function post(context: LedgerContext, consumerId: string, ledgerId:
     }
 
     const transaction = newTransaction(context, ledgerId, input, legs, facts, effective, now, { exchange: commodities.size > 1, pendingId: pending?.id ?? null });
-    const plan = postingPlan(context.deps.table, ledgerId, effective, now);
+    const plan = postingPlan(context.deps.table, ledgerId, periodCheckOf(input.effective_at, effective), now);
     plan.addTransaction(transaction);
     plan.addAccounts(ledgerId, deltas, { requireActive: true, versionIs: input.version_is, minAvailableAfter: input.min_available_after });
     plan.addClaims(ledgerId, input.limit_claims ?? [], now);
     if (pending) plan.resolvePending(pending.id, 'posted', now, transaction.id);
-    return { ...plan.build(), status: 201, body: transaction };
+    return { ...plan.build(), status: 201, body: transactionJson(transaction), ref: `transaction ${transaction.id}` };
   });
 }
 
@@ -74,13 +74,13 @@ export async function reserve(context: LedgerContext, consumerId: string, ledger
     plan.items.push({
       Put: {
         TableName: context.deps.table,
-        Item: { ...ledgerKeys.pending(id), entity: 'pending', ...pending, ...(expiresAt ? ledgerKeys.openPendingIndex(id, expiresAt) : {}) },
+        Item: { ...ledgerKeys.pending(id), ...pendingAttributes(pending), ...(expiresAt ? ledgerKeys.openPendingIndex(id, expiresAt) : {}) },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     });
     plan.roles.push({ kind: 'record' });
     plan.addAccounts(ledgerId, deltas, { requireActive: true, minAvailableAfter: input.min_available_after });
-    return { ...plan.build(), status: 201, body: pending };
+    return { ...plan.build(), status: 201, body: pendingJson(pending), ref: `pending_created ${id}` };
   });
 }
 
@@ -102,7 +102,7 @@ export async function voidPending(
     // Releasing a reservation moves no money, so it is allowed on frozen and closed accounts too.
     plan.addAccounts(ledgerId, deltas, { requireActive: false });
     const resolved: Pending = { ...pending, status: outcome, resolved_at: now.toISOString() };
-    return { ...plan.build(), status: 200, body: resolved };
+    return { ...plan.build(), status: 200, body: pendingJson(resolved), ref: `pending ${pendingId}` };
   });
 }
 
@@ -135,7 +135,7 @@ export async function reverse(
       now,
       { exchange: false, pendingId: null, reverses: transactionId },
     );
-    const plan = postingPlan(context.deps.table, ledgerId, effective, now);
+    const plan = postingPlan(context.deps.table, ledgerId, periodCheckOf(input?.effective_at, effective), now);
     plan.addTransaction(reversal);
     plan.items.push({
       Update: {
@@ -151,7 +151,8 @@ export async function reverse(
     return {
       ...plan.build(),
       status: 201,
-      body: reversal,
+      body: transactionJson(reversal),
+      ref: `transaction ${reversal.id}`,
       diagnose: (failure) => (failure.role.kind === 'original' ? new AppError('conflict', `Transaction ${transactionId} was already reversed.`) : undefined),
     };
   });

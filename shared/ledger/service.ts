@@ -49,7 +49,10 @@ export class LedgerService {
     return ledgers.listLedgers(this.context, consumerId, cursor, limit);
   }
 
-  /** Closes the books up to a time: later postings and reversals effective at or before it are refused. Refuses: invalid, ledger_not_found. */
+  /**
+   * Closes the books up to a time at least a minute ago: later postings and reversals effective at
+   * or before it are refused. Refuses: invalid (a time less than a minute ago), ledger_not_found.
+   */
   closePeriod(consumerId: string, ledgerId: string, closedThrough: string): Promise<{ ledger_id: string; closed_through: string }> {
     return ledgers.closePeriod(this.context, consumerId, ledgerId, closedThrough);
   }
