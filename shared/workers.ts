@@ -60,6 +60,13 @@ export const workers: readonly WorkerDefinition[] = [
     tables: { ledger: 'RW' },
   },
   {
+    name: 'ledgerSweepShards',
+    handler: 'ledger/sweep-shards',
+    description: "Moves what sharded accounts' shards hold into each account's own item, so debits rarely sweep on demand",
+    trigger: { kind: 'schedule', rateMinutes: 5 },
+    tables: { ledger: 'RW' },
+  },
+  {
     name: 'walletSweepOperations',
     handler: 'wallet/sweep-operations',
     description: 'Finishes money operations (transfers, top-ups) a crash left between the ledger posting and the wallet commit',

@@ -205,6 +205,33 @@ async function sendQuery(deps: TableDeps, fromCursor: boolean, code: 'invalid_re
 }
 
 /**
+ * One request's worth of a partition between two sort keys (inclusive), newest first unless
+ * `descending` is false, with the sort key value DynamoDB stopped at when there may be more. For
+ * listings that page over several partitions at once (./merged-pages.ts).
+ */
+export async function queryRange(
+  deps: TableDeps,
+  query: { index?: Index; partition: string; from: string; to: string; limit: number; descending?: boolean; consistent?: boolean; filter?: PageQuery['filter'] },
+): Promise<{ items: Item[]; stoppedAt: string | undefined }> {
+  const [pk, sk] = query.index ? [`${query.index}pk`, `${query.index}sk`] : ['pk', 'sk'];
+  const result = await deps.client.send(
+    new QueryCommand({
+      TableName: deps.table,
+      IndexName: query.index,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+      ExpressionAttributeNames: { '#pk': pk, '#sk': sk, ...query.filter?.names },
+      ExpressionAttributeValues: { ':pk': query.partition, ':from': query.from, ':to': query.to, ...query.filter?.values },
+      FilterExpression: query.filter?.expression,
+      ScanIndexForward: query.descending === false,
+      Limit: query.limit,
+      ConsistentRead: query.consistent,
+    }),
+  );
+  const stopped = result.LastEvaluatedKey?.[sk];
+  return { items: result.Items ?? [], stoppedAt: stopped === undefined ? undefined : String(stopped) };
+}
+
+/**
  * Every item a query matches, page after page, as they arrive. For workers reading due work and
  * for partitions bounded by design (an endpoint list, a consumer's ledgers): never a listing a
  * client pages through (that is `queryPage`).

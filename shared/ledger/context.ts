@@ -11,6 +11,7 @@ import { ledgerKeys } from './keys';
 import { legOut, pendingJson, toPending, toTransaction, transactionJson, type AccountFacts, type LedgerFacts } from './records';
 import type { Role } from './posting-plan';
 import { diagnose, REMEMBERED_REFUSALS, type Diagnose } from './refusals';
+import { sweepShards } from './shards';
 import type { LegInput, Transaction } from './schemas';
 
 /** What every ledger operation shares: the table, time, ids, idempotency records and fact caches. */
@@ -85,9 +86,17 @@ export async function idempotent(context: LedgerContext, idem: IdempotencyContex
     const body = built.body;
     const items = idem ? [context.idempotency.recordItem(idem, built.status, built.ref ? { ref: built.ref } : { body }, now), ...built.items] : built.items;
     const roles: Role[] = idem ? [{ kind: 'idempotency' }, ...built.roles] : built.roles;
+    // Committed within COMMIT_DEADLINE_MS of `now` or not at all: closed periods rely on it.
+    const commit = () => transact(context.deps, items, { deadlineMs: COMMIT_DEADLINE_MS - (context.deps.clock.now().getTime() - now.getTime()) });
     try {
-      // Committed within COMMIT_DEADLINE_MS of `now` or not at all: closed periods rely on it.
-      await transact(context.deps, items, { deadlineMs: COMMIT_DEADLINE_MS - (context.deps.clock.now().getTime() - now.getTime()) });
+      try {
+        await commit();
+      } catch (error) {
+        // A debit the own item of a sharded account cannot cover may be covered once its shards
+        // are swept in: sweep, then try the same write once more (it wrote nothing the first time).
+        if (!(error instanceof ConditionsFailed) || !(await sweepShortAccounts(context, error, roles, now))) throw error;
+        await commit();
+      }
     } catch (error) {
       if (error instanceof TransactionTooLarge) {
         throw new AppError('invalid', `This operation needs ${error.size} writes; one transaction holds at most ${MAX_TRANSACT_ITEMS}.`);
@@ -105,6 +114,25 @@ export async function idempotent(context: LedgerContext, idem: IdempotencyContex
     if (error instanceof AppError && REMEMBERED_REFUSALS.has(error.code)) return context.idempotency.rememberRefusal(idem, error, now);
     throw error;
   }
+}
+
+/**
+ * Sweeps the shards of every sharded account whose own item refused a debit for want of money
+ * (not for its status or version, which a sweep cannot change). Returns whether there was one:
+ * then the write is worth trying again even if this sweep found the shards empty, since a
+ * concurrent sweep may have just moved their money into the own item.
+ */
+async function sweepShortAccounts(context: LedgerContext, error: ConditionsFailed, roles: readonly Role[], now: Date): Promise<boolean> {
+  let short = false;
+  for (const failure of error.failures) {
+    const role = roles[failure.index];
+    if (role?.kind === 'idempotency') return false;
+    if (role?.kind !== 'account' || role.shards === undefined || role.shard !== undefined) continue;
+    if (failure.item?.status !== 'active' || (role.version !== undefined && Number(failure.item.version) !== role.version)) continue;
+    await sweepShards(context.deps, role.accountId, role.shards, now);
+    short = true;
+  }
+  return short;
 }
 
 const MAX_FUTURE_EFFECTIVE_MS = 60_000;

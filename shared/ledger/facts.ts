@@ -2,7 +2,8 @@ import { getItem, getItems, queryAll } from '../aws/store';
 import { AppError } from '../kernel/errors';
 import type { LedgerContext } from './context';
 import { ACCOUNT_INDEX_SHARDS, ledgerKeys } from './keys';
-import { toAccount, toAccountFacts, toPending, type AccountFacts, type LedgerFacts } from './records';
+import { shardsOf, toAccount, toAccountFacts, toPending, type AccountFacts, type LedgerFacts } from './records';
+import { readShards } from './shards';
 import type { Account, Pending } from './schemas';
 
 /** Lookups every operation starts with: who owns a ledger, what an account is, an open pending. */
@@ -42,7 +43,7 @@ export async function accountsOf(context: LedgerContext, ledgerId: string, accou
   const missing = unique.filter((id) => !context.accountFacts.has(id));
   for (let i = 0; i < missing.length; i += BATCH) {
     const keys = missing.slice(i, i + BATCH).map((id) => ledgerKeys.account(id));
-    const items = await getItems(context.deps, keys, { projection: 'id, ledger_id, owner_type, owner_id, purpose, commodity' });
+    const items = await getItems(context.deps, keys, { projection: 'id, ledger_id, owner_type, owner_id, purpose, commodity, shards' });
     for (const item of items) if (item) remember(context.accountFacts, String(item.id), toAccountFacts(item));
   }
   const facts = new Map<string, AccountFacts>();
@@ -68,7 +69,7 @@ export async function allAccounts(context: LedgerContext, ledgerId: string): Pro
   const accounts: Account[] = [];
   for (let i = 0; i < keys.length; i += BATCH) {
     const items = await getItems(context.deps, keys.slice(i, i + BATCH));
-    for (const item of items) if (item) accounts.push(toAccount(item));
+    for (const item of items) if (item) accounts.push(toAccount(item, await readShards(context.deps, String(item.id), shardsOf(item))));
   }
   return accounts;
 }

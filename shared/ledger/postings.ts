@@ -9,6 +9,7 @@ import { PENDING_INDEX_SHARDS, ledgerKeys } from './keys';
 import { addDelta, postingPlan, type AccountDelta } from './posting-plan';
 import { legOut, pendingAttributes, pendingJson, toTransaction, transactionJson } from './records';
 import { assertBalanced, assertCommodities, assertWithinPending } from './refusals';
+import { spreadOf } from './shards';
 import type { LegInput, Pending, PendingCreate, PostingCreate, Transaction } from './schemas';
 
 /** Money: postings, pending reservations, their resolution, reversals (refusals documented on LedgerService). */
@@ -35,9 +36,12 @@ export async function post(context: LedgerContext, consumerId: string, ledgerId:
     }
 
     const transaction = newTransaction(context, ledgerId, input, legs, facts, effective, now, { exchange: commodities.size > 1, pendingId: pending?.id ?? null });
+    const pinned = [...(input.version_is ?? []), ...(input.min_available_after ?? [])].map((p) => p.account_id);
+    // Posting a pending credits the shard its hold was on, so the hold's release nets out there.
+    const spread = spreadOf(deltas, facts, pending?.id ?? transaction.id, pinned);
     const plan = postingPlan(context.deps.table, ledgerId, periodCheckOf(input.effective_at, effective), now);
-    plan.addTransaction(transaction);
-    plan.addAccounts(ledgerId, deltas, { requireActive: true, versionIs: input.version_is, minAvailableAfter: input.min_available_after });
+    plan.addTransaction(transaction, spread);
+    plan.addAccounts(ledgerId, deltas, { requireActive: true, versionIs: input.version_is, minAvailableAfter: input.min_available_after }, spread);
     plan.addClaims(ledgerId, input.limit_claims ?? [], now);
     if (pending) plan.resolvePending(pending.id, 'posted', now, transaction.id);
     return { ...plan.build(), status: 201, body: transactionJson(transaction), ref: `transaction ${transaction.id}` };
@@ -79,7 +83,8 @@ export async function reserve(context: LedgerContext, consumerId: string, ledger
       },
     });
     plan.roles.push({ kind: 'record' });
-    plan.addAccounts(ledgerId, deltas, { requireActive: true, minAvailableAfter: input.min_available_after });
+    const spread = spreadOf(deltas, facts, id, (input.min_available_after ?? []).map((p) => p.account_id));
+    plan.addAccounts(ledgerId, deltas, { requireActive: true, minAvailableAfter: input.min_available_after }, spread);
     return { ...plan.build(), status: 201, body: pendingJson(pending), ref: `pending_created ${id}` };
   });
 }
@@ -97,10 +102,11 @@ export async function voidPending(
     const pending = await openPending(context, ledgerId, pendingId, now, { allowExpired: true });
     const deltas = new Map<string, AccountDelta>();
     for (const leg of pending.legs) addDelta(deltas, leg.account_id, releaseOf(leg));
+    const facts = await accountsOf(context, ledgerId, [...deltas.keys()]);
     const plan = postingPlan(context.deps.table, ledgerId, undefined, now);
     plan.resolvePending(pendingId, outcome, now, null);
     // Releasing a reservation moves no money, so it is allowed on frozen and closed accounts too.
-    plan.addAccounts(ledgerId, deltas, { requireActive: false });
+    plan.addAccounts(ledgerId, deltas, { requireActive: false }, spreadOf(deltas, facts, pendingId));
     const resolved: Pending = { ...pending, status: outcome, resolved_at: now.toISOString() };
     return { ...plan.build(), status: 200, body: pendingJson(resolved), ref: `pending ${pendingId}` };
   });
@@ -135,8 +141,9 @@ export async function reverse(
       now,
       { exchange: false, pendingId: null, reverses: transactionId },
     );
+    const spread = spreadOf(deltas, facts, reversal.id);
     const plan = postingPlan(context.deps.table, ledgerId, periodCheckOf(input?.effective_at, effective), now);
-    plan.addTransaction(reversal);
+    plan.addTransaction(reversal, spread);
     plan.items.push({
       Update: {
         TableName: context.deps.table,
@@ -147,7 +154,7 @@ export async function reverse(
       },
     });
     plan.roles.push({ kind: 'original' });
-    plan.addAccounts(ledgerId, deltas, { requireActive: true });
+    plan.addAccounts(ledgerId, deltas, { requireActive: true }, spread);
     return {
       ...plan.build(),
       status: 201,

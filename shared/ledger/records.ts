@@ -21,6 +21,11 @@ export interface AccountFacts {
   owner_id: string;
   purpose: string;
   commodity: string;
+  /**
+   * Shards when first read. Not immutable, but only ever raised, and a credit may land on any
+   * shard below the current count: a process that remembers fewer spreads less, never wrongly.
+   */
+  shards: number;
 }
 
 export type Item = Record<string, unknown>;
@@ -39,26 +44,35 @@ export const toLedger = (item: Item): Ledger => ({
   created_at: String(item.created_at),
 });
 
-export const toAccount = (item: Item): Account => ({
-  id: String(item.id),
-  ledger_id: String(item.ledger_id),
-  owner_type: String(item.owner_type),
-  owner_id: String(item.owner_id),
-  purpose: String(item.purpose),
-  commodity: String(item.commodity),
-  floor: item.unbounded ? null : Number(item.floor),
-  status: item.status as Account['status'],
-  balance: {
-    posted: Number(item.posted),
-    pending_debits: Number(item.pending_debits),
-    pending_credits: Number(item.pending_credits),
-    available: Number(item.available),
-  },
-  version: Number(item.version),
-  metadata: (item.metadata as Record<string, string>) ?? {},
-  created_at: String(item.created_at),
-  updated_at: String(item.updated_at),
-});
+/**
+ * An account as the API shows it: its own item plus its shards' (a sharded account's credits land
+ * on shards; a shard holds only credits: posted and pending credits, never pending debits).
+ */
+export const toAccount = (item: Item, shardItems: readonly (Item | undefined)[] = []): Account => {
+  const shards = shardItems.filter((shard): shard is Item => shard !== undefined);
+  const sum = (name: string) => shards.reduce((total, shard) => total + Number(shard[name] ?? 0), 0);
+  const updatedAt = shards.reduce((latest, shard) => (String(shard.updated_at) > latest ? String(shard.updated_at) : latest), String(item.updated_at));
+  const { shards: count, ...identity } = toAccountFacts(item);
+  return {
+    ...identity,
+    floor: item.unbounded ? null : Number(item.floor),
+    status: item.status as Account['status'],
+    balance: {
+      posted: Number(item.posted) + sum('posted'),
+      pending_debits: Number(item.pending_debits),
+      pending_credits: Number(item.pending_credits) + sum('pending_credits'),
+      available: Number(item.available) + sum('posted'),
+    },
+    version: Number(item.version),
+    shards: count,
+    metadata: (item.metadata as Record<string, string>) ?? {},
+    created_at: String(item.created_at),
+    updated_at: updatedAt,
+  };
+};
+
+/** How many shards an account item says it has (absent: 1, not spread). */
+export const shardsOf = (item: Item): number => Number(item.shards ?? 1);
 
 export const toAccountFacts = (item: Item): AccountFacts => ({
   id: String(item.id),
@@ -67,6 +81,7 @@ export const toAccountFacts = (item: Item): AccountFacts => ({
   owner_id: String(item.owner_id),
   purpose: String(item.purpose),
   commodity: String(item.commodity),
+  shards: shardsOf(item),
 });
 
 export const toEntry = (item: Item): Entry => ({

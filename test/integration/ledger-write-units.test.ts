@@ -36,19 +36,24 @@ async function walletLikePosting(legs: ReturnType<typeof leg>[]) {
 }
 
 describe('write units per posting', () => {
-  it('costs at most 13 units for 2 legs and 17 for 3, every item under 1 KB, no read of the ledger item', async () => {
+  it('costs at most 13 units for 2 legs and 17 for 3, a credit on a shard no more, every item under 1 KB, no read of the ledger item', async () => {
     const funding = await f.open({ floor: null, owner_type: 'tenant', purpose: 'funding' });
     const sender = await f.open();
     const receiver = await f.open();
-    const revenue = await f.open({ owner_type: 'tenant', purpose: 'revenue' });
+    const revenue = await f.open({ owner_type: 'tenant', purpose: 'revenue', shards: 8 });
+    const merchant = await f.open({ owner_type: 'merchant', purpose: 'settlement', shards: 8 });
     await f.transfer(funding.id, sender.id, 1_000_000);
 
     const two = await walletLikePosting([leg(sender.id, 'debit', 100), leg(receiver.id, 'credit', 100)]);
     const three = await walletLikePosting([leg(sender.id, 'debit', 102), leg(receiver.id, 'credit', 100), leg(revenue.id, 'credit', 2)]);
-    // idempotency record 2, transaction 2 + its listing index entry 1, then 2 per entry and 2 per account.
+    const toShard = await walletLikePosting([leg(sender.id, 'debit', 100), leg(merchant.id, 'credit', 100)]);
+    // idempotency record 2, transaction 2 + its listing index entry 1, then 2 per entry and 2 per
+    // account item, a shard's as an account's own.
     expect(two.units).toBeLessThanOrEqual(13);
     expect(three.units).toBeLessThanOrEqual(17);
-    for (const item of [...two.items, ...three.items]) {
+    expect(toShard.units).toBe(two.units);
+    expect(toShard.items.filter((item) => item.key.endsWith(' SHARD'))).toHaveLength(1);
+    for (const item of [...two.items, ...three.items, ...toShard.items]) {
       expect(item.bytes, item.key).toBeLessThan(1024);
       expect(item.key.startsWith('LEDGER#'), item.key).toBe(false);
     }

@@ -12,7 +12,9 @@ import type { Pending, Transaction } from '../../shared/ledger/schemas';
 
 const uuid = fc.uuid();
 const label = fc.stringMatching(/^[a-z][a-z0-9_]{0,12}$/);
-const metadata = fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.string({ maxLength: 20 }), { maxKeys: 6 });
+// Request validation drops `__proto__`; a `constructor` key is refused by the marshaller itself.
+const metadataKey = fc.string({ minLength: 1, maxLength: 12 }).filter((key) => key !== '__proto__' && key !== 'constructor');
+const metadata = fc.dictionary(metadataKey, fc.string({ maxLength: 20 }), { maxKeys: 6 });
 const time = fc.integer({ min: 1_700_000_000_000, max: 1_900_000_000_000 }).map((ms) => new Date(ms).toISOString());
 const leg = fc.record({
   account_id: uuid,
