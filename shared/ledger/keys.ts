@@ -10,6 +10,8 @@ import { createHash } from 'node:crypto';
 export const ACCOUNT_INDEX_SHARDS = 8;
 export const PENDING_INDEX_SHARDS = 4;
 export const SHARDED_MARKER_PARTITIONS = 4;
+/** Transactions index partitions of every ledger created from now on. */
+export const TRANSACTION_INDEX_SHARDS = 8;
 
 /** A stable spread of ids over `shards` buckets. */
 export const shardOf = (id: string, shards: number) => createHash('sha1').update(id).digest().readUInt16BE(0) % shards;
@@ -49,7 +51,20 @@ export const ledgerKeys = {
   entryRange: { from: 'ENTRY#', to: 'ENTRY$' },
 
   transaction: (transactionId: string) => ({ pk: `TXN#${transactionId}`, sk: 'TXN' }),
-  transactionsOfLedger: (ledgerId: string) => `TXNS#${ledgerId}`,
+  /**
+   * A ledger's transactions index (gsi1), spread over `shards` partitions by transaction id: one
+   * index partition takes about 1,000 writes a second, and new ids always sort last, so DynamoDB
+   * cannot split it by key range. A ledger created before the spread has one partition (shards
+   * undefined).
+   */
+  transactionIndex: (ledgerId: string, transactionId: string, shards: number | undefined) => ({
+    gsi1pk: shards === undefined ? `TXNS#${ledgerId}` : `TXNS#${ledgerId}#${shardOf(transactionId, shards)}`,
+    gsi1sk: transactionId,
+  }),
+  transactionPartitions: (ledgerId: string, shards: number | undefined) =>
+    shards === undefined ? [`TXNS#${ledgerId}`] : Array.from({ length: shards }, (_, shard) => `TXNS#${ledgerId}#${shard}`),
+  /** Every transaction id lies in this range (ids are lower-case hex and dashes). */
+  transactionRange: { from: '0', to: 'g' },
 
   pending: (pendingId: string) => ({ pk: `PENDING#${pendingId}`, sk: 'PENDING' }),
   openPendingIndex: (pendingId: string, expiresAt: string) => ({

@@ -1,7 +1,7 @@
 import type { TransactItem } from '../aws/dynamodb';
 import { AppError } from '../kernel/errors';
 import { ledgerKeys } from './keys';
-import { transactionAttributes } from './records';
+import { transactionAttributes, type LedgerFacts } from './records';
 import type { Transaction } from './schemas';
 
 /**
@@ -56,7 +56,8 @@ export type Role =
 
 export type PostingPlan = ReturnType<typeof postingPlan>;
 
-export function postingPlan(table: string, ledgerId: string, effectiveAt: string | undefined, now: Date) {
+export function postingPlan(table: string, ledger: LedgerFacts, effectiveAt: string | undefined, now: Date) {
+  const ledgerId = ledger.id;
   const items: TransactItem[] = [];
   const roles: Role[] = [];
   if (effectiveAt) {
@@ -99,7 +100,7 @@ export function postingPlan(table: string, ledgerId: string, effectiveAt: string
         Put: {
           TableName: table,
           // reversed_by is absent until a reversal sets it: the reversal's condition tests for that.
-          Item: { ...ledgerKeys.transaction(transaction.id), ...transactionAttributes(transaction), gsi1pk: ledgerKeys.transactionsOfLedger(ledgerId), gsi1sk: transaction.id },
+          Item: { ...ledgerKeys.transaction(transaction.id), ...transactionAttributes(transaction), ...ledgerKeys.transactionIndex(ledgerId, transaction.id, ledger.transaction_shards) },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       });

@@ -18,7 +18,7 @@ const releaseOf = (leg: { direction: 'debit' | 'credit'; amount: number }): Acco
   leg.direction === 'debit' ? { posted: 0, pendingDebits: -leg.amount, pendingCredits: 0 } : { posted: 0, pendingDebits: 0, pendingCredits: -leg.amount };
 
 export async function post(context: LedgerContext, consumerId: string, ledgerId: string, input: PostingCreate, idem: IdempotencyContext): Promise<Outcome> {
-  await ledgerOf(context, consumerId, ledgerId);
+  const ledger = await ledgerOf(context, consumerId, ledgerId);
   return idempotent(context, idem, async (now) => {
     const effective = effectiveAt(input.effective_at, now);
     const pending = input.post_pending_id ? await openPending(context, ledgerId, input.post_pending_id, now) : undefined;
@@ -39,7 +39,7 @@ export async function post(context: LedgerContext, consumerId: string, ledgerId:
     const pinned = [...(input.version_is ?? []), ...(input.min_available_after ?? [])].map((p) => p.account_id);
     // Posting a pending credits the shard its hold was on, so the hold's release nets out there.
     const spread = spreadOf(deltas, facts, pending?.id ?? transaction.id, pinned);
-    const plan = postingPlan(context.deps.table, ledgerId, periodCheckOf(input.effective_at, effective), now);
+    const plan = postingPlan(context.deps.table, ledger, periodCheckOf(input.effective_at, effective), now);
     plan.addTransaction(transaction, spread);
     plan.addAccounts(ledgerId, deltas, { requireActive: true, versionIs: input.version_is, minAvailableAfter: input.min_available_after }, spread);
     plan.addClaims(ledgerId, input.limit_claims ?? [], now);
@@ -49,7 +49,7 @@ export async function post(context: LedgerContext, consumerId: string, ledgerId:
 }
 
 export async function reserve(context: LedgerContext, consumerId: string, ledgerId: string, input: PendingCreate, idem: IdempotencyContext): Promise<Outcome> {
-  await ledgerOf(context, consumerId, ledgerId);
+  const ledger = await ledgerOf(context, consumerId, ledgerId);
   return idempotent(context, idem, async (now) => {
     assertBalanced(input.legs);
     if (input.expires_at && new Date(input.expires_at).getTime() <= now.getTime()) throw new AppError('invalid', 'expires_at must be in the future.');
@@ -74,7 +74,7 @@ export async function reserve(context: LedgerContext, consumerId: string, ledger
       created_at: now.toISOString(),
       resolved_at: null,
     };
-    const plan = postingPlan(context.deps.table, ledgerId, undefined, now);
+    const plan = postingPlan(context.deps.table, ledger, undefined, now);
     plan.items.push({
       Put: {
         TableName: context.deps.table,
@@ -97,13 +97,13 @@ export async function voidPending(
   idem: IdempotencyContext | undefined,
   outcome: 'voided' | 'expired' = 'voided',
 ): Promise<Outcome> {
-  await ledgerOf(context, consumerId, ledgerId);
+  const ledger = await ledgerOf(context, consumerId, ledgerId);
   return idempotent(context, idem, async (now) => {
     const pending = await openPending(context, ledgerId, pendingId, now, { allowExpired: true });
     const deltas = new Map<string, AccountDelta>();
     for (const leg of pending.legs) addDelta(deltas, leg.account_id, releaseOf(leg));
     const facts = await accountsOf(context, ledgerId, [...deltas.keys()]);
-    const plan = postingPlan(context.deps.table, ledgerId, undefined, now);
+    const plan = postingPlan(context.deps.table, ledger, undefined, now);
     plan.resolvePending(pendingId, outcome, now, null);
     // Releasing a reservation moves no money, so it is allowed on frozen and closed accounts too.
     plan.addAccounts(ledgerId, deltas, { requireActive: false }, spreadOf(deltas, facts, pendingId));
@@ -120,7 +120,7 @@ export async function reverse(
   input: { effective_at?: string; metadata?: Record<string, string> } | undefined,
   idem: IdempotencyContext,
 ): Promise<Outcome> {
-  await ledgerOf(context, consumerId, ledgerId);
+  const ledger = await ledgerOf(context, consumerId, ledgerId);
   return idempotent(context, idem, async (now) => {
     const original = await transactionOf(context, ledgerId, transactionId);
     if (original.reversed_by) throw new AppError('conflict', `Transaction ${transactionId} was already reversed by ${original.reversed_by}.`);
@@ -142,7 +142,7 @@ export async function reverse(
       { exchange: false, pendingId: null, reverses: transactionId },
     );
     const spread = spreadOf(deltas, facts, reversal.id);
-    const plan = postingPlan(context.deps.table, ledgerId, periodCheckOf(input?.effective_at, effective), now);
+    const plan = postingPlan(context.deps.table, ledger, periodCheckOf(input?.effective_at, effective), now);
     plan.addTransaction(reversal, spread);
     plan.items.push({
       Update: {

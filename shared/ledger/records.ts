@@ -12,6 +12,8 @@ import type { Account, Entry, Ledger, LegInput, LegOutput, Pending, Transaction 
 export interface LedgerFacts {
   id: string;
   consumer_id: string;
+  /** Partitions of the ledger's transactions index, fixed at creation (undefined: one, unsharded). */
+  transaction_shards: number | undefined;
 }
 
 export interface AccountFacts {
