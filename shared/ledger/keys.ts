@@ -11,11 +11,12 @@ export const ACCOUNT_INDEX_SHARDS = 8;
 export const PENDING_INDEX_SHARDS = 4;
 export const SHARDED_MARKER_PARTITIONS = 4;
 /** Transactions index partitions of every ledger created from now on. */
-export const TRANSACTION_INDEX_SHARDS = 8;
+export const TRANSACTION_INDEX_SHARDS = 16;
 
 /** A stable spread of ids over `shards` buckets. */
 export const shardOf = (id: string, shards: number) => createHash('sha1').update(id).digest().readUInt16BE(0) % shards;
 const accountShardPartition = (accountId: string, shard: number) => `ACCOUNT#${accountId}#S${shard}`;
+const shardEntriesPartition = (accountId: string, shard: number) => `ACCOUNT#${accountId}#E${shard}`;
 
 export const ledgerKeys = {
   ledger: (ledgerId: string) => ({ pk: `LEDGER#${ledgerId}`, sk: 'LEDGER' }),
@@ -40,13 +41,17 @@ export const ledgerKeys = {
   /** Sharded accounts, for the scheduled sweep: one marker per account, spread over a few partitions. */
   shardedAccount: (accountId: string) => ({ pk: `SHARDED_ACCOUNTS#${shardOf(accountId, SHARDED_MARKER_PARTITIONS)}`, sk: accountId }),
   shardedAccountsPartition: (partition: number) => `SHARDED_ACCOUNTS#${partition}`,
-  /** An entry lives in its account's partition, or in the shard partition its credit landed on. */
+  /**
+   * An entry lives in its account's partition, or, for a credit that landed on a shard, in that
+   * shard's entries partition: apart from the shard item, so that each partition takes one
+   * transactional write per credit, not two.
+   */
   entry: (accountId: string, transactionId: string, index: number, shard?: number) => ({
-    pk: shard === undefined ? `ACCOUNT#${accountId}` : accountShardPartition(accountId, shard),
+    pk: shard === undefined ? `ACCOUNT#${accountId}` : shardEntriesPartition(accountId, shard),
     sk: `ENTRY#${transactionId}#${String(index).padStart(2, '0')}`,
   }),
   /** The partitions an account's entries live in: its own, then each shard's. */
-  entryPartitions: (accountId: string, shards: number) => [`ACCOUNT#${accountId}`, ...Array.from({ length: shards > 1 ? shards : 0 }, (_, k) => accountShardPartition(accountId, k))],
+  entryPartitions: (accountId: string, shards: number) => [`ACCOUNT#${accountId}`, ...Array.from({ length: shards > 1 ? shards : 0 }, (_, k) => shardEntriesPartition(accountId, k))],
   /** Every entry sort key lies in this range (`$` follows `#`). */
   entryRange: { from: 'ENTRY#', to: 'ENTRY$' },
 

@@ -12,7 +12,8 @@ import type { AccountFacts } from './records';
  *
  *  - A credit (posted up or unchanged, no pending debit) lands on one shard, chosen by the
  *    transaction (or by the pending it reserves or resolves, so a hold and its release meet on the
- *    same shard), and its entry lives in that shard's partition.
+ *    same shard), and its entry lives in that shard's entries partition (apart from the shard
+ *    item, so each partition takes one transactional write per credit).
  *  - Debits, holds and preconditioned legs land on the account's own item, whose `headroom`
  *    condition enforces the floor. A shard only ever gains posted money (sweeps take out at most
  *    what it holds), so the own item never overstates what may be debited: floors stay exact.
