@@ -2,8 +2,7 @@ import { getItem, getItems, queryAll } from '../aws/store';
 import { AppError } from '../kernel/errors';
 import type { LedgerContext } from './context';
 import { ACCOUNT_INDEX_SHARDS, ledgerKeys } from './keys';
-import { shardsOf, toAccount, toAccountFacts, toPending, type AccountFacts, type LedgerFacts } from './records';
-import { readShards } from './shards';
+import { shardsOf, toAccount, toAccountFacts, toPending, type AccountFacts, type Item, type LedgerFacts } from './records';
 import type { Account, Pending } from './schemas';
 
 /** Lookups every operation starts with: who owns a ledger, what an account is, an open pending. */
@@ -66,12 +65,19 @@ export async function allAccounts(context: LedgerContext, ledgerId: string): Pro
     });
     for await (const item of indexed) keys.push({ pk: String(item.pk), sk: String(item.sk) });
   }
-  const accounts: Account[] = [];
+  const own: Item[] = [];
   for (let i = 0; i < keys.length; i += BATCH) {
-    const items = await getItems(context.deps, keys.slice(i, i + BATCH));
-    for (const item of items) if (item) accounts.push(toAccount(item, await readShards(context.deps, String(item.id), shardsOf(item))));
+    for (const item of await getItems(context.deps, keys.slice(i, i + BATCH))) if (item) own.push(item);
   }
-  return accounts;
+  // Shards of every sharded account, read in batches too (a ledger holds many merchants).
+  const shardKeys = own.flatMap((item) => (shardsOf(item) > 1 ? Array.from({ length: shardsOf(item) }, (_, k) => ledgerKeys.accountShard(String(item.id), k)) : []));
+  const shards = new Map<string, Item[]>();
+  for (let i = 0; i < shardKeys.length; i += BATCH) {
+    for (const shard of await getItems(context.deps, shardKeys.slice(i, i + BATCH))) {
+      if (shard) shards.set(String(shard.account_id), [...(shards.get(String(shard.account_id)) ?? []), shard]);
+    }
+  }
+  return own.map((item) => toAccount(item, shards.get(String(item.id)) ?? []));
 }
 
 /** A pending posting that can still be posted or voided. Refuses: pending_not_found, conflict. */
