@@ -63,7 +63,9 @@ export const workers: readonly WorkerDefinition[] = [
     name: 'ledgerSweepShards',
     handler: 'ledger/sweep-shards',
     description: "Moves what sharded accounts' shards hold into each account's own item, so debits rarely sweep on demand",
-    trigger: { kind: 'schedule', rateMinutes: 5 },
+    // Hourly: correctness never waits for it (a short debit sweeps on demand), and each run reads
+    // every shard of every sharded account.
+    trigger: { kind: 'schedule', rateMinutes: 60 },
     tables: { ledger: 'RW' },
   },
   {
