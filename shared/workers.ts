@@ -60,6 +60,15 @@ export const workers: readonly WorkerDefinition[] = [
     tables: { ledger: 'RW' },
   },
   {
+    name: 'ledgerSweepShards',
+    handler: 'ledger/sweep-shards',
+    description: "Moves what sharded accounts' shards hold into each account's own item, so debits rarely sweep on demand",
+    // Hourly: correctness never waits for it (a short debit sweeps on demand), and each run reads
+    // every shard of every sharded account.
+    trigger: { kind: 'schedule', rateMinutes: 60 },
+    tables: { ledger: 'RW' },
+  },
+  {
     name: 'walletSweepOperations',
     handler: 'wallet/sweep-operations',
     description: 'Finishes money operations (transfers, top-ups) a crash left between the ledger posting and the wallet commit',

@@ -143,7 +143,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Open an account (owner, purpose, commodity, floor)
+         * Open an account (owner, purpose, commodity, floor; shards to spread a credit-mostly account over several items)
          * @description Callers: `ledger_consumer`.
          *
          *     No scope is required.
@@ -177,7 +177,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the floor, or freeze, unfreeze or close an account
+         * Change the floor, freeze, unfreeze or close an account (every shard with it), or raise its shards
          * @description Callers: `ledger_consumer`.
          *
          *     No scope is required.
@@ -957,6 +957,11 @@ export interface operations {
                     commodity: string;
                     /** @default 0 */
                     floor?: number | null;
+                    /**
+                     * @description Items the account is spread over (1: not spread). Credits land on one shard, chosen by the transaction, so a credit-mostly account (revenue, settlement) takes more writes per second than one item; balances and entries include every shard; debits, holds and preconditions use the account itself, which sweeps the shards in when short, so floors stay exact. Freezing and closing apply to every shard. Can only be raised; on a sharded account, credits landing on shards do not change `version`.
+                     * @default 1
+                     */
+                    shards?: number;
                     metadata?: {
                         [key: string]: string;
                     };
@@ -992,6 +997,8 @@ export interface operations {
                             available: number;
                         };
                         version: number;
+                        /** @description Items the account is spread over (1: not spread). Credits land on one shard, chosen by the transaction, so a credit-mostly account (revenue, settlement) takes more writes per second than one item; balances and entries include every shard; debits, holds and preconditions use the account itself, which sweeps the shards in when short, so floors stay exact. Freezing and closing apply to every shard. Can only be raised; on a sharded account, credits landing on shards do not change `version`. */
+                        shards: number;
                         metadata: {
                             [key: string]: string;
                         };
@@ -1111,6 +1118,8 @@ export interface operations {
                             available: number;
                         };
                         version: number;
+                        /** @description Items the account is spread over (1: not spread). Credits land on one shard, chosen by the transaction, so a credit-mostly account (revenue, settlement) takes more writes per second than one item; balances and entries include every shard; debits, holds and preconditions use the account itself, which sweeps the shards in when short, so floors stay exact. Freezing and closing apply to every shard. Can only be raised; on a sharded account, credits landing on shards do not change `version`. */
+                        shards: number;
                         metadata: {
                             [key: string]: string;
                         };
@@ -1191,6 +1200,8 @@ export interface operations {
                     floor?: number | null;
                     /** @enum {string} */
                     status?: "active" | "frozen" | "closed";
+                    /** @description Items the account is spread over (1: not spread). Credits land on one shard, chosen by the transaction, so a credit-mostly account (revenue, settlement) takes more writes per second than one item; balances and entries include every shard; debits, holds and preconditions use the account itself, which sweeps the shards in when short, so floors stay exact. Freezing and closing apply to every shard. Can only be raised; on a sharded account, credits landing on shards do not change `version`. */
+                    shards?: number;
                 };
             };
         };
@@ -1222,6 +1233,8 @@ export interface operations {
                             available: number;
                         };
                         version: number;
+                        /** @description Items the account is spread over (1: not spread). Credits land on one shard, chosen by the transaction, so a credit-mostly account (revenue, settlement) takes more writes per second than one item; balances and entries include every shard; debits, holds and preconditions use the account itself, which sweeps the shards in when short, so floors stay exact. Freezing and closing apply to every shard. Can only be raised; on a sharded account, credits landing on shards do not change `version`. */
+                        shards: number;
                         metadata: {
                             [key: string]: string;
                         };
@@ -1292,7 +1305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -205,6 +205,33 @@ async function sendQuery(deps: TableDeps, fromCursor: boolean, code: 'invalid_re
 }
 
 /**
+ * One request's worth of a partition between two sort keys (inclusive), newest first unless
+ * `descending` is false, with the sort key value DynamoDB stopped at when there may be more. For
+ * listings that page over several partitions at once (./merged-pages.ts).
+ */
+export async function queryRange(
+  deps: TableDeps,
+  query: { index?: Index; partition: string; from: string; to: string; limit: number; descending?: boolean; consistent?: boolean; filter?: PageQuery['filter'] },
+): Promise<{ items: Item[]; stoppedAt: string | undefined }> {
+  const [pk, sk] = query.index ? [`${query.index}pk`, `${query.index}sk`] : ['pk', 'sk'];
+  const result = await deps.client.send(
+    new QueryCommand({
+      TableName: deps.table,
+      IndexName: query.index,
+      KeyConditionExpression: '#pk = :pk AND #sk BETWEEN :from AND :to',
+      ExpressionAttributeNames: { '#pk': pk, '#sk': sk, ...query.filter?.names },
+      ExpressionAttributeValues: { ':pk': query.partition, ':from': query.from, ':to': query.to, ...query.filter?.values },
+      FilterExpression: query.filter?.expression,
+      ScanIndexForward: query.descending === false,
+      Limit: query.limit,
+      ConsistentRead: query.consistent,
+    }),
+  );
+  const stopped = result.LastEvaluatedKey?.[sk];
+  return { items: result.Items ?? [], stoppedAt: stopped === undefined ? undefined : String(stopped) };
+}
+
+/**
  * Every item a query matches, page after page, as they arrive. For workers reading due work and
  * for partitions bounded by design (an endpoint list, a consumer's ledgers): never a listing a
  * client pages through (that is `queryPage`).
@@ -258,6 +285,11 @@ const MAX_DELAY_MS = 1_000;
 export interface TransactOptions {
   /** Tests replace the backoff's sleep. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * No attempt starts later than this many ms after the call: for a caller whose correctness
+   * needs its write committed within a bounded time or not at all (the ledger's closed periods).
+   */
+  deadlineMs?: number;
 }
 
 /**
@@ -270,6 +302,7 @@ export interface TransactOptions {
 export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions, items: TransactItem[], options: TransactOptions = {}): Promise<{ attempts: number }> {
   if (items.length > MAX_TRANSACT_ITEMS) throw new TransactionTooLarge(items.length);
   const sleep = options.sleep ?? deps.sleep ?? defaultSleep;
+  const startedAt = Date.now();
   for (let attempt = 1; ; attempt += 1) {
     try {
       await deps.client.send(new TransactWriteCommand({ TransactItems: items }));
@@ -282,10 +315,12 @@ export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions
       );
       if (failures.length > 0) throw new ConditionsFailed(failures);
       const retryable = reasons.some((r) => RETRYABLE_REASONS.has(r.Code ?? ''));
-      if (!retryable || attempt >= TRANSACT_ATTEMPTS) {
+      const delay = backoffMs(attempt);
+      const late = options.deadlineMs !== undefined && Date.now() + delay - startedAt > options.deadlineMs;
+      if (!retryable || attempt >= TRANSACT_ATTEMPTS || late) {
         throw busy();
       }
-      await sleep(backoffMs(attempt));
+      await sleep(delay);
     }
   }
 }

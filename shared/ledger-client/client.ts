@@ -49,7 +49,7 @@ export class LedgerClient {
 
   openAccount(
     ledgerId: string,
-    input: { owner_type: string; owner_id: string; purpose: string; commodity: string; floor?: number | null; metadata?: Record<string, string> },
+    input: { owner_type: string; owner_id: string; purpose: string; commodity: string; floor?: number | null; shards?: number; metadata?: Record<string, string> },
     idempotencyKey: string,
   ): Promise<Account> {
     return this.call('POST', `/v1/ledgers/${ledgerId}/accounts`, input, idempotencyKey);

@@ -1,21 +1,23 @@
 import type { TransactItem } from '../aws/dynamodb';
-import { getItem, isConditionalCheckFailed, queryPage, updateItem } from '../aws/store';
+import { mergedPage } from '../aws/merged-pages';
+import { getItem } from '../aws/store';
 import type { Outcome } from '../http/outcome';
 import { AppError } from '../kernel/errors';
 import { idempotent, type LedgerContext } from './context';
 import { ledgerOf } from './facts';
 import type { IdempotencyContext } from './idempotency';
 import { ledgerKeys } from './keys';
-import { toAccount, toEntry } from './records';
+import { shardsOf, toAccount, toEntry, type Item } from './records';
 import type { Account, Entry } from './schemas';
+import { markerItem, readShards, shardItem } from './shards';
 
-/** Accounts: opening, floors and status, entries (refusals documented on LedgerService). */
+/** Accounts: opening, reading, entries (refusals documented on LedgerService; changes: ./account-changes.ts). */
 
 export async function openAccount(
   context: LedgerContext,
   consumerId: string,
   ledgerId: string,
-  input: { owner_type: string; owner_id: string; purpose: string; commodity: string; floor: number | null; metadata?: Record<string, string> },
+  input: { owner_type: string; owner_id: string; purpose: string; commodity: string; floor: number | null; shards?: number; metadata?: Record<string, string> },
   idem?: IdempotencyContext,
 ): Promise<Outcome> {
   await ledgerOf(context, consumerId, ledgerId);
@@ -23,6 +25,7 @@ export async function openAccount(
   return idempotent(context, idem, async (now) => {
     const id = context.deps.ids();
     const floor = input.floor;
+    const shards = input.shards ?? 1;
     const stamp = now.toISOString();
     const item = {
       ...ledgerKeys.account(id),
@@ -43,6 +46,7 @@ export async function openAccount(
       available: 0,
       headroom: floor === null ? 0 : -floor,
       version: 0,
+      ...(shards > 1 ? { shards } : {}),
       metadata: input.metadata ?? {},
       created_at: stamp,
       updated_at: stamp,
@@ -58,73 +62,42 @@ export async function openAccount(
         },
       },
     ];
+    // A sharded account opens with all its shards, so every credit finds its shard's status there.
+    if (shards > 1) {
+      for (let shard = 0; shard < shards; shard += 1) items.push({ Put: { TableName: table, Item: shardItem(item, shard, stamp), ConditionExpression: 'attribute_not_exists(pk)' } });
+      items.push({ Put: { TableName: table, Item: markerItem(item, shards) } });
+    }
     return {
       items,
-      roles: [{ kind: 'record' }, { kind: 'unique' }],
+      roles: items.map((_, index) => (index === 1 ? { kind: 'unique' as const } : { kind: 'record' as const })),
       status: 201,
-      body: toAccount(item),
+      body: JSON.stringify(toAccount(item)),
       diagnose: (failure) =>
         failure.role.kind === 'unique' ? new AppError('conflict', `An account for this owner, purpose and commodity exists: ${String(failure.item?.account_id)}.`) : undefined,
     };
   });
 }
 
-export async function getAccount(context: LedgerContext, consumerId: string, ledgerId: string, accountId: string): Promise<Account> {
+/** The account's own item, if it is in this consumer's ledger. Refuses: ledger_not_found, account_not_found. */
+export async function accountItem(context: LedgerContext, consumerId: string, ledgerId: string, accountId: string): Promise<Item> {
   await ledgerOf(context, consumerId, ledgerId);
   const item = await getItem(context.deps, ledgerKeys.account(accountId));
   if (!item || item.ledger_id !== ledgerId) throw new AppError('account_not_found', `No account ${accountId} in this ledger.`);
-  return toAccount(item);
+  return item;
 }
 
-export async function updateAccount(
-  context: LedgerContext,
-  consumerId: string,
-  ledgerId: string,
-  accountId: string,
-  patch: { floor?: number | null; status?: 'active' | 'frozen' | 'closed' },
-): Promise<Account> {
-  const current = await getAccount(context, consumerId, ledgerId, accountId);
-  if (current.status === 'closed') throw new AppError('account_closed', 'A closed account cannot change.');
-  const sets = ['updated_at = :now'];
-  const conditions = ['#status <> :closed', 'ledger_id = :ledger'];
-  const values: Record<string, unknown> = { ':now': context.deps.clock.now().toISOString(), ':closed': 'closed', ':ledger': ledgerId, ':one': 1 };
-  if (patch.floor !== undefined) {
-    sets.push('floor = :floor', 'unbounded = :unbounded', 'headroom = available - :floor');
-    values[':floor'] = patch.floor ?? 0;
-    values[':unbounded'] = patch.floor === null;
-    if (patch.floor !== null) conditions.push('available >= :floor');
-  }
-  if (patch.status !== undefined) {
-    sets.push('#status = :status');
-    values[':status'] = patch.status;
-    if (patch.status === 'closed') {
-      conditions.push('posted = :zero AND pending_debits = :zero AND pending_credits = :zero');
-      values[':zero'] = 0;
-    }
-  }
-  try {
-    const updated = await updateItem(context.deps, ledgerKeys.account(accountId), {
-      expression: `SET ${sets.join(', ')} ADD version :one`,
-      condition: conditions.join(' AND '),
-      names: { '#status': 'status' },
-      values,
-      returnValues: 'ALL_NEW',
-    });
-    return toAccount(updated!);
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-    const item = await getItem(context.deps, ledgerKeys.account(accountId));
-    if (item?.status === 'closed') throw new AppError('account_closed', 'A closed account cannot change.');
-    if (patch.status === 'closed') throw new AppError('invalid', 'Only an account with nothing posted or pending can be closed.');
-    throw new AppError('insufficient_funds', 'The available balance is below the requested floor.');
-  }
+export async function getAccount(context: LedgerContext, consumerId: string, ledgerId: string, accountId: string): Promise<Account> {
+  const item = await accountItem(context, consumerId, ledgerId, accountId);
+  return toAccount(item, await readShards(context.deps, accountId, shardsOf(item)));
 }
 
+/** Newest first across the account's own partition and its shards' (a sharded account's credits keep their entries there). */
 export async function listEntries(context: LedgerContext, consumerId: string, ledgerId: string, accountId: string, cursor: string | undefined, limit: number): Promise<{ data: Entry[]; next_cursor: string | null }> {
-  await getAccount(context, consumerId, ledgerId, accountId);
-  const page = await queryPage(context.deps, {
-    partition: ledgerKeys.account(accountId).pk,
-    sortKey: { expression: 'begins_with(#sk, :entry)', names: { '#sk': 'sk' }, values: { ':entry': ledgerKeys.entryPrefix } },
+  const item = await accountItem(context, consumerId, ledgerId, accountId);
+  const page = await mergedPage(context.deps, {
+    partitions: ledgerKeys.entryPartitions(accountId, shardsOf(item)),
+    ...ledgerKeys.entryRange,
+    binding: { listing: 'entries', owner: accountId },
     cursor,
     limit,
     consistent: true,

@@ -5,10 +5,13 @@ import type { Outcome } from '../http/outcome';
 import type { Clock } from '../kernel/clock';
 import { AppError } from '../kernel/errors';
 import type { IdGenerator } from '../kernel/ids';
-import { IdempotencyStore, type IdempotencyContext } from './idempotency';
-import { legOut, type AccountFacts, type LedgerFacts } from './records';
+import { getItem } from '../aws/store';
+import { IdempotencyStore, type AnswerRef, type IdempotencyContext } from './idempotency';
+import { ledgerKeys } from './keys';
+import { legOut, pendingJson, toPending, toTransaction, transactionJson, type AccountFacts, type LedgerFacts } from './records';
 import type { Role } from './posting-plan';
 import { diagnose, REMEMBERED_REFUSALS, type Diagnose } from './refusals';
+import { sweepShards } from './shards';
 import type { LegInput, Transaction } from './schemas';
 
 /** What every ledger operation shares: the table, time, ids, idempotency records and fact caches. */
@@ -37,17 +40,38 @@ export interface LedgerContext {
 export function createLedgerContext(deps: LedgerDeps): LedgerContext {
   return {
     deps,
-    idempotency: new IdempotencyStore(deps, deps.idempotencyRetentionSeconds ?? 24 * 3600),
+    idempotency: new IdempotencyStore(deps, deps.idempotencyRetentionSeconds ?? 24 * 3600, (ref) => renderAnswer(deps, ref)),
     ledgerFacts: new Map(),
     accountFacts: new Map(),
   };
+}
+
+/**
+ * The bytes of a remembered answer, rendered again from the item it wrote: a transaction as posted
+ * (a later reversal sets its `reversed_by`, which the first answer did not have), a pending as
+ * reserved or as resolved (resolution is final).
+ */
+async function renderAnswer(deps: LedgerDeps, ref: AnswerRef): Promise<string> {
+  const [kind, id] = ref.split(' ') as [string, string];
+  if (kind === 'transaction') {
+    const item = await getItem(deps, ledgerKeys.transaction(id));
+    if (!item) throw new Error(`idempotency record refers to a missing transaction ${id}`);
+    return transactionJson({ ...toTransaction(item), reversed_by: null });
+  }
+  const item = await getItem(deps, ledgerKeys.pending(id));
+  if (!item) throw new Error(`idempotency record refers to a missing pending ${id}`);
+  const pending = toPending(item);
+  return pendingJson(kind === 'pending_created' ? { ...pending, status: 'pending', transaction_id: null, resolved_at: null } : pending);
 }
 
 export interface BuiltWrite {
   items: TransactItem[];
   roles: Role[];
   status: number;
-  body: unknown;
+  /** The answer's exact bytes. */
+  body: string;
+  /** What the answer is rendered from, so the idempotency record need not copy the body. */
+  ref?: AnswerRef;
   diagnose?: Diagnose;
 }
 
@@ -59,11 +83,20 @@ export async function idempotent(context: LedgerContext, idem: IdempotencyContex
   const now = context.deps.clock.now();
   try {
     const built = await build(now);
-    const body = JSON.stringify(built.body);
-    const items = idem ? [context.idempotency.recordItem(idem, built.status, body, now), ...built.items] : built.items;
+    const body = built.body;
+    const items = idem ? [context.idempotency.recordItem(idem, built.status, built.ref ? { ref: built.ref } : { body }, now), ...built.items] : built.items;
     const roles: Role[] = idem ? [{ kind: 'idempotency' }, ...built.roles] : built.roles;
+    // Committed within COMMIT_DEADLINE_MS of `now` or not at all: closed periods rely on it.
+    const commit = () => transact(context.deps, items, { deadlineMs: COMMIT_DEADLINE_MS - (context.deps.clock.now().getTime() - now.getTime()) });
     try {
-      await transact(context.deps, items);
+      try {
+        await commit();
+      } catch (error) {
+        // A debit the own item of a sharded account cannot cover may be covered once its shards
+        // are swept in: sweep, then try the same write once more (it wrote nothing the first time).
+        if (!(error instanceof ConditionsFailed) || !(await sweepShortAccounts(context, error, roles, now))) throw error;
+        await commit();
+      }
     } catch (error) {
       if (error instanceof TransactionTooLarge) {
         throw new AppError('invalid', `This operation needs ${error.size} writes; one transaction holds at most ${MAX_TRANSACT_ITEMS}.`);
@@ -83,7 +116,40 @@ export async function idempotent(context: LedgerContext, idem: IdempotencyContex
   }
 }
 
+/**
+ * Sweeps the shards of every sharded account whose own item refused a debit for want of money
+ * (not for its status or version, which a sweep cannot change). Returns whether there was one:
+ * then the write is worth trying again even if this sweep found the shards empty, since a
+ * concurrent sweep may have just moved their money into the own item.
+ */
+async function sweepShortAccounts(context: LedgerContext, error: ConditionsFailed, roles: readonly Role[], now: Date): Promise<boolean> {
+  let short = false;
+  for (const failure of error.failures) {
+    const role = roles[failure.index];
+    if (role?.kind === 'idempotency') return false;
+    if (role?.kind !== 'account' || role.shards === undefined || role.shard !== undefined) continue;
+    if (failure.item?.status !== 'active' || (role.version !== undefined && Number(failure.item.version) !== role.version)) continue;
+    await sweepShards(context.deps, role.accountId, role.shards, now);
+    short = true;
+  }
+  return short;
+}
+
 const MAX_FUTURE_EFFECTIVE_MS = 60_000;
+
+/**
+ * Closed periods without reading the ledger item on every posting. A period closes only through a
+ * time at least PERIOD_CLOSE_LAG_MS ago, and a write commits within COMMIT_DEADLINE_MS of taking
+ * its `now` or not at all (a Lambda's timeout is shorter still); so a posting effective now cannot
+ * land in a closed period, and only one with an explicit `effective_at` carries the check on the
+ * ledger item. Checking it on every posting would cost two write units each and make the ledger
+ * item a hot item of its own, capping a whole ledger near 500 postings/s (docs/performance.md).
+ */
+export const PERIOD_CLOSE_LAG_MS = 60_000;
+export const COMMIT_DEADLINE_MS = 15_000;
+
+/** The effective date a posting's period check needs: only an explicit one (see PERIOD_CLOSE_LAG_MS). */
+export const periodCheckOf = (requested: string | undefined, effective: string): string | undefined => (requested === undefined ? undefined : effective);
 
 /** The effective date of a posting: now, or a past date the caller names. Refuses: invalid (the future). */
 export function effectiveAt(requested: string | undefined, now: Date): string {

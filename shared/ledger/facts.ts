@@ -2,7 +2,7 @@ import { getItem, getItems, queryAll } from '../aws/store';
 import { AppError } from '../kernel/errors';
 import type { LedgerContext } from './context';
 import { ACCOUNT_INDEX_SHARDS, ledgerKeys } from './keys';
-import { toAccount, toAccountFacts, toPending, type AccountFacts, type LedgerFacts } from './records';
+import { shardsOf, toAccount, toAccountFacts, toPending, type AccountFacts, type Item, type LedgerFacts } from './records';
 import type { Account, Pending } from './schemas';
 
 /** Lookups every operation starts with: who owns a ledger, what an account is, an open pending. */
@@ -31,7 +31,7 @@ export async function ledgerOfAnyConsumer(context: LedgerContext, ledgerId: stri
   if (cached) return cached;
   const item = await getItem(context.deps, ledgerKeys.ledger(ledgerId));
   if (!item) throw new AppError('ledger_not_found', `No ledger ${ledgerId}.`);
-  const facts = { id: ledgerId, consumer_id: String(item.consumer_id) };
+  const facts = { id: ledgerId, consumer_id: String(item.consumer_id), transaction_shards: item.transaction_shards === undefined ? undefined : Number(item.transaction_shards) };
   remember(context.ledgerFacts, ledgerId, facts);
   return facts;
 }
@@ -42,7 +42,7 @@ export async function accountsOf(context: LedgerContext, ledgerId: string, accou
   const missing = unique.filter((id) => !context.accountFacts.has(id));
   for (let i = 0; i < missing.length; i += BATCH) {
     const keys = missing.slice(i, i + BATCH).map((id) => ledgerKeys.account(id));
-    const items = await getItems(context.deps, keys, { projection: 'id, ledger_id, owner_type, owner_id, purpose, commodity' });
+    const items = await getItems(context.deps, keys, { projection: 'id, ledger_id, owner_type, owner_id, purpose, commodity, shards' });
     for (const item of items) if (item) remember(context.accountFacts, String(item.id), toAccountFacts(item));
   }
   const facts = new Map<string, AccountFacts>();
@@ -65,12 +65,19 @@ export async function allAccounts(context: LedgerContext, ledgerId: string): Pro
     });
     for await (const item of indexed) keys.push({ pk: String(item.pk), sk: String(item.sk) });
   }
-  const accounts: Account[] = [];
+  const own: Item[] = [];
   for (let i = 0; i < keys.length; i += BATCH) {
-    const items = await getItems(context.deps, keys.slice(i, i + BATCH));
-    for (const item of items) if (item) accounts.push(toAccount(item));
+    for (const item of await getItems(context.deps, keys.slice(i, i + BATCH))) if (item) own.push(item);
   }
-  return accounts;
+  // Shards of every sharded account, read in batches too (a ledger holds many merchants).
+  const shardKeys = own.flatMap((item) => (shardsOf(item) > 1 ? Array.from({ length: shardsOf(item) }, (_, k) => ledgerKeys.accountShard(String(item.id), k)) : []));
+  const shards = new Map<string, Item[]>();
+  for (let i = 0; i < shardKeys.length; i += BATCH) {
+    for (const shard of await getItems(context.deps, shardKeys.slice(i, i + BATCH))) {
+      if (shard) shards.set(String(shard.account_id), [...(shards.get(String(shard.account_id)) ?? []), shard]);
+    }
+  }
+  return own.map((item) => toAccount(item, shards.get(String(item.id)) ?? []));
 }
 
 /** A pending posting that can still be posted or voided. Refuses: pending_not_found, conflict. */

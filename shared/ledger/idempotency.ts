@@ -9,9 +9,14 @@ import type { TransactItem } from '../aws/dynamodb';
 /**
  * Idempotency records of the ledger. A record is written in the same TransactWriteItems as the
  * money it answers for, so "posted" and "remembered" cannot come apart: a concurrent or later
- * request with the same key fails the record's condition and replays the stored bytes. State-
+ * request with the same key fails the record's condition and replays the stored answer. State-
  * dependent refusals (insufficient funds, a frozen account...) are remembered too, as Stripe does,
  * so a retry cannot post what the first attempt refused; malformed requests are not (nothing began).
+ *
+ * A money write's record holds no copy of its answer, only what the answer is rendered from (`ref`:
+ * the transaction or pending it wrote, which are never deleted), so the record stays a small item
+ * on the hot path; a replay renders the same bytes again through the one serializer
+ * (./records.ts). Refusals and the answers of ledger and account creation keep their body.
  */
 
 export interface IdempotencyContext {
@@ -23,7 +28,26 @@ export interface IdempotencyContext {
   requestId: string;
 }
 
+/**
+ * What an answer is re-rendered from: `transaction <id>` (as posted), `pending <id>` (as it is: a
+ * resolution is final) or `pending_created <id>` (as it was reserved).
+ */
+export type AnswerRef = `${'transaction' | 'pending' | 'pending_created'} ${string}`;
+
+/** A stored answer: its bytes, or what they are rendered from. */
+export type Answer = { body: string } | { ref: AnswerRef };
+
 interface StoredRecord {
+  operation: string;
+  fingerprint: string;
+  status_code: number;
+  body?: string;
+  ref?: AnswerRef;
+  created_at: string;
+  expires_at_epoch: number;
+}
+
+export interface ReadRecord {
   key: string;
   operation: string;
   fingerprint: string;
@@ -42,14 +66,16 @@ export class IdempotencyStore {
   constructor(
     private readonly deps: TableDeps,
     private readonly retentionSeconds: number,
+    /** Renders a referenced answer's bytes from its stored item. */
+    private readonly render: (ref: AnswerRef) => Promise<string>,
   ) {}
 
-  /** The Put that records a success inside the operation's own transaction. */
-  recordItem(context: IdempotencyContext, status: number, body: string, now: Date): TransactItem {
+  /** The Put that records an answer inside the operation's own transaction. */
+  recordItem(context: IdempotencyContext, status: number, answer: Answer, now: Date): TransactItem {
     return {
       Put: {
         TableName: this.deps.table,
-        Item: this.record(context, status, body, now),
+        Item: this.record(context, status, answer, now),
         ConditionExpression: 'attribute_not_exists(pk) OR expires_at_epoch < :now',
         ExpressionAttributeValues: { ':now': Math.floor(now.getTime() / 1000) },
       },
@@ -70,7 +96,7 @@ export class IdempotencyStore {
   async rememberRefusal(context: IdempotencyContext, error: AppError, now: Date): Promise<Outcome> {
     const body = JSON.stringify(problemBody(error, context.requestId));
     try {
-      await putItem(this.deps, this.record(context, error.status, body, now), {
+      await putItem(this.deps, this.record(context, error.status, { body }, now), {
         condition: 'attribute_not_exists(pk) OR expires_at_epoch < :now',
         values: { ':now': Math.floor(now.getTime() / 1000) },
       });
@@ -83,21 +109,22 @@ export class IdempotencyStore {
     }
   }
 
-  async read(scope: string, key: string, now: Date): Promise<StoredRecord | undefined> {
+  /** The live record of a key with its answer's bytes (rendered again when the record refers to them). */
+  async read(scope: string, key: string, now: Date): Promise<ReadRecord | undefined> {
     const item = (await getItem(this.deps, ledgerKeys.idempotency(scope, key))) as StoredRecord | undefined;
     if (!item || item.expires_at_epoch < Math.floor(now.getTime() / 1000)) return undefined;
-    return item;
+    const body = item.ref !== undefined ? await this.render(item.ref) : item.body!;
+    return { key, operation: item.operation, fingerprint: item.fingerprint, status_code: item.status_code, body, created_at: item.created_at, expires_at_epoch: item.expires_at_epoch };
   }
 
-  private record(context: IdempotencyContext, status: number, body: string, now: Date): StoredRecord & Record<string, unknown> {
+  private record(context: IdempotencyContext, status: number, answer: Answer, now: Date): StoredRecord & Record<string, unknown> {
     return {
       ...ledgerKeys.idempotency(context.scope, context.key),
       entity: 'idempotency',
-      key: context.key,
       operation: context.operation,
       fingerprint: context.fingerprint,
       status_code: status,
-      body,
+      ...answer,
       created_at: now.toISOString(),
       expires_at_epoch: Math.floor(now.getTime() / 1000) + this.retentionSeconds,
     };

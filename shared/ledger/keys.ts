@@ -9,8 +9,14 @@ import { createHash } from 'node:crypto';
 /** Accounts-by-ledger index partitions: spreads a ledger's accounts over this many GSI keys. */
 export const ACCOUNT_INDEX_SHARDS = 8;
 export const PENDING_INDEX_SHARDS = 4;
+export const SHARDED_MARKER_PARTITIONS = 4;
+/** Transactions index partitions of every ledger created from now on. */
+export const TRANSACTION_INDEX_SHARDS = 16;
 
-const shardOf = (id: string, shards: number) => createHash('sha1').update(id).digest().readUInt16BE(0) % shards;
+/** A stable spread of ids over `shards` buckets. */
+export const shardOf = (id: string, shards: number) => createHash('sha1').update(id).digest().readUInt16BE(0) % shards;
+const accountShardPartition = (accountId: string, shard: number) => `ACCOUNT#${accountId}#S${shard}`;
+const shardEntriesPartition = (accountId: string, shard: number) => `ACCOUNT#${accountId}#E${shard}`;
 
 export const ledgerKeys = {
   ledger: (ledgerId: string) => ({ pk: `LEDGER#${ledgerId}`, sk: 'LEDGER' }),
@@ -27,14 +33,43 @@ export const ledgerKeys = {
     pk: `ACCOUNT_KEY#${ledgerId}#${a.owner_type}#${a.owner_id}#${a.purpose}#${a.commodity}`,
     sk: 'ACCOUNT_KEY',
   }),
-  entry: (accountId: string, transactionId: string, index: number) => ({
-    pk: `ACCOUNT#${accountId}`,
+  /**
+   * A shard of a sharded account: credits land on one of them, each its own partition, so one
+   * account is not capped by one item's write limit (./shards.ts).
+   */
+  accountShard: (accountId: string, shard: number) => ({ pk: accountShardPartition(accountId, shard), sk: 'SHARD' }),
+  /** Sharded accounts, for the scheduled sweep: one marker per account, spread over a few partitions. */
+  shardedAccount: (accountId: string) => ({ pk: `SHARDED_ACCOUNTS#${shardOf(accountId, SHARDED_MARKER_PARTITIONS)}`, sk: accountId }),
+  shardedAccountsPartition: (partition: number) => `SHARDED_ACCOUNTS#${partition}`,
+  /**
+   * An entry lives in its account's partition, or, for a credit that landed on a shard, in that
+   * shard's entries partition: apart from the shard item, so that each partition takes one
+   * transactional write per credit, not two.
+   */
+  entry: (accountId: string, transactionId: string, index: number, shard?: number) => ({
+    pk: shard === undefined ? `ACCOUNT#${accountId}` : shardEntriesPartition(accountId, shard),
     sk: `ENTRY#${transactionId}#${String(index).padStart(2, '0')}`,
   }),
-  entryPrefix: 'ENTRY#',
+  /** The partitions an account's entries live in: its own, then each shard's. */
+  entryPartitions: (accountId: string, shards: number) => [`ACCOUNT#${accountId}`, ...Array.from({ length: shards > 1 ? shards : 0 }, (_, k) => shardEntriesPartition(accountId, k))],
+  /** Every entry sort key lies in this range (`$` follows `#`). */
+  entryRange: { from: 'ENTRY#', to: 'ENTRY$' },
 
   transaction: (transactionId: string) => ({ pk: `TXN#${transactionId}`, sk: 'TXN' }),
-  transactionsOfLedger: (ledgerId: string) => `TXNS#${ledgerId}`,
+  /**
+   * A ledger's transactions index (gsi1), spread over `shards` partitions by transaction id: one
+   * index partition takes about 1,000 writes a second, and new ids always sort last, so DynamoDB
+   * cannot split it by key range. A ledger created before the spread has one partition (shards
+   * undefined).
+   */
+  transactionIndex: (ledgerId: string, transactionId: string, shards: number | undefined) => ({
+    gsi1pk: shards === undefined ? `TXNS#${ledgerId}` : `TXNS#${ledgerId}#${shardOf(transactionId, shards)}`,
+    gsi1sk: transactionId,
+  }),
+  transactionPartitions: (ledgerId: string, shards: number | undefined) =>
+    shards === undefined ? [`TXNS#${ledgerId}`] : Array.from({ length: shards }, (_, shard) => `TXNS#${ledgerId}#${shard}`),
+  /** Every transaction id lies in this range (ids are lower-case hex and dashes). */
+  transactionRange: { from: '0', to: 'g' },
 
   pending: (pendingId: string) => ({ pk: `PENDING#${pendingId}`, sk: 'PENDING' }),
   openPendingIndex: (pendingId: string, expiresAt: string) => ({

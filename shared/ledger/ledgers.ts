@@ -1,10 +1,10 @@
 import { getItem, isConditionalCheckFailed, queryPage, updateItem } from '../aws/store';
 import type { Outcome } from '../http/outcome';
 import { AppError } from '../kernel/errors';
-import { idempotent, type LedgerContext } from './context';
+import { idempotent, PERIOD_CLOSE_LAG_MS, type LedgerContext } from './context';
 import { ledgerOf } from './facts';
 import type { IdempotencyContext } from './idempotency';
-import { ledgerKeys } from './keys';
+import { TRANSACTION_INDEX_SHARDS, ledgerKeys } from './keys';
 import { toLedger } from './records';
 import type { Ledger } from './schemas';
 
@@ -21,10 +21,11 @@ export async function createLedger(context: LedgerContext, consumerId: string, i
       ...ledger,
       // closed_through is absent until a period is closed: the posting condition tests for that.
       closed_through: undefined,
+      transaction_shards: TRANSACTION_INDEX_SHARDS,
       gsi1pk: ledgerKeys.ledgersOfConsumer(consumerId),
       gsi1sk: id,
     };
-    return { items: [{ Put: { TableName: context.deps.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }], roles: [{ kind: 'record' }], status: 201, body: ledger };
+    return { items: [{ Put: { TableName: context.deps.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }], roles: [{ kind: 'record' }], status: 201, body: JSON.stringify(ledger) };
   });
 }
 
@@ -43,7 +44,8 @@ export async function closePeriod(context: LedgerContext, consumerId: string, le
   await ledgerOf(context, consumerId, ledgerId);
   const now = context.deps.clock.now();
   const through = new Date(closedThrough);
-  if (through.getTime() > now.getTime()) throw new AppError('invalid', 'A period can only be closed up to the present.');
+  // Not later than a minute ago: a posting effective now may still be committing (./context.ts).
+  if (through.getTime() > now.getTime() - PERIOD_CLOSE_LAG_MS) throw new AppError('invalid', `A period can only be closed up to ${PERIOD_CLOSE_LAG_MS / 1000} s ago.`);
   try {
     // Periods only move forward: closing up to an earlier time than already closed changes nothing.
     const updated = await updateItem(context.deps, ledgerKeys.ledger(ledgerId), {

@@ -1,6 +1,7 @@
 import type { TransactItem } from '../aws/dynamodb';
 import { AppError } from '../kernel/errors';
 import { ledgerKeys } from './keys';
+import { transactionAttributes, type LedgerFacts } from './records';
 import type { Transaction } from './schemas';
 
 /**
@@ -22,6 +23,18 @@ export interface AccountDelta {
   pendingCredits: number;
 }
 
+/**
+ * Where a write's change to each account lands. `landing` names the shard a sharded account's
+ * change goes to (absent: the account's own item, where floors, holds and preconditions are
+ * checked); `shards` is each sharded account's shard count (./shards.ts decides both).
+ */
+export interface Spread {
+  landing: ReadonlyMap<string, number>;
+  shards: ReadonlyMap<string, number>;
+}
+
+export const NOT_SPREAD: Spread = { landing: new Map(), shards: new Map() };
+
 export function addDelta(deltas: Map<string, AccountDelta>, accountId: string, delta: AccountDelta): void {
   const current = deltas.get(accountId) ?? { posted: 0, pendingDebits: 0, pendingCredits: 0 };
   deltas.set(accountId, { posted: current.posted + delta.posted, pendingDebits: current.pendingDebits + delta.pendingDebits, pendingCredits: current.pendingCredits + delta.pendingCredits });
@@ -35,14 +48,16 @@ export type Role =
   | { kind: 'record' }
   /** A uniqueness marker: its condition fails when the unique value is taken. */
   | { kind: 'unique' }
-  | { kind: 'account'; accountId: string; version?: number; minAvailable?: number; delta: AccountDelta }
+  /** An account's own item (`shards`: how many shards it has, if sharded), or one of its shards (`shard`). */
+  | { kind: 'account'; accountId: string; version?: number; minAvailable?: number; delta: AccountDelta; shard?: number; shards?: number }
   | { kind: 'claim'; key: string }
   | { kind: 'pending' }
   | { kind: 'original' };
 
 export type PostingPlan = ReturnType<typeof postingPlan>;
 
-export function postingPlan(table: string, ledgerId: string, effectiveAt: string | undefined, now: Date) {
+export function postingPlan(table: string, ledger: LedgerFacts, effectiveAt: string | undefined, now: Date) {
+  const ledgerId = ledger.id;
   const items: TransactItem[] = [];
   const roles: Role[] = [];
   if (effectiveAt) {
@@ -57,15 +72,35 @@ export function postingPlan(table: string, ledgerId: string, effectiveAt: string
     roles.push({ kind: 'ledger' });
   }
   const stamp = now.toISOString();
+
+  /** A credit on one shard of a sharded account: no floor to check, only that the account takes money. */
+  function addShardCredit(accountId: string, shard: number, delta: AccountDelta, requireActive: boolean) {
+    // A shard holds credits only (posted never falls, no pending debits), so the account's own
+    // item never overstates what it may debit (./shards.ts).
+    if (delta.posted < 0 || delta.pendingDebits !== 0) throw new Error(`a debit or hold of account ${accountId} cannot land on a shard`);
+    items.push({
+      Update: {
+        TableName: table,
+        Key: ledgerKeys.accountShard(accountId, shard),
+        UpdateExpression: 'SET updated_at = :now ADD posted :posted, pending_credits :pc',
+        ConditionExpression: ['attribute_exists(pk)', 'ledger_id = :ledger', ...(requireActive ? ['#status = :active'] : [])].join(' AND '),
+        ...(requireActive ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+        ExpressionAttributeValues: { ':ledger': ledgerId, ':posted': delta.posted, ':pc': delta.pendingCredits, ':now': stamp, ...(requireActive ? { ':active': 'active' } : {}) },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    });
+    roles.push({ kind: 'account', accountId, delta, shard });
+  }
+
   return {
     items,
     roles,
-    addTransaction(transaction: Transaction) {
+    addTransaction(transaction: Transaction, spread: Spread = NOT_SPREAD) {
       items.push({
         Put: {
           TableName: table,
           // reversed_by is absent until a reversal sets it: the reversal's condition tests for that.
-          Item: { ...ledgerKeys.transaction(transaction.id), entity: 'transaction', ...transaction, reversed_by: undefined, gsi1pk: ledgerKeys.transactionsOfLedger(ledgerId), gsi1sk: transaction.id },
+          Item: { ...ledgerKeys.transaction(transaction.id), ...transactionAttributes(transaction), ...ledgerKeys.transactionIndex(ledgerId, transaction.id, ledger.transaction_shards) },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       });
@@ -75,7 +110,8 @@ export function postingPlan(table: string, ledgerId: string, effectiveAt: string
           Put: {
             TableName: table,
             Item: {
-              ...ledgerKeys.entry(leg.account_id, transaction.id, index),
+              // A credit landing on a shard keeps its entry in that shard's partition.
+              ...ledgerKeys.entry(leg.account_id, transaction.id, index, spread.landing.get(leg.account_id)),
               entity: 'entry',
               transaction_id: transaction.id,
               account_id: leg.account_id,
@@ -95,11 +131,17 @@ export function postingPlan(table: string, ledgerId: string, effectiveAt: string
       ledger: string,
       deltas: Map<string, AccountDelta>,
       checks: { requireActive: boolean; versionIs?: { account_id: string; version: number }[]; minAvailableAfter?: { account_id: string; amount: number }[] },
+      spread: Spread = NOT_SPREAD,
     ) {
       for (const requirement of [...(checks.versionIs ?? []), ...(checks.minAvailableAfter ?? [])]) {
         if (!deltas.has(requirement.account_id)) throw new AppError('invalid', `Precondition on account ${requirement.account_id}, which the posting does not touch.`);
       }
       for (const [accountId, delta] of deltas) {
+        const shard = spread.landing.get(accountId);
+        if (shard !== undefined) {
+          addShardCredit(accountId, shard, delta, checks.requireActive);
+          continue;
+        }
         const available = delta.posted - delta.pendingDebits;
         const version = checks.versionIs?.find((v) => v.account_id === accountId)?.version;
         const minAvailable = checks.minAvailableAfter?.find((m) => m.account_id === accountId)?.amount;
@@ -133,7 +175,7 @@ export function postingPlan(table: string, ledgerId: string, effectiveAt: string
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
         });
-        roles.push({ kind: 'account', accountId, version, minAvailable, delta });
+        roles.push({ kind: 'account', accountId, version, minAvailable, delta, shards: spread.shards.get(accountId) });
       }
     },
     addClaims(ledger: string, claims: { key: string; amount: number; max: number; expires_at?: string }[], at: Date) {

@@ -2,13 +2,14 @@ import { dueKeys } from '../aws/due-keys';
 import { getItem } from '../aws/store';
 import type { Outcome } from '../http/outcome';
 import { AppError } from '../kernel/errors';
-import { effectiveAt, idempotent, newTransaction, type LedgerContext } from './context';
+import { effectiveAt, idempotent, newTransaction, periodCheckOf, type LedgerContext } from './context';
 import { accountsOf, ledgerOf, ledgerOfAnyConsumer, openPending } from './facts';
 import type { IdempotencyContext } from './idempotency';
 import { PENDING_INDEX_SHARDS, ledgerKeys } from './keys';
 import { addDelta, postingPlan, type AccountDelta } from './posting-plan';
-import { legOut, toTransaction } from './records';
+import { legOut, pendingAttributes, pendingJson, toTransaction, transactionJson } from './records';
 import { assertBalanced, assertCommodities, assertWithinPending } from './refusals';
+import { spreadOf } from './shards';
 import type { LegInput, Pending, PendingCreate, PostingCreate, Transaction } from './schemas';
 
 /** Money: postings, pending reservations, their resolution, reversals (refusals documented on LedgerService). */
@@ -17,7 +18,7 @@ const releaseOf = (leg: { direction: 'debit' | 'credit'; amount: number }): Acco
   leg.direction === 'debit' ? { posted: 0, pendingDebits: -leg.amount, pendingCredits: 0 } : { posted: 0, pendingDebits: 0, pendingCredits: -leg.amount };
 
 export async function post(context: LedgerContext, consumerId: string, ledgerId: string, input: PostingCreate, idem: IdempotencyContext): Promise<Outcome> {
-  await ledgerOf(context, consumerId, ledgerId);
+  const ledger = await ledgerOf(context, consumerId, ledgerId);
   return idempotent(context, idem, async (now) => {
     const effective = effectiveAt(input.effective_at, now);
     const pending = input.post_pending_id ? await openPending(context, ledgerId, input.post_pending_id, now) : undefined;
@@ -35,17 +36,20 @@ export async function post(context: LedgerContext, consumerId: string, ledgerId:
     }
 
     const transaction = newTransaction(context, ledgerId, input, legs, facts, effective, now, { exchange: commodities.size > 1, pendingId: pending?.id ?? null });
-    const plan = postingPlan(context.deps.table, ledgerId, effective, now);
-    plan.addTransaction(transaction);
-    plan.addAccounts(ledgerId, deltas, { requireActive: true, versionIs: input.version_is, minAvailableAfter: input.min_available_after });
+    const pinned = [...(input.version_is ?? []), ...(input.min_available_after ?? [])].map((p) => p.account_id);
+    // Posting a pending credits the shard its hold was on, so the hold's release nets out there.
+    const spread = spreadOf(deltas, facts, pending?.id ?? transaction.id, pinned);
+    const plan = postingPlan(context.deps.table, ledger, periodCheckOf(input.effective_at, effective), now);
+    plan.addTransaction(transaction, spread);
+    plan.addAccounts(ledgerId, deltas, { requireActive: true, versionIs: input.version_is, minAvailableAfter: input.min_available_after }, spread);
     plan.addClaims(ledgerId, input.limit_claims ?? [], now);
     if (pending) plan.resolvePending(pending.id, 'posted', now, transaction.id);
-    return { ...plan.build(), status: 201, body: transaction };
+    return { ...plan.build(), status: 201, body: transactionJson(transaction), ref: `transaction ${transaction.id}` };
   });
 }
 
 export async function reserve(context: LedgerContext, consumerId: string, ledgerId: string, input: PendingCreate, idem: IdempotencyContext): Promise<Outcome> {
-  await ledgerOf(context, consumerId, ledgerId);
+  const ledger = await ledgerOf(context, consumerId, ledgerId);
   return idempotent(context, idem, async (now) => {
     assertBalanced(input.legs);
     if (input.expires_at && new Date(input.expires_at).getTime() <= now.getTime()) throw new AppError('invalid', 'expires_at must be in the future.');
@@ -70,17 +74,18 @@ export async function reserve(context: LedgerContext, consumerId: string, ledger
       created_at: now.toISOString(),
       resolved_at: null,
     };
-    const plan = postingPlan(context.deps.table, ledgerId, undefined, now);
+    const plan = postingPlan(context.deps.table, ledger, undefined, now);
     plan.items.push({
       Put: {
         TableName: context.deps.table,
-        Item: { ...ledgerKeys.pending(id), entity: 'pending', ...pending, ...(expiresAt ? ledgerKeys.openPendingIndex(id, expiresAt) : {}) },
+        Item: { ...ledgerKeys.pending(id), ...pendingAttributes(pending), ...(expiresAt ? ledgerKeys.openPendingIndex(id, expiresAt) : {}) },
         ConditionExpression: 'attribute_not_exists(pk)',
       },
     });
     plan.roles.push({ kind: 'record' });
-    plan.addAccounts(ledgerId, deltas, { requireActive: true, minAvailableAfter: input.min_available_after });
-    return { ...plan.build(), status: 201, body: pending };
+    const spread = spreadOf(deltas, facts, id, (input.min_available_after ?? []).map((p) => p.account_id));
+    plan.addAccounts(ledgerId, deltas, { requireActive: true, minAvailableAfter: input.min_available_after }, spread);
+    return { ...plan.build(), status: 201, body: pendingJson(pending), ref: `pending_created ${id}` };
   });
 }
 
@@ -92,17 +97,18 @@ export async function voidPending(
   idem: IdempotencyContext | undefined,
   outcome: 'voided' | 'expired' = 'voided',
 ): Promise<Outcome> {
-  await ledgerOf(context, consumerId, ledgerId);
+  const ledger = await ledgerOf(context, consumerId, ledgerId);
   return idempotent(context, idem, async (now) => {
     const pending = await openPending(context, ledgerId, pendingId, now, { allowExpired: true });
     const deltas = new Map<string, AccountDelta>();
     for (const leg of pending.legs) addDelta(deltas, leg.account_id, releaseOf(leg));
-    const plan = postingPlan(context.deps.table, ledgerId, undefined, now);
+    const facts = await accountsOf(context, ledgerId, [...deltas.keys()]);
+    const plan = postingPlan(context.deps.table, ledger, undefined, now);
     plan.resolvePending(pendingId, outcome, now, null);
     // Releasing a reservation moves no money, so it is allowed on frozen and closed accounts too.
-    plan.addAccounts(ledgerId, deltas, { requireActive: false });
+    plan.addAccounts(ledgerId, deltas, { requireActive: false }, spreadOf(deltas, facts, pendingId));
     const resolved: Pending = { ...pending, status: outcome, resolved_at: now.toISOString() };
-    return { ...plan.build(), status: 200, body: resolved };
+    return { ...plan.build(), status: 200, body: pendingJson(resolved), ref: `pending ${pendingId}` };
   });
 }
 
@@ -114,7 +120,7 @@ export async function reverse(
   input: { effective_at?: string; metadata?: Record<string, string> } | undefined,
   idem: IdempotencyContext,
 ): Promise<Outcome> {
-  await ledgerOf(context, consumerId, ledgerId);
+  const ledger = await ledgerOf(context, consumerId, ledgerId);
   return idempotent(context, idem, async (now) => {
     const original = await transactionOf(context, ledgerId, transactionId);
     if (original.reversed_by) throw new AppError('conflict', `Transaction ${transactionId} was already reversed by ${original.reversed_by}.`);
@@ -135,8 +141,9 @@ export async function reverse(
       now,
       { exchange: false, pendingId: null, reverses: transactionId },
     );
-    const plan = postingPlan(context.deps.table, ledgerId, effective, now);
-    plan.addTransaction(reversal);
+    const spread = spreadOf(deltas, facts, reversal.id);
+    const plan = postingPlan(context.deps.table, ledger, periodCheckOf(input?.effective_at, effective), now);
+    plan.addTransaction(reversal, spread);
     plan.items.push({
       Update: {
         TableName: context.deps.table,
@@ -147,11 +154,12 @@ export async function reverse(
       },
     });
     plan.roles.push({ kind: 'original' });
-    plan.addAccounts(ledgerId, deltas, { requireActive: true });
+    plan.addAccounts(ledgerId, deltas, { requireActive: true }, spread);
     return {
       ...plan.build(),
       status: 201,
-      body: reversal,
+      body: transactionJson(reversal),
+      ref: `transaction ${reversal.id}`,
       diagnose: (failure) => (failure.role.kind === 'original' ? new AppError('conflict', `Transaction ${transactionId} was already reversed.`) : undefined),
     };
   });

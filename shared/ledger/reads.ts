@@ -1,4 +1,5 @@
-import { getItem, queryAll, queryPage } from '../aws/store';
+import { mergedPage, mergeRange } from '../aws/merged-pages';
+import { getItem } from '../aws/store';
 import { AppError } from '../kernel/errors';
 import type { LedgerContext } from './context';
 import { consumerKeys } from './consumers';
@@ -28,10 +29,12 @@ export async function listTransactions(
   ledgerId: string,
   options: { cursor?: string; limit: number; type?: string },
 ): Promise<{ data: Transaction[]; next_cursor: string | null }> {
-  await ledgerOf(context, consumerId, ledgerId);
-  const page = await queryPage(context.deps, {
+  const ledger = await ledgerOf(context, consumerId, ledgerId);
+  const page = await mergedPage(context.deps, {
     index: 'gsi1',
-    partition: ledgerKeys.transactionsOfLedger(ledgerId),
+    partitions: ledgerKeys.transactionPartitions(ledgerId, ledger.transaction_shards),
+    ...ledgerKeys.transactionRange,
+    binding: { listing: 'transactions', owner: ledgerId },
     cursor: options.cursor,
     limit: options.limit,
     invalidCode: 'invalid',
@@ -49,25 +52,26 @@ export async function feed(
   cursor: string | undefined,
   limit: number,
 ): Promise<{ data: { id: string; type: 'transaction.posted'; created_at: string; transaction: Transaction }[]; next_cursor: string | null }> {
-  await ledgerOf(context, consumerId, ledgerId);
+  const ledger = await ledgerOf(context, consumerId, ledgerId);
   const consumer = await getItem(context.deps, consumerKeys.consumer(consumerId));
   if (consumer?.feed_blocked === true) throw new AppError('event_feed_blocked', "An operator has blocked this consumer's event feed.");
   if (cursor !== undefined && !/^[0-9a-f-]{36}$/.test(cursor)) throw new AppError('invalid', 'cursor must be the id of the last event read.');
   const settledBefore = uuidFloor(context.deps.clock.now().getTime() - (context.deps.feedSettleMs ?? FEED_SETTLE_MS));
   if (cursor !== undefined && `${cursor}!` >= settledBefore) return { data: [], next_cursor: cursor };
-  const data: { id: string; type: 'transaction.posted'; created_at: string; transaction: Transaction }[] = [];
-  const items = queryAll(context.deps, {
-    IndexName: 'gsi1',
-    KeyConditionExpression: cursor ? 'gsi1pk = :pk AND gsi1sk BETWEEN :after AND :before' : 'gsi1pk = :pk AND gsi1sk < :before',
-    ExpressionAttributeValues: { ':pk': ledgerKeys.transactionsOfLedger(ledgerId), ':before': settledBefore, ...(cursor ? { ':after': `${cursor}!` } : {}) },
-    ScanIndexForward: true,
-    Limit: limit,
+  // Oldest first across the index shards; no id equals the floor (a UUIDv7's variant bits are set).
+  const { items } = await mergeRange(context.deps, {
+    index: 'gsi1',
+    partitions: ledgerKeys.transactionPartitions(ledgerId, ledger.transaction_shards),
+    from: ledgerKeys.transactionRange.from,
+    to: settledBefore,
+    after: cursor,
+    limit,
+    descending: false,
   });
-  for await (const item of items) {
+  const data = items.map((item) => {
     const transaction = toTransaction(item);
-    data.push({ id: transaction.id, type: 'transaction.posted', created_at: transaction.created_at, transaction });
-    if (data.length >= limit) break;
-  }
+    return { id: transaction.id, type: 'transaction.posted' as const, created_at: transaction.created_at, transaction };
+  });
   return { data, next_cursor: data.length > 0 ? data[data.length - 1]!.id : (cursor ?? null) };
 }
 

@@ -9,6 +9,8 @@ import { metadata, timestamp, uuid } from '../http/schemas';
 
 export const MAX_LEGS = 32;
 export const MAX_CLAIMS = 8;
+/** The most shard items one account may be spread over (a transaction touching all of them fits in one). */
+export const MAX_ACCOUNT_SHARDS = 32;
 
 /** The largest amount one leg may carry: keeps every sum of legs a safe integer. */
 export const MAX_LEG_AMOUNT = 2 ** 45;
@@ -24,6 +26,21 @@ export const legAmount = z.number().int().min(1).max(MAX_LEG_AMOUNT);
 
 /** A floor is the lowest balance allowed: 0 forbids a net debit, negative is a credit line, null is no floor. */
 export const floor = z.number().int().min(-MAX_LEG_AMOUNT).max(MAX_LEG_AMOUNT).nullable();
+
+/**
+ * How many items a credit-mostly account (revenue, settlement, a rewards pool) is spread over: its
+ * credits land on one of them, chosen by the transaction, so one account takes more writes per
+ * second than one DynamoDB item can; balances sum them; debits and holds use the account's own
+ * item, which first sweeps the shards in when it is short. 1: not spread. Can only be raised.
+ */
+export const shards = z
+  .number()
+  .int()
+  .min(1)
+  .max(MAX_ACCOUNT_SHARDS)
+  .describe(
+    'Items the account is spread over (1: not spread). Credits land on one shard, chosen by the transaction, so a credit-mostly account (revenue, settlement) takes more writes per second than one item; balances and entries include every shard; debits, holds and preconditions use the account itself, which sweeps the shards in when short, so floors stay exact. Freezing and closing apply to every shard. Can only be raised; on a sharded account, credits landing on shards do not change `version`.',
+  );
 
 export const legInput = z
   .object({ account_id: uuid, direction, amount: legAmount, commodity })
@@ -59,6 +76,7 @@ export const accountCreate = z
     purpose: label,
     commodity,
     floor: floor.default(0),
+    shards: shards.default(1),
     metadata: metadata.optional(),
   })
   .strict();
@@ -66,9 +84,9 @@ export const accountCreate = z
 export const accountStatus = z.enum(['active', 'frozen', 'closed']);
 
 export const accountUpdate = z
-  .object({ floor: floor.optional(), status: accountStatus.optional() })
+  .object({ floor: floor.optional(), status: accountStatus.optional(), shards: shards.optional() })
   .strict()
-  .refine((body) => body.floor !== undefined || body.status !== undefined, { message: 'set floor, status or both' });
+  .refine((body) => body.floor !== undefined || body.status !== undefined || body.shards !== undefined, { message: 'set floor, status, shards or several' });
 
 export const account = z.object({
   id: uuid,
@@ -87,8 +105,12 @@ export const account = z.object({
     /** posted minus pending debits: what a new debit may use, down to the floor. */
     available: z.number().int(),
   }),
-  /** Increases by one on every change; `version_is` on a posting compares against it. */
+  /**
+   * Increases by one on every change of the account's own item; `version_is` on a posting compares
+   * against it. On a sharded account, credits landing on shards do not move it.
+   */
   version: z.number().int(),
+  shards,
   metadata: z.record(z.string(), z.string()),
   created_at: timestamp,
   updated_at: timestamp,

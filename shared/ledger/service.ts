@@ -1,10 +1,12 @@
 import type { Outcome } from '../http/outcome';
+import * as accountChanges from './account-changes';
 import * as accounts from './accounts';
 import { createLedgerContext, type LedgerContext, type LedgerDeps } from './context';
 import type { IdempotencyContext } from './idempotency';
 import * as ledgers from './ledgers';
 import * as postings from './postings';
 import * as reads from './reads';
+import { sweepAllShards } from './shards';
 import type { Account, Entry, Ledger, Pending, PendingCreate, PostingCreate, Transaction } from './schemas';
 
 export type { LedgerDeps } from './context';
@@ -49,18 +51,24 @@ export class LedgerService {
     return ledgers.listLedgers(this.context, consumerId, cursor, limit);
   }
 
-  /** Closes the books up to a time: later postings and reversals effective at or before it are refused. Refuses: invalid, ledger_not_found. */
+  /**
+   * Closes the books up to a time at least a minute ago: later postings and reversals effective at
+   * or before it are refused. Refuses: invalid (a time less than a minute ago), ledger_not_found.
+   */
   closePeriod(consumerId: string, ledgerId: string, closedThrough: string): Promise<{ ledger_id: string; closed_through: string }> {
     return ledgers.closePeriod(this.context, consumerId, ledgerId, closedThrough);
   }
 
   // Accounts
 
-  /** Opens an account. Refuses: ledger_not_found, conflict (same owner, purpose and commodity exists). */
+  /**
+   * Opens an account, spread over `shards` items when more than 1 (./shards.ts).
+   * Refuses: ledger_not_found, conflict (same owner, purpose and commodity exists).
+   */
   openAccount(
     consumerId: string,
     ledgerId: string,
-    input: { owner_type: string; owner_id: string; purpose: string; commodity: string; floor: number | null; metadata?: Record<string, string> },
+    input: { owner_type: string; owner_id: string; purpose: string; commodity: string; floor: number | null; shards?: number; metadata?: Record<string, string> },
     idem?: IdempotencyContext,
   ): Promise<Outcome> {
     return accounts.openAccount(this.context, consumerId, ledgerId, input, idem);
@@ -72,12 +80,14 @@ export class LedgerService {
   }
 
   /**
-   * Changes an account's floor or status. Status moves: active <-> frozen, either -> closed (final,
-   * and only with nothing posted or pending). Refuses: account_not_found, account_closed,
-   * insufficient_funds (the available balance is already below the new floor), invalid.
+   * Changes an account's floor, status (on every shard) or shard count. Status moves: active <->
+   * frozen, either -> closed (final, and only with nothing posted or pending); shards only rise.
+   * Refuses: account_not_found, account_closed, insufficient_funds (the available balance is
+   * already below the new floor), invalid (closing a non-empty account, lowering shards),
+   * service_unavailable (the account kept changing concurrently).
    */
-  updateAccount(consumerId: string, ledgerId: string, accountId: string, patch: { floor?: number | null; status?: 'active' | 'frozen' | 'closed' }): Promise<Account> {
-    return accounts.updateAccount(this.context, consumerId, ledgerId, accountId, patch);
+  updateAccount(consumerId: string, ledgerId: string, accountId: string, patch: { floor?: number | null; status?: 'active' | 'frozen' | 'closed'; shards?: number }): Promise<Account> {
+    return accountChanges.updateAccount(this.context, consumerId, ledgerId, accountId, patch);
   }
 
   /** The account's entries, newest first. Refuses: account_not_found, invalid (cursor). */
@@ -119,6 +129,11 @@ export class LedgerService {
   /** Voids every open pending whose expiry has passed; returns how many it expired. */
   expirePendings(): Promise<number> {
     return postings.expirePendings(this.context);
+  }
+
+  /** Sweeps every sharded account's shards into its own item; returns how many had something to move. */
+  sweepShards(): Promise<number> {
+    return sweepAllShards(this.context.deps, this.context.deps.clock.now());
   }
 
   // Reads

@@ -115,6 +115,21 @@ describe('postings over HTTP', () => {
     expectProblem(await api('PATCH', `${L()}/accounts/${empty.id}`, { body: { status: 'active' } }), 'account_closed');
   });
 
+  it('opens a sharded account, sums its shards, raises them by PATCH, and refuses shards outside 1..32 with invalid', async () => {
+    const source = await open({ floor: null });
+    const merchant = await open({ owner_type: 'merchant', purpose: 'settlement', shards: 8 });
+    expect(merchant).toMatchObject({ shards: 8, version: 0 });
+    for (let i = 0; i < 6; i += 1) expect((await post([leg(source.id, 'debit', 10), leg(merchant.id, 'credit', 10)])).status).toBe(201);
+    expect((await post([leg(merchant.id, 'debit', 60), leg(source.id, 'credit', 60)])).status).toBe(201);
+    const raised = await api('PATCH', `${L()}/accounts/${merchant.id}`, { body: { shards: 16 } });
+    expect(raised.body).toMatchObject({ shards: 16, balance: { posted: 0, available: 0 } });
+    expect((await api('GET', `${L()}/accounts/${merchant.id}/entries?limit=100`)).body.data).toHaveLength(7);
+    expectProblem(await api('PATCH', `${L()}/accounts/${merchant.id}`, { body: { shards: 4 } }), 'invalid');
+    for (const shards of [0, 33, 2.5, '8']) {
+      expectProblem(await api('POST', `${L()}/accounts`, { body: { owner_type: 'user', owner_id: uuidv7(), purpose: 'cash', commodity: 'USD', shards } }), 'invalid');
+    }
+  });
+
   it('reserves, posts a part, refuses posting more than reserved, and voids', async () => {
     const source = await open({ floor: null });
     const payer = await open();

@@ -66,6 +66,43 @@ describe('postings', () => {
     expect(await refusal(f.transfer(a.id, b.id, 701, {}, 'same-key'))).toBe('idempotency_key_reuse');
   });
 
+  it('replays the original bytes from the stored transaction, after a reversal and whatever the metadata order', async () => {
+    const a = await f.open({ floor: null });
+    const b = await f.open();
+    const metadata = { zeta: 'z', alpha: 'a', 'é': 'ü \u{1F600}', '10': 'ten', '9': 'nine' };
+    const first = await f.transfer(a.id, b.id, 300, { metadata }, 'ordered-key');
+    const reversal = await f.service.reverse(f.consumerId, f.ledgerId, first.json.id, undefined, f.idem('reverseTransaction', 'r'));
+    expect(reversal.status).toBe(201);
+    const again = await f.transfer(a.id, b.id, 300, { metadata: Object.fromEntries(Object.entries(metadata).reverse()) }, 'ordered-key');
+    expect(again.replayed).toBe(true);
+    expect(again.body).toBe(first.body);
+    expect(first.json.reversed_by).toBeNull();
+    expect(first.json.metadata).toEqual(metadata);
+    const stored = await f.service.idempotencyRecord(f.consumerId, f.ledgerId, 'ordered-key');
+    expect(JSON.stringify(stored.response)).toBe(first.body);
+  });
+
+  it('replays a reservation as reserved after it was posted, and a void as voided', async () => {
+    const payer = await f.open();
+    const merchant = await f.open({ owner_type: 'merchant', purpose: 'settlement' });
+    const source = await f.open({ floor: null });
+    await f.transfer(source.id, payer.id, 100);
+    const body = { type: 'payment', metadata: { b: '2', a: '1' }, legs: [leg(payer.id, 'debit', 60), leg(merchant.id, 'credit', 60)] };
+    const reserved = await f.service.reserve(f.consumerId, f.ledgerId, body, f.idem('createPending', body, 'reserve-key'));
+    const pendingId = (JSON.parse(reserved.body) as { id: string }).id;
+    const capture = { type: 'capture', post_pending_id: pendingId };
+    expect((await f.service.post(f.consumerId, f.ledgerId, capture, f.idem('createPosting', capture))).status).toBe(201);
+    const again = await f.service.reserve(f.consumerId, f.ledgerId, body, f.idem('createPending', body, 'reserve-key'));
+    expect(again).toEqual({ ...reserved, replayed: true });
+
+    const hold = { type: 'hold', legs: [leg(payer.id, 'debit', 10), leg(merchant.id, 'credit', 10)] };
+    const held = JSON.parse((await f.service.reserve(f.consumerId, f.ledgerId, hold, f.idem('createPending', hold))).body) as { id: string };
+    const voided = await f.service.voidPending(f.consumerId, f.ledgerId, held.id, f.idem('voidPending', held.id, 'void-key'));
+    const voidedAgain = await f.service.voidPending(f.consumerId, f.ledgerId, held.id, f.idem('voidPending', held.id, 'void-key'));
+    expect(voidedAgain).toEqual({ ...voided, replayed: true });
+    expect(JSON.parse(voided.body)).toMatchObject({ status: 'voided', transaction_id: null });
+  });
+
   it('posts once when one key arrives 20 times at once, and every answer is the original', async () => {
     const a = await f.open({ floor: null });
     const b = await f.open();
@@ -119,6 +156,7 @@ describe('postings', () => {
     const user = await f.open();
     const early = await f.transfer(source.id, user.id, 10, { effective_at: new Date(clock.now().getTime() - 3600_000).toISOString() });
     expect(early.status).toBe(201);
+    expect(await refusal(f.service.closePeriod(f.consumerId, f.ledgerId, new Date(clock.now().getTime() - 59_000).toISOString()))).toBe('invalid');
     await f.service.closePeriod(f.consumerId, f.ledgerId, new Date(clock.now().getTime() - 60_000).toISOString());
     expect((await f.transfer(source.id, user.id, 10, { effective_at: new Date(clock.now().getTime() - 120_000).toISOString() })).json.code).toBe('period_closed');
     expect((await f.transfer(source.id, user.id, 10)).status).toBe(201);

@@ -37,13 +37,14 @@ export async function ledgerFixture(options: { clock?: Clock; wrap?: (client: Do
     consumerId,
     ledgerId: ledger.id,
     idem,
-    async open(input: { purpose?: string; floor?: number | null; commodity?: string; owner_type?: string } = {}): Promise<Account> {
+    async open(input: { purpose?: string; floor?: number | null; commodity?: string; owner_type?: string; shards?: number } = {}): Promise<Account> {
       const outcome = await service.openAccount(consumerId, ledger.id, {
         owner_type: input.owner_type ?? 'user',
         owner_id: uuidv7(),
         purpose: input.purpose ?? 'cash',
         commodity: input.commodity ?? 'USD',
         floor: input.floor === undefined ? 0 : input.floor,
+        ...(input.shards ? { shards: input.shards } : {}),
       });
       return JSON.parse(outcome.body) as Account;
     },

@@ -2,7 +2,7 @@ import { ConditionsFailed, getItem, putItem, queryPage, transact, type Page } fr
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps, WalletDeps } from '../deps';
 import { ledgerKeyOf } from '../saga';
-import { openAccountOnce } from '../tenancy/ledger-accounts';
+import { HOT_ACCOUNT_SHARDS, openAccountOnce } from '../tenancy/ledger-accounts';
 import { getTenantRecord } from '../tenancy/tenants';
 import { auditItem } from '../tenancy/audit';
 import type { Actor } from '../deps';
@@ -29,14 +29,14 @@ const toMerchant = (item: Record<string, unknown>): Merchant => ({
   created_at: String(item.created_at),
 });
 
-/** Creates a merchant and its settlement account (owner_type merchant, purpose settlement, floor 0). */
+/** Creates a merchant and its settlement account (owner_type merchant, purpose settlement, floor 0, spread over shards). */
 export async function createMerchant(runtime: WalletDeps, tenantId: string, input: { name: string; metadata?: Record<string, string>; refund_reserve?: number }): Promise<Merchant> {
   const tenant = await getTenantRecord(runtime, tenantId);
   const id = runtime.ids();
   const settlement = await openAccountOnce(
     runtime.ledger(),
     tenant.ledger_id,
-    { owner_type: 'merchant', owner_id: id, purpose: 'settlement', commodity: tenant.currency, floor: 0 },
+    { owner_type: 'merchant', owner_id: id, purpose: 'settlement', commodity: tenant.currency, floor: 0, shards: HOT_ACCOUNT_SHARDS.settlement },
     ledgerKeyOf(tenantId, id, 'settlement'),
   );
   const merchant: Merchant = { id, name: input.name, status: 'active', metadata: input.metadata ?? {}, refund_reserve: input.refund_reserve ?? 0, created_at: runtime.clock.now().toISOString() };

@@ -10,10 +10,19 @@ const UUID_AT_END = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
  * naming the existing account (its uniqueness is per owner, purpose and commodity), and that
  * account is the one this call opened before.
  */
+/**
+ * Shards of the wallet's hot credit-mostly accounts (docs/performance.md "Hot accounts"): a shard
+ * takes about 500 credits a second in AWS, so a merchant's settlement (16) takes 8,000, the
+ * tenant's revenue (32), credited by every fee and commission of the tenant, 16,000, and payout
+ * clearing (8) 4,000. Debit-mostly accounts (funding, rewards pools paying out) are not spread:
+ * their debits land on the account's own item whatever its shards.
+ */
+export const HOT_ACCOUNT_SHARDS = { settlement: 16, revenue: 32, payout_clearing: 8 } as const;
+
 export async function openAccountOnce(
   ledger: TenancyLedger,
   ledgerId: string,
-  input: { owner_type: string; owner_id: string; purpose: string; commodity: string; floor: number | null },
+  input: { owner_type: string; owner_id: string; purpose: string; commodity: string; floor: number | null; shards?: number },
   idempotencyKey: string,
 ): Promise<string> {
   try {
@@ -46,7 +55,8 @@ export function lazyAccount(
   const key = ledgerKeyOf(tenantId, account.owner_id, `account-${account.purpose}-${account.commodity}`);
   const cached = known.get(`${ledgerId}:${key}`);
   if (cached) return cached;
-  const opened = openAccountOnce(runtime.ledger(), ledgerId, account, key);
+  const shards = account.purpose === 'payout_clearing' ? { shards: HOT_ACCOUNT_SHARDS.payout_clearing } : {};
+  const opened = openAccountOnce(runtime.ledger(), ledgerId, { ...account, ...shards }, key);
   if (known.size >= KNOWN_MAX) known.delete(known.keys().next().value!);
   known.set(`${ledgerId}:${key}`, opened);
   // A failed opening is not remembered: the next caller asks the ledger again.

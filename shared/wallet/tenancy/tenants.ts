@@ -6,7 +6,7 @@ import { auditItem } from './audit';
 import { isActiveCurrency } from './currencies';
 import type { Actor, StoreDeps, TenancyDeps } from '../deps';
 import { type CommissionMode, type Fees, type PublicFees, defaultFeePlan, publicFees } from './fees';
-import { openAccountOnce } from './ledger-accounts';
+import { HOT_ACCOUNT_SHARDS, openAccountOnce } from './ledger-accounts';
 import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page } from '../../aws/store';
 
 /**
@@ -101,9 +101,11 @@ export async function createTenant(
   const ledgerClient = deps.ledger();
   // Keys derive from the tenant id, so the same tenant can never get a second ledger or account.
   const ledger = await ledgerClient.createLedger({ name, commodity: currency, metadata: { tenant_id: tenantId } }, `tenant-ledger:${tenantId}`);
-  const account = (purpose: 'revenue' | 'funding', floor: number | null) =>
-    openAccountOnce(ledgerClient, ledger.id, { owner_type: 'tenant', owner_id: tenantId, purpose, commodity: currency, floor }, `tenant-account:${purpose}`);
-  const [revenue, funding] = await Promise.all([account('revenue', 0), account('funding', null)]);
+  const account = (purpose: 'revenue' | 'funding', floor: number | null, shards?: number) =>
+    openAccountOnce(ledgerClient, ledger.id, { owner_type: 'tenant', owner_id: tenantId, purpose, commodity: currency, floor, shards }, `tenant-account:${purpose}`);
+  // Revenue takes every fee and commission of the tenant: spread. Funding is debited by every
+  // top-up, and debits land on the account's own item, so shards would not help it.
+  const [revenue, funding] = await Promise.all([account('revenue', 0, HOT_ACCOUNT_SHARDS.revenue), account('funding', null)]);
 
   const now = deps.clock.now().toISOString();
   const plan = defaultFeePlan();

@@ -1,0 +1,121 @@
+import type { TransactItem } from '../aws/dynamodb';
+import { ConditionsFailed, getItem, transact } from '../aws/store';
+import { AppError } from '../kernel/errors';
+import type { LedgerContext } from './context';
+import { accountItem, getAccount } from './accounts';
+import { ledgerKeys } from './keys';
+import { shardsOf } from './records';
+import type { Account } from './schemas';
+import { markerItem, shardItem, sweepShards } from './shards';
+
+/**
+ * Changes to an account: its floor, its status (on every shard too) and its shard count (raised
+ * only). One transaction each; refusals documented on LedgerService.
+ */
+
+type Patch = { floor?: number | null; status?: 'active' | 'frozen' | 'closed'; shards?: number };
+
+/** A read that a concurrent change made stale is read again, at most this many times. */
+const ATTEMPTS = 3;
+
+export async function updateAccount(context: LedgerContext, consumerId: string, ledgerId: string, accountId: string, patch: Patch): Promise<Account> {
+  for (let attempt = 1; ; attempt += 1) {
+    const current = await accountItem(context, consumerId, ledgerId, accountId);
+    if (current.status === 'closed') throw new AppError('account_closed', 'A closed account cannot change.');
+    const shards = shardsOf(current);
+    if (patch.shards !== undefined && patch.shards < shards) throw new AppError('invalid', `An account's shards can only be raised; it has ${shards}.`);
+    const now = context.deps.clock.now();
+    // A floor or a close is judged on the own item alone: what the shards hold moves there first.
+    if (shards > 1 && (patch.floor !== undefined || patch.status === 'closed')) await sweepShards(context.deps, accountId, shards, now);
+    const items = changeItems(context, ledgerId, current, patch, now);
+    try {
+      await transact(context.deps, items);
+      return await getAccount(context, consumerId, ledgerId, accountId);
+    } catch (error) {
+      if (!(error instanceof ConditionsFailed)) throw error;
+      const refusal = await refusalOf(context, accountId, patch, current, error);
+      if (refusal) throw refusal;
+      if (attempt >= ATTEMPTS) throw new AppError('service_unavailable', 'The account kept changing under this request; retry it.');
+    }
+  }
+}
+
+/** The own item's update, each existing shard's status, and new shards with the sweep's marker. */
+function changeItems(context: LedgerContext, ledgerId: string, current: Record<string, unknown>, patch: Patch, now: Date): TransactItem[] {
+  const table = context.deps.table;
+  const accountId = String(current.id);
+  const shards = shardsOf(current);
+  const raised = patch.shards !== undefined && patch.shards > shards ? patch.shards : undefined;
+  const stamp = now.toISOString();
+  const sets = ['updated_at = :now'];
+  const conditions = ['#status <> :closed', 'ledger_id = :ledger'];
+  const values: Record<string, unknown> = { ':now': stamp, ':closed': 'closed', ':ledger': ledgerId, ':one': 1 };
+  if (patch.floor !== undefined) {
+    sets.push('floor = :floor', 'unbounded = :unbounded', 'headroom = available - :floor');
+    values[':floor'] = patch.floor ?? 0;
+    values[':unbounded'] = patch.floor === null;
+    if (patch.floor !== null) conditions.push('available >= :floor');
+  }
+  if (patch.status !== undefined) {
+    sets.push('#status = :status');
+    values[':status'] = patch.status;
+    if (patch.status === 'closed') {
+      conditions.push('posted = :zero AND pending_debits = :zero AND pending_credits = :zero');
+      values[':zero'] = 0;
+    }
+  }
+  const status = patch.status ?? String(current.status);
+  if (raised !== undefined) {
+    sets.push('shards = :shards');
+    values[':shards'] = raised;
+    values[':was'] = shards;
+    // New shards take the status read: it must still hold, as must the count they extend.
+    conditions.push('(attribute_not_exists(shards) OR shards = :was)', '#status = :seen');
+    values[':seen'] = current.status;
+  }
+  const items: TransactItem[] = [
+    {
+      Update: {
+        TableName: table,
+        Key: ledgerKeys.account(accountId),
+        UpdateExpression: `SET ${sets.join(', ')} ADD version :one`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+  ];
+  if (patch.status !== undefined && shards > 1) {
+    for (let shard = 0; shard < shards; shard += 1) {
+      const closing = patch.status === 'closed';
+      items.push({
+        Update: {
+          TableName: table,
+          Key: ledgerKeys.accountShard(accountId, shard),
+          UpdateExpression: 'SET #status = :status, updated_at = :now',
+          // Closing needs every shard empty: a credit that landed after the sweep keeps it open.
+          ConditionExpression: closing ? 'posted = :zero AND pending_credits = :zero' : 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': patch.status, ':now': stamp, ...(closing ? { ':zero': 0 } : {}) },
+        },
+      });
+    }
+  }
+  if (raised !== undefined) {
+    const account = { id: accountId, ledger_id: ledgerId, status };
+    for (let shard = shards; shard < raised; shard += 1) items.push({ Put: { TableName: table, Item: shardItem(account, shard, stamp), ConditionExpression: 'attribute_not_exists(pk)' } });
+    items.push({ Put: { TableName: table, Item: markerItem(account, raised) } });
+  }
+  return items;
+}
+
+/** Why a change was refused, or undefined when the read it was built on went stale (try again). */
+async function refusalOf(context: LedgerContext, accountId: string, patch: Patch, read: Record<string, unknown>, error: ConditionsFailed): Promise<AppError | undefined> {
+  const item = await getItem(context.deps, ledgerKeys.account(accountId));
+  if (item?.status === 'closed') return new AppError('account_closed', 'A closed account cannot change.');
+  if (item && (shardsOf(item) !== shardsOf(read) || item.status !== read.status)) return undefined;
+  if (patch.status === 'closed') return new AppError('invalid', 'Only an account with nothing posted or pending can be closed.');
+  if (error.indexes.some((index) => index > 0)) return undefined;
+  return new AppError('insufficient_funds', 'The available balance is below the requested floor.');
+}
