@@ -25,8 +25,12 @@ import { AwsJsonClient, idempotencyToken, type CredentialsProvider } from './aws
  * client as a parameter (STYLE.md: clients injected), and only ./store.ts sends commands.
  */
 
-/** Native values in, native values out, as lib-dynamodb's defaults plus `removeUndefinedValues`. */
-const MARSHALL = { removeUndefinedValues: true, convertEmptyValues: false } as const;
+/**
+ * Native values in, native values out, as lib-dynamodb's defaults plus `removeUndefinedValues` and
+ * `convertClassInstanceToMap`: a client's map with a key named `constructor` (metadata, say) looks
+ * like a class instance to the marshaller, which would otherwise throw on it.
+ */
+const MARSHALL = { removeUndefinedValues: true, convertEmptyValues: false, convertClassInstanceToMap: true } as const;
 
 type Native = Record<string, unknown>;
 type Wire = Record<string, unknown>;

@@ -8,14 +8,14 @@ import { problemResponse } from './problem';
 import { uuidv7 } from '../kernel/ids';
 import { logger } from '../kernel/log';
 import { hasAnyScope, type Principal } from './principal';
-import { assertNoFractionalNumbers, decodeUtf8, isJsonContentType } from './json';
+import { assertNoFractionalNumbers, assertNoPrototypeKeys, decodeUtf8, isJsonContentType } from './json';
 import type { AnyRoute, RouteDefinition } from './route';
 
 /**
  * The one middleware stack every HTTP route passes through, in this order:
  *   request id and logging -> problem+json errors (outermost, so nothing escapes as bare text)
  *   -> credential hook (401/403 before anything about the request is revealed)
- *   -> body guard (size, UTF-8, JSON content type, integer-only numbers on the raw text)
+ *   -> body guard (size, UTF-8, JSON content type, integer-only numbers and no `__proto__` key on the raw text)
  *   -> @middy/http-json-body-parser -> zod validation of params, query and body, Idempotency-Key
  *   bounds, and the route's function.
  * Middlewares share their state in middy's per-request `internal` store. Handlers (functions/)
@@ -182,6 +182,7 @@ function bodyGuard(route: AnyRoute): Middleware {
           throw new AppError('invalid_request', 'The request body must be JSON, sent with Content-Type: application/json.');
         }
         assertNoFractionalNumbers(state.rawBody);
+        assertNoPrototypeKeys(state.rawBody);
       } catch (error) {
         throw inRouteCatalogue(route, error);
       }

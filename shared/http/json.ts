@@ -33,6 +33,25 @@ export function assertNoFractionalNumbers(text: string): void {
   }
 }
 
+/**
+ * A key named `__proto__` is refused wherever it appears in a body: JavaScript objects, ours and
+ * most clients', cannot keep it as an ordinary key, so it would be dropped without a word (or worse).
+ * Only text that could spell it (literally or through a `\\u` escape) is parsed to look.
+ */
+export function assertNoPrototypeKeys(text: string): void {
+  if (!text.includes('__proto__') && !text.includes('\\u')) return;
+  let found = false;
+  try {
+    JSON.parse(text, (key, value: unknown) => {
+      if (key === '__proto__') found = true;
+      return value;
+    });
+  } catch {
+    return; // malformed JSON: the body parser refuses it
+  }
+  if (found) throw new AppError('invalid_request', 'A key named __proto__ is not accepted anywhere in a request body.');
+}
+
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Decodes a request body as strict UTF-8; invalid byte sequences are the client's error. */
@@ -46,6 +65,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
 
 export function parseJsonBody(text: string): unknown {
   assertNoFractionalNumbers(text);
+  assertNoPrototypeKeys(text);
   try {
     return JSON.parse(text);
   } catch {

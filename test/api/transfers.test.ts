@@ -117,6 +117,26 @@ describe('POST /v1/transfers', () => {
     expect((await eventsOf(tenantId, 'transfer.completed')).filter((e) => e.data.transfer.id === result.body.id).map((e) => e.data)).toEqual([{ transfer: result.body }]);
   });
 
+  it('keeps metadata keys named like Object.prototype members, and refuses __proto__ with a 400 that changes nothing', async () => {
+    const [alice, bob] = [await newUser(), await newUser()];
+    await fund(tenantId, alice.id, 1_000);
+    const metadata = { constructor: 'c', toString: 't', hasOwnProperty: 'h', valueOf: 'v' };
+    const result = await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 100, metadata });
+    expect(result.status, result.text).toBe(201);
+    expect(result.body.metadata).toEqual(metadata);
+    expect((await api('GET', `/v1/transfers/${result.body.id}`, { token: apiKey })).body.metadata).toEqual(metadata);
+    const before = await balanceOf(alice.id);
+    const proto = await api('POST', '/v1/transfers', {
+      token: apiKey,
+      key: uuidv7(),
+      headers: { 'content-type': 'application/json' },
+      rawBody: `{"from_user_id":"${alice.id}","to_user_id":"${bob.id}","amount":100,"metadata":{"__proto__":"x"}}`,
+    });
+    expectProblem(proto, 'invalid_request');
+    expect(proto.body.detail).toContain('__proto__');
+    expect(await balanceOf(alice.id)).toEqual(before);
+  });
+
   it('answers a retry with the same key byte for byte and moves nothing more; another body with that key is idempotency_key_reuse', async () => {
     const [alice, bob] = [await newUser(), await newUser()];
     await fund(tenantId, alice.id, 1_000);
