@@ -3,8 +3,9 @@
  * (scripts/bundle.ts, into a temporary directory), then imports each function in fresh Node.js
  * processes one at a time (BENCH_RUNS, default 5) and prints the medians of the import's wall
  * and CPU time, the largest first, against scripts/bundle-budget.json. Writes JSON to bench/results/.
- * Wall time is the figure on a quiet machine; CPU time is what test/infra/bundle.test.ts holds,
- * because it stays put when the machine is busy with other work.
+ * Wall time is the figure on a quiet machine; CPU time is what the budget's max_import_cpu_ms is
+ * compared with, because it moves less when the machine is busy with other work. npm test holds
+ * the bytes only (docs/performance.md, "Bundles and cold imports").
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
  * Cold imports of Lambda bundles, measured as Lambda pays them: a fresh Node.js process imports
  * dist/<handler>/index.mjs once; the import's wall time and the CPU time the process spent on it
  * are read around the `import()`. Medians over several fresh processes. `npm run bench:cold` prints
- * them for every function; test/infra/bundle.test.ts holds them to scripts/bundle-budget.json.
+ * them for every function against scripts/bundle-budget.json.
  */
 
 const run = promisify(execFile);
