@@ -28,7 +28,9 @@ import { AwsJsonClient, idempotencyToken, type CredentialsProvider } from './aws
 /**
  * Native values in, native values out, as lib-dynamodb's defaults plus `removeUndefinedValues` and
  * `convertClassInstanceToMap`: a client's map with a key named `constructor` (metadata, say) looks
- * like a class instance to the marshaller, which would otherwise throw on it.
+ * like a class instance to the marshaller, which would otherwise throw on it. The price: a real
+ * class instance (a Date) would be stored as a map of its enumerable fields, so items hold ISO
+ * strings and numbers, never Dates (every writer already does; the tests read items back).
  */
 const MARSHALL = { removeUndefinedValues: true, convertEmptyValues: false, convertClassInstanceToMap: true } as const;
 
