@@ -84,12 +84,9 @@ export async function bundle(options: BundleOptions = {}): Promise<BundleResult>
     // sources are left out of the maps to keep the deployment packages small.
     sourcemap: true,
     sourcesContent: false,
-    // The AWS SDK v3 is bundled on purpose: a bundled, tree-shaken client cold-starts faster than
-    // the runtime's copy and pins the version we tested against.
+    // Nothing external: what a function uses of the AWS SDK (util-dynamodb's marshaller; no client,
+    // shared/aws/aws-json.ts speaks to AWS) is bundled, tree-shaken and pinned to what we tested.
     external: [],
-    // In Lambda the role's credentials are in the environment: the SDK's whole default chain is not
-    // needed there (shared/aws/lambda-credentials.ts).
-    alias: { '@aws-sdk/credential-provider-node': join(repoRoot, 'shared/aws/lambda-credentials.ts') },
     banner: { js: banner },
     metafile: true,
     legalComments: 'none',

@@ -1,8 +1,6 @@
 import type {
   BatchGetCommandInput,
   BatchGetCommandOutput,
-  DeleteCommandInput,
-  DeleteCommandOutput,
   GetCommandInput,
   GetCommandOutput,
   PutCommandInput,
@@ -78,12 +76,6 @@ export class UpdateCommand extends Command<UpdateCommandInput, Pick<UpdateComman
   response = (wire: Wire) => ({ Attributes: fromWire(wire.Attributes), ConsumedCapacity: wire.ConsumedCapacity as never });
 }
 
-export class DeleteCommand extends Command<DeleteCommandInput, Pick<DeleteCommandOutput, 'Attributes' | 'ConsumedCapacity'>> {
-  readonly operation = 'DeleteItem';
-  request = () => wireOf(this.input);
-  response = (wire: Wire) => ({ Attributes: fromWire(wire.Attributes), ConsumedCapacity: wire.ConsumedCapacity as never });
-}
-
 export class QueryCommand extends Command<QueryCommandInput, Pick<QueryCommandOutput, 'Items' | 'LastEvaluatedKey' | 'Count' | 'ScannedCount' | 'ConsumedCapacity'>> {
   readonly operation = 'Query';
   request = () => wireOf(this.input);
@@ -126,7 +118,7 @@ export class TransactWriteCommand extends Command<TransactWriteCommandInput, Pic
   response = (wire: Wire) => ({ ConsumedCapacity: wire.ConsumedCapacity as never });
 }
 
-export type DocumentCommand = GetCommand | PutCommand | UpdateCommand | DeleteCommand | QueryCommand | BatchGetCommand | TransactWriteCommand;
+export type DocumentCommand = GetCommand | PutCommand | UpdateCommand | QueryCommand | BatchGetCommand | TransactWriteCommand;
 
 /** The client services take (deps.client): `send` a command, get its document answer. Tests wrap it to inject failures. */
 export interface DocumentClient {

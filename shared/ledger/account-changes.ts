@@ -6,7 +6,7 @@ import { accountItem, getAccount } from './accounts';
 import { ledgerKeys } from './keys';
 import { shardsOf } from './records';
 import type { Account } from './schemas';
-import { markerItem, shardItem, sweepShards } from './shards';
+import { newShardItems, sweepShards } from './shards';
 
 /**
  * Changes to an account: its floor, its status (on every shard too) and its shard count (raised
@@ -103,9 +103,7 @@ function changeItems(context: LedgerContext, ledgerId: string, current: Record<s
     }
   }
   if (raised !== undefined) {
-    const account = { id: accountId, ledger_id: ledgerId, status };
-    for (let shard = shards; shard < raised; shard += 1) items.push({ Put: { TableName: table, Item: shardItem(account, shard, stamp), ConditionExpression: 'attribute_not_exists(pk)' } });
-    items.push({ Put: { TableName: table, Item: markerItem(account, raised) } });
+    items.push(...newShardItems(table, { id: accountId, ledger_id: ledgerId, status }, { from: shards, to: raised }, stamp));
   }
   return items;
 }

@@ -9,7 +9,7 @@ import type { IdempotencyContext } from './idempotency';
 import { ledgerKeys } from './keys';
 import { shardsOf, toAccount, toEntry, type Item } from './records';
 import type { Account, Entry } from './schemas';
-import { markerItem, readShards, shardItem } from './shards';
+import { newShardItems, readShards } from './shards';
 
 /** Accounts: opening, reading, entries (refusals documented on LedgerService; changes: ./account-changes.ts). */
 
@@ -63,10 +63,7 @@ export async function openAccount(
       },
     ];
     // A sharded account opens with all its shards, so every credit finds its shard's status there.
-    if (shards > 1) {
-      for (let shard = 0; shard < shards; shard += 1) items.push({ Put: { TableName: table, Item: shardItem(item, shard, stamp), ConditionExpression: 'attribute_not_exists(pk)' } });
-      items.push({ Put: { TableName: table, Item: markerItem(item, shards) } });
-    }
+    if (shards > 1) items.push(...newShardItems(table, item, { from: 0, to: shards }, stamp));
     return {
       items,
       roles: items.map((_, index) => (index === 1 ? { kind: 'unique' as const } : { kind: 'record' as const })),

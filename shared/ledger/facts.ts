@@ -70,7 +70,7 @@ export async function allAccounts(context: LedgerContext, ledgerId: string): Pro
     for (const item of await getItems(context.deps, keys.slice(i, i + BATCH))) if (item) own.push(item);
   }
   // Shards of every sharded account, read in batches too (a ledger holds many merchants).
-  const shardKeys = own.flatMap((item) => (shardsOf(item) > 1 ? Array.from({ length: shardsOf(item) }, (_, k) => ledgerKeys.accountShard(String(item.id), k)) : []));
+  const shardKeys = own.flatMap((item) => (shardsOf(item) > 1 ? ledgerKeys.accountShards(String(item.id), shardsOf(item)) : []));
   const shards = new Map<string, Item[]>();
   for (let i = 0; i < shardKeys.length; i += BATCH) {
     for (const shard of await getItems(context.deps, shardKeys.slice(i, i + BATCH))) {

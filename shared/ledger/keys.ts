@@ -38,6 +38,8 @@ export const ledgerKeys = {
    * account is not capped by one item's write limit (./shards.ts).
    */
   accountShard: (accountId: string, shard: number) => ({ pk: accountShardPartition(accountId, shard), sk: 'SHARD' }),
+  /** Every shard of an account, in shard order. */
+  accountShards: (accountId: string, shards: number) => Array.from({ length: shards }, (_, k) => ({ pk: accountShardPartition(accountId, k), sk: 'SHARD' })),
   /** Sharded accounts, for the scheduled sweep: one marker per account, spread over a few partitions. */
   shardedAccount: (accountId: string) => ({ pk: `SHARDED_ACCOUNTS#${shardOf(accountId, SHARDED_MARKER_PARTITIONS)}`, sk: accountId }),
   shardedAccountsPartition: (partition: number) => `SHARDED_ACCOUNTS#${partition}`,

@@ -23,9 +23,6 @@ import type { AccountFacts } from './records';
  *  - Balances are the own item plus the shards; freezing and closing apply to every shard.
  */
 
-/** The shard a write keyed by `id` lands on. */
-export const shardFor = (id: string, shards: number): number => shardOf(id, shards);
-
 /**
  * Where each account's change lands: a sharded account's credit on the shard chosen by `key`; its
  * debits, holds and the accounts a precondition names (`pinned`) on the account's own item.
@@ -38,13 +35,13 @@ export function spreadOf(deltas: ReadonlyMap<string, AccountDelta>, facts: Reado
     const count = facts.get(accountId)?.shards ?? 1;
     if (count <= 1) continue;
     shards.set(accountId, count);
-    if (delta.posted >= 0 && delta.pendingDebits === 0 && !held.has(accountId)) landing.set(accountId, shardFor(key, count));
+    if (delta.posted >= 0 && delta.pendingDebits === 0 && !held.has(accountId)) landing.set(accountId, shardOf(key, count));
   }
   return { landing, shards };
 }
 
 /** A new, empty shard of an account, in the account's status. */
-export const shardItem = (account: { id: string; ledger_id: string; status: string }, shard: number, stamp: string): Item => ({
+const shardItem = (account: { id: string; ledger_id: string; status: string }, shard: number, stamp: string): Item => ({
   ...ledgerKeys.accountShard(account.id, shard),
   entity: 'account_shard',
   account_id: account.id,
@@ -55,8 +52,21 @@ export const shardItem = (account: { id: string; ledger_id: string; status: stri
   updated_at: stamp,
 });
 
+/**
+ * The writes that give an account shards `from` up to `to` (its own item at `to` shards already, or
+ * in the same transaction), and the sweep's list entry saying how many it has.
+ */
+export function newShardItems(table: string, account: { id: string; ledger_id: string; status: string }, shards: { from: number; to: number }, stamp: string): TransactItem[] {
+  return [
+    ...Array.from({ length: shards.to - shards.from }, (_, k) => ({
+      Put: { TableName: table, Item: shardItem(account, shards.from + k, stamp), ConditionExpression: 'attribute_not_exists(pk)' },
+    })),
+    { Put: { TableName: table, Item: markerItem(account, shards.to) } },
+  ];
+}
+
 /** The sweep's list entry for an account: where to find it and how many shards it has. */
-export const markerItem = (account: { id: string; ledger_id: string }, shards: number): Item => ({
+const markerItem = (account: { id: string; ledger_id: string }, shards: number): Item => ({
   ...ledgerKeys.shardedAccount(account.id),
   entity: 'sharded_account',
   ledger_id: account.ledger_id,
@@ -66,7 +76,7 @@ export const markerItem = (account: { id: string; ledger_id: string }, shards: n
 /** An account's shard items, consistently read, in shard order (undefined: missing). */
 export function readShards(deps: TableDeps, accountId: string, shards: number): Promise<(Item | undefined)[]> {
   if (shards <= 1) return Promise.resolve([]);
-  return getItems(deps, Array.from({ length: shards }, (_, k) => ledgerKeys.accountShard(accountId, k)));
+  return getItems(deps, ledgerKeys.accountShards(accountId, shards));
 }
 
 /**

@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => f?.destroy());
 
 const SHARDS = 8;
-const shardItems = (accountId: string, shards = SHARDS) => getItems(f, Array.from({ length: shards }, (_, k) => ledgerKeys.accountShard(accountId, k)));
+const shardItems = (accountId: string, shards = SHARDS) => getItems(f, ledgerKeys.accountShards(accountId, shards));
 const ownItem = async (accountId: string) => (await getItem(f, ledgerKeys.account(accountId)))!;
 
 async function allEntries(accountId: string, limit: number) {
