@@ -1,7 +1,7 @@
 /**
  * `npm run bench:cold`: every Lambda bundle's size and cold import, as Lambda pays it: bundles
  * (scripts/bundle.ts, into a temporary directory), then imports each function in fresh Node.js
- * processes one at a time (BENCH_RUNS, default 5) and prints the medians of the import's wall
+ * processes one at a time (BENCH_RUNS, default the budget's import_runs) and prints the medians of the import's wall
  * and CPU time, the largest first, against scripts/bundle-budget.json. Writes JSON to bench/results/.
  * Wall time is the figure on a quiet machine; CPU time is what the budget's max_import_cpu_ms is
  * compared with, because it moves less when the machine is busy with other work. npm test holds
@@ -11,19 +11,18 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundle, handlerEntries, repoRoot } from '../scripts/bundle';
-import { coldImports } from '../scripts/cold-imports';
+import { coldImports, median } from '../scripts/cold-imports';
 
-const budget = JSON.parse(readFileSync(join(repoRoot, 'scripts', 'bundle-budget.json'), 'utf8')) as { max_bytes: number; max_import_cpu_ms: number };
-const runs = Number(process.env.BENCH_RUNS ?? 5);
+const budget = JSON.parse(readFileSync(join(repoRoot, 'scripts', 'bundle-budget.json'), 'utf8')) as { max_bytes: number; max_import_cpu_ms: number; import_runs: number };
+const runs = Number(process.env.BENCH_RUNS ?? budget.import_runs);
 const outdir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
 try {
   const { sizes } = await bundle({ outdir });
-  const timings = await coldImports(outdir, handlerEntries(), { runs, parallel: 1 });
+  const timings = await coldImports(outdir, handlerEntries(), runs);
   const rows = timings.map((timing) => ({ ...timing, kib: Math.round((sizes[timing.handler]! / 1024) * 10) / 10 })).sort((a, b) => b.kib - a.kib);
   const width = Math.max(...rows.map((row) => row.handler.length));
   console.log(`${'function'.padEnd(width)}  ${'KiB'.padStart(7)}  ${'wall ms'.padStart(8)}  ${'cpu ms'.padStart(7)}`);
   for (const row of rows) console.log(`${row.handler.padEnd(width)}  ${String(row.kib).padStart(7)}  ${String(row.wallMs).padStart(8)}  ${String(row.cpuMs).padStart(7)}`);
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const summary = {
     functions: rows.length,
     runs_per_function: runs,
@@ -32,7 +31,7 @@ try {
     slowest_wall_ms: Math.max(...rows.map((row) => row.wallMs)),
     median_wall_ms: median(rows.map((row) => row.wallMs)),
     slowest_cpu_ms: Math.max(...rows.map((row) => row.cpuMs)),
-    over_bytes: rows.filter((row) => row.kib * 1024 > budget.max_bytes).map((row) => row.handler),
+    over_bytes: rows.filter((row) => sizes[row.handler]! > budget.max_bytes).map((row) => row.handler),
     over_cpu_ms: rows.filter((row) => row.cpuMs > budget.max_import_cpu_ms).map((row) => row.handler),
   };
   console.log(

@@ -30,7 +30,8 @@ export interface ImportTiming {
   cpuMs: number;
 }
 
-const median = (values: number[]) => {
+/** The middle value (the upper middle of an even count). */
+export const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 };
@@ -41,24 +42,15 @@ async function timeOnce(file: string): Promise<{ wall: number; cpu: number }> {
   return JSON.parse(stdout) as { wall: number; cpu: number };
 }
 
-/** Every handler's median over `runs` fresh processes, `parallel` processes at a time. */
-export async function coldImports(outdir: string, handlers: readonly string[], options: { runs?: number; parallel?: number } = {}): Promise<ImportTiming[]> {
-  const runs = options.runs ?? 5;
-  const jobs = handlers.flatMap((handler) => Array.from({ length: runs }, () => handler));
-  const samples = new Map<string, { wall: number; cpu: number }[]>();
-  let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const handler = jobs[next++]!;
-      const sample = await timeOnce(pathToFileURL(resolve(outdir, handler, 'index.mjs')).href);
-      samples.set(handler, [...(samples.get(handler) ?? []), sample]);
-    }
-  };
-  await Promise.all(Array.from({ length: options.parallel ?? 1 }, worker));
-  return handlers.map((handler) => {
-    const taken = samples.get(handler) ?? [];
-    return { handler, wallMs: round(median(taken.map((s) => s.wall))), cpuMs: round(median(taken.map((s) => s.cpu))) };
-  });
+/** Every handler's median over `runs` fresh processes, one process at a time (two at once would time each other). */
+export async function coldImports(outdir: string, handlers: readonly string[], runs: number): Promise<ImportTiming[]> {
+  const timings: ImportTiming[] = [];
+  for (const handler of handlers) {
+    const samples: { wall: number; cpu: number }[] = [];
+    for (let run = 0; run < runs; run += 1) samples.push(await timeOnce(pathToFileURL(resolve(outdir, handler, 'index.mjs')).href));
+    timings.push({ handler, wallMs: round(median(samples.map((s) => s.wall))), cpuMs: round(median(samples.map((s) => s.cpu))) });
+  }
+  return timings;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
