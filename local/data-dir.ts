@@ -15,7 +15,7 @@ export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(env.DATA_DIR ?? resolve(import.meta.dirname, '..', '.data'));
 }
 
-export const lockFileOf = (dataDir: string): string => join(dataDir, 'platform.lock');
+const lockFileOf = (dataDir: string): string => join(dataDir, 'platform.lock');
 export const stateFileOf = (dataDir: string): string => join(dataDir, 'platform.json');
 
 export function isAlive(pid: number): boolean {
@@ -90,6 +90,6 @@ export function lockDataDir(dataDir: string): { release(): void } {
 }
 
 /** Deletes a pid file only when it names this process: never another platform's. */
-export function removeIfOwn(file: string): void {
+function removeIfOwn(file: string): void {
   if (readPid(file) === process.pid) rmSync(file, { force: true });
 }

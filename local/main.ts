@@ -7,7 +7,7 @@ import { routes } from '../shared/routes';
 import { queues, workers } from '../shared/workers';
 import { dataDirFromEnv, lockDataDir, stateFileOf } from './data-dir';
 import { LocalStartError } from './errors';
-import { startPlatform, type Platform } from './platform';
+import { OIDC_DEFAULT_PORT, startPlatform, type Platform } from './platform';
 import { seedOnFirstStart } from './seed';
 
 /**
@@ -15,18 +15,20 @@ import { seedOnFirstStart } from './seed';
  * (git-ignored) and survives restarts; Ctrl-C stops everything, DynamoDB Local's JVM included.
  */
 
-const USAGE = `usage: npm start [-- --help]
-Starts the whole platform on this machine (DynamoDB Local on Java 17+, the gateways, the workers).
-Environment:
-  DATA_DIR      the data folder (default .data); one platform per folder
-  PORT          wallet and auth APIs (default 3000)
-  LEDGER_PORT   ledger API, loopback only (default 8095)
-  CONSOLE_PORT  console API (default 3001)
-  OIDC_PORT     development OIDC issuer (default 8090)
-  LOG_LEVEL     WARN by default; info prints one line per request
-  WEBHOOK_ALLOW_PRIVATE_TARGETS  loopback (default), true or false: where sandbox webhooks may go
-  GATEWAY_MAX_IN_FLIGHT          requests in flight per route before 503 (default 256)
-npm run reset -- --yes wipes the data folder (the platform must be stopped).`;
+const USAGE = [
+  'usage: npm start [-- --help]',
+  'Starts the whole platform on this machine (DynamoDB Local on Java 17+, the gateways, the workers).',
+  'Environment:',
+  ...[
+    ['DATA_DIR', 'the data folder (default .data); one platform per folder'],
+    ...Object.values(gateways).map((gateway) => [gateway.localPortEnv, `${gateway.description} (default ${gateway.localPort})`]),
+    ['OIDC_PORT', `development OIDC issuer (default ${OIDC_DEFAULT_PORT})`],
+    ['LOG_LEVEL', 'WARN by default; info prints one line per request'],
+    ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'loopback (default), true or false: where sandbox webhooks may go'],
+    ['GATEWAY_MAX_IN_FLIGHT', 'requests in flight per route before 503 (default 256)'],
+  ].map(([name, meaning]) => `  ${name!.padEnd(30)} ${meaning}`),
+  'npm run reset -- --yes wipes the data folder (the platform must be stopped).',
+].join('\n');
 
 try {
   const { values } = parseArgs({ args: process.argv.slice(2), options: { help: { type: 'boolean', short: 'h' } } });
@@ -47,7 +49,6 @@ const dataDir = dataDirFromEnv();
 const stateFile = stateFileOf(dataDir);
 
 let platform: Platform | undefined;
-let release: (() => void) | undefined;
 let stopping = false;
 
 async function shutdown(signal: string): Promise<void> {
@@ -55,7 +56,6 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   console.log(`\n${signal}: stopping the embedded platform...`);
   await platform?.stop();
-  release?.();
   console.log('stopped.');
   process.exit(0);
 }
@@ -66,7 +66,8 @@ process.on('SIGTERM', () => void shutdown('SIGTERM'));
 try {
   const started = Date.now();
   mkdirSync(dataDir, { recursive: true });
-  release = lockDataDir(dataDir).release;
+  // Given back when this process exits, however it exits (local/data-dir.ts).
+  lockDataDir(dataDir);
   console.log(`Starting the embedded platform (data in ${dataDir})`);
   platform = await startPlatform({
     dataDir,
@@ -110,6 +111,5 @@ try {
     console.error('error: the embedded platform failed to start:', error);
   }
   await platform?.stop().catch(() => undefined);
-  release?.();
   process.exit(1);
 }

@@ -40,7 +40,7 @@ export interface PlatformOptions {
   routes: readonly AnyRoute[];
   workers: readonly WorkerDefinition[];
   queues: readonly QueueDefinition[];
-  /** The development OIDC issuer's port (stands in for Cognito); 0 picks a free one. Default 8090 or OIDC_PORT. */
+  /** The development OIDC issuer's port (stands in for Cognito); 0 picks a free one. Default OIDC_DEFAULT_PORT or OIDC_PORT. */
   issuerPort?: number;
   /** Extra environment for the handlers (secrets generated into .data/, issuer URLs...). */
   env?: Record<string, string>;
@@ -71,6 +71,8 @@ async function ensureWalletConsumer(endpoint: string, ledgerTable: string): Prom
 
 /** The audience ledger consumer tokens carry (the Cognito resource server identifier in AWS). */
 export const LEDGER_AUDIENCE = 'ledger';
+/** The development OIDC issuer's port unless OIDC_PORT says another. */
+export const OIDC_DEFAULT_PORT = 8090;
 
 export interface Platform {
   urls: Record<GatewayName, string>;
@@ -96,7 +98,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
 
   const ports = {} as Record<GatewayName, number>;
   const reserved = new Map<GatewayName, () => Promise<void>>();
-  const issuerPort = options.issuerPort ?? Number(process.env.OIDC_PORT ?? 8090);
+  const issuerPort = options.issuerPort ?? Number(process.env.OIDC_PORT ?? OIDC_DEFAULT_PORT);
   assertUsablePort(issuerPort, 'the dev OIDC issuer', 'OIDC_PORT');
   if (issuerPort !== 0) await assertPortFree(issuerPort, 'the dev OIDC issuer', '127.0.0.1', 'OIDC_PORT');
   for (const name of Object.keys(gateways) as GatewayName[]) {
