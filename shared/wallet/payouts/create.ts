@@ -4,14 +4,14 @@ import { AppError } from '../../kernel/errors';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Pending } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
-import { readClient } from '../catalog/clients';
 import { merchantItem } from '../payments/merchants';
-import { legOf, moveLegs } from '../payments/records';
+import { moveLegs } from '../payments/records';
 import { defineOperation, ledgerKeyOf, runOperation, type SagaFaults } from '../saga';
 import { computeFee, type FeeRule } from '../tenancy/fees';
-import { lazyAccount } from '../tenancy/ledger-accounts';
+import { HOT_ACCOUNT_SHARDS, lazyAccount } from '../tenancy/ledger-accounts';
 import { getTenantRecord } from '../tenancy/tenants';
 import type { PayoutInstruction } from './rails';
+import { merchantScopeOf } from './reads';
 import { publicPayout, payoutItem, type PayoutRecord } from './records';
 import { DEFAULT_RAIL, railNamed } from './registry';
 import { MAX_PAYOUT_AMOUNT, type PayoutCreate, type SandboxPayoutOutcome } from './schemas';
@@ -133,12 +133,6 @@ const PAYOUT_CREATE = defineOperation('payout.create', async (ctx) => {
   };
 });
 
-/** The merchant a principal may pay out: any of the tenant's, or only its own client's for a key bound to a client. Refuses: not_found. */
-export async function merchantScopeOf(runtime: WalletDeps, principal: Principal): Promise<string | undefined> {
-  if (principal.clientId === undefined) return undefined;
-  return (await readClient(runtime, principal.tenantId ?? null, principal.clientId)).merchant_id;
-}
-
 /**
  * Starts a payout once per Idempotency-Key: amount + the tenant's payout fee held on the merchant's
  * settlement account, then sent through the rail (a retry answers the first answer byte for byte).
@@ -161,7 +155,7 @@ export async function startPayout(runtime: WalletDeps, tenantId: string, princip
   if (!rail.currencies.includes(input.currency)) throw invalid('currency', `Rail ${rail.name} does not pay out ${input.currency}.`);
   const fee = computeFee(tenant.fees.payout, input.amount);
   if (input.amount + fee > MAX_PAYOUT_AMOUNT) throw invalid('amount', `amount with its fee must not exceed ${MAX_PAYOUT_AMOUNT}.`);
-  const clearing = await lazyAccount(runtime, tenant.ledger_id, tenantId, { owner_type: 'tenant', owner_id: tenantId, purpose: 'payout_clearing', commodity: tenant.currency, floor: null });
+  const clearing = await lazyAccount(runtime, tenant.ledger_id, tenantId, { owner_type: 'tenant', owner_id: tenantId, purpose: 'payout_clearing', commodity: tenant.currency, floor: null, shards: HOT_ACCOUNT_SHARDS.payout_clearing });
   const pinned: CreatePinned = {
     ledger_id: tenant.ledger_id,
     currency: tenant.currency,
@@ -182,16 +176,6 @@ export async function startPayout(runtime: WalletDeps, tenantId: string, princip
     ...(input.sandbox_outcome ? { sandbox_outcome: input.sandbox_outcome } : {}),
   };
   return runOperation(runtime, { operation: PAYOUT_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned }, options.faults);
-}
-
-/** The paid posting of a payout: the whole hold leaves settlement, amount to clearing, fee to revenue. */
-export function paidLegs(record: Pick<PayoutRecord, 'currency' | 'amount' | 'fee' | 'settlement_account_id' | 'clearing_account_id' | 'revenue_account_id'>) {
-  const leg = legOf(record.currency);
-  return [
-    leg(record.settlement_account_id, 'debit', record.amount + record.fee),
-    leg(record.clearing_account_id, 'credit', record.amount),
-    ...(record.fee > 0 ? [leg(record.revenue_account_id, 'credit', record.fee)] : []),
-  ];
 }
 
 const invalid = (field: string, detail: string) => new AppError('invalid_request', detail, { errors: [{ field, message: detail }] });

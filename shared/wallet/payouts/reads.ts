@@ -1,11 +1,17 @@
 import type { Page } from '../../aws/store';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
+import { readClient } from '../catalog/clients';
 import type { WalletDeps } from '../deps';
 import { merchantItem } from '../payments/merchants';
-import { merchantScopeOf } from './create';
 import { getPayoutRecord, listPayoutRecords, publicPayout } from './records';
 import type { Payout, PayoutStatus } from './schemas';
+
+/** The merchant a principal may pay out: any of the tenant's, or only its own client's for a key bound to a client. Refuses: not_found. */
+export async function merchantScopeOf(runtime: WalletDeps, principal: Principal): Promise<string | undefined> {
+  if (principal.clientId === undefined) return undefined;
+  return (await readClient(runtime, principal.tenantId ?? null, principal.clientId)).merchant_id;
+}
 
 /** A payout of the tenant (a key bound to a client: of its merchant only). Refuses: not_found. */
 export async function getPayout(runtime: WalletDeps, tenantId: string, principal: Principal, payoutId: string): Promise<Payout> {

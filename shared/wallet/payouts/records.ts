@@ -3,6 +3,7 @@ import type { TransactItem } from '../../aws/dynamodb';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import { recordFields } from '../keys';
+import { legOf } from '../payments/records';
 import type { FeeRule } from '../tenancy/fees';
 import { payoutKeys } from './keys';
 import type { Payout, PayoutStatus } from './schemas';
@@ -102,4 +103,14 @@ export async function listPayoutRecords(deps: StoreDeps, tenantId: string, query
     scanBudget: 1_000,
   });
   return { data: page.items.map(toRecord), next_cursor: page.next_cursor };
+}
+
+/** The paid posting of a payout: the whole hold leaves settlement, amount to clearing, fee to revenue. */
+export function paidLegs(record: Pick<PayoutRecord, 'currency' | 'amount' | 'fee' | 'settlement_account_id' | 'clearing_account_id' | 'revenue_account_id'>) {
+  const leg = legOf(record.currency);
+  return [
+    leg(record.settlement_account_id, 'debit', record.amount + record.fee),
+    leg(record.clearing_account_id, 'credit', record.amount),
+    ...(record.fee > 0 ? [leg(record.revenue_account_id, 'credit', record.fee)] : []),
+  ];
 }

@@ -6,10 +6,9 @@ import type { Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
 import { outsidePrincipal } from '../principals';
 import { defineOperation, ledgerKeyOf, runOperation, type OperationPlan, type SagaFaults } from '../saga';
-import { paidLegs } from './create';
 import { railEventKey } from './keys';
 import type { RailEvent } from './rails';
-import { findPayoutRecord, getPayoutRecord, publicPayout, settleItem, type PayoutRecord } from './records';
+import { findPayoutRecord, getPayoutRecord, paidLegs, publicPayout, settleItem, type PayoutRecord } from './records';
 import { payoutRails } from './registry';
 
 /**

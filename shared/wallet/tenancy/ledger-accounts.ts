@@ -50,13 +50,12 @@ export function lazyAccount(
   runtime: Pick<WalletDeps, 'ledger'>,
   ledgerId: string,
   tenantId: string,
-  account: { owner_type: 'merchant' | 'tenant' | 'user'; owner_id: string; purpose: string; commodity: string; floor: number | null },
+  account: { owner_type: 'merchant' | 'tenant' | 'user'; owner_id: string; purpose: string; commodity: string; floor: number | null; shards?: number },
 ): Promise<string> {
   const key = ledgerKeyOf(tenantId, account.owner_id, `account-${account.purpose}-${account.commodity}`);
   const cached = known.get(`${ledgerId}:${key}`);
   if (cached) return cached;
-  const shards = account.purpose === 'payout_clearing' ? { shards: HOT_ACCOUNT_SHARDS.payout_clearing } : {};
-  const opened = openAccountOnce(runtime.ledger(), ledgerId, { ...account, ...shards }, key);
+  const opened = openAccountOnce(runtime.ledger(), ledgerId, account, key);
   if (known.size >= KNOWN_MAX) known.delete(known.keys().next().value!);
   known.set(`${ledgerId}:${key}`, opened);
   // A failed opening is not remembered: the next caller asks the ledger again.

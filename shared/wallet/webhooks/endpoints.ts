@@ -249,10 +249,9 @@ export async function liveEndpointsOf(deps: StoreDeps, owner: Owner): Promise<En
   const found: EndpointRecord[] = [];
   const items = queryAll(deps, {
     IndexName: 'gsi1',
+    // Only live endpoints are in the owner's index: deleting one removes its index keys.
     KeyConditionExpression: 'gsi1pk = :pk',
-    FilterExpression: '#status IN (:active, :disabled)',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':pk': webhookKeys.endpointsOf(owner), ':active': 'active', ':disabled': 'disabled' },
+    ExpressionAttributeValues: { ':pk': webhookKeys.endpointsOf(owner) },
   });
   for await (const item of items) found.push(item as unknown as EndpointRecord);
   return found;
