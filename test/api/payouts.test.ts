@@ -165,6 +165,16 @@ describe('a payout', () => {
     expect((await payout(s, { amount: 965 })).status).toBe(201);
   });
 
+  it('keeps both of two concurrent merchant updates of different fields', async () => {
+    const s = await shop(1_000, { refund_reserve: 100 });
+    const [renamed, reserved] = await Promise.all([
+      s.api('PATCH', `/v1/merchants/${s.merchant}`, { body: { name: 'Renamed' } }),
+      s.api('PATCH', `/v1/merchants/${s.merchant}`, { body: { refund_reserve: 300 } }),
+    ]);
+    expect([renamed.status, reserved.status]).toEqual([200, 200]);
+    expect((await s.api('GET', `/v1/merchants/${s.merchant}`)).body).toMatchObject({ name: 'Renamed', refund_reserve: 300 });
+  });
+
   it('answers a retried request with the first answer and holds once', async () => {
     const s = await shop(1_000);
     const key = uuidv7();

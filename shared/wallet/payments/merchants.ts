@@ -79,7 +79,17 @@ export async function updateMerchant(
   const after = { ...before, ...patch };
   try {
     await transact(deps, [
-      { Put: { TableName: deps.table, Item: after, ConditionExpression: 'attribute_exists(pk) AND tenant_id = :tenant', ExpressionAttributeValues: { ':tenant': tenantId } } },
+      // Only the fields the patch names: a concurrent update of another field is not written back over.
+      {
+        Update: {
+          TableName: deps.table,
+          Key: { pk: before.pk, sk: before.sk },
+          UpdateExpression: `SET ${Object.keys(patch).map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk) AND tenant_id = :tenant',
+          ExpressionAttributeNames: Object.fromEntries(Object.keys(patch).map((field, i) => [`#f${i}`, field])),
+          ExpressionAttributeValues: { ':tenant': tenantId, ...Object.fromEntries(Object.values(patch).map((value, i) => [`:v${i}`, value])) },
+        },
+      },
       auditItem(deps, { tenantId, actor: audit.actor, action: 'merchant.update', target: { type: 'merchant', id: merchantId }, before: toMerchant(before), after: toMerchant(after), requestId: audit.requestId }),
     ]);
   } catch (error) {

@@ -4,7 +4,7 @@ import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
 
 /**
- * Merchants, payments and refunds on the wallet API (docs/payments.md). Every route calls the
+ * Merchants, payments and refunds on the wallet API (docs/payments.md). Every route but a merchant's update calls the
  * ledger (and the credential hook may open an IdP user's cash account).
  */
 
@@ -74,7 +74,6 @@ export const paymentRoutes = {
     response: { status: 200, body: s.merchant, description: 'The merchant.' },
     errors: ['not_found'],
     tables: writes,
-    capabilities: callsLedger,
   }),
   createPayment: defineRoute({
     ...wallet,

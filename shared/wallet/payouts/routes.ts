@@ -51,7 +51,6 @@ export const payoutRoutes = {
     response: { status: 200, body: page(s.payout), description: 'A page of payouts.' },
     errors: ['not_found'],
     tables,
-    capabilities: callsLedger,
   }),
   getPayout: defineRoute({
     ...wallet,
@@ -66,7 +65,6 @@ export const payoutRoutes = {
     response: { status: 200, body: s.payout, description: 'The payout.' },
     errors: ['not_found'],
     tables,
-    capabilities: callsLedger,
   }),
   receiveRailWebhook: defineRoute({
     ...wallet,
