@@ -17,6 +17,8 @@ export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
 
 const lockFileOf = (dataDir: string): string => join(dataDir, 'platform.lock');
 export const stateFileOf = (dataDir: string): string => join(dataDir, 'platform.json');
+/** The first start's credentials (local/seed.ts writes it). */
+export const bootstrapFileOf = (dataDir: string): string => join(dataDir, 'bootstrap.json');
 
 export function isAlive(pid: number): boolean {
   try {

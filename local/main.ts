@@ -1,11 +1,10 @@
 import './sdk-node-warning';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { gateways, type GatewayName } from '../shared/http/gateways';
 import { routes } from '../shared/routes';
 import { queues, workers } from '../shared/workers';
-import { dataDirFromEnv, lockDataDir, stateFileOf } from './data-dir';
+import { bootstrapFileOf, dataDirFromEnv, lockDataDir, stateFileOf } from './data-dir';
 import { LocalStartError } from './errors';
 import { OIDC_DEFAULT_PORT, startPlatform, type Platform } from './platform';
 import { seedOnFirstStart } from './seed';
@@ -98,7 +97,7 @@ try {
   console.log(`  ${'Workers: stream / queue / schedule'.padEnd(58)} ${['stream', 'queue', 'schedule'].map((k) => workers.filter((w) => w.trigger.kind === k).length).join(' / ')}`);
   console.log('API reference in a browser (offline):');
   for (const name of Object.keys(gateways) as GatewayName[]) console.log(`  ${gateways[name].description.padEnd(58)} ${platform.urls[name]}/docs`);
-  const saved = resolve(dataDir, 'bootstrap.json');
+  const saved = bootstrapFileOf(dataDir);
   console.log(created ? `Seeded on first start (saved in ${saved}):` : `Credentials from the first start (${saved}):`);
   console.log(`  platform staff   ${bootstrap.platform_staff.email}  password ${bootstrap.platform_staff.password}`);
   console.log(`  demo tenant      ${bootstrap.demo_tenant.name} (${bootstrap.demo_tenant.currency}) ${bootstrap.demo_tenant.id}`);

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { TENANT_SCOPES } from '../shared/wallet/auth/scopes';
 import { systemClock } from '../shared/kernel/clock';
 import { uuidv7 } from '../shared/kernel/ids';
 import { localDocumentClient } from './dynamodb';
 import type { Platform } from './platform';
+import { bootstrapFileOf } from './data-dir';
 
 /**
  * First start of the embedded platform: one platform staff account and one demo tenant with a
@@ -26,7 +26,7 @@ export interface Bootstrap {
 export const PLATFORM_STAFF_EMAIL = 'platform@wallet.local';
 
 export async function seedOnFirstStart(platform: Platform, dataDir: string): Promise<{ bootstrap: Bootstrap; created: boolean }> {
-  const file = join(dataDir, 'bootstrap.json');
+  const file = bootstrapFileOf(dataDir);
   if (existsSync(file)) {
     const stored = JSON.parse(readFileSync(file, 'utf8')) as Bootstrap;
     // Ports may differ from the first start; the credentials do not.

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { LocalStartError } from './errors';
+import { dataDirFromEnv } from './data-dir';
 
 /**
  * The wallet's token signing keys on a laptop (in AWS a KMS key signs; shared/wallet/auth/tokens.ts).
@@ -74,7 +75,7 @@ function writePrivate(file: string, content: string): void {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const command = process.argv[2];
-  const dataDir = resolve(process.env.DATA_DIR ?? resolve(import.meta.dirname, '..', '.data'));
+  const dataDir = dataDirFromEnv();
   if (command !== 'rotate') {
     process.stderr.write('usage: tsx local/signing-keys.ts rotate   (rotates the wallet token signing key in .data/keys)\n');
     process.exit(2);

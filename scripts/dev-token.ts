@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { readPlatformState } from './platform-state';
+import { runCli, UsageError } from './cli';
 
 /**
  * Prints a ledger access token, and only the token, so `TOKEN=$(npm run --silent dev:token -- --client wallet)`
@@ -17,8 +18,6 @@ Locally: registers the client with the running dev OIDC issuer if needed, then e
 AWS: set OIDC_TOKEN_URL, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET (and optionally OIDC_SCOPE); --client may be omitted.`;
 
 const TIMEOUT_MS = 10_000;
-
-class UsageError extends Error {}
 
 interface Exchange {
   tokenUrl: string;
@@ -116,11 +115,4 @@ function assertSafeTokenUrl(value: string): void {
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) throw new Error(`OIDC_TOKEN_URL must be https: ${value}`);
 }
 
-try {
-  process.stdout.write(`${await main(process.argv.slice(2))}\n`);
-} catch (error) {
-  const usage = error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`error: ${message.split('\n')[0]}${usage ? ' (--help shows the options)' : ''}\n`);
-  process.exit(usage ? 2 : 1);
-}
+await runCli(() => main(process.argv.slice(2)), { hint: '--help shows the options' });

@@ -4,6 +4,7 @@ import { systemClock } from '../shared/kernel/clock';
 import { uuidv7 } from '../shared/kernel/ids';
 import { createConsumerStore, type Consumer, type ConsumerStore } from '../shared/ledger/consumers';
 import { resolveTableTarget } from './platform-state';
+import { runCli, UsageError } from './cli';
 
 /**
  * The operator's command for ledger consumers (spec part 1: created only by someone with database
@@ -21,8 +22,6 @@ const USAGE = `usage: npm run ledger:consumers -- <command>
   block-feed --name <name>            refuse the consumer's event feed reads
   unblock-feed --name <name>          allow them again
 Targets the running embedded platform; set LEDGER_TABLE (with AWS credentials) for a table in AWS.`;
-
-class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<unknown> {
   const { positionals, values } = parseArgs({
@@ -81,12 +80,4 @@ function toJson(consumer: Consumer) {
   return { id: consumer.id, name: consumer.name, sub: consumer.sub, feed_blocked: consumer.feedBlocked, created_at: consumer.createdAt };
 }
 
-try {
-  const result = await main(process.argv.slice(2));
-  process.stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
-} catch (error) {
-  const usage = error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`error: ${message.split('\n')[0]}${usage ? ' (--help shows the commands)' : ''}\n`);
-  process.exit(usage ? 2 : 1);
-}
+await runCli(() => main(process.argv.slice(2)), { hint: '--help shows the commands' });

@@ -1,10 +1,9 @@
 import '../local/sdk-node-warning';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { DocumentClientOptions } from '../shared/aws/dynamodb';
 import * as z from 'zod';
-import { dataDirFromEnv, isAlive, stateFileOf } from '../local/data-dir';
+import { bootstrapFileOf, dataDirFromEnv, isAlive, stateFileOf } from '../local/data-dir';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
 
 /**
@@ -100,7 +99,7 @@ const bootstrapSchema = z.object({ demo_tenant: z.object({ id: z.string(), curre
 
 /** The demo tenant's sandbox key from <DATA_DIR or .data>/bootstrap.json; WALLET_API_KEY (and WALLET_CURRENCY) override it. */
 export function readLocalCredentials(env: NodeJS.ProcessEnv = process.env): LocalCredentials {
-  const file = resolve(dataDirFromEnv(env), 'bootstrap.json');
+  const file = bootstrapFileOf(dataDirFromEnv(env));
   let demo: z.infer<typeof bootstrapSchema>['demo_tenant'] | undefined;
   try {
     demo = bootstrapSchema.parse(JSON.parse(readFileSync(file, 'utf8'))).demo_tenant;

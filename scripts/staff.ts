@@ -5,6 +5,7 @@ import { systemClock } from '../shared/kernel/clock';
 import { AppError } from '../shared/kernel/errors';
 import { uuidv7 } from '../shared/kernel/ids';
 import { resolveTableTarget } from './platform-state';
+import { runCli, UsageError } from './cli';
 
 /**
  * The operator's command for staff accounts: created only by someone with database access, never
@@ -22,8 +23,6 @@ const USAGE = `usage: npm run staff -- <command>
   list   every staff account
 Targets the running embedded platform; set WALLET_TABLE (with AWS credentials) for a table in AWS.
 The password may also come from the STAFF_PASSWORD environment variable (keeps it out of shell history).`;
-
-class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<unknown> {
   const { positionals, values } = parseArgs({
@@ -69,12 +68,7 @@ async function main(argv: string[]): Promise<unknown> {
 }
 
 
-try {
-  const result = await main(process.argv.slice(2));
-  process.stdout.write(typeof result === 'string' ? `${result}\n` : `${JSON.stringify(result, null, 2)}\n`);
-} catch (error) {
-  const usage = error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
-  const message = error instanceof AppError && error.errors?.length ? error.errors.map((e) => `${e.field}: ${e.message}`).join('; ') : error instanceof Error ? error.message : String(error);
-  process.stderr.write(`error: ${message.split('\n')[0]}${usage ? ' (--help shows the commands)' : ''}\n`);
-  process.exit(usage ? 2 : 1);
-}
+await runCli(() => main(process.argv.slice(2)), {
+  hint: '--help shows the commands',
+  describe: (error) => (error instanceof AppError && error.errors?.length ? error.errors.map((e) => `${e.field}: ${e.message}`).join('; ') : error instanceof Error ? error.message : String(error)).split('\n')[0]!,
+});

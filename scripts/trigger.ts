@@ -4,6 +4,7 @@ import { ApiError } from '../client/core';
 import { PlatformStateError, readLocalCredentials, readPlatformState } from './platform-state';
 import { TriggerRefusal } from './trigger/fixtures';
 import { TRIGGERABLE_TYPES, triggerEvent } from './trigger/run';
+import { runCli, UsageError } from './cli';
 
 /**
  * `npm run trigger -- <event type>`, like `stripe trigger`: creates what one event of that type
@@ -16,8 +17,6 @@ const USAGE = `usage: npm run trigger -- <event type>
 Fires one event of that type in the running platform (npm start), with the demo tenant's sandbox key
 (WALLET_API_KEY overrides it); the objects it needs are created fresh, named trigger-….
 Event types: ${TRIGGERABLE_TYPES.join(', ')}`;
-
-class UsageError extends Error {}
 
 async function main(argv: string[]): Promise<string> {
   const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { help: { type: 'boolean', short: 'h' } } });
@@ -33,12 +32,10 @@ async function main(argv: string[]): Promise<string> {
   return `Trigger succeeded: ${event.type} ${event.id}`;
 }
 
-try {
-  process.stdout.write(`${await main(process.argv.slice(2))}\n`);
-} catch (error) {
-  const usage = error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
-  const known = usage || error instanceof TriggerRefusal || error instanceof PlatformStateError || error instanceof ApiError;
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`error: ${known ? message : `the trigger failed: ${message}`}${usage ? ' (--help lists the event types)' : ''}\n`);
-  process.exit(usage ? 2 : 1);
-}
+await runCli(() => main(process.argv.slice(2)), {
+  hint: '--help lists the event types',
+  describe: (error) => {
+    const message = error instanceof Error ? error.message : String(error);
+    return error instanceof TriggerRefusal || error instanceof PlatformStateError || error instanceof ApiError ? message : `the trigger failed: ${message}`;
+  },
+});

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { ApiError, ok } from '../client/core';
 import { createWalletClient } from '../client/wallet';
 import { PlatformStateError, readLocalCredentials, readPlatformState } from './platform-state';
+import { runCli, UsageError } from './cli';
 
 /**
  * `npm run webhooks:listen -- --forward-to http://127.0.0.1:4000/hooks`, like `stripe listen`:
@@ -20,8 +21,6 @@ const USAGE = `usage: npm run webhooks:listen -- [--forward-to <loopback url>] [
 Registers a sandbox webhook endpoint in the running platform (npm start) for the demo tenant
 (WALLET_API_KEY overrides the key), prints its signing secret and every event, and forwards each
 delivery with its signature to --forward-to (http://127.0.0.1:… or http://localhost:…).`;
-
-class UsageError extends Error {}
 
 /**
  * Headers of the connection, not of the delivery: everything else (content type, the signature and
@@ -120,12 +119,10 @@ async function main(argv: string[]): Promise<void> {
   process.on('SIGTERM', () => void stop());
 }
 
-try {
-  await main(process.argv.slice(2));
-} catch (error) {
-  const usage = error instanceof UsageError || (error as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
-  const known = usage || error instanceof PlatformStateError || error instanceof ApiError;
-  const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`error: ${known ? message : `listen failed: ${message}`}${usage ? ' (--help shows the options)' : ''}\n`);
-  process.exit(usage ? 2 : 1);
-}
+await runCli(() => main(process.argv.slice(2)), {
+  hint: '--help shows the options',
+  describe: (error) => {
+    const message = error instanceof Error ? error.message : String(error);
+    return error instanceof PlatformStateError || error instanceof ApiError ? message : `listen failed: ${message}`;
+  },
+});
