@@ -17,6 +17,7 @@ import { localDocumentClient } from '../local/dynamodb';
 import { TransactWriteCommand } from '../shared/aws/dynamodb';
 import { startPlatform } from '../local/platform';
 import { uuidv7 } from '../shared/kernel/ids';
+import { ledgerKeys, shardOf, TRANSACTION_INDEX_SHARDS } from '../shared/ledger/keys';
 import { routes } from '../shared/routes';
 import { queues, workers } from '../shared/workers';
 import { clientCredentialsToken } from '../test/support/consumers';
@@ -64,16 +65,16 @@ try {
     return result.status === 201;
   };
 
-  // The raw ceiling: the 6 writes a 2-leg posting makes (idempotency record, transaction with its
+  // The raw ceiling: the 6 writes a 2-leg posting makes, keyed by the ledger's own keys (shared/ledger/keys.ts) (idempotency record, transaction with its
   // index entry in one of 16 partitions, 2 entries, 2 account updates), of the sizes the ledger
   // writes, straight to DynamoDB; for the sharded case the credit's update and entry go to a shard.
   const table = platform.tables.ledger.name;
   const rawAccounts = Array.from({ length: 65 }, (_, i) => `RAW${i}`);
   for (const id of rawAccounts) {
-    await document.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: table, Item: { pk: `ACCOUNT#${id}`, sk: 'ACCOUNT', ledger_id: 'raw', posted: 0, available: 0, headroom: 0, unbounded: true, version: 0, status: 'active' } } }] }));
+    await document.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: table, Item: { ...ledgerKeys.account(id), ledger_id: 'raw', posted: 0, available: 0, headroom: 0, unbounded: true, version: 0, status: 'active' } } }] }));
   }
   for (let shard = 0; shard < hotShards; shard += 1) {
-    await document.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: table, Item: { pk: `ACCOUNT#RAWHOT#S${shard}`, sk: 'SHARD', ledger_id: 'raw', posted: 0, pending_credits: 0, status: 'active' } } }] }));
+    await document.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: table, Item: { ...ledgerKeys.accountShard('RAWHOT', shard), ledger_id: 'raw', posted: 0, pending_credits: 0, status: 'active' } } }] }));
   }
   const rawPost = (from: string, to: string, toShards?: number) => async () => {
     const txn = uuidv7();
@@ -81,33 +82,33 @@ try {
     const update = (account: string, delta: number) => ({
       Update: {
         TableName: table,
-        Key: { pk: `ACCOUNT#${account}`, sk: 'ACCOUNT' },
+        Key: ledgerKeys.account(account),
         UpdateExpression: 'SET updated_at = :now ADD posted :d, pending_debits :z, pending_credits :z, available :d, headroom :d, version :one',
         ConditionExpression: `attribute_exists(pk) AND ledger_id = :ledger AND #status = :active${delta < 0 ? ' AND (unbounded = :true OR headroom >= :need)' : ''}`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: { ':d': delta, ':z': 0, ':one': 1, ':now': now, ':active': 'active', ':ledger': 'raw', ...(delta < 0 ? { ':true': true, ':need': -delta } : {}) },
       },
     });
-    const shard = toShards === undefined ? undefined : Number.parseInt(txn.slice(-4), 16) % toShards;
+    const shard = toShards === undefined ? undefined : shardOf(txn, toShards);
     const credit =
       shard === undefined
         ? update(to, 1)
         : {
             Update: {
               TableName: table,
-              Key: { pk: `ACCOUNT#${to}#S${shard}`, sk: 'SHARD' },
+              Key: ledgerKeys.accountShard(to, shard),
               UpdateExpression: 'SET updated_at = :now ADD posted :d, pending_credits :z',
               ConditionExpression: 'attribute_exists(pk) AND ledger_id = :ledger AND #status = :active',
               ExpressionAttributeNames: { '#status': 'status' },
               ExpressionAttributeValues: { ':d': 1, ':z': 0, ':now': now, ':active': 'active', ':ledger': 'raw' },
             },
           };
-    const entry = (account: string, index: number) => ({ pk: index === 1 && shard !== undefined ? `ACCOUNT#${account}#E${shard}` : `ACCOUNT#${account}`, sk: `ENTRY#${txn}#0${index}`, entity: 'entry', transaction_id: txn, account_id: account, type: 'transfer', direction: index === 0 ? 'debit' : 'credit', amount: 1, commodity: 'USD', effective_at: now, created_at: now });
+    const entry = (account: string, index: number) => ({ ...ledgerKeys.entry(account, txn, index, index === 1 ? shard : undefined), entity: 'entry', transaction_id: txn, account_id: account, type: 'transfer', direction: index === 0 ? 'debit' : 'credit', amount: 1, commodity: 'USD', effective_at: now, created_at: now });
     await document.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: table, Item: { pk: `IDEM#raw#transfer.create:${txn}:post`, sk: 'IDEM', entity: 'idempotency', operation: 'createPosting', fingerprint: 'f'.repeat(64), status_code: 201, ref: `transaction ${txn}`, created_at: now, expires_at_epoch: 0 }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: table, Item: { pk: `TXN#${txn}`, sk: 'TXN', entity: 'transaction', id: txn, ledger_id: 'raw', type: 'transfer', reference_id: txn, metadata: { transfer_id: txn }, legs: [`d|${from}|1|USD|user|${txn}|cash`, `c|${to}|1|USD|user|${txn}|cash`], effective_at: now, created_at: now, gsi1pk: `TXNS#raw#${Number.parseInt(txn.slice(-4), 16) % 16}`, gsi1sk: txn }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: table, Item: { ...ledgerKeys.idempotency('raw', `transfer.create:${txn}:post`), entity: 'idempotency', operation: 'createPosting', fingerprint: 'f'.repeat(64), status_code: 201, ref: `transaction ${txn}`, created_at: now, expires_at_epoch: 0 }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: table, Item: { ...ledgerKeys.transaction(txn), entity: 'transaction', id: txn, ledger_id: 'raw', type: 'transfer', reference_id: txn, metadata: { transfer_id: txn }, legs: [`d|${from}|1|USD|user|${txn}|cash`, `c|${to}|1|USD|user|${txn}|cash`], effective_at: now, created_at: now, ...ledgerKeys.transactionIndex('raw', txn, TRANSACTION_INDEX_SHARDS) }, ConditionExpression: 'attribute_not_exists(pk)' } },
           { Put: { TableName: table, Item: entry(from, 0) } },
           { Put: { TableName: table, Item: entry(to, 1) } },
           update(from, -1),
