@@ -10,7 +10,7 @@ import { problemResponse } from '../shared/http/problem';
 import type { AnyRoute } from '../shared/http/route';
 import { uuidv7 } from '../shared/kernel/ids';
 import { workerContext } from './drivers/context';
-import { assertPortFree } from './ports';
+import { listenError } from './ports';
 
 /**
  * The local API Gateway: turns each HTTP request into the REST (v1) proxy event API Gateway would
@@ -112,9 +112,8 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
     }
   }
 
-  await assertPortFree(options.port, `the ${gateways[options.gateway].description}`, host, gateways[options.gateway].localPortEnv);
   await new Promise<void>((resolveListen, reject) => {
-    server.once('error', reject);
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options.port, `the ${gateways[options.gateway].description}`, gateways[options.gateway].localPortEnv)));
     server.listen(options.port, host, () => resolveListen());
   });
   const address = server.address();

@@ -16,6 +16,7 @@ import {
 } from 'jose';
 import { systemClock, epochSeconds, type Clock } from '../shared/kernel/clock';
 import { LocalStartError } from './errors';
+import { listenError } from './ports';
 
 /**
  * The development OIDC issuer: it stands in for the Amazon Cognito user pool that issues ledger
@@ -119,13 +120,7 @@ export async function startDevIssuer(options: DevIssuerOptions): Promise<DevIssu
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new LocalStartError(`Port ${options.port} is already in use, so the dev OIDC issuer cannot start there; stop the other process or set OIDC_PORT to another port.`)
-          : error,
-      ),
-    );
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options.port, 'the dev OIDC issuer', 'OIDC_PORT')));
     server.listen(options.port, host, () => resolve());
   });
   const { port } = server.address() as AddressInfo;

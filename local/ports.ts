@@ -61,13 +61,12 @@ export function assertUsablePort(port: number, what: string, envVar?: string): v
 export function assertPortFree(port: number, what: string, host = '127.0.0.1', envVar?: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const server = createServer();
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new LocalStartError(`Port ${port} is already in use, so ${what} cannot start there; stop the other process or ${moveHint(envVar)}.`)
-          : error,
-      );
-    });
+    server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, port, what, envVar)));
     server.listen(port, host, () => server.close(() => resolve()));
   });
+}
+
+/** What a failed `listen` on `port` means to the developer: EADDRINUSE in one line saying what to do; anything else as it is. */
+export function listenError(error: NodeJS.ErrnoException, port: number, what: string, envVar?: string): Error {
+  return error.code === 'EADDRINUSE' ? new LocalStartError(`Port ${port} is already in use, so ${what} cannot start there; stop the other process or ${moveHint(envVar)}.`) : error;
 }

@@ -123,7 +123,7 @@ export class StreamDriver {
       } catch (error) {
         await sleep(pollMs);
         const name = (error as { name?: string }).name;
-        if (name === 'TrimmedDataAccessException' && this.checkpoints[worker.name]?.[shardId] === undefined) {
+        if (this.trimmedBeforeAnyRecord(error, worker, shardId)) {
           // Expected, not a failure: DynamoDB Local answers a TRIM_HORIZON iterator of a shard that
           // has no record yet this way (every first start). Ask again until the shard has records.
           iterator = await this.startingIterator(worker, shardId);
@@ -176,6 +176,11 @@ export class StreamDriver {
     this.finishedShards.get(worker.name)!.add(shardId);
   }
 
+  /** DynamoDB Local's answer to TRIM_HORIZON on a shard that has had no record yet (nothing to resume from): wait, not fail. */
+  private trimmedBeforeAnyRecord(error: unknown, worker: StreamWorker, shardId: string): boolean {
+    return (error as { name?: string }).name === 'TrimmedDataAccessException' && this.checkpoints[worker.name]?.[shardId] === undefined;
+  }
+
   /**
    * The first iterator of a shard. DynamoDB Local may refuse TRIM_HORIZON on a shard that has no
    * record yet with TrimmedDataAccessException, at GetShardIterator as well as at GetRecords: on a
@@ -186,8 +191,7 @@ export class StreamDriver {
       try {
         return await this.iteratorAfterCheckpoint(worker, shardId);
       } catch (error) {
-        const trimmedBeforeAnyRecord = (error as { name?: string }).name === 'TrimmedDataAccessException' && this.checkpoints[worker.name]?.[shardId] === undefined;
-        if (!trimmedBeforeAnyRecord) throw error;
+        if (!this.trimmedBeforeAnyRecord(error, worker, shardId)) throw error;
         if (this.stopped) return undefined;
         await sleep(this.options.pollMs ?? 100);
       }
