@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { config } from '../kernel/config';
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 
 /**
@@ -270,3 +271,12 @@ const isConnectionError = (error: unknown): boolean => CONNECTION_ERRORS.has(Str
 
 /** An idempotency token for one logical call (DynamoDB's ClientRequestToken): the same for its retries. */
 export const idempotencyToken = (): string => randomUUID();
+
+const containerClients = new Map<AwsService, AwsJsonClient>();
+
+/** The container's client of `service`, in its region, created on first use (never at import: loading a handler needs no AWS). */
+export function serviceClient(service: AwsService): AwsJsonClient {
+  let client = containerClients.get(service);
+  if (!client) containerClients.set(service, (client = new AwsJsonClient({ service, region: config.AWS_REGION })));
+  return client;
+}

@@ -1,5 +1,4 @@
-import { config } from '../kernel/config';
-import { AwsJsonClient } from './aws-json';
+import { serviceClient, type AwsJsonClient } from './aws-json';
 
 /**
  * The KMS side of the wallet's token signer (shared/wallet/auth/tokens.ts createKmsSigner): RS256 is
@@ -13,16 +12,9 @@ export interface KmsSigningPort {
   publicKey(keyId: string): Promise<Uint8Array>;
 }
 
-let defaultClient: AwsJsonClient | undefined;
-
-/** One client per container, created on first use (never at import: loading a handler needs no AWS). */
-export function kmsClient(): AwsJsonClient {
-  return (defaultClient ??= new AwsJsonClient({ service: 'kms', region: config.AWS_REGION, maxAttempts: 3 }));
-}
-
 /** Sign and GetPublicKey (TrentService, the AWS JSON 1.1 protocol; blobs are base64) through `client`, the container's by default. */
 export function createKmsSigningPort(client?: AwsJsonClient): KmsSigningPort {
-  const kms = () => client ?? kmsClient();
+  const kms = () => client ?? serviceClient('kms');
   return {
     async sign(keyId, message) {
       const { Signature } = await kms().call<{ Signature?: string }>('TrentService.Sign', {

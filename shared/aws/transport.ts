@@ -1,5 +1,4 @@
-import { config } from '../kernel/config';
-import { AwsJsonClient } from './aws-json';
+import { serviceClient } from './aws-json';
 import { queueUrlEnv } from '../workers';
 
 /**
@@ -14,15 +13,13 @@ export interface QueueTransport {
 /** SQS refuses longer delays; the local driver enforces the same limit so nothing works only locally. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
 
-let sqs: AwsJsonClient | undefined;
 
 const sqsTransport: QueueTransport = {
   async send(queue, body, options = {}) {
     const url = process.env[queueUrlEnv(queue)];
     if (!url) throw new Error(`${queueUrlEnv(queue)} is not set: this function may not send to ${queue}`);
-    sqs ??= new AwsJsonClient({ service: 'sqs', region: config.AWS_REGION });
     // SQS speaks the AWS JSON 1.0 protocol since 2023 (AmazonSQS.SendMessage).
-    await sqs.call('AmazonSQS.SendMessage', { QueueUrl: url, MessageBody: body, ...(options.delaySeconds === undefined ? {} : { DelaySeconds: options.delaySeconds }) });
+    await serviceClient('sqs').call('AmazonSQS.SendMessage', { QueueUrl: url, MessageBody: body, ...(options.delaySeconds === undefined ? {} : { DelaySeconds: options.delaySeconds }) });
   },
 };
 
@@ -61,16 +58,14 @@ export interface EventBusTransport {
 /** PutEvents takes at most 10 entries per call. */
 const PUT_EVENTS_MAX_ENTRIES = 10;
 
-let eventBridge: AwsJsonClient | undefined;
 
 const eventBridgeTransport: EventBusTransport = {
   async publish(events) {
     const bus = process.env.EVENT_BUS_NAME;
     if (!bus) throw new Error('EVENT_BUS_NAME is not set: this function may not publish events');
-    eventBridge ??= new AwsJsonClient({ service: 'events', region: config.AWS_REGION });
     for (let start = 0; start < events.length; start += PUT_EVENTS_MAX_ENTRIES) {
       const entries = events.slice(start, start + PUT_EVENTS_MAX_ENTRIES).map((event) => ({ EventBusName: bus, Source: event.source, DetailType: event.detailType, Detail: event.detail }));
-      const result = await eventBridge.call<{ FailedEntryCount?: number; Entries?: { ErrorCode?: string }[] }>('AWSEvents.PutEvents', { Entries: entries });
+      const result = await serviceClient('events').call<{ FailedEntryCount?: number; Entries?: { ErrorCode?: string }[] }>('AWSEvents.PutEvents', { Entries: entries });
       if ((result.FailedEntryCount ?? 0) > 0) {
         const codes = (result.Entries ?? []).flatMap((entry) => (entry.ErrorCode ? [entry.ErrorCode] : []));
         throw new Error(`PutEvents failed for ${result.FailedEntryCount} of ${entries.length} entries: ${[...new Set(codes)].join(', ')}`);
