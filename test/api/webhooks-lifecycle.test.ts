@@ -6,6 +6,9 @@ import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
+import { webhookKeys } from '../../shared/wallet/webhooks/keys';
+import { QueryCommand } from '../../shared/aws/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
@@ -392,6 +395,10 @@ describe('disabling and recovery', () => {
     await advance(3_600);
     await settle();
     expect(received('/outage').slice(since)).toHaveLength(events.length);
+    // Delivered, they left the recovery index: only skipped and failed deliveries are in it.
+    const document = localDocumentClient(platform.dynamodbEndpoint);
+    const indexed = await document.send(new QueryCommand({ TableName: platform.tables.wallet.name, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': webhookKeys.deliveriesOf(outage.id) } }));
+    expect(indexed.Items).toEqual([]);
 
     await advance(26 * 3_600);
     const quiet = await api('GET', `/v1/webhook_endpoints/${outage.id}/stats`, { token: keyC });

@@ -140,14 +140,15 @@ export async function processDeliveryMessage(deps: DeliveryDeps, message: Delive
 
 /** The attempt and the delivery's new state, under the claim. False when the claim ran out and another worker's record stands. */
 async function recordAttempt(deps: StoreDeps, delivery: DeliveryRecord, attempt: DeliveryAttempt, state: { status: DeliveryStatus; claim: string; now: Date }): Promise<boolean> {
+  // An automatic delivery that gave up enters the recovery index (webhookKeys.deliveriesOf).
+  const recoverable = state.status === 'failed' && delivery.origin === 'auto';
   try {
     await transact(deps, [
       {
         Update: {
           TableName: deps.table,
           Key: { pk: delivery.pk, sk: delivery.sk },
-          UpdateExpression:
-            'SET attempts_made = :attempt, #status = :status, last_attempt_at = :at, last_response_code = :code, next_attempt_at = :next, updated_at = :updated REMOVE claim_token, claim_expires_ms',
+          UpdateExpression: `SET attempts_made = :attempt, #status = :status, last_attempt_at = :at, last_response_code = :code, next_attempt_at = :next, updated_at = :updated${recoverable ? ', gsi1pk = :recoverable' : ''} REMOVE claim_token, claim_expires_ms`,
           ConditionExpression: 'claim_token = :claim AND attempts_made = :previous',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: {
@@ -159,6 +160,7 @@ async function recordAttempt(deps: StoreDeps, delivery: DeliveryRecord, attempt:
             ':next': attempt.next_attempt_at,
             ':updated': deps.clock.now().toISOString(),
             ':claim': state.claim,
+            ...(recoverable ? { ':recoverable': webhookKeys.deliveriesOf(delivery.endpoint_id) } : {}),
           },
         },
       },
@@ -221,11 +223,21 @@ async function claimAttempt(deps: StoreDeps, delivery: DeliveryRecord, claim: st
 /** Ends a pending delivery without an attempt: canceled (endpoint deleted, event expired) or skipped (endpoint disabled). */
 async function stop<S extends 'canceled' | 'skipped'>(deps: StoreDeps, delivery: DeliveryRecord, status: S, reason: string): Promise<S> {
   try {
+    // A skipped automatic delivery enters the recovery index (webhookKeys.deliveriesOf).
+    const recoverable = status === 'skipped' && delivery.origin === 'auto';
     await updateItem(deps, { pk: delivery.pk, sk: delivery.sk }, {
-      expression: 'SET #status = :stopped, cancel_reason = :reason, next_attempt_at = :none, updated_at = :now',
+      expression: `SET #status = :stopped, cancel_reason = :reason, next_attempt_at = :none, updated_at = :now${recoverable ? ', gsi1pk = :recoverable' : ''}`,
       condition: '#status = :pending AND attempts_made = :made',
       names: { '#status': 'status' },
-      values: { ':stopped': status, ':reason': reason, ':none': null, ':pending': 'pending', ':made': delivery.attempts_made, ':now': deps.clock.now().toISOString() },
+      values: {
+        ':stopped': status,
+        ':reason': reason,
+        ':none': null,
+        ':pending': 'pending',
+        ':made': delivery.attempts_made,
+        ':now': deps.clock.now().toISOString(),
+        ...(recoverable ? { ':recoverable': webhookKeys.deliveriesOf(delivery.endpoint_id) } : {}),
+      },
     });
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;

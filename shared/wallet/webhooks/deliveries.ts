@@ -89,7 +89,8 @@ export type SchedulingDeps = StoreDeps & { queue: QueueTransport };
 
 /**
  * A delivery of `event` to `endpoint`, not yet written: pending, or skipped for a disabled
- * endpoint. Automatic ones are indexed by endpoint and event time, for recovery by window.
+ * endpoint. Automatic ones are indexed by endpoint and event time while skipped or failed, for
+ * recovery by window.
  */
 export function newDelivery(
   deps: Pick<StoreDeps, 'clock' | 'ids'>,
@@ -103,7 +104,9 @@ export function newDelivery(
   const skipped = endpoint.status !== 'active';
   return {
     ...webhookKeys.delivery(event.id, endpoint.id, redeliveryId ?? undefined),
-    ...(origin === 'auto' ? { gsi1pk: webhookKeys.deliveriesOf(endpoint.id), gsi1sk: webhookKeys.deliveryOrder(event.created_at, event.id) } : {}),
+    // An automatic delivery keeps its place in the recovery index (gsi1sk) from the start, and is in
+    // the index (gsi1pk) only while recoverable: skipped or failed (webhookKeys.deliveriesOf).
+    ...(origin === 'auto' ? { gsi1sk: webhookKeys.deliveryOrder(event.created_at, event.id), ...(skipped ? { gsi1pk: webhookKeys.deliveriesOf(endpoint.id) } : {}) } : {}),
     sk: 'DELIVERY',
     entity: 'webhook_delivery',
     id,

@@ -28,8 +28,10 @@ export const webhookKeys = {
     sk: 'DELIVERY',
   }),
   /**
-   * gsi1 of automatic deliveries: an endpoint's deliveries by event creation time
-   * (`<created_at>#<eventId>`), which recovery reads by window, oldest first.
+   * gsi1 of automatic deliveries while they are recoverable (skipped or failed): an endpoint's by
+   * event creation time (`<created_at>#<eventId>`, kept on the delivery from the start), which
+   * recovery reads by window, oldest first. A delivery enters it when it is skipped or fails and
+   * leaves it when recovery arms it again, so pending and delivered ones cost no index writes.
    */
   deliveriesOf: (endpointId: string) => `WEBHOOK_ENDPOINT#${endpointId}#DELIVERIES`,
   deliveryOrder: (eventCreatedAt: string, eventId: string) => `${eventCreatedAt}#${eventId}`,

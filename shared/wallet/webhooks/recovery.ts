@@ -67,6 +67,7 @@ export async function recoverEndpoint(
       break;
     }
     read += 1;
+    // Deliveries written before the index held only recoverable ones may be in it in any state.
     if (RECOVERABLE.includes(delivery.status)) due.push(delivery);
   }
 
@@ -112,7 +113,7 @@ async function arm(deps: StoreDeps, delivery: DeliveryRecord): Promise<boolean> 
   try {
     await updateItem(deps, { pk: delivery.pk, sk: delivery.sk }, {
       expression:
-        'SET #status = :pending, #round = if_not_exists(#round, :zero) + :one, attempts_made = :zero, scheduled_attempt = :zero, max_attempts = :max, next_attempt_at = :now, cancel_reason = :none, updated_at = :now REMOVE claim_token, claim_expires_ms',
+        'SET #status = :pending, #round = if_not_exists(#round, :zero) + :one, attempts_made = :zero, scheduled_attempt = :zero, max_attempts = :max, next_attempt_at = :now, cancel_reason = :none, updated_at = :now REMOVE claim_token, claim_expires_ms, gsi1pk',
       condition: '#status IN (:skipped, :failed)',
       names: { '#status': 'status', '#round': 'round' },
       values: { ':pending': 'pending', ':zero': 0, ':one': 1, ':max': MAX_AUTOMATIC_ATTEMPTS, ':now': deps.clock.now().toISOString(), ':none': null, ':skipped': 'skipped', ':failed': 'failed' },
