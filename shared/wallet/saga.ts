@@ -85,13 +85,13 @@ export const operationKeys = {
     gsi3sk: `${startedAt}#${operationId}`,
   }),
   pendingShard: (shard: number) => `SAGA_STARTED#${shard}`,
+  /** The tenant and the key `record` put in a partition key (the tenant id holds no `#`; the key may hold anything). */
+  ofRecord: (pk: string): { tenantId: string; key: string } => {
+    const rest = pk.slice('IDEM#'.length);
+    const split = rest.indexOf('#');
+    return { tenantId: rest.slice(0, split), key: rest.slice(split + 1) };
+  },
 };
-
-/** The tenant and the key a record's partition names (`IDEM#<tenant uuid>#<key>`, the key may hold anything). */
-function keyOfRecord(pk: string): { tenantId: string; key: string } {
-  const tenantId = pk.slice('IDEM#'.length, 'IDEM#'.length + 36);
-  return { tenantId, key: pk.slice('IDEM#'.length + 37) };
-}
 
 /** The ledger key of an operation: the same for every retry, distinct across tenants. */
 export const ledgerKeyOf = (tenantId: string, operationId: string, step = 'post') => `wallet:${tenantId}:${operationId}:${step}`;
@@ -268,7 +268,7 @@ export async function sweepOperations(runtime: WalletDeps): Promise<number> {
   let finished = 0;
   const due = dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: SWEEP_SHARDS, partitionOf: operationKeys.pendingShard, before });
   for await (const item of due) {
-    const { tenantId, key } = keyOfRecord(String(item.pk));
+    const { tenantId, key } = operationKeys.ofRecord(String(item.pk));
     const record = await readRecord(runtime, tenantId, key);
     if (!record || record.state !== 'started') continue;
     try {
