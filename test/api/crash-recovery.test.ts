@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../local/ports';
+import { restartablePort } from '../support/ports';
 
 // `npm start` killed with SIGKILL (no shutdown hook runs, the JVM dies with it) and started again
 // on the same data directory: work that was accepted before the kill still finishes.
@@ -48,10 +48,11 @@ const javaProcessesUsing = (dir: string) =>
 describe('a SIGKILL in the middle', () => {
   it('settles every sandbox top-up that was pending at the kill after a restart', async () => {
     const env = {
-      PORT: String(await freePort()),
-      LEDGER_PORT: String(await freePort()),
-      CONSOLE_PORT: String(await freePort()),
-      OIDC_PORT: String(await freePort()),
+      // Started twice on the same ports: ones no other test's connections can take in between.
+      PORT: String(await restartablePort()),
+      LEDGER_PORT: String(await restartablePort()),
+      CONSOLE_PORT: String(await restartablePort()),
+      OIDC_PORT: String(await restartablePort()),
     };
     const base = `http://127.0.0.1:${env.PORT}`;
     const first = await start(env);

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../local/ports';
+import { restartablePort } from '../support/ports';
 
 // `npm start` as a developer runs it: a real process, real ports, a data directory, Ctrl-C.
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -40,7 +40,7 @@ const javaProcessesUsing = (dir: string) =>
 
 describe('npm start', () => {
   it('serves both APIs on loopback, and Ctrl-C stops everything including the JVM', async () => {
-    const [port, ledgerPort, consolePort] = [await freePort(), await freePort(), await freePort()];
+    const [port, ledgerPort, consolePort] = [await restartablePort(), await restartablePort(), await restartablePort()];
     const { child, output } = start({ PORT: String(port), LEDGER_PORT: String(ledgerPort), CONSOLE_PORT: String(consolePort) });
     const deadline = Date.now() + 60_000;
     while (!output().includes('Try: curl')) {
@@ -78,7 +78,7 @@ describe('npm start', () => {
     expect(text).not.toMatch(/NodeVersionSupportWarning|TrimmedDataAccessException|"message":"request"|failed/);
 
     // A second start on the same data folder refuses in one line and leaves the first alone.
-    const second = run(['local/main.ts'], { PORT: String(await freePort()), LEDGER_PORT: String(await freePort()), CONSOLE_PORT: String(await freePort()), OIDC_PORT: '0' });
+    const second = run(['local/main.ts'], { PORT: String(await restartablePort()), LEDGER_PORT: String(await restartablePort()), CONSOLE_PORT: String(await restartablePort()), OIDC_PORT: '0' });
     expect(second.status).toBe(1);
     expect(errorLines(second.output)).toEqual([`error: the platform is already running as pid ${child.pid} at http://127.0.0.1:${port} on ${dataDir}; stop it or set DATA_DIR to another folder`]);
     expect(existsSync(join(dataDir, 'platform.json'))).toBe(true);
@@ -120,10 +120,10 @@ describe('npm start', () => {
 
   it('says in one line that a port is taken, and starts nothing', async () => {
     const blocker: Server = createServer();
-    const port = await freePort();
+    const port = await restartablePort();
     await new Promise<void>((r) => blocker.listen(port, '127.0.0.1', () => r()));
     try {
-      const { child, output } = start({ PORT: String(port), LEDGER_PORT: String(await freePort()), CONSOLE_PORT: String(await freePort()) });
+      const { child, output } = start({ PORT: String(port), LEDGER_PORT: String(await restartablePort()), CONSOLE_PORT: String(await restartablePort()) });
       expect(await exited(child)).toBe(1);
       expect(errorLines(output())).toEqual([expect.stringContaining(`Port ${port} is already in use, so the Wallet and auth APIs (public) cannot start there; stop the other process or set PORT to another port.`)]);
       expect(javaProcessesUsing(dataDir)).toEqual([]);
@@ -133,7 +133,7 @@ describe('npm start', () => {
   });
 
   it('says in one line that Java is missing', async () => {
-    const { child, output } = start({ PATH: '/nonexistent', PORT: String(await freePort()), LEDGER_PORT: String(await freePort()), CONSOLE_PORT: String(await freePort()) });
+    const { child, output } = start({ PATH: '/nonexistent', PORT: String(await restartablePort()), LEDGER_PORT: String(await restartablePort()), CONSOLE_PORT: String(await restartablePort()) });
     expect(await exited(child)).toBe(1);
     expect(output().split('\n').filter((line) => line.startsWith('error:'))).toEqual([expect.stringContaining('Java 17 or newer is required')]);
   });
