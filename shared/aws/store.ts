@@ -97,35 +97,39 @@ export interface Expression {
 }
 
 /** One put, under a condition when given (`attribute_not_exists(pk)` for "create once"). */
-export async function putItem(deps: TableDeps, item: Item, options: Expression & { condition?: string } = {}): Promise<void> {
-  await deps.client.send(
-    new PutCommand({
-      TableName: deps.table,
-      Item: item,
-      ConditionExpression: options.condition,
-      ExpressionAttributeNames: options.names,
-      ExpressionAttributeValues: options.values,
-    }),
+export async function putItem(deps: TableDeps & TransactOptions, item: Item, options: Expression & { condition?: string } = {}): Promise<void> {
+  await sendWrite(deps, () =>
+    deps.client.send(
+      new PutCommand({
+        TableName: deps.table,
+        Item: item,
+        ConditionExpression: options.condition,
+        ExpressionAttributeNames: options.names,
+        ExpressionAttributeValues: options.values,
+      }),
+    ),
   );
 }
 
 /** One update, under a condition when given; answers the attributes `returnValues` asks for. */
 export async function updateItem(
-  deps: TableDeps,
+  deps: TableDeps & TransactOptions,
   key: { pk: string; sk: string },
   update: Expression & { expression: string; condition?: string; returnValues?: 'ALL_NEW' | 'ALL_OLD' | 'UPDATED_NEW' | 'UPDATED_OLD'; returnOldOnConditionFailure?: boolean },
 ): Promise<Item | undefined> {
-  const result = await deps.client.send(
-    new UpdateCommand({
-      TableName: deps.table,
-      Key: key,
-      UpdateExpression: update.expression,
-      ConditionExpression: update.condition,
-      ExpressionAttributeNames: update.names,
-      ExpressionAttributeValues: update.values,
-      ReturnValues: update.returnValues,
-      ReturnValuesOnConditionCheckFailure: update.returnOldOnConditionFailure ? 'ALL_OLD' : undefined,
-    }),
+  const result = await sendWrite(deps, () =>
+    deps.client.send(
+      new UpdateCommand({
+        TableName: deps.table,
+        Key: key,
+        UpdateExpression: update.expression,
+        ConditionExpression: update.condition,
+        ExpressionAttributeNames: update.names,
+        ExpressionAttributeValues: update.values,
+        ReturnValues: update.returnValues,
+        ReturnValuesOnConditionCheckFailure: update.returnOldOnConditionFailure ? 'ALL_OLD' : undefined,
+      }),
+    ),
   );
   return result.Attributes;
 }
@@ -321,6 +325,25 @@ export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions
         throw busy();
       }
       await sleep(delay);
+    }
+  }
+}
+
+/**
+ * One single-item write under the same policy: refused only because a transaction holds the item
+ * (`TransactionConflictException`) or by throttling, it wrote nothing and is sent again; a failed
+ * condition is thrown as it came (`isConditionalCheckFailed`).
+ */
+async function sendWrite<T>(deps: TransactOptions, send: () => Promise<T>): Promise<T> {
+  const sleep = deps.sleep ?? defaultSleep;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await send();
+    } catch (error) {
+      const retryable = isThrottling(error) || (error as { name?: string } | undefined)?.name === 'TransactionConflictException';
+      if (!retryable) throw error;
+      if (attempt >= TRANSACT_ATTEMPTS) throw busy();
+      await sleep(backoffMs(attempt));
     }
   }
 }
