@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /**
  * UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then random bits, so ids sort by creation time.
@@ -36,3 +36,20 @@ export const uuidv7: IdGenerator = () => {
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
+
+/**
+ * A UUIDv7 that the same (`ms`, `seed`) always gives: `ms` in the time bits, the rest from a hash of
+ * the seed. For what a retry must write under the same id as the first try (an operation's events):
+ * it still sorts by the instant it names.
+ */
+export function derivedUuidv7(ms: number, seed: string): string {
+  const bytes = createHash('sha256').update(seed).digest().subarray(0, 16);
+  bytes.writeUIntBE(ms, 0, 6);
+  bytes[6] = 0x70 | (bytes[6]! & 0x0f);
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** A stable spread of ids over `shards` buckets (partitions of a hot key, sweep shards). */
+export const shardOf = (id: string, shards: number): number => createHash('sha1').update(id).digest().readUInt16BE(0) % shards;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { shardOf } from '../kernel/ids';
 
 /**
  * Every LedgerTable key is built here (entity chart: docs/data-model.md). Items that take writes on
@@ -13,8 +13,6 @@ export const SHARDED_MARKER_PARTITIONS = 4;
 /** Transactions index partitions of every ledger created from now on. */
 export const TRANSACTION_INDEX_SHARDS = 16;
 
-/** A stable spread of ids over `shards` buckets. */
-export const shardOf = (id: string, shards: number) => createHash('sha1').update(id).digest().readUInt16BE(0) % shards;
 const accountShardPartition = (accountId: string, shard: number) => `ACCOUNT#${accountId}#S${shard}`;
 const shardEntriesPartition = (accountId: string, shard: number) => `ACCOUNT#${accountId}#E${shard}`;
 

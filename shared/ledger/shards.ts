@@ -1,6 +1,7 @@
 import type { TransactItem } from '../aws/dynamodb';
 import { ConditionsFailed, getItems, queryAll, transact, type Item, type TableDeps } from '../aws/store';
-import { SHARDED_MARKER_PARTITIONS, ledgerKeys, shardOf } from './keys';
+import { shardOf } from '../kernel/ids';
+import { SHARDED_MARKER_PARTITIONS, ledgerKeys } from './keys';
 import type { AccountDelta, Spread } from './posting-plan';
 import type { AccountFacts } from './records';
 

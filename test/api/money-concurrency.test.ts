@@ -1,6 +1,6 @@
 import { apiClient } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type DocumentClient } from '../../shared/aws/dynamodb';
+import type { DocumentClient } from '../../shared/aws/dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
@@ -16,6 +16,7 @@ import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { transferRoutes } from '../../shared/wallet/transfers/routes';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { call, startTestPlatform } from '../support/platform';
+import { storedEvents } from '../support/events';
 
 /**
  * 500 random concurrent money operations over 20 users of one tenant (16 at a time): P2P
@@ -178,13 +179,7 @@ it('keeps the books balanced under 500 random concurrent transfers and top-ups',
     walletCursor = page.body.next_cursor;
   } while (walletCursor);
   expect(walletTransfers.sort()).toEqual(ids);
-  const events: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await documents.send(new QueryCommand({ TableName: platform.tables.wallet.name, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenant.id}#EVENTS` }, ExclusiveStartKey: start }));
-    events.push(...(page.Items ?? []).filter((item) => item.envelope.type === 'transfer.completed').map((item) => item.envelope.data.transfer.id as string));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const events = (await storedEvents({ client: documents, table: platform.tables.wallet.name }, tenant.id, 'transfer.completed')).map((event) => event.data.transfer.id as string);
   expect(events.sort()).toEqual(ids);
 
   console.log(`money concurrency: ${OPERATIONS} operations in ${elapsedMs} ms; ${accepted.length} transfers accepted, refused ${JSON.stringify(refused)}, fees ${fees}`);

@@ -1,6 +1,6 @@
 import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type DocumentClient } from '../../shared/aws/dynamodb';
+import type { DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
@@ -15,6 +15,7 @@ import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { startTestPlatform } from '../support/platform';
+import { storedEvents } from '../support/events';
 
 /**
  * Merchants, payments (authorize, capture, void, expire) and refunds over HTTP with real
@@ -75,8 +76,7 @@ const refund = (key: string, body: Record<string, unknown>) => api('POST', '/v1/
 const balanceOf = async (key: string, userId: string) => (await api('GET', `/v1/users/${userId}/balances`, { token: key })).body as { available: number; posted: number; pending: number };
 
 async function eventsOf(tenant: string, type: string) {
-  const result = await documents.send(new QueryCommand({ TableName: platform.tables.wallet.name, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenant}#EVENTS` } }));
-  return (result.Items ?? []).map((item) => item.envelope as { type: string; data: Record<string, any> }).filter((e) => e.type === type);
+  return storedEvents({ client: documents, table: platform.tables.wallet.name }, tenant, type);
 }
 
 async function expectBalanced(tenant: string) {

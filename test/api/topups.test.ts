@@ -1,6 +1,6 @@
 import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type DocumentClient } from '../../shared/aws/dynamodb';
+import type { DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
@@ -17,6 +17,7 @@ import { sandboxWebhookRequest } from '../../shared/wallet/topups/sandbox';
 import { topupRoutes } from '../../shared/wallet/topups/routes';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { startTestPlatform, type CallResult } from '../support/platform';
+import { storedEvents } from '../support/events';
 
 /**
  * Top-ups end to end over HTTP on the embedded platform: the client starts a top-up, the sandbox
@@ -80,10 +81,7 @@ const cashOf = async (userId: string) => balanceOf((await getUserRecord(deps(), 
 const deps = () => ({ client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 });
 
 async function eventsOf(tenantId: string, topupId: string): Promise<any[]> {
-  const page = await documents.send(
-    new QueryCommand({ TableName: platform.tables.wallet.name, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenantId}#EVENTS` } }),
-  );
-  return (page.Items ?? []).map((item) => item.envelope).filter((envelope) => envelope.data?.topup?.id === topupId);
+  return (await storedEvents(deps(), tenantId)).filter((envelope) => envelope.data.topup?.id === topupId);
 }
 
 /** A confirmation as the sandbox sends it, for replays and forgeries. */

@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import { QueryCommand } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../shared/http/outcome';
 import type { Principal } from '../../shared/http/principal';
@@ -22,6 +21,7 @@ import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/saga';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import type { UserRecord } from '../../shared/wallet/tenancy/users';
 import { crashAfterLedger, tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { storedEvents } from '../support/events';
 
 /**
  * Orders through their services on DynamoDB Local and the real ledger: the pay saga survives a
@@ -86,10 +86,7 @@ async function ledgerPayments(tenant: TenantRecord) {
 }
 
 async function eventsOf(tenantId: string, type: string) {
-  const result = await f.deps.client.send(
-    new QueryCommand({ TableName: f.deps.table, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenantId}#EVENTS` } }),
-  );
-  return (result.Items ?? []).map((item) => item.envelope as { type: string; data: Record<string, any> }).filter((event) => event.type === type);
+  return storedEvents(f.deps, tenantId, type);
 }
 
 const balance = async (tenant: TenantRecord, user: UserRecord) => (await f.ledger.getAccount(tenant.ledger_id, user.cash_account_id)).balance.posted;

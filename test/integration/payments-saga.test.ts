@@ -1,4 +1,3 @@
-import { QueryCommand } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../shared/http/outcome';
 import type { Principal } from '../../shared/http/principal';
@@ -13,6 +12,7 @@ import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/saga';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import type { UserRecord } from '../../shared/wallet/tenancy/users';
 import { crashAfterLedger, tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { storedEvents } from '../support/events';
 
 /**
  * Crash safety of the payment sagas, as the transfer and top-up sagas have it: the process dies
@@ -51,10 +51,7 @@ async function world() {
 const balance = async (tenant: TenantRecord, user: UserRecord) => (await f.ledger.getAccount(tenant.ledger_id, user.cash_account_id)).balance;
 
 async function eventsOf(tenantId: string, type: string) {
-  const result = await f.deps.client.send(
-    new QueryCommand({ TableName: f.deps.table, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenantId}#EVENTS` } }),
-  );
-  return (result.Items ?? []).map((item) => item.envelope as { type: string; data: Record<string, any> }).filter((event) => event.type === type);
+  return storedEvents(f.deps, tenantId, type);
 }
 
 async function ledgerTransactions(tenant: TenantRecord, type: string) {

@@ -1,4 +1,3 @@
-import { QueryCommand } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../shared/http/outcome';
 import type { Principal } from '../../shared/http/principal';
@@ -13,6 +12,7 @@ import { receiveRailWebhook } from '../../shared/wallet/payouts/settlement';
 import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/saga';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { crashAfterLedger, tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { storedEvents } from '../support/events';
 
 /**
  * Crash safety of the payout sagas, as the other money paths have it: the process dies after the
@@ -52,10 +52,7 @@ async function world() {
 const balanceOf = async (tenant: TenantRecord, account: string) => (await f.ledger.getAccount(tenant.ledger_id, account)).balance;
 
 async function eventsOf(tenantId: string, type: string) {
-  const result = await f.deps.client.send(
-    new QueryCommand({ TableName: f.deps.table, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenantId}#EVENTS` } }),
-  );
-  return (result.Items ?? []).map((item) => item.envelope as { type: string; data: Record<string, any> }).filter((event) => event.type === type);
+  return storedEvents(f.deps, tenantId, type);
 }
 
 async function recover(how: 'retry' | 'sweep', again: () => Promise<Outcome>): Promise<Outcome> {

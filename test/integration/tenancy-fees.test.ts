@@ -1,4 +1,3 @@
-import { QueryCommand } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/kernel/errors';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -7,6 +6,7 @@ import { getFeePlan, setFeePlan } from '../../shared/wallet/tenancy/fee-plan';
 import { type FeePlanChange } from '../../shared/wallet/tenancy/fees';
 import { ledgerSummary } from '../../shared/wallet/tenancy/summary';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { storedEvents } from '../support/events';
 
 let f: TenancyFixture;
 
@@ -43,12 +43,10 @@ describe('fee plans', () => {
     expect((audit[0]!.before as any).fees.payment).toEqual({ bps: 250, flat: 30, min_fee: 50, max_fee: 2_000 });
     expect(audit[0]!.after).toEqual(plan);
 
-    const events = await f.deps.client.send(
-      new QueryCommand({ TableName: f.deps.table, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenant.id}#EVENTS` } }),
-    );
-    expect(events.Items?.map((item) => item.envelope.type)).toEqual(['fee_plan.set', 'fee_plan.set']);
+    const events = await storedEvents(f.deps, tenant.id);
+    expect(events.map((event) => event.type)).toEqual(['fee_plan.set', 'fee_plan.set']);
     // The event's payload omits max_fee where there is no cap, as every response does.
-    for (const item of events.Items ?? []) expect(item.envelope.data.fee_plan.fees.p2p).not.toHaveProperty('max_fee');
+    for (const event of events) expect(event.data.fee_plan.fees.p2p).not.toHaveProperty('max_fee');
   });
 
   it('clears the cap when max_fee is omitted or null, and sets the commission mode alone', async () => {

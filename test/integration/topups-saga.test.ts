@@ -1,5 +1,4 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { QueryCommand } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
@@ -20,6 +19,7 @@ import type * as Settlement from '../../shared/wallet/topups/settlement';
 import type * as Operations from '../../shared/wallet/saga';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { startTestPlatform } from '../support/platform';
+import { storedEvents } from '../support/events';
 
 /**
  * Crash safety of the top-up sagas at service level, on the embedded platform's tables and ledger
@@ -90,10 +90,7 @@ function deliver(topup: { id: string; processor_ref: string }, event: { id: stri
 }
 
 async function topupEvents(topupId: string): Promise<string[]> {
-  const page = await runtime.client.send(
-    new QueryCommand({ TableName: runtime.table, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenant.id}#EVENTS` } }),
-  );
-  return (page.Items ?? []).filter((item) => item.envelope.data.topup?.id === topupId).map((item) => item.envelope.type as string);
+  return (await storedEvents(runtime, tenant.id)).filter((event) => event.data.topup?.id === topupId).map((event) => event.type);
 }
 
 const statusOf = async (topupId: string) => (await service.getTopup(runtime, tenant.id, topupId)).status;

@@ -276,7 +276,7 @@ describe('exactly one delivery per event and endpoint', () => {
     await waitForRelay(envelope.id, b.id);
     await platform.queues.drain();
 
-    const record = await streamRecordOf(envelope.id);
+    const record = await streamRecordOf(tenantId, envelope.id);
     const first = await relayRecords(relayDeps, [record]);
     const [second, third] = await Promise.all([relayRecords(relayDeps, [record]), relayRecords(relayDeps, [record])]);
     for (const summary of [first, second, third]) expect(summary).toMatchObject({ batchItemFailures: [], events: 1, deliveries: 0, duplicates: 2 });
@@ -325,7 +325,7 @@ describe('exactly one delivery per event and endpoint', () => {
 });
 
 /** The INSERT record the stream carries for an event item, as Lambda delivers it. */
-async function streamRecordOf(eventId: string): Promise<DynamoDBRecord> {
-  const result = await deps.client.send(new GetCommand({ TableName: deps.table, Key: eventKeys.event(eventId), ConsistentRead: true }));
+async function streamRecordOf(tenantId: string, eventId: string): Promise<DynamoDBRecord> {
+  const result = await deps.client.send(new GetCommand({ TableName: deps.table, Key: eventKeys.event(tenantId, eventId), ConsistentRead: true }));
   return { eventName: 'INSERT', eventSource: 'aws:dynamodb', dynamodb: { SequenceNumber: '7', NewImage: marshall(result.Item!) as never } };
 }

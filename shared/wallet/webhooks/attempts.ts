@@ -1,8 +1,9 @@
 import { epochSeconds } from '../../kernel/clock';
-import { eventKeys, type EventEnvelope } from '../../events/outbox';
+import type { EventEnvelope } from '../../events/outbox';
+import { readEvent } from './events';
 import type { QueueTransport } from '../../aws/transport';
 import type { StoreDeps } from '../deps';
-import { ConditionsFailed, getItems, isConditionalCheckFailed, transact, updateItem } from '../../aws/store';
+import { ConditionsFailed, getItem, getItems, isConditionalCheckFailed, transact, updateItem } from '../../aws/store';
 import {
   ATTEMPT_CLAIM_MS,
   HISTORY_RETENTION_SECONDS,
@@ -191,16 +192,15 @@ async function readAttemptState(
   key: { pk: string; sk: string },
   message: DeliveryMessage,
 ): Promise<{ delivery?: DeliveryRecord; endpoint?: EndpointRecord; event?: EventEnvelope; health?: HealthRecord }> {
-  const [delivery, endpoint, event, health] = await getItems(deps, [
-    key,
-    webhookKeys.endpoint(message.endpoint_id),
-    eventKeys.event(message.event_id),
-    webhookKeys.health(message.endpoint_id),
+  const [[delivery, endpoint, health], event] = await Promise.all([
+    getItems(deps, [key, webhookKeys.endpoint(message.endpoint_id), webhookKeys.health(message.endpoint_id)]),
+    // A message queued before messages named the tenant: its delivery does.
+    (async () => readEvent(deps, message.tenant_id ?? String((await getItem(deps, key))?.tenant_id), message.event_id))(),
   ]);
   return {
     delivery: delivery as DeliveryRecord | undefined,
     endpoint: endpoint as EndpointRecord | undefined,
-    event: (event as { envelope?: EventEnvelope } | undefined)?.envelope,
+    event,
     health: health as HealthRecord | undefined,
   };
 }

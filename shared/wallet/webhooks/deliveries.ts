@@ -75,6 +75,8 @@ export interface DeliveryRecord {
 
 export interface DeliveryMessage {
   event_id: string;
+  /** The event's tenant (where its history keeps it); absent in messages queued before it was sent. */
+  tenant_id?: string;
   endpoint_id: string;
   redelivery_id?: string;
   /** The delivery's round this attempt belongs to; absent = 0. */
@@ -163,6 +165,7 @@ export async function enqueueAttempt(deps: SchedulingDeps, delivery: DeliveryRec
   const round = delivery.round ?? 0;
   await sendMessage(deps, {
     event_id: delivery.event_id,
+    tenant_id: delivery.tenant_id,
     endpoint_id: delivery.endpoint_id,
     ...(delivery.redelivery_id ? { redelivery_id: delivery.redelivery_id } : {}),
     ...(round > 0 ? { round } : {}),
@@ -194,6 +197,7 @@ export function parseDeliveryMessage(body: string): DeliveryMessage | undefined 
     const value = JSON.parse(body) as Partial<DeliveryMessage>;
     const ok =
       typeof value.event_id === 'string' &&
+      (value.tenant_id === undefined || typeof value.tenant_id === 'string') &&
       typeof value.endpoint_id === 'string' &&
       (value.redelivery_id === undefined || typeof value.redelivery_id === 'string') &&
       (value.round === undefined || (Number.isInteger(value.round) && value.round >= 0)) &&

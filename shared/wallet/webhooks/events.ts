@@ -1,7 +1,8 @@
 import { AppError } from '../../kernel/errors';
 import { eventKeys, type EventEnvelope } from '../../events/outbox';
 import type { StoreDeps } from '../deps';
-import { getItem, queryPage, transact, type Page } from '../../aws/store';
+import { getItem, transact, type Page } from '../../aws/store';
+import { mergedPage } from '../../aws/merged-pages';
 import { newDelivery } from './deliveries';
 import { endpointsReceiving, getEndpointRecord, isLive } from './endpoints';
 import { endpointReceives } from './matching';
@@ -10,9 +11,6 @@ import { endpointReceives } from './matching';
  * A tenant's event history (the outbox items, kept 30 days) and manual redelivery (spec part 4
  * item 22). Merchants' events are the tenant's too: tenant credentials list and redeliver them.
  */
-
-/** Items one listing request may evaluate when filters are given: a rare type must not read a whole month. */
-export const EVENT_SCAN_BUDGET = 1_000;
 
 export interface EventQuery {
   type?: string;
@@ -24,8 +22,9 @@ export interface EventQuery {
 
 /**
  * Events newest first, optionally of one type or family and inside (created_after,
- * created_before). A filtered page may hold fewer items than `limit` and still have a next_cursor
- * (the scan budget ran out). Refuses: invalid_request (cursor).
+ * created_before), merged from the history's partitions. A filtered page may hold fewer items than
+ * `limit` and still have a next_cursor (its reads are bounded: a rare type must not read a whole
+ * month). Refuses: invalid_request (cursor).
  */
 export async function listEvents(deps: StoreDeps, tenantId: string, query: EventQuery): Promise<Page<EventEnvelope>> {
   const conditions: string[] = [];
@@ -53,22 +52,30 @@ export async function listEvents(deps: StoreDeps, tenantId: string, query: Event
     // Envelopes carry toISOString() (always milliseconds), so strings compare as instants.
     values[placeholder] = new Date(bound).toISOString();
   }
-  const page = await queryPage(deps, {
-    index: 'gsi1',
-    partition: eventKeys.tenantEvents(tenantId),
+  const page = await mergedPage(deps, {
+    partitions: eventKeys.partitions(tenantId),
+    ...eventKeys.range,
+    consistent: true,
+    binding: { listing: 'events', owner: tenantId },
     cursor: query.cursor,
     limit: query.limit,
-    ...(conditions.length > 0 ? { filter: { expression: conditions.join(' AND '), names, values }, scanBudget: EVENT_SCAN_BUDGET } : {}),
+    ...(conditions.length > 0 ? { filter: { expression: conditions.join(' AND '), names, values } } : {}),
   });
   return { data: page.items.map((item) => item.envelope as EventEnvelope), next_cursor: page.next_cursor };
 }
 
 /** A tenant's event; another tenant's, or one past retention, is not_found. */
 export async function getEvent(deps: StoreDeps, tenantId: string, eventId: string): Promise<EventEnvelope> {
-  const item = await getItem(deps, eventKeys.event(eventId));
-  const envelope = item?.envelope as EventEnvelope | undefined;
-  if (!envelope || envelope.tenant_id !== tenantId) throw new AppError('not_found', `No event ${eventId}.`);
+  const envelope = await readEvent(deps, tenantId, eventId);
+  if (!envelope) throw new AppError('not_found', `No event ${eventId}.`);
   return envelope;
+}
+
+/** An event of the tenant by id, or undefined; one written before the history was spread is read where it was. */
+export async function readEvent(deps: StoreDeps, tenantId: string, eventId: string): Promise<EventEnvelope | undefined> {
+  const item = (await getItem(deps, eventKeys.event(tenantId, eventId))) ?? (await getItem(deps, eventKeys.legacy(eventId)));
+  const envelope = item?.envelope as EventEnvelope | undefined;
+  return envelope?.tenant_id === tenantId ? envelope : undefined;
 }
 
 /**

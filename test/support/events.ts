@@ -1,0 +1,31 @@
+import { QueryCommand, type DocumentClient } from '../../shared/aws/dynamodb';
+import { eventKeys } from '../../shared/events/outbox';
+
+/** An event as the tests read it: the envelope, its data loosely typed. */
+export interface StoredEvent {
+  id: string;
+  type: string;
+  tenant_id: string;
+  client_id?: string;
+  created_at: string;
+  data: Record<string, any>;
+}
+
+/**
+ * Every event the tenant's history holds (its outbox items), oldest first, optionally of one type:
+ * read from the table itself, every partition, every page, consistently.
+ */
+export async function storedEvents(deps: { client: DocumentClient; table: string }, tenantId: string, type?: string): Promise<StoredEvent[]> {
+  const events: StoredEvent[] = [];
+  for (const partition of eventKeys.partitions(tenantId)) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await deps.client.send(
+        new QueryCommand({ TableName: deps.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partition }, ConsistentRead: true, ExclusiveStartKey: start }),
+      );
+      events.push(...(page.Items ?? []).map((item) => item.envelope as StoredEvent));
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return events.filter((event) => type === undefined || event.type === type).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
