@@ -31,6 +31,8 @@ const WARMUP_SECONDS = 1;
 const timing = { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS };
 const WRITERS = 32;
 const CAPACITY_SAMPLE = 20;
+/** The concurrencies measured (BENCH_CONCURRENCY=8,32; empty: only the capacity sample). */
+const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,8,32').split(',').filter(Boolean).map(Number);
 
 
 /** Approximate DynamoDB item size (names plus values, its sizing rules), in bytes. */
@@ -243,7 +245,7 @@ try {
 
   const results: { concurrency: number; ledger: Figures; wallet_no_fee: Figures; wallet_fee: Figures; ratio_no_fee: number; ratio_fee: number }[] = [];
   console.log(`wallet benchmark: ${SECONDS}s per case after ${WARMUP_SECONDS}s warm-up, ${cpus().length} cores, Node ${process.version}`);
-  for (const concurrency of [1, 8, 32]) {
+  for (const concurrency of CONCURRENCIES) {
     const ledgerFigures = await measure('ledger 2-leg posting', concurrency, ledgerPosting(noFee), timing);
     const walletNoFee = await measure('wallet transfer, no fee (2 legs)', concurrency, transfer(noFee), timing);
     const walletFee = await measure('wallet transfer, p2p fee (3 legs)', concurrency, transfer(withFee), timing);

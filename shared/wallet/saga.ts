@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { dueKeys } from '../aws/due-keys';
-import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, transact } from '../aws/store';
+import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, transact, updateItem } from '../aws/store';
+import { derivedUuidv7 } from '../kernel/ids';
 import type { TransactItem } from '../aws/dynamodb';
 import type { Principal } from '../http/principal';
 import { AppError, problemBody, type ErrorCode } from '../kernel/errors';
@@ -32,6 +33,17 @@ export interface OperationPlan {
    * idempotency_in_flight. The ledger step is not repeated.
    */
   freshCommit?: boolean;
+  /**
+   * `creates`: the commit only creates items keyed by the operation (its record under the
+   * operation's id, its events under `operationEvent` ids), so each is written as a conditional
+   * Put of its own, in order, and the key's answer last. An item already there was written by an
+   * earlier try of this same operation. A crash between the writes leaves the key started: the
+   * retry or the sweeper writes the rest, so record, events and answer all land, each once. Half
+   * the write units of a transaction, and one transaction fewer per operation. Default `atomic`:
+   * the items and the key's answer in ONE TransactWriteItems (needed whenever an item changes
+   * state that was there before: a status, a count).
+   */
+  commitBy?: 'atomic' | 'creates';
 }
 
 /** How many times a fresh-commit operation rebuilds its commit after a stale read. */
@@ -93,6 +105,15 @@ export const operationKeys = {
   },
 };
 
+/**
+ * The id and instant of an operation's `n`th event: the same on every try, so a `creates` commit
+ * writes the event once whoever finishes the operation. The instant is the operation's start.
+ */
+export const operationEvent = (context: Pick<OperationContext, 'operationId' | 'startedAt'>, n = 0): { id: string; at: Date } => {
+  const at = new Date(context.startedAt);
+  return { id: derivedUuidv7(at.getTime(), `${context.operationId}:event:${n}`), at };
+};
+
 /** The ledger key of an operation: the same for every retry, distinct across tenants. */
 export const ledgerKeyOf = (tenantId: string, operationId: string, step = 'post') => `wallet:${tenantId}:${operationId}:${step}`;
 
@@ -101,6 +122,8 @@ export const ledgerKeyOf = (tenantId: string, operationId: string, step = 'post'
 /** Hooks for tests that prove crash safety; production code never sets them. */
 export interface SagaFaults {
   afterLedger?: () => void;
+  /** After the `index`th item of a `creates` commit was written. */
+  afterCreate?: (index: number) => void;
 }
 
 /**
@@ -220,7 +243,8 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
       },
     };
     try {
-      await transact(runtime, [...result.items, keyUpdate]);
+      if (plan?.commitBy === 'creates') await writeCreates(runtime, result.items, keyUpdate, faults);
+      else await transact(runtime, [...result.items, keyUpdate]);
       return { status: result.status, body, replayed: false };
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
@@ -235,6 +259,36 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
       // Another item's condition failed under a twin still committing: the retry will see its answer.
       throw new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.');
     }
+  }
+}
+
+/**
+ * A `creates` commit: each Put on its own (one already there is this operation's, from an earlier
+ * try), then the key's answer under its condition; a failed condition on the answer reads as a
+ * transaction's would (the key's index).
+ */
+async function writeCreates(runtime: WalletDeps, items: TransactItem[], keyUpdate: TransactItem, faults: SagaFaults): Promise<void> {
+  for (const [index, item] of items.entries()) {
+    const put = item.Put;
+    if (!put || put.ConditionExpression !== 'attribute_not_exists(pk)') throw new Error('a creates commit holds only Puts of new items');
+    try {
+      await putItem(runtime, put.Item as Record<string, unknown>, { condition: put.ConditionExpression });
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+    faults.afterCreate?.(index);
+  }
+  const update = keyUpdate.Update!;
+  try {
+    await updateItem(runtime, update.Key as { pk: string; sk: string }, {
+      expression: update.UpdateExpression!,
+      condition: update.ConditionExpression,
+      names: update.ExpressionAttributeNames,
+      values: update.ExpressionAttributeValues,
+    });
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    throw new ConditionsFailed([{ index: items.length, item: undefined }]);
   }
 }
 

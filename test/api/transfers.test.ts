@@ -1,6 +1,6 @@
 import { apiClient, expectProblem } from '../support/http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, type DocumentClient } from '../../shared/aws/dynamodb';
+import type { DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
@@ -19,6 +19,7 @@ import { SWEEP_AFTER_MS } from '../../shared/wallet/saga';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { startTestPlatform, type CallResult } from '../support/platform';
+import { storedEvents } from '../support/events';
 
 /**
  * Balances, transfers, transactions, limits and credit lines over HTTP with real credentials.
@@ -78,8 +79,7 @@ const transfer = (token: string, body: Record<string, unknown>, key = uuidv7()) 
 const balanceOf = async (userId: string, token = apiKey) => (await api('GET', `/v1/users/${userId}/balances`, { token: token })).body;
 
 async function eventsOf(tenant: string, type: string) {
-  const result = await documents.send(new QueryCommand({ TableName: platform.tables.wallet.name, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenant}#EVENTS` } }));
-  return (result.Items ?? []).map((item) => item.envelope as { type: string; data: Record<string, any> }).filter((e) => e.type === type);
+  return storedEvents({ client: documents, table: platform.tables.wallet.name }, tenant, type);
 }
 
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { AwsServiceError } from '../../shared/aws/aws-json';
-import { QueryCommand, TransactWriteCommand, type DocumentClient } from '../../shared/aws/dynamodb';
+import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getItem, transact, TRANSACT_ATTEMPTS } from '../../shared/aws/store';
 import type { Principal } from '../../shared/http/principal';
@@ -17,6 +17,7 @@ import { createStaff } from '../../shared/wallet/auth/staff';
 import { createTransfer } from '../../shared/wallet/transfers/transfers';
 import { ledgerFixture } from '../support/ledger';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { storedEvents } from '../support/events';
 
 /**
  * The one store's retry policy, seen from each kind of caller: DynamoDB Local serializes
@@ -27,17 +28,26 @@ import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 
 type Failure = 'conflict' | 'throttle';
 
-/** A client whose next `failures` TransactWriteItems fail as DynamoDB would, without being sent. */
+/**
+ * A client whose next `failures` writes fail as DynamoDB would, without being sent: by default
+ * TransactWriteItems only; `anyWrite` also single-item Puts and Updates (a conflict there is the
+ * TransactionConflictException an item held by another transaction answers).
+ */
 function flaky(client: DocumentClient) {
   const pending: Failure[] = [];
+  let anyWrite = false;
   let sent = 0;
   const wrapped: DocumentClient = {
     protocol: 'aws-json',
     send: async (command) => {
-      if (command instanceof TransactWriteCommand) {
+      const single = command instanceof PutCommand || command instanceof UpdateCommand;
+      if (command instanceof TransactWriteCommand || (anyWrite && single)) {
         const failure = pending.shift();
-        const items = command.input.TransactItems ?? [];
+        if (failure === 'conflict' && single) {
+          throw new AwsServiceError('TransactionConflictException', 'Transaction is ongoing for the item', 400, undefined, 1, {});
+        }
         if (failure === 'conflict') {
+          const items = (command as TransactWriteCommand).input.TransactItems ?? [];
           throw new AwsServiceError('TransactionCanceledException', 'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict, None]', 400, undefined, 1, {
             CancellationReasons: items.map((_, i) => ({ Code: i === 0 ? 'TransactionConflict' : 'None' })),
           });
@@ -53,7 +63,15 @@ function flaky(client: DocumentClient) {
   return {
     client: wrapped,
     /** The next TransactWriteItems fail this way, in this order. */
-    fail: (...failures: Failure[]) => pending.push(...failures),
+    fail: (...failures: Failure[]) => {
+      anyWrite = false;
+      pending.push(...failures);
+    },
+    /** The next writes of any kind fail this way, in this order. */
+    failAnyWrite: (...failures: Failure[]) => {
+      anyWrite = true;
+      pending.push(...failures);
+    },
     remaining: () => pending.length,
     sent: () => sent,
   };
@@ -146,7 +164,7 @@ describe('wallet writers', () => {
   /** Items of a partition of the wallet table, read without the wrapper. */
   const partition = async (index: 'gsi1' | 'gsi2', pk: string) =>
     (await fixture.deps.client.send(new QueryCommand({ TableName: fixture.deps.table, IndexName: index, KeyConditionExpression: `${index}pk = :pk`, ExpressionAttributeValues: { ':pk': pk } }))).Items ?? [];
-  const eventsOf = async (tenantId: string, type: string) => (await partition('gsi1', `TENANT#${tenantId}#EVENTS`)).filter((item) => (item.envelope as { type: string }).type === type);
+  const eventsOf = (tenantId: string, type: string) => storedEvents(fixture.deps, tenantId, type);
 
   async function fundedPair() {
     const tenant = await fixture.tenant();
@@ -159,9 +177,9 @@ describe('wallet writers', () => {
     return { tenant, alice, bob };
   }
 
-  it.each(retried)('commit a transfer saga once through %s', async (...failures) => {
+  it.each(retried)('commit a transfer saga (single-item writes: the key, the transfer, its event, the answer) once through %s', async (...failures) => {
     const { tenant, alice, bob } = await fundedPair();
-    wrapper.fail(...failures);
+    wrapper.failAnyWrite(...failures);
 
     const outcome = await createTransfer(runtime, operator(tenant.id), tenant.id, { from_user_id: alice.id, to_user_id: bob.id, amount: 700 }, { idempotencyKey: uuidv7(), requestId: uuidv7() });
 

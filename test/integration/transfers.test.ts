@@ -1,4 +1,3 @@
-import { QueryCommand } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../shared/http/principal';
 import { ManualClock } from '../../shared/kernel/clock';
@@ -19,6 +18,7 @@ import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/saga';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { referenceFee } from '../support/fees';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { storedEvents } from '../support/events';
 
 type ListEntries = TransfersLedger['listEntries'];
 
@@ -84,10 +84,7 @@ async function ledgerTransactions(tenant: TenantRecord) {
 }
 
 async function events(tenantId: string, type: string) {
-  const result = await f.deps.client.send(
-    new QueryCommand({ TableName: f.deps.table, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': `TENANT#${tenantId}#EVENTS` } }),
-  );
-  return (result.Items ?? []).map((item) => item.envelope as { id: string; type: string; data: Record<string, any> }).filter((e) => e.type === type);
+  return storedEvents(f.deps, tenantId, type);
 }
 
 
@@ -178,6 +175,25 @@ describe('crash safety', () => {
     await expectPostedOnce(tenant, transfer!);
     expect(await available(tenant, alice)).toBe(3_500);
   });
+
+  for (const [written, what] of [[0, 'the transfer'], [1, 'the transfer and its event']] as const) {
+    it(`writes the rest once when the saga dies after ${what} and before the key's answer: the retry, then the sweeper, find nothing twice`, async () => {
+      const { tenant, alice, bob } = await world({ rule: { bps: 100, flat: 0, min_fee: 1, max_fee: null }, funds: 5_000 });
+      const clock = new ManualClock(new Date());
+      const clocked: WalletDeps = { ...runtime, clock };
+      const key = uuidv7();
+      const dies = { afterCreate: (index: number) => { if (index === written) throw new Error('crashed inside the commit'); } };
+      await expect(send(clocked, tenant, alice, bob, 1_000, key, dies)).rejects.toThrow('crashed');
+      expect((await listTransfers(f.deps, tenant.id, { limit: 10 })).data).toHaveLength(1);
+
+      const retry = await send(clocked, tenant, alice, bob, 1_000, key);
+      expect(retry).toMatchObject({ status: 201, replayed: false });
+      clock.advance(SWEEP_AFTER_MS + 1_000);
+      await sweepOperations(clocked);
+      await expectPostedOnce(tenant, JSON.parse(retry.body) as Transfer);
+      expect(await available(tenant, alice)).toBe(5_000 - 1_010);
+    });
+  }
 
   it('remembers a ledger refusal under the key: insufficient funds answers the same bytes and moves nothing', async () => {
     const { tenant, alice, bob } = await world({ funds: 100 });

@@ -1,19 +1,27 @@
+import { shardOf } from '../../kernel/ids';
+
 /**
- * WalletTable keys of the transfers area (entity chart: docs/data-model.md). Each entity has a
- * partition of its own; listings go through the table's GSIs.
+ * WalletTable keys of the transfers area (entity chart: docs/data-model.md). A transfer is an
+ * item of its tenant's transfers, in the partition its id picks: the tenant's listing reads the
+ * table itself (no index entry to write per transfer), and 16 partitions take a tenant's
+ * transfers at 16 times one partition's write rate. A user's listings go through the GSIs.
  */
+export const TRANSFER_PARTITIONS = 16;
+
 export const transferKeys = {
-  transfer: (transferId: string) => ({ pk: `TRANSFER#${transferId}`, sk: 'TRANSFER' }),
-  /** gsi1: the tenant's transfers; gsi2: the sender's; gsi3: the receiver's; all newest first by id. */
-  transferIndexes: (tenantId: string, transferId: string, fromUserId: string, toUserId: string) => ({
-    gsi1pk: `TENANT#${tenantId}#TRANSFERS`,
-    gsi1sk: transferId,
+  transfer: (tenantId: string, transferId: string) => ({ pk: `TRANSFERS#${tenantId}#${shardOf(transferId, TRANSFER_PARTITIONS)}`, sk: transferId }),
+  tenantPartitions: (tenantId: string) => Array.from({ length: TRANSFER_PARTITIONS }, (_, n) => `TRANSFERS#${tenantId}#${n}`),
+  /** Every transfer id lies in this range (ids are lower-case hex and dashes). */
+  range: { from: '0', to: 'g' },
+  /** Where a transfer written before the tenant's partitions lives (read by id only). */
+  legacy: (transferId: string) => ({ pk: `TRANSFER#${transferId}`, sk: 'TRANSFER' }),
+  /** gsi2: the sender's transfers; gsi3: the receiver's; newest first by id. */
+  userIndexes: (transferId: string, fromUserId: string, toUserId: string) => ({
     gsi2pk: `USER#${fromUserId}#TRANSFERS_SENT`,
     gsi2sk: transferId,
     gsi3pk: `USER#${toUserId}#TRANSFERS_RECEIVED`,
     gsi3sk: transferId,
   }),
-  tenantTransfers: (tenantId: string) => `TENANT#${tenantId}#TRANSFERS`,
   sentBy: (userId: string) => `USER#${userId}#TRANSFERS_SENT`,
   receivedBy: (userId: string) => `USER#${userId}#TRANSFERS_RECEIVED`,
 

@@ -6,10 +6,11 @@ import type { Transaction } from '../../ledger-client/contract';
 import type { StoreDeps } from '../deps';
 import { computeFee, type FeeRule } from '../tenancy/fees';
 import { getItem, getItems, queryPage, type Page } from '../../aws/store';
+import { mergedPage } from '../../aws/merged-pages';
 import { toTenantRecord } from '../tenancy/tenants';
 import { getUserRecord, toUserRecord } from '../tenancy/users';
 import { walletKeys } from '../keys';
-import { defineOperation, runOperation, type SagaFaults } from '../saga';
+import { defineOperation, operationEvent, runOperation, type SagaFaults } from '../saga';
 import type { Outcome } from '../../http/outcome';
 import type { WalletDeps } from '../deps';
 import { transferKeys } from './keys';
@@ -122,15 +123,15 @@ export const TRANSFER_OPERATION = defineOperation('transfer.create', async ({ ru
         ledger_transaction_id: transaction.id,
         created_at: startedAt,
       };
-      const event = outboxItem(runtime, { type: 'transfer.completed', tenantId, data: { transfer } });
+      const event = outboxItem(runtime, { type: 'transfer.completed', tenantId, data: { transfer } }, operationEvent({ operationId, startedAt }));
       return {
         items: [
           {
             Put: {
               TableName: runtime.table,
               Item: {
-                ...transferKeys.transfer(transfer.id),
-                ...transferKeys.transferIndexes(tenantId, transfer.id, transfer.from_user_id, transfer.to_user_id),
+                ...transferKeys.transfer(tenantId, transfer.id),
+                ...transferKeys.userIndexes(transfer.id, transfer.from_user_id, transfer.to_user_id),
                 entity: 'transfer',
                 tenant_id: tenantId,
                 ...transfer,
@@ -144,6 +145,8 @@ export const TRANSFER_OPERATION = defineOperation('transfer.create', async ({ ru
         body: transfer,
       };
     },
+    // The transfer and its event are new items keyed by the operation: no transaction needed.
+    commitBy: 'creates',
   };
 });
 
@@ -235,7 +238,7 @@ async function quoteTransfer(deps: StoreDeps, tenantId: string, request: Transfe
  * received. Refuses: not_found (unknown, another tenant's, or not the user's).
  */
 export async function getTransfer(deps: StoreDeps, tenantId: string, transferId: string, options: { selfOnly?: string } = {}): Promise<Transfer> {
-  const item = await getItem(deps, transferKeys.transfer(transferId));
+  const item = (await getItem(deps, transferKeys.transfer(tenantId, transferId))) ?? (await getItem(deps, transferKeys.legacy(transferId)));
   const visible = item && item.tenant_id === tenantId && (options.selfOnly === undefined || item.from_user_id === options.selfOnly || item.to_user_id === options.selfOnly);
   if (!visible) throw new AppError('not_found', `No transfer ${transferId}.`);
   return toTransfer(item);
@@ -255,7 +258,14 @@ export async function listTransfers(
   const userId = query.user_id ?? options.selfOnly;
   if (options.selfOnly !== undefined && userId !== options.selfOnly) throw new AppError('user_not_found', `No user ${userId}.`);
   if (userId === undefined) {
-    const page = await queryPage(deps, { index: 'gsi1', partition: transferKeys.tenantTransfers(tenantId), cursor: query.cursor, limit: query.limit });
+    const page = await mergedPage(deps, {
+      partitions: transferKeys.tenantPartitions(tenantId),
+      ...transferKeys.range,
+      consistent: true,
+      binding: { listing: 'transfers', owner: tenantId },
+      cursor: query.cursor,
+      limit: query.limit,
+    });
     return { data: page.items.map(toTransfer), next_cursor: page.next_cursor };
   }
   await getUserRecord(deps, tenantId, userId);
