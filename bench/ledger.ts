@@ -18,7 +18,7 @@ import { TransactWriteCommand } from '../shared/aws/dynamodb';
 import { startPlatform } from '../local/platform';
 import { uuidv7 } from '../shared/kernel/ids';
 import { shardOf } from '../shared/kernel/ids';
-import { ledgerKeys, TRANSACTION_INDEX_SHARDS } from '../shared/ledger/keys';
+import { ledgerKeys, TRANSACTION_PARTITIONS } from '../shared/ledger/keys';
 import { routes } from '../shared/routes';
 import { queues, workers } from '../shared/workers';
 import { clientCredentialsToken } from '../test/support/consumers';
@@ -66,10 +66,12 @@ try {
     return result.status === 201;
   };
 
-  // The raw ceiling: the 6 writes a 2-leg posting makes, keyed by the ledger's own keys (shared/ledger/keys.ts) (idempotency record, transaction with its
-  // index entry in one of 16 partitions, 2 entries, 2 account updates), of the sizes the ledger
-  // writes, straight to DynamoDB; for the sharded case the credit's update and entry go to a shard.
+  // The raw ceiling: the 6 writes a 2-leg posting makes, keyed by the ledger's own keys
+  // (shared/ledger/keys.ts): idempotency record, transaction in one of its ledger's 16 partitions,
+  // 2 entries, 2 account updates, of the sizes the ledger writes, straight to DynamoDB; for the
+  // sharded case the credit's update and entry go to a shard.
   const table = platform.tables.ledger.name;
+  const RAW_LEDGER = { id: 'raw', transaction_partitions: TRANSACTION_PARTITIONS, transaction_shards: undefined };
   const rawAccounts = Array.from({ length: 65 }, (_, i) => `RAW${i}`);
   for (const id of rawAccounts) {
     await document.send(new TransactWriteCommand({ TransactItems: [{ Put: { TableName: table, Item: { ...ledgerKeys.account(id), ledger_id: 'raw', posted: 0, available: 0, headroom: 0, unbounded: true, version: 0, status: 'active' } } }] }));
@@ -108,8 +110,8 @@ try {
     await document.send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: table, Item: { ...ledgerKeys.idempotency('raw', `transfer.create:${txn}:post`), entity: 'idempotency', operation: 'createPosting', fingerprint: 'f'.repeat(64), status_code: 201, ref: `transaction ${txn}`, created_at: now, expires_at_epoch: 0 }, ConditionExpression: 'attribute_not_exists(pk)' } },
-          { Put: { TableName: table, Item: { ...ledgerKeys.transaction(txn), entity: 'transaction', id: txn, ledger_id: 'raw', type: 'transfer', reference_id: txn, metadata: { transfer_id: txn }, legs: [`d|${from}|1|USD|user|${txn}|cash`, `c|${to}|1|USD|user|${txn}|cash`], effective_at: now, created_at: now, ...ledgerKeys.transactionIndex('raw', txn, TRANSACTION_INDEX_SHARDS) }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: table, Item: { ...ledgerKeys.idempotency('raw', `transfer.create:${txn}:post`), entity: 'idempotency', operation: 'createPosting', fingerprint: 'f'.repeat(64), status_code: 201, ref: `transaction ${txn} raw`, created_at: now, expires_at_epoch: 0 }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          { Put: { TableName: table, Item: { ...ledgerKeys.transaction(RAW_LEDGER, txn), entity: 'transaction', id: txn, ledger_id: 'raw', type: 'transfer', reference_id: txn, metadata: { transfer_id: txn }, legs: [`d|${from}|1|USD|user|${txn}|cash`, `c|${to}|1|USD|user|${txn}|cash`], effective_at: now, created_at: now }, ConditionExpression: 'attribute_not_exists(pk)' } },
           { Put: { TableName: table, Item: entry(from, 0) } },
           { Put: { TableName: table, Item: entry(to, 1) } },
           update(from, -1),

@@ -7,6 +7,7 @@ import { AppError } from '../kernel/errors';
 import type { IdGenerator } from '../kernel/ids';
 import { getItem } from '../aws/store';
 import { IdempotencyStore, type AnswerRef, type IdempotencyContext } from './idempotency';
+import { ledgerOfAnyConsumer } from './facts';
 import { ledgerKeys } from './keys';
 import { legOut, pendingJson, toPending, toTransaction, transactionJson, type AccountFacts, type LedgerFacts } from './records';
 import type { Role } from './posting-plan';
@@ -38,12 +39,13 @@ export interface LedgerContext {
 }
 
 export function createLedgerContext(deps: LedgerDeps): LedgerContext {
-  return {
+  const context: LedgerContext = {
     deps,
-    idempotency: new IdempotencyStore(deps, deps.idempotencyRetentionSeconds ?? 24 * 3600, (ref) => renderAnswer(deps, ref)),
+    idempotency: new IdempotencyStore(deps, deps.idempotencyRetentionSeconds ?? 24 * 3600, (ref) => renderAnswer(context, ref)),
     ledgerFacts: new Map(),
     accountFacts: new Map(),
   };
+  return context;
 }
 
 /**
@@ -51,10 +53,13 @@ export function createLedgerContext(deps: LedgerDeps): LedgerContext {
  * (a later reversal sets its `reversed_by`, which the first answer did not have), a pending as
  * reserved or as resolved (resolution is final).
  */
-async function renderAnswer(deps: LedgerDeps, ref: AnswerRef): Promise<string> {
-  const [kind, id] = ref.split(' ') as [string, string];
+async function renderAnswer(context: LedgerContext, ref: AnswerRef): Promise<string> {
+  const { deps } = context;
+  const [kind, id, ledgerId] = ref.split(' ') as [string, string, string | undefined];
   if (kind === 'transaction') {
-    const item = await getItem(deps, ledgerKeys.transaction(id));
+    // A ref written before it named the ledger is a transaction of its own partition.
+    const layout = ledgerId === undefined ? { id: '', transaction_partitions: undefined, transaction_shards: undefined } : await ledgerOfAnyConsumer(context, ledgerId);
+    const item = await getItem(deps, ledgerKeys.transaction(layout, id));
     if (!item) throw new Error(`idempotency record refers to a missing transaction ${id}`);
     return transactionJson({ ...toTransaction(item), reversed_by: null });
   }

@@ -31,7 +31,8 @@ export async function ledgerOfAnyConsumer(context: LedgerContext, ledgerId: stri
   if (cached) return cached;
   const item = await getItem(context.deps, ledgerKeys.ledger(ledgerId));
   if (!item) throw new AppError('ledger_not_found', `No ledger ${ledgerId}.`);
-  const facts = { id: ledgerId, consumer_id: String(item.consumer_id), transaction_shards: item.transaction_shards === undefined ? undefined : Number(item.transaction_shards) };
+  const count = (value: unknown) => (value === undefined ? undefined : Number(value));
+  const facts = { id: ledgerId, consumer_id: String(item.consumer_id), transaction_partitions: count(item.transaction_partitions), transaction_shards: count(item.transaction_shards) };
   remember(context.ledgerFacts, ledgerId, facts);
   return facts;
 }

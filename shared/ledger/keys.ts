@@ -10,8 +10,21 @@ import { shardOf } from '../kernel/ids';
 export const ACCOUNT_INDEX_SHARDS = 8;
 export const PENDING_INDEX_SHARDS = 4;
 export const SHARDED_MARKER_PARTITIONS = 4;
-/** Transactions index partitions of every ledger created from now on. */
-export const TRANSACTION_INDEX_SHARDS = 16;
+/**
+ * Partitions of the history of every ledger created from now on: one partition takes about 1,000
+ * writes a second and new ids always sort last (no split for heat), so one would cap a ledger, and
+ * a hot merchant with it, near 1,000 postings a second.
+ */
+export const TRANSACTION_PARTITIONS = 16;
+
+/** How a ledger keeps its transactions (its facts). */
+export interface TransactionLayout {
+  id: string;
+  /** Transactions are items of the ledger's history over this many partitions (ledgers created now). */
+  transaction_partitions: number | undefined;
+  /** Before: their own items, indexed over this many gsi1 partitions (undefined: one). */
+  transaction_shards: number | undefined;
+}
 
 const accountShardPartition = (accountId: string, shard: number) => `ACCOUNT#${accountId}#S${shard}`;
 const shardEntriesPartition = (accountId: string, shard: number) => `ACCOUNT#${accountId}#E${shard}`;
@@ -55,19 +68,35 @@ export const ledgerKeys = {
   /** Every entry sort key lies in this range (`$` follows `#`). */
   entryRange: { from: 'ENTRY#', to: 'ENTRY$' },
 
-  transaction: (transactionId: string) => ({ pk: `TXN#${transactionId}`, sk: 'TXN' }),
   /**
-   * A ledger's transactions index (gsi1), spread over `shards` partitions by transaction id: one
-   * index partition takes about 1,000 writes a second, and new ids always sort last, so DynamoDB
-   * cannot split it by key range. A ledger created before the spread has one partition (shards
-   * undefined).
+   * A transaction. In a ledger created from now on (`transaction_partitions` set), an item of its
+   * ledger's history in the partition its id picks (`TXNS#<ledger>#<n>`, sorted by id): listings
+   * and the feed read the table itself, consistently, and a posting writes no index entry. In a
+   * ledger created before: its own partition `TXN#<id>`, listed through gsi1 (`transactionIndex`).
    */
-  transactionIndex: (ledgerId: string, transactionId: string, shards: number | undefined) => ({
-    gsi1pk: shards === undefined ? `TXNS#${ledgerId}` : `TXNS#${ledgerId}#${shardOf(transactionId, shards)}`,
-    gsi1sk: transactionId,
-  }),
-  transactionPartitions: (ledgerId: string, shards: number | undefined) =>
-    shards === undefined ? [`TXNS#${ledgerId}`] : Array.from({ length: shards }, (_, shard) => `TXNS#${ledgerId}#${shard}`),
+  transaction: (ledger: TransactionLayout, transactionId: string) =>
+    ledger.transaction_partitions === undefined
+      ? { pk: `TXN#${transactionId}`, sk: 'TXN' }
+      : { pk: `TXNS#${ledger.id}#${shardOf(transactionId, ledger.transaction_partitions)}`, sk: transactionId },
+  /**
+   * The gsi1 entry of a transaction in a ledger created before its transactions were items of its
+   * history: over `transaction_shards` partitions by id (a ledger older still has one); none now.
+   */
+  transactionIndex: (ledger: TransactionLayout, transactionId: string) =>
+    ledger.transaction_partitions !== undefined
+      ? {}
+      : {
+          gsi1pk: ledger.transaction_shards === undefined ? `TXNS#${ledger.id}` : `TXNS#${ledger.id}#${shardOf(transactionId, ledger.transaction_shards)}`,
+          gsi1sk: transactionId,
+        },
+  /** Where a ledger's transactions are listed from: the partitions and, for an older ledger, the index. */
+  transactionListing: (ledger: TransactionLayout): { index?: 'gsi1'; partitions: string[]; consistent?: boolean } => {
+    if (ledger.transaction_partitions !== undefined) {
+      return { partitions: Array.from({ length: ledger.transaction_partitions }, (_, n) => `TXNS#${ledger.id}#${n}`), consistent: true };
+    }
+    const shards = ledger.transaction_shards;
+    return { index: 'gsi1', partitions: shards === undefined ? [`TXNS#${ledger.id}`] : Array.from({ length: shards }, (_, n) => `TXNS#${ledger.id}#${n}`) };
+  },
   /** Every transaction id lies in this range (ids are lower-case hex and dashes). */
   transactionRange: { from: '0', to: 'g' },
 

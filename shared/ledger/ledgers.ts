@@ -4,7 +4,7 @@ import { AppError } from '../kernel/errors';
 import { idempotent, PERIOD_CLOSE_LAG_MS, type LedgerContext } from './context';
 import { ledgerOf } from './facts';
 import type { IdempotencyContext } from './idempotency';
-import { TRANSACTION_INDEX_SHARDS, ledgerKeys } from './keys';
+import { TRANSACTION_PARTITIONS, ledgerKeys } from './keys';
 import { toLedger } from './records';
 import type { Ledger } from './schemas';
 
@@ -21,7 +21,7 @@ export async function createLedger(context: LedgerContext, consumerId: string, i
       ...ledger,
       // closed_through is absent until a period is closed: the posting condition tests for that.
       closed_through: undefined,
-      transaction_shards: TRANSACTION_INDEX_SHARDS,
+      transaction_partitions: TRANSACTION_PARTITIONS,
       gsi1pk: ledgerKeys.ledgersOfConsumer(consumerId),
       gsi1sk: id,
     };

@@ -100,7 +100,7 @@ export function postingPlan(table: string, ledger: LedgerFacts, effectiveAt: str
         Put: {
           TableName: table,
           // reversed_by is absent until a reversal sets it: the reversal's condition tests for that.
-          Item: { ...ledgerKeys.transaction(transaction.id), ...transactionAttributes(transaction), ...ledgerKeys.transactionIndex(ledgerId, transaction.id, ledger.transaction_shards) },
+          Item: { ...ledgerKeys.transaction(ledger, transaction.id), ...transactionAttributes(transaction), ...ledgerKeys.transactionIndex(ledger, transaction.id) },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       });

@@ -44,7 +44,7 @@ export async function post(context: LedgerContext, consumerId: string, ledgerId:
     plan.addAccounts(ledgerId, deltas, { requireActive: true, versionIs: input.version_is, minAvailableAfter: input.min_available_after }, spread);
     plan.addClaims(ledgerId, input.limit_claims ?? [], now);
     if (pending) plan.resolvePending(pending.id, 'posted', now, transaction.id);
-    return { ...plan.build(), status: 201, body: transactionJson(transaction), ref: `transaction ${transaction.id}` };
+    return { ...plan.build(), status: 201, body: transactionJson(transaction), ref: `transaction ${transaction.id} ${ledgerId}` };
   });
 }
 
@@ -147,7 +147,7 @@ export async function reverse(
     plan.items.push({
       Update: {
         TableName: context.deps.table,
-        Key: ledgerKeys.transaction(transactionId),
+        Key: ledgerKeys.transaction(ledger, transactionId),
         UpdateExpression: 'SET reversed_by = :by',
         ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(reversed_by)',
         ExpressionAttributeValues: { ':by': reversal.id },
@@ -159,7 +159,7 @@ export async function reverse(
       ...plan.build(),
       status: 201,
       body: transactionJson(reversal),
-      ref: `transaction ${reversal.id}`,
+      ref: `transaction ${reversal.id} ${ledgerId}`,
       diagnose: (failure) => (failure.role.kind === 'original' ? new AppError('conflict', `Transaction ${transactionId} was already reversed.`) : undefined),
     };
   });
@@ -167,7 +167,7 @@ export async function reverse(
 
 /** A transaction of this ledger. Refuses: transaction_not_found. */
 export async function transactionOf(context: LedgerContext, ledgerId: string, transactionId: string): Promise<Transaction> {
-  const item = await getItem(context.deps, ledgerKeys.transaction(transactionId));
+  const item = await getItem(context.deps, ledgerKeys.transaction(await ledgerOfAnyConsumer(context, ledgerId), transactionId));
   if (!item || item.ledger_id !== ledgerId) throw new AppError('transaction_not_found', `No transaction ${transactionId} in this ledger.`);
   return toTransaction(item);
 }

@@ -31,8 +31,7 @@ export async function listTransactions(
 ): Promise<{ data: Transaction[]; next_cursor: string | null }> {
   const ledger = await ledgerOf(context, consumerId, ledgerId);
   const page = await mergedPage(context.deps, {
-    index: 'gsi1',
-    partitions: ledgerKeys.transactionPartitions(ledgerId, ledger.transaction_shards),
+    ...ledgerKeys.transactionListing(ledger),
     ...ledgerKeys.transactionRange,
     binding: { listing: 'transactions', owner: ledgerId },
     cursor: options.cursor,
@@ -60,8 +59,7 @@ export async function feed(
   if (cursor !== undefined && `${cursor}!` >= settledBefore) return { data: [], next_cursor: cursor };
   // Oldest first across the index shards; no id equals the floor (a UUIDv7's variant bits are set).
   const { items } = await mergeRange(context.deps, {
-    index: 'gsi1',
-    partitions: ledgerKeys.transactionPartitions(ledgerId, ledger.transaction_shards),
+    ...ledgerKeys.transactionListing(ledger),
     from: ledgerKeys.transactionRange.from,
     to: settledBefore,
     after: cursor,

@@ -12,7 +12,8 @@ import type { Account, Entry, Ledger, LegInput, LegOutput, Pending, Transaction 
 export interface LedgerFacts {
   id: string;
   consumer_id: string;
-  /** Partitions of the ledger's transactions index, fixed at creation (undefined: one, unsharded). */
+  /** How its transactions are kept, fixed at creation (shared/ledger/keys.ts `transaction`). */
+  transaction_partitions: number | undefined;
   transaction_shards: number | undefined;
 }
 

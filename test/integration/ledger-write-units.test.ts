@@ -36,7 +36,7 @@ async function walletLikePosting(legs: ReturnType<typeof leg>[]) {
 }
 
 describe('write units per posting', () => {
-  it('costs at most 13 units for 2 legs and 17 for 3, a credit on a shard no more, every item under 1 KB, no read of the ledger item', async () => {
+  it('costs at most 12 units for 2 legs and 16 for 3, a credit on a shard no more, every item under 1 KB, no read of the ledger item', async () => {
     const funding = await f.open({ floor: null, owner_type: 'tenant', purpose: 'funding' });
     const sender = await f.open();
     const receiver = await f.open();
@@ -49,8 +49,8 @@ describe('write units per posting', () => {
     const toShard = await walletLikePosting([leg(sender.id, 'debit', 100), leg(merchant.id, 'credit', 100)]);
     // idempotency record 2, transaction 2 + its listing index entry 1, then 2 per entry and 2 per
     // account item, a shard's as an account's own.
-    expect(two.units).toBeLessThanOrEqual(13);
-    expect(three.units).toBeLessThanOrEqual(17);
+    expect(two.units).toBeLessThanOrEqual(12);
+    expect(three.units).toBeLessThanOrEqual(16);
     expect(toShard.units).toBe(two.units);
     expect(toShard.items.filter((item) => item.key.endsWith(' SHARD'))).toHaveLength(1);
     for (const item of [...two.items, ...three.items, ...toShard.items]) {
