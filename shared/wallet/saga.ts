@@ -298,11 +298,21 @@ function asRefusal(error: unknown): AppError | undefined {
     // The ledger has (or is writing) an answer under this key: a success it made must not be
     // answered as a refusal. Leave the key started; the retry or the sweeper replays it.
     if (error.code === 'idempotency_in_flight' || error.code === 'idempotency_key_reuse') return undefined;
-    return new AppError(ledgerCodeToWallet(error.code), error.detail || undefined);
+    // The ledger's detail names its accounts and claim keys, which are not the wallet's to show.
+    const code = ledgerCodeToWallet(error.code);
+    return new AppError(code, REFUSAL_DETAILS[code]);
   }
   if (error instanceof AppError && error.status < 500 && error.code !== 'idempotency_in_flight') return error;
   return undefined;
 }
+
+/** What a wallet client reads for a ledger refusal (the catalogue's title for the others). */
+const REFUSAL_DETAILS: Partial<Record<ErrorCode, string>> = {
+  insufficient_funds: 'The available balance does not cover this operation.',
+  limit_exceeded: 'This operation would pass a spending limit.',
+  account_frozen: 'An account this operation moves money on is frozen.',
+  account_closed: 'An account this operation moves money on is closed.',
+};
 
 /** Ledger codes a wallet client may see as they are; the ledger's 404s mean a wallet-side mismatch. */
 function ledgerCodeToWallet(code: string): ErrorCode {
