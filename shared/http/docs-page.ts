@@ -5,8 +5,9 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The API reference page of each API (`GET /docs`): a small HTML page that loads the renderer
- * (Redoc's standalone bundle) and this API's `/openapi.json`, both from the same API. URLs are
- * relative, so the page works behind an API Gateway stage prefix (`/prod/docs`) as on a laptop.
+ * (Redoc's standalone bundle) and this API's `/openapi.json`, both from the same API. The page
+ * resolves both against its own address (`…/docs` or `…/docs/`, both routed here), so it works
+ * behind an API Gateway stage prefix (`/prod/docs`) as on a laptop, with or without a trailing slash.
  */
 
 export const DOCS_RENDERER_FILE = 'redoc.standalone.js';
@@ -29,11 +30,18 @@ export function docsPageHtml(): string {
 <body>
 <div id="redoc"></div>
 <noscript>This page renders openapi.json with JavaScript; the document itself is at <a href="openapi.json">openapi.json</a>.</noscript>
-<script src="docs/${DOCS_RENDERER_FILE}"></script>
 <script>
-  Redoc.init('openapi.json', ${JSON.stringify(REDOC_OPTIONS)}, document.getElementById('redoc'), function () {
-    document.title = (document.querySelector('h1') || {}).textContent || document.title;
-  });
+  // The page is served at …/docs and …/docs/ alike: resolve both loads against the API's root, so
+  // a trailing slash (or a stage prefix such as /prod) still finds them.
+  var root = location.pathname.replace(/[/]docs[/]*$/, '/');
+  var renderer = document.createElement('script');
+  renderer.src = root + 'docs/${DOCS_RENDERER_FILE}';
+  renderer.onload = function () {
+    Redoc.init(root + 'openapi.json', ${JSON.stringify(REDOC_OPTIONS)}, document.getElementById('redoc'), function () {
+      document.title = (document.querySelector('h1') || {}).textContent || document.title;
+    });
+  };
+  document.body.appendChild(renderer);
 </script>
 </body>
 </html>

@@ -55,7 +55,9 @@ describe('GET /docs', () => {
     expect(script.text.length).toBeGreaterThan(100_000);
   });
 
-  it.each(Object.keys(gateways) as GatewayName[])('renders every operation of the %s API in headless Chromium, loading nothing remote', async (gateway) => {
+  // Every API at /docs, and the page opened with a trailing slash (the gateway routes /docs/ to it too).
+  const pages = [...(Object.keys(gateways) as GatewayName[]).map((gateway) => [gateway, '/docs'] as const), ['public', '/docs/'] as const];
+  it.each(pages)('renders every operation of the %s API at %s in headless Chromium, loading nothing remote', async (gateway, path) => {
     const tab = await browser.newPage();
     // The page's Content-Security-Policy would block a remote load: none may even be tried.
     const refused: string[] = [];
@@ -64,7 +66,7 @@ describe('GET /docs', () => {
     });
     try {
       const before = requested.length;
-      await tab.goto(`${platform.urls[gateway]}/docs`);
+      await tab.goto(`${platform.urls[gateway]}${path}`);
       const expected = operationsOf(gateway);
       // Redoc gives each operation's section the id operation/<operationId>.
       await tab.waitForSelector(`[id="operation/${expected[expected.length - 1]}"]`, { timeout: 30_000 });
@@ -74,7 +76,7 @@ describe('GET /docs', () => {
 
       const origin = new URL(platform.urls[gateway]).origin;
       const seen = requested.slice(before);
-      expect(seen).toEqual(expect.arrayContaining([`${origin}/docs`, `${origin}/docs/redoc.standalone.js`, `${origin}/openapi.json`]));
+      expect(seen).toEqual(expect.arrayContaining([`${origin}${path}`, `${origin}/docs/redoc.standalone.js`, `${origin}/openapi.json`]));
       expect(seen.filter((url) => !url.startsWith(`${origin}/`) && !/^(data|blob):/.test(url))).toEqual([]);
       expect(refused).toEqual([]);
     } finally {
