@@ -89,14 +89,19 @@ try {
   );
   const count = (name: GatewayName) => routes.filter((r) => gateways[name].apis.includes(r.api)).length;
   console.log(`Wallet platform (embedded) is up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  for (const name of Object.keys(gateways) as GatewayName[]) {
-    console.log(`  ${gateways[name].description.padEnd(58)} ${platform.urls[name]}  (${count(name)} routes)`);
-  }
-  console.log(`  ${'Development OIDC issuer (ledger consumer tokens)'.padEnd(58)} ${platform.issuer.issuer}`);
-  console.log(`  ${`DynamoDB Local (data in ${dataDir}/dynamodb)`.padEnd(58)} ${platform.dynamodbEndpoint}`);
-  console.log(`  ${'Workers: stream / queue / schedule'.padEnd(58)} ${['stream', 'queue', 'schedule'].map((k) => workers.filter((w) => w.trigger.kind === k).length).join(' / ')}`);
+  const names = Object.keys(gateways) as GatewayName[];
+  const urls = platform.urls;
+  // One column for the addresses, as wide as the longest label (the data folder goes after its address).
+  const rows: [string, string][] = [
+    ...names.map((name): [string, string] => [gateways[name].description, `${urls[name]}  (${count(name)} routes)`]),
+    ['Development OIDC issuer (ledger consumer tokens)', platform.issuer.issuer],
+    ['DynamoDB Local', `${platform.dynamodbEndpoint}  (data in ${dataDir}/dynamodb)`],
+    ['Workers: stream / queue / schedule', ['stream', 'queue', 'schedule'].map((k) => workers.filter((w) => w.trigger.kind === k).length).join(' / ')],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
   console.log('API reference in a browser (offline):');
-  for (const name of Object.keys(gateways) as GatewayName[]) console.log(`  ${gateways[name].description.padEnd(58)} ${platform.urls[name]}/docs`);
+  for (const name of names) console.log(`  ${gateways[name].description.padEnd(width)}  ${urls[name]}/docs`);
   const saved = bootstrapFileOf(dataDir);
   console.log(created ? `Seeded on first start (saved in ${saved}):` : `Credentials from the first start (${saved}):`);
   console.log(`  platform staff   ${bootstrap.platform_staff.email}  password ${bootstrap.platform_staff.password}`);
