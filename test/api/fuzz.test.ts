@@ -8,6 +8,7 @@ import { errorCatalogue } from '../../shared/kernel/errors';
 import { gatewayOf } from '../../shared/http/gateways';
 import type { AnyRoute } from '../../shared/http/route';
 import { routes } from '../../shared/routes';
+import { contractViolations } from '../support/contract';
 import { startTestPlatform } from '../support/platform';
 import { buildWorld, type World } from '../support/world';
 
@@ -108,6 +109,11 @@ it('answers 2,000 hostile requests over every route without a 5xx, with catalogu
         sent += 1;
         const text = await response.text();
         const label = `${route.method} ${path} -> ${response.status} ${text.slice(0, 200)}`;
+        // Every answer is also one the API's OpenAPI document describes (as call() checks elsewhere).
+        const type = response.headers.get('content-type');
+        const parsed = type?.includes('json') && text ? (JSON.parse(text) as unknown) : text;
+        const base = platform.urls[gatewayOf(route.api)];
+        for (const violation of await contractViolations(base, route.method, `${path}${query ? `?${query}` : ''}`, response.status, type, parsed)) failures.push(`undocumented: ${violation} (${label})`);
         if (response.status >= 500) failures.push(label);
         else if (response.status >= 400) {
           const code = (JSON.parse(text) as { code?: string }).code;
