@@ -6,6 +6,7 @@ import { ApiError, ok } from '../../client/core';
 import { createWalletClient } from '../../client/wallet';
 import type { Platform } from '../../local/platform';
 import { seedOnFirstStart } from '../../local/seed';
+import { contractCheckedFetch } from '../support/contract';
 import { startTestPlatform } from '../support/platform';
 
 /**
@@ -22,7 +23,7 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   dataDir = mkdtempSync(join(tmpdir(), 'wallet-client-'));
   const { bootstrap } = await seedOnFirstStart(platform, dataDir);
-  wallet = createWalletClient({ baseUrl: platform.urls.public, credential: bootstrap.demo_tenant.api_key });
+  wallet = createWalletClient({ baseUrl: platform.urls.public, credential: bootstrap.demo_tenant.api_key, fetch: contractCheckedFetch });
 });
 
 afterAll(async () => {

@@ -14,6 +14,7 @@ import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
 import { NO_RECIPE } from '../../scripts/trigger/recipes';
 import { TRIGGERABLE_TYPES, triggerEvent } from '../../scripts/trigger/run';
 import type { TriggerContext } from '../../scripts/trigger/fixtures';
+import { contractCheckedFetch } from '../support/contract';
 import { startTestPlatform } from '../support/platform';
 
 /**
@@ -39,7 +40,7 @@ beforeAll(async () => {
     JSON.stringify({ pid: process.pid, urls: platform.urls, oidc_issuer: platform.issuer.issuer, dynamodb_endpoint: platform.dynamodbEndpoint, tables: platform.tables }),
   );
   ctx = {
-    wallet: createWalletClient({ baseUrl: platform.urls.public, credential: bootstrap.demo_tenant.api_key }),
+    wallet: createWalletClient({ baseUrl: platform.urls.public, credential: bootstrap.demo_tenant.api_key, fetch: contractCheckedFetch }),
     currency: bootstrap.demo_tenant.currency,
     say: () => undefined,
     runScheduled: async (worker) => void (await platform.scheduler.run(worker)),

@@ -126,3 +126,22 @@ function problemViolations(contract: Contract, body: unknown): string[] {
   const validate = (contract.problem ??= contract.backend.validator.getAjv(ValidationContext.Response).compile(contract.document.components.schemas[name]));
   return validate(body) ? [] : (validate.errors ?? []).map((error) => `problem ${error.instancePath || 'body'} ${error.message}`);
 }
+
+/**
+ * A fetch for the typed client (client/): every answer is checked against the document of the API
+ * that sent it, as call() checks its answers, so the suites that go through the client are held to
+ * the documents too.
+ */
+export const contractCheckedFetch: typeof globalThis.fetch = async (input, init) => {
+  const request = input instanceof Request ? input : undefined;
+  const url = new URL(request ? request.url : String(input));
+  const method = (request?.method ?? init?.method ?? 'GET').toUpperCase();
+  if (!contracts.has(url.origin)) throw new Error(`No OpenAPI document is registered for ${url.origin}: start the platform with startTestPlatform().`);
+  const response = await globalThis.fetch(input, init);
+  const text = await response.clone().text();
+  const type = response.headers.get('content-type');
+  const parsed = type?.includes('json') && text ? (JSON.parse(text) as unknown) : text;
+  const violations = await contractViolations(url.origin, method, `${url.pathname}${url.search}`, response.status, type, parsed);
+  if (violations.length > 0) throw new Error(`The response breaks the API's OpenAPI document:\n${violations.join('\n')}\n${text.slice(0, 2000)}`);
+  return response;
+};
