@@ -19,7 +19,8 @@ interface CancellationReason {
  * of their own.
  *
  *  - `getItem`, `getItems`: items by key, strongly consistent by default;
- *  - `putItem`, `updateItem`: one conditional write (a failed condition throws the SDK's
+ *  - `putItem`, `updateItem`: one conditional write, retried like a transaction when throttled or
+ *    held by another transaction (a failed condition throws the SDK's
  *    ConditionalCheckFailedException: `isConditionalCheckFailed` tells it apart);
  *  - `queryPage`: one page of a partition behind an opaque cursor (listings);
  *  - `queryAll`: every item of a key condition, page after page (workers, small partitions);
