@@ -10,6 +10,7 @@
  * DynamoDB Local runs transactions one at a time, so locally shards cannot raise a hot account's
  * throughput; the hot cases show they cost nothing and lose nothing (docs/performance.md).
  */
+import '../local/sdk-node-warning';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';

@@ -8,6 +8,7 @@
  * (the in-process wallet and ledger document clients are wrapped). Prints transfers/s, p50 and
  * p99; writes JSON to bench/results/.
  */
+import '../local/sdk-node-warning';
 import { measure, type Figures } from './measure';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';

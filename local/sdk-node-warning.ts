@@ -1,5 +1,5 @@
 /**
- * Imported first by the local entry points (npm start, the CLIs, the test setup). The AWS SDK warns
+ * Imported first by the local entry points (npm start, the CLIs, the test setup, the benchmarks). The AWS SDK warns
  * once per process on Node < 22 that its releases after January 2027 will need Node 22; here Node 20
  * is supported (package.json engines) and the SDK version is pinned by the lockfile, so the warning
  * says nothing a developer can act on, on every start and CLI call. Lambda runs Node 24, where it
