@@ -2,7 +2,9 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { routes } from '../../shared/routes';
+import { contractCheckedFetch as fetch, forgetContract, registerContract } from '../support/contract';
 import { restartablePort } from '../support/ports';
 
 // `npm start` killed with SIGKILL (no shutdown hook runs, the JVM dies with it) and started again
@@ -55,6 +57,9 @@ describe('a SIGKILL in the middle', () => {
       OIDC_PORT: String(await restartablePort()),
     };
     const base = `http://127.0.0.1:${env.PORT}`;
+    // Every answer is checked against the wallet API's OpenAPI document, as the in-process suites' are.
+    registerContract(base, routes, 'public');
+    onTestFinished(() => forgetContract(base));
     const first = await start(env);
     const key = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')).demo_tenant.api_key as string;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };

@@ -3,7 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
+import { routes } from '../../shared/routes';
+import { contractCheckedFetch, forgetContract, registerContract } from '../support/contract';
 import { restartablePort } from '../support/ports';
 
 // `npm start` as a developer runs it: a real process, real ports, a data directory, Ctrl-C.
@@ -47,8 +49,14 @@ describe('npm start', () => {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`did not start: ${output()}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
-    expect((await fetch(`http://127.0.0.1:${ledgerPort}/healthz`)).status).toBe(200);
+    // Every answer below is checked against its API's OpenAPI document, as the in-process suites' are.
+    const [wallet, ledger] = [`http://127.0.0.1:${port}`, `http://127.0.0.1:${ledgerPort}`];
+    registerContract(wallet, routes, 'public');
+    registerContract(ledger, routes, 'ledger');
+    onTestFinished(() => [wallet, ledger].forEach(forgetContract));
+    const fetch = contractCheckedFetch;
+    expect((await fetch(`${wallet}/healthz`)).status).toBe(200);
+    expect((await fetch(`${ledger}/healthz`)).status).toBe(200);
     expect(output()).toContain(`http://127.0.0.1:${ledgerPort}`);
     expect(javaProcessesUsing(dataDir).length).toBeGreaterThan(0);
 
