@@ -1,4 +1,5 @@
 import { decodeCursor, encodeCursor, unknownCursor, type CursorBinding } from '../http/cursor';
+import { shardOf } from '../kernel/ids';
 import { queryRange, type Index, type Item, type PageQuery, type TableDeps } from './store';
 
 /**
@@ -114,4 +115,35 @@ export async function mergedPage(deps: TableDeps, query: MergedPageQuery): Promi
   }
   const { items, next } = await mergeRange(deps, { ...query, after });
   return { items, next_cursor: next === undefined ? null : encodeCursor(query.binding, { s: next }) };
+}
+
+/**
+ * An item collection spread over `count` partitions (`<prefix>#<n>`, `n` from a hash of the id),
+ * sorted by id: a history that takes `count` times one partition's write rate and is read from
+ * the table itself, consistently, with no index entry per item (a tenant's events and transfers,
+ * a ledger's transactions). Ids are UUIDs, so every one lies between `from` and `to`.
+ */
+export interface SpreadCollection {
+  key(id: string): { pk: string; sk: string };
+  partitions: string[];
+  from: string;
+  to: string;
+}
+
+export function spreadCollection(prefix: string, count: number): SpreadCollection {
+  return {
+    key: (id) => ({ pk: `${prefix}#${shardOf(id, count)}`, sk: id }),
+    partitions: Array.from({ length: count }, (_, n) => `${prefix}#${n}`),
+    from: '0',
+    to: 'g',
+  };
+}
+
+/** One page of a spread collection, newest first, read consistently. */
+export function collectionPage(
+  deps: TableDeps,
+  collection: SpreadCollection,
+  query: Pick<MergedPageQuery, 'binding' | 'cursor' | 'limit' | 'filter' | 'invalidCode'>,
+): Promise<{ items: Item[]; next_cursor: string | null }> {
+  return mergedPage(deps, { ...query, partitions: collection.partitions, from: collection.from, to: collection.to, consistent: true });
 }

@@ -1,5 +1,5 @@
 import type { TransactItem } from '../aws/dynamodb';
-import { shardOf } from '../kernel/ids';
+import { spreadCollection } from '../aws/merged-pages';
 
 /**
  * The outbox: an event is an item written in the same TransactWriteItems as the domain state it
@@ -26,14 +26,9 @@ export interface EventEnvelope {
 }
 
 export const eventKeys = {
-  /**
-   * An event is an item of its tenant's history, in the partition its id picks, sorted by id: the
-   * history is read from the table itself (no index entry to write), and by id with the tenant.
-   */
-  event: (tenantId: string, eventId: string) => ({ pk: `EVENTS#${tenantId}#${shardOf(eventId, EVENT_PARTITIONS)}`, sk: eventId }),
-  partitions: (tenantId: string) => Array.from({ length: EVENT_PARTITIONS }, (_, n) => `EVENTS#${tenantId}#${n}`),
-  /** Every event id lies in this range (ids are lower-case hex and dashes). */
-  range: { from: '0', to: 'g' },
+  /** A tenant's event history: an event is read by id with its tenant, and written with no index entry. */
+  history: (tenantId: string) => spreadCollection(`EVENTS#${tenantId}`, EVENT_PARTITIONS),
+  event: (tenantId: string, eventId: string) => eventKeys.history(tenantId).key(eventId),
   /** Where events written before the spread live (read by id only, until their 30 days end). */
   legacy: (eventId: string) => ({ pk: `EVENT#${eventId}`, sk: 'EVENT' }),
 };

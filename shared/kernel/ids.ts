@@ -29,9 +29,14 @@ export const uuidv7: IdGenerator = () => {
   bytes[6] = 0x70 | ((sequence >> 8) & 0x0f);
   bytes[7] = sequence & 0xff;
   bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+  return canonical(bytes);
+};
+
+/** 16 bytes as a canonical UUID string. */
+function canonical(bytes: Buffer): string {
   const hex = bytes.toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-};
+}
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -47,8 +52,7 @@ export function derivedUuidv7(ms: number, seed: string): string {
   bytes.writeUIntBE(ms, 0, 6);
   bytes[6] = 0x70 | (bytes[6]! & 0x0f);
   bytes[8] = 0x80 | (bytes[8]! & 0x3f);
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return canonical(bytes);
 }
 
 /** A stable spread of ids over `shards` buckets (partitions of a hot key, sweep shards). */

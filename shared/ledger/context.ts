@@ -8,7 +8,7 @@ import type { IdGenerator } from '../kernel/ids';
 import { getItem } from '../aws/store';
 import { IdempotencyStore, type AnswerRef, type IdempotencyContext } from './idempotency';
 import { ledgerOfAnyConsumer } from './facts';
-import { ledgerKeys } from './keys';
+import { LEGACY_TRANSACTIONS, ledgerKeys } from './keys';
 import { legOut, pendingJson, toPending, toTransaction, transactionJson, type AccountFacts, type LedgerFacts } from './records';
 import type { Role } from './posting-plan';
 import { diagnose, REMEMBERED_REFUSALS, type Diagnose } from './refusals';
@@ -58,7 +58,7 @@ async function renderAnswer(context: LedgerContext, ref: AnswerRef): Promise<str
   const [kind, id, ledgerId] = ref.split(' ') as [string, string, string | undefined];
   if (kind === 'transaction') {
     // A ref written before it named the ledger is a transaction of its own partition.
-    const layout = ledgerId === undefined ? { id: '', transaction_partitions: undefined, transaction_shards: undefined } : await ledgerOfAnyConsumer(context, ledgerId);
+    const layout = ledgerId === undefined ? LEGACY_TRANSACTIONS : await ledgerOfAnyConsumer(context, ledgerId);
     const item = await getItem(deps, ledgerKeys.transaction(layout, id));
     if (!item) throw new Error(`idempotency record refers to a missing transaction ${id}`);
     return transactionJson({ ...toTransaction(item), reversed_by: null });

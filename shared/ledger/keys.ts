@@ -1,3 +1,4 @@
+import { spreadCollection } from '../aws/merged-pages';
 import { shardOf } from '../kernel/ids';
 
 /**
@@ -26,6 +27,10 @@ export interface TransactionLayout {
   transaction_shards: number | undefined;
 }
 
+/** A ledger's transactions over `partitions` (`TXNS#<ledger>#<n>`): items of its history now, gsi1 keys before. */
+const ledgerHistory = (ledgerId: string, partitions: number) => spreadCollection(`TXNS#${ledgerId}`, partitions);
+/** A ref or record from before a transaction's ledger was known: its own partition. */
+export const LEGACY_TRANSACTIONS: TransactionLayout = { id: '', transaction_partitions: undefined, transaction_shards: undefined };
 const accountShardPartition = (accountId: string, shard: number) => `ACCOUNT#${accountId}#S${shard}`;
 const shardEntriesPartition = (accountId: string, shard: number) => `ACCOUNT#${accountId}#E${shard}`;
 
@@ -75,9 +80,7 @@ export const ledgerKeys = {
    * ledger created before: its own partition `TXN#<id>`, listed through gsi1 (`transactionIndex`).
    */
   transaction: (ledger: TransactionLayout, transactionId: string) =>
-    ledger.transaction_partitions === undefined
-      ? { pk: `TXN#${transactionId}`, sk: 'TXN' }
-      : { pk: `TXNS#${ledger.id}#${shardOf(transactionId, ledger.transaction_partitions)}`, sk: transactionId },
+    ledger.transaction_partitions === undefined ? { pk: `TXN#${transactionId}`, sk: 'TXN' } : ledgerHistory(ledger.id, ledger.transaction_partitions).key(transactionId),
   /**
    * The gsi1 entry of a transaction in a ledger created before its transactions were items of its
    * history: over `transaction_shards` partitions by id (a ledger older still has one); none now.
@@ -86,16 +89,14 @@ export const ledgerKeys = {
     ledger.transaction_partitions !== undefined
       ? {}
       : {
-          gsi1pk: ledger.transaction_shards === undefined ? `TXNS#${ledger.id}` : `TXNS#${ledger.id}#${shardOf(transactionId, ledger.transaction_shards)}`,
+          gsi1pk: ledger.transaction_shards === undefined ? `TXNS#${ledger.id}` : ledgerHistory(ledger.id, ledger.transaction_shards).key(transactionId).pk,
           gsi1sk: transactionId,
         },
   /** Where a ledger's transactions are listed from: the partitions and, for an older ledger, the index. */
   transactionListing: (ledger: TransactionLayout): { index?: 'gsi1'; partitions: string[]; consistent?: boolean } => {
-    if (ledger.transaction_partitions !== undefined) {
-      return { partitions: Array.from({ length: ledger.transaction_partitions }, (_, n) => `TXNS#${ledger.id}#${n}`), consistent: true };
-    }
+    if (ledger.transaction_partitions !== undefined) return { partitions: ledgerHistory(ledger.id, ledger.transaction_partitions).partitions, consistent: true };
     const shards = ledger.transaction_shards;
-    return { index: 'gsi1', partitions: shards === undefined ? [`TXNS#${ledger.id}`] : Array.from({ length: shards }, (_, n) => `TXNS#${ledger.id}#${n}`) };
+    return { index: 'gsi1', partitions: shards === undefined ? [`TXNS#${ledger.id}`] : ledgerHistory(ledger.id, shards).partitions };
   },
   /** Every transaction id lies in this range (ids are lower-case hex and dashes). */
   transactionRange: { from: '0', to: 'g' },

@@ -232,19 +232,32 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
   for (let attempt = 1; ; attempt += 1) {
     const result = await commitOnce();
     const body = JSON.stringify(result.body);
-    const keyUpdate: TransactItem = {
-      Update: {
-        TableName: runtime.table,
-        Key: operationKeys.record(tenantId, idempotencyKey),
-        UpdateExpression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk, #request, pinned, principal, request_id',
-        ConditionExpression: '#state = :started AND operation_id = :operation',
-        ExpressionAttributeNames: { '#state': 'state', '#request': 'request' },
-        ExpressionAttributeValues: { ':completed': 'completed', ':started': 'started', ':status': result.status, ':body': body, ':operation': record.operation_id },
-      },
+    // The key's answer, written last (alone, or in the commit's transaction).
+    const key = operationKeys.record(tenantId, idempotencyKey);
+    const answer = {
+      expression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk, #request, pinned, principal, request_id',
+      condition: '#state = :started AND operation_id = :operation',
+      names: { '#state': 'state', '#request': 'request' },
+      values: { ':completed': 'completed', ':started': 'started', ':status': result.status, ':body': body, ':operation': record.operation_id },
     };
     try {
-      if (plan?.commitBy === 'creates') await writeCreates(runtime, result.items, keyUpdate, faults);
-      else await transact(runtime, [...result.items, keyUpdate]);
+      if (plan?.commitBy === 'creates') {
+        await writeCreates(runtime, result.items, () => updateItem(runtime, key, answer), faults);
+      } else {
+        await transact(runtime, [
+          ...result.items,
+          {
+            Update: {
+              TableName: runtime.table,
+              Key: key,
+              UpdateExpression: answer.expression,
+              ConditionExpression: answer.condition,
+              ExpressionAttributeNames: answer.names,
+              ExpressionAttributeValues: answer.values,
+            },
+          },
+        ]);
+      }
       return { status: result.status, body, replayed: false };
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
@@ -267,7 +280,7 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
  * try), then the key's answer under its condition; a failed condition on the answer reads as a
  * transaction's would (the key's index).
  */
-async function writeCreates(runtime: WalletDeps, items: TransactItem[], keyUpdate: TransactItem, faults: SagaFaults): Promise<void> {
+async function writeCreates(runtime: WalletDeps, items: TransactItem[], writeAnswer: () => Promise<unknown>, faults: SagaFaults): Promise<void> {
   for (const [index, item] of items.entries()) {
     const put = item.Put;
     if (!put || put.ConditionExpression !== 'attribute_not_exists(pk)') throw new Error('a creates commit holds only Puts of new items');
@@ -278,14 +291,8 @@ async function writeCreates(runtime: WalletDeps, items: TransactItem[], keyUpdat
     }
     faults.afterCreate?.(index);
   }
-  const update = keyUpdate.Update!;
   try {
-    await updateItem(runtime, update.Key as { pk: string; sk: string }, {
-      expression: update.UpdateExpression!,
-      condition: update.ConditionExpression,
-      names: update.ExpressionAttributeNames,
-      values: update.ExpressionAttributeValues,
-    });
+    await writeAnswer();
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
     throw new ConditionsFailed([{ index: items.length, item: undefined }]);

@@ -17,7 +17,7 @@ export interface StoredEvent {
  */
 export async function storedEvents(deps: { client: DocumentClient; table: string }, tenantId: string, type?: string): Promise<StoredEvent[]> {
   const events: StoredEvent[] = [];
-  for (const partition of eventKeys.partitions(tenantId)) {
+  for (const partition of eventKeys.history(tenantId).partitions) {
     let start: Record<string, unknown> | undefined;
     do {
       const page = await deps.client.send(

@@ -1,4 +1,4 @@
-import { shardOf } from '../../kernel/ids';
+import { spreadCollection } from '../../aws/merged-pages';
 
 /**
  * WalletTable keys of the transfers area (entity chart: docs/data-model.md). A transfer is an
@@ -9,10 +9,8 @@ import { shardOf } from '../../kernel/ids';
 export const TRANSFER_PARTITIONS = 16;
 
 export const transferKeys = {
-  transfer: (tenantId: string, transferId: string) => ({ pk: `TRANSFERS#${tenantId}#${shardOf(transferId, TRANSFER_PARTITIONS)}`, sk: transferId }),
-  tenantPartitions: (tenantId: string) => Array.from({ length: TRANSFER_PARTITIONS }, (_, n) => `TRANSFERS#${tenantId}#${n}`),
-  /** Every transfer id lies in this range (ids are lower-case hex and dashes). */
-  range: { from: '0', to: 'g' },
+  tenantTransfers: (tenantId: string) => spreadCollection(`TRANSFERS#${tenantId}`, TRANSFER_PARTITIONS),
+  transfer: (tenantId: string, transferId: string) => transferKeys.tenantTransfers(tenantId).key(transferId),
   /** Where a transfer written before the tenant's partitions lives (read by id only). */
   legacy: (transferId: string) => ({ pk: `TRANSFER#${transferId}`, sk: 'TRANSFER' }),
   /** gsi2: the sender's transfers; gsi3: the receiver's; newest first by id. */

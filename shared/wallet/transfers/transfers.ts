@@ -6,7 +6,7 @@ import type { Transaction } from '../../ledger-client/contract';
 import type { StoreDeps } from '../deps';
 import { computeFee, type FeeRule } from '../tenancy/fees';
 import { getItem, getItems, queryPage, type Page } from '../../aws/store';
-import { mergedPage } from '../../aws/merged-pages';
+import { collectionPage } from '../../aws/merged-pages';
 import { toTenantRecord } from '../tenancy/tenants';
 import { getUserRecord, toUserRecord } from '../tenancy/users';
 import { walletKeys } from '../keys';
@@ -258,14 +258,7 @@ export async function listTransfers(
   const userId = query.user_id ?? options.selfOnly;
   if (options.selfOnly !== undefined && userId !== options.selfOnly) throw new AppError('user_not_found', `No user ${userId}.`);
   if (userId === undefined) {
-    const page = await mergedPage(deps, {
-      partitions: transferKeys.tenantPartitions(tenantId),
-      ...transferKeys.range,
-      consistent: true,
-      binding: { listing: 'transfers', owner: tenantId },
-      cursor: query.cursor,
-      limit: query.limit,
-    });
+    const page = await collectionPage(deps, transferKeys.tenantTransfers(tenantId), { binding: { listing: 'transfers', owner: tenantId }, cursor: query.cursor, limit: query.limit });
     return { data: page.items.map(toTransfer), next_cursor: page.next_cursor };
   }
   await getUserRecord(deps, tenantId, userId);

@@ -1,9 +1,9 @@
 import { epochSeconds } from '../../kernel/clock';
-import type { EventEnvelope } from '../../events/outbox';
+import { eventKeys, type EventEnvelope } from '../../events/outbox';
 import { readEvent } from './events';
 import type { QueueTransport } from '../../aws/transport';
 import type { StoreDeps } from '../deps';
-import { ConditionsFailed, getItem, getItems, isConditionalCheckFailed, transact, updateItem } from '../../aws/store';
+import { ConditionsFailed, getItems, isConditionalCheckFailed, transact, updateItem } from '../../aws/store';
 import {
   ATTEMPT_CLAIM_MS,
   HISTORY_RETENTION_SECONDS,
@@ -192,15 +192,19 @@ async function readAttemptState(
   key: { pk: string; sk: string },
   message: DeliveryMessage,
 ): Promise<{ delivery?: DeliveryRecord; endpoint?: EndpointRecord; event?: EventEnvelope; health?: HealthRecord }> {
-  const [[delivery, endpoint, health], event] = await Promise.all([
-    getItems(deps, [key, webhookKeys.endpoint(message.endpoint_id), webhookKeys.health(message.endpoint_id)]),
-    // A message queued before messages named the tenant: its delivery does.
-    (async () => readEvent(deps, message.tenant_id ?? String((await getItem(deps, key))?.tenant_id), message.event_id))(),
+  // One read for all four; a message queued before messages named the tenant takes it from its delivery.
+  const [delivery, endpoint, health, event] = await getItems(deps, [
+    key,
+    webhookKeys.endpoint(message.endpoint_id),
+    webhookKeys.health(message.endpoint_id),
+    ...(message.tenant_id === undefined ? [] : [eventKeys.event(message.tenant_id, message.event_id)]),
   ]);
+  const tenantId = message.tenant_id ?? (delivery?.tenant_id as string | undefined);
+  const stored = (event as { envelope?: EventEnvelope } | undefined)?.envelope;
   return {
     delivery: delivery as DeliveryRecord | undefined,
     endpoint: endpoint as EndpointRecord | undefined,
-    event,
+    event: stored ?? (tenantId === undefined ? undefined : await readEvent(deps, tenantId, message.event_id)),
     health: health as HealthRecord | undefined,
   };
 }

@@ -2,7 +2,7 @@ import { AppError } from '../../kernel/errors';
 import { eventKeys, type EventEnvelope } from '../../events/outbox';
 import type { StoreDeps } from '../deps';
 import { getItem, transact, type Page } from '../../aws/store';
-import { mergedPage } from '../../aws/merged-pages';
+import { collectionPage } from '../../aws/merged-pages';
 import { newDelivery } from './deliveries';
 import { endpointsReceiving, getEndpointRecord, isLive } from './endpoints';
 import { endpointReceives } from './matching';
@@ -52,10 +52,7 @@ export async function listEvents(deps: StoreDeps, tenantId: string, query: Event
     // Envelopes carry toISOString() (always milliseconds), so strings compare as instants.
     values[placeholder] = new Date(bound).toISOString();
   }
-  const page = await mergedPage(deps, {
-    partitions: eventKeys.partitions(tenantId),
-    ...eventKeys.range,
-    consistent: true,
+  const page = await collectionPage(deps, eventKeys.history(tenantId), {
     binding: { listing: 'events', owner: tenantId },
     cursor: query.cursor,
     limit: query.limit,
@@ -73,8 +70,13 @@ export async function getEvent(deps: StoreDeps, tenantId: string, eventId: strin
 
 /** An event of the tenant by id, or undefined; one written before the history was spread is read where it was. */
 export async function readEvent(deps: StoreDeps, tenantId: string, eventId: string): Promise<EventEnvelope | undefined> {
-  const item = (await getItem(deps, eventKeys.event(tenantId, eventId))) ?? (await getItem(deps, eventKeys.legacy(eventId)));
-  const envelope = item?.envelope as EventEnvelope | undefined;
+  const item = await getItem(deps, eventKeys.event(tenantId, eventId));
+  return item ? (item.envelope as EventEnvelope) : readLegacyEvent(deps, tenantId, eventId);
+}
+
+/** An event of the tenant written before its history was spread (`EVENT#<id>`), or undefined. */
+async function readLegacyEvent(deps: StoreDeps, tenantId: string, eventId: string): Promise<EventEnvelope | undefined> {
+  const envelope = (await getItem(deps, eventKeys.legacy(eventId)))?.envelope as EventEnvelope | undefined;
   return envelope?.tenant_id === tenantId ? envelope : undefined;
 }
 
