@@ -4,16 +4,16 @@
  * processes one at a time (BENCH_RUNS, default the budget's import_runs) and prints the medians of the import's wall
  * and CPU time, the largest first, against scripts/bundle-budget.json. Writes JSON to bench/results/.
  * Wall time is the figure on a quiet machine; CPU time is what the budget's max_import_cpu_ms is
- * compared with, because it moves less when the machine is busy with other work. npm test holds
- * the bytes only (docs/performance.md, "Bundles and cold imports").
+ * compared with, because it moves less when the machine is busy with other work. `npm test` holds
+ * both through `npm run check:bundles` (docs/performance.md, "Bundles and cold imports").
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundle, handlerEntries, repoRoot } from '../scripts/bundle';
-import { coldImports, median } from '../scripts/cold-imports';
+import { coldImports, median, readBudget } from '../scripts/cold-imports';
 
-const budget = JSON.parse(readFileSync(join(repoRoot, 'scripts', 'bundle-budget.json'), 'utf8')) as { max_bytes: number; max_import_cpu_ms: number; import_runs: number };
+const budget = readBudget(repoRoot);
 const runs = Number(process.env.BENCH_RUNS ?? budget.import_runs);
 const outdir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
 try {
