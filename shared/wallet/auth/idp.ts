@@ -7,7 +7,7 @@ import type { WalletDeps } from '../deps';
 import { walletKeys } from '../keys';
 import { ACCEPTED_ALGORITHMS, keySetFor } from '../../http/jwks';
 import type { Principal } from '../../http/principal';
-import { EXTERNAL_ID_PATTERN } from '../tenancy/schemas';
+import { EXTERNAL_ID_PATTERN } from '../tenancy/user-fields';
 import { IDP_USER_SCOPES } from './scopes';
 import { CLOCK_TOLERANCE_SECONDS, RefusedCredential } from './tokens';
 

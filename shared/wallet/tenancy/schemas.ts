@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
 import { isActiveCurrency } from './currencies';
 import { COMMISSION_MODES, FEE_PATHS, type FeePath } from './fees';
+import { EXTERNAL_ID_PATTERN, USER_KINDS } from './user-fields';
 
 /** Request and response shapes of the tenancy routes (tenants, fee plans, users, audit, platform reads). */
 
@@ -67,10 +68,6 @@ export const ledgerSummary = z.object({
 
 // Users -----------------------------------------------------------------------------------------
 
-export const USER_KINDS = ['consumer', 'business'] as const;
-export type UserKind = (typeof USER_KINDS)[number];
-/** A tenant's own id for its user: unique in the tenant, used in user tokens and IdP first contact. */
-export const EXTERNAL_ID_PATTERN = /^[A-Za-z0-9._:@-]{1,200}$/;
 
 /** `GET /v1/users`: a page, or the one user with this external_id (exact match, no scan). */
 export const usersQuery = z

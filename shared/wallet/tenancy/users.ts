@@ -3,7 +3,7 @@ import { walletKeys } from '../keys';
 import { auditItem } from './audit';
 import type { Actor, StoreDeps, TenancyDeps } from '../deps';
 import { openAccountOnce } from './ledger-accounts';
-import { EXTERNAL_ID_PATTERN, USER_KINDS, type UserKind } from './schemas';
+import { EXTERNAL_ID_PATTERN, USER_KINDS, type UserKind } from './user-fields';
 import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page } from '../../aws/store';
 import { getTenantRecord } from './tenants';
 
