@@ -25,7 +25,7 @@ import { queues, workers } from '../shared/workers';
 import { clientCredentialsToken } from '../test/support/consumers';
 import { createConsumerStore } from '../shared/ledger/consumers';
 import { systemClock } from '../shared/kernel/clock';
-import { measure, type Figures } from './measure';
+import { cpuPerOp, measure, type Figures } from './measure';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const WARMUP_SECONDS = 1;
@@ -130,8 +130,8 @@ try {
     const ratio = Number((ledger.per_second / rawFigures.per_second).toFixed(2));
     results.push({ ledger, raw: rawFigures, ratio });
     console.log(
-      `${name.padEnd(34)} c=${String(concurrency).padStart(2)}  ledger ${String(ledger.per_second).padStart(7)}/s p50 ${String(ledger.p50_ms).padStart(6)} ms p99 ${String(ledger.p99_ms).padStart(6)} ms errors ${ledger.errors}` +
-        `   raw ${String(rawFigures.per_second).padStart(7)}/s p50 ${String(rawFigures.p50_ms).padStart(6)} ms p99 ${String(rawFigures.p99_ms).padStart(6)} ms   ratio ${ratio}`,
+      `${name.padEnd(34)} c=${String(concurrency).padStart(2)}  ledger ${String(ledger.per_second).padStart(7)}/s p50 ${String(ledger.p50_ms).padStart(6)} ms p99 ${String(ledger.p99_ms).padStart(6)} ms errors ${ledger.errors} (${cpuPerOp(ledger)})` +
+        `   raw ${String(rawFigures.per_second).padStart(7)}/s p50 ${String(rawFigures.p50_ms).padStart(6)} ms p99 ${String(rawFigures.p99_ms).padStart(6)} ms (${cpuPerOp(rawFigures)})   ratio ${ratio}`,
     );
   };
 
