@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { AppError, type FieldError } from '../../kernel/errors';
-import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, INTERVALS, markup, OFFERING_KINDS, OFFERING_STATUSES, PRICING_MODES } from './schemas';
+import { INTERVALS, OFFERING_KINDS, OFFERING_STATUSES, PRICING_MODES } from './fields';
+import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, markup } from './schemas';
 
 /**
  * Reading a bulk import file (docs/catalog.md) into products, every row validated and every error

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { CLIENT_STATUSES, OFFERING_STATUSES, OFFERING_KINDS, INTERVALS, VARIANT_STATUSES, PRICING_MODES, MOVEMENT_KINDS } from './fields';
 
 /**
  * Request and response shapes of the catalog (spec part 2: client, offering, variant, stock
@@ -16,13 +17,6 @@ const slug = (max: number) => z.string().regex(new RegExp(`^[a-z0-9][a-z0-9-]{0,
 const httpsUrl = z.url({ protocol: /^https$/ }).max(2048);
 const text = (max: number) => z.string().max(max);
 
-export const CLIENT_STATUSES = ['pending', 'active', 'suspended'] as const;
-export const OFFERING_STATUSES = ['draft', 'published', 'archived'] as const;
-export const OFFERING_KINDS = ['item', 'plan'] as const;
-export const INTERVALS = ['weekly', 'monthly', 'yearly'] as const;
-export const VARIANT_STATUSES = ['active', 'archived'] as const;
-export const PRICING_MODES = ['manual', 'markup'] as const;
-export const MOVEMENT_KINDS = ['restock', 'adjustment', 'reservation', 'release', 'sale'] as const;
 
 // ---------------------------------------------------------------------------------------------
 // Clients

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
-import { INTERVALS } from '../catalog/schemas';
+import { INTERVALS } from '../catalog/fields';
 
 /** Request and response shapes of subscriptions (spec part 2, docs/subscriptions.md). */
 

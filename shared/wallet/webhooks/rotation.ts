@@ -4,7 +4,9 @@ import type { WalletDeps } from '../deps';
 import { defineOperation, runOperation } from '../saga';
 import { endpointAudit, liveEndpointOf, newSecret, withSecret, type EndpointRecord } from './endpoints';
 import { webhookKeys, type Owner } from './keys';
-import { DEFAULT_ROTATION_OVERLAP_SECONDS } from './schemas';
+
+/** A rotation's overlap when the request names none: a day for every receiver to take the new secret. */
+export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
 
 /**
  * Secret rotation without a gap (docs/webhooks.md "Rotating a secret"): a new secret, shown once,

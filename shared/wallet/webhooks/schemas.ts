@@ -86,7 +86,6 @@ export const pageQuery = z.object({ cursor, limit: pageLimit() }).strict();
 
 /** The longest overlap of a rotation: a week to roll the new secret out to every receiver. */
 export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 86_400;
-export const DEFAULT_ROTATION_OVERLAP_SECONDS = 86_400;
 
 export const rotateSecretRequest = z
   .object({
