@@ -214,10 +214,9 @@ export class ProjectFunction extends Construct {
       ...(props.reservedConcurrency ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       tracing: lambda.Tracing.ACTIVE,
       logGroup: this.logGroup,
-      environment: {
-        NODE_OPTIONS: '--enable-source-maps',
-        ...props.environment,
-      },
+      // No NODE_OPTIONS=--enable-source-maps: it parses the bundle's map at every cold start; the
+      // logger maps a logged error's stack from the same map on the first error (shared/kernel/stack.ts).
+      environment: props.environment,
       ...(props.network
         ? { vpc: props.network.vpc, vpcSubnets: props.network.subnets, securityGroups: props.network.securityGroups }
         : {}),

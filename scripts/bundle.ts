@@ -80,8 +80,8 @@ export async function bundle(options: BundleOptions = {}): Promise<BundleResult>
     // Prefer ES module builds so tree-shaking can drop what a handler does not use.
     mainFields: ['module', 'main'],
     minify: true,
-    // Stack traces stay readable with NODE_OPTIONS=--enable-source-maps (set by lib/function.ts);
-    // sources are left out of the maps to keep the deployment packages small.
+    // Logged stack traces are mapped through them on the first error (shared/kernel/stack.ts), not
+    // by --enable-source-maps at every cold start; sources are left out to keep the packages small.
     sourcemap: true,
     sourcesContent: false,
     // Nothing external: what a function uses of the AWS SDK (util-dynamodb's marshaller; no client,

@@ -52,7 +52,7 @@ export const median = (values: readonly number[]): number => {
 };
 
 async function timeOnce(file: string): Promise<{ wall: number; cpu: number }> {
-  // No inherited NODE_OPTIONS (tsx's loader, source maps): Lambda starts a plain node.
+  // No inherited NODE_OPTIONS (tsx's loader): Lambda starts a plain node (lib/function.ts sets none).
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', PROBE, file], { env: { PATH: process.env.PATH ?? '', ...LAMBDA_ENV }, timeout: 30_000 });
   return JSON.parse(stdout) as { wall: number; cpu: number };
 }

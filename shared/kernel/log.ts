@@ -1,9 +1,11 @@
 import { config } from './config';
+import { mappedStack } from './stack';
 
 /**
  * Structured JSON logs, one line per entry on stdout (CloudWatch Logs in AWS): level, message,
  * timestamp, service, stage, version, the keys the HTTP middleware appends per invocation (request
- * id, principal kind), and the entry's own details. Errors are written as name, message and stack.
+ * id, principal kind), and the entry's own details. Errors are written as name, message and stack,
+ * the stack of a bundled function mapped to its TypeScript (./stack.ts).
  * Built on first use, like the configuration it reads. (It replaced Powertools' Logger, of which
  * the platform used these few methods: a fifth of every small function's bundle; docs/performance.md.)
  */
@@ -23,7 +25,7 @@ export interface Logger {
 
 /** Errors as plain fields (JSON.stringify writes an Error as `{}`). */
 function plain(value: unknown): unknown {
-  if (value instanceof Error) return { name: value.name, message: value.message, stack: value.stack, ...(value.cause === undefined ? {} : { cause: plain(value.cause) }) };
+  if (value instanceof Error) return { name: value.name, message: value.message, stack: mappedStack(value.stack), ...(value.cause === undefined ? {} : { cause: plain(value.cause) }) };
   return value;
 }
 
