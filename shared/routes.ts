@@ -1,5 +1,7 @@
 import type { AnyRoute } from './http/route';
-import { catalogRoutes } from './wallet/catalog/routes';
+import { clientRoutes } from './wallet/catalog/client-routes';
+import { exploreRoutes } from './wallet/catalog/explore-routes';
+import { offeringRoutes } from './wallet/catalog/routes';
 import { orderRoutes } from './wallet/orders/routes';
 import { subscriptionRoutes } from './wallet/subscriptions/routes';
 import { rewardRoutes } from './wallet/rewards/routes';
@@ -31,7 +33,9 @@ export const routes: readonly AnyRoute[] = [
   ...Object.values(documentedWebhookRoutes),
   ...Object.values(paymentRoutes),
   ...Object.values(payoutRoutes),
-  ...Object.values(catalogRoutes),
+  ...Object.values(clientRoutes),
+  ...Object.values(offeringRoutes),
+  ...Object.values(exploreRoutes),
   ...Object.values(orderRoutes),
   ...Object.values(subscriptionRoutes),
   ...Object.values(rewardRoutes),

@@ -1,8 +1,8 @@
-import { catalogRoutes } from '../../shared/wallet/catalog/routes';
+import { exploreRoutes } from '../../shared/wallet/catalog/explore-routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { exploreOfferingById } from '../../shared/wallet/catalog/explore';
 import { tenantOf } from '../../shared/wallet/principals';
-export const handler = walletHandler(catalogRoutes.getExploreOffering, async ({ request, principal, runtime }) => ({
+export const handler = walletHandler(exploreRoutes.getExploreOffering, async ({ request, principal, runtime }) => ({
   status: 200,
   body: await exploreOfferingById(runtime, tenantOf(principal), request.params.offeringId),
 }));

@@ -4,7 +4,8 @@ import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
 import type { ErrorCode } from '../../shared/kernel/errors';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
-import { catalogRoutes } from '../../shared/wallet/catalog/routes';
+import { clientRoutes as catalogClientRoutes } from '../../shared/wallet/catalog/client-routes';
+import { offeringRoutes } from '../../shared/wallet/catalog/routes';
 import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffAccount, staffLogin, staffToken, userTokenFor } from '../support/credentials';
@@ -95,7 +96,7 @@ async function requestOf(route: AnyRoute): Promise<{ path: string; body?: unknow
   }
 }
 
-const clientRoutes = [...Object.values(catalogRoutes), ...Object.values(webhookRoutes)].filter(
+const clientRoutes = [...Object.values(catalogClientRoutes), ...Object.values(offeringRoutes), ...Object.values(webhookRoutes)].filter(
   (route) => route.path.includes('{clientId}') && !route.path.startsWith('/v1/platform/') && !route.path.startsWith('/v1/explore/') && !(route.method !== 'GET' && route.path.includes('webhook')),
 ) as AnyRoute[];
 const administration = new Set(['approveClient', 'suspendClient', 'addClientMember', 'removeClientMember']);

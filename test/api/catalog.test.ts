@@ -3,7 +3,8 @@ import * as z from 'zod';
 import type { Platform } from '../../local/platform';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
-import { catalogRoutes } from '../../shared/wallet/catalog/routes';
+import { exploreRoutes as shopperRoutes } from '../../shared/wallet/catalog/explore-routes';
+import * as shopperSchemas from '../../shared/wallet/catalog/explore-schemas';
 import * as schemas from '../../shared/wallet/catalog/schemas';
 import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
@@ -247,10 +248,10 @@ function keysOf(value: unknown, into = new Set<string>()): Set<string> {
 describe('the shopper view', () => {
   // Merchant-only: the fields the merchant's variant declares and the shopper's does not (a field
   // inside a merchant-only one goes with it).
-  const shopperPaths = new Set(paths(schemas.exploreVariant));
+  const shopperPaths = new Set(paths(shopperSchemas.exploreVariant));
   const onlyPaths = paths(schemas.variant).filter((path) => !shopperPaths.has(path));
   const merchantOnly = onlyPaths.filter((path) => !onlyPaths.some((outer) => path.startsWith(`${outer}.`))).map((path) => path.split('.').pop()!);
-  const exploreRoutes = Object.values(catalogRoutes).filter((route) => route.path.startsWith('/v1/explore/'));
+  const exploreRoutes = Object.values(shopperRoutes);
 
   it('is derived from the schemas: the merchant-only fields are what the spec names, and no Explore response schema declares one', () => {
     expect(merchantOnly).toEqual(expect.arrayContaining(['available', 'cost_amount', 'markup', 'on_hand', 'reserved']));

@@ -10,7 +10,7 @@ import { merchantItem } from '../payments/merchants';
 import { auditItem } from '../tenancy/audit';
 import { getTenantRecord } from '../tenancy/tenants';
 import { catalogKeys } from './keys';
-import type { client, clientCreate, clientListQuery } from './schemas';
+import type { client, clientCreate, clientListQuery } from './client-schemas';
 
 /**
  * Clients: a merchant's profile in the catalog (spec part 2). A new client is `pending`; tenant

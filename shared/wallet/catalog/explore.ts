@@ -5,7 +5,7 @@ import type { StoreDeps } from '../deps';
 import { isExplorable, readClient, toClientRecord, type ClientRecord } from './clients';
 import { catalogKeys } from './keys';
 import { readOffering, shopperOffering } from './records';
-import type { exploreClient, exploreClientDetail, exploreListQuery, exploreOffering } from './schemas';
+import type { exploreClient, exploreClientDetail, exploreListQuery, exploreOffering } from './explore-schemas';
 
 /**
  * Explore: the shopper's view of the tenant's ecosystem (spec part 4 item 7). Only active clients

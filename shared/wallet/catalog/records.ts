@@ -7,7 +7,8 @@ import type { ClientRecord } from './clients';
 import { outboxItem } from '../../events/outbox';
 import { catalogKeys } from './keys';
 import type { MOVEMENT_KINDS } from './fields';
-import type { exploreOffering, exploreVariant, markup as markupSchema, offering, stockMovement, variant, VariantCreate } from './schemas';
+import type { exploreOffering, exploreVariant } from './explore-schemas';
+import type { markup as markupSchema, offering, stockMovement, variant, VariantCreate } from './schemas';
 
 /**
  * The catalog's stored records and the views built from them: the merchant view (every field) and

@@ -1,141 +1,17 @@
-import * as z from 'zod';
-import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
-import type { ErrorCode } from '../../kernel/errors';
-import { page, uuid } from '../../http/schemas';
+import { defineRoute, idempotencyRequired } from '../../http/route';
+import { page } from '../../http/schemas';
+import { clientRead, clientWrite, wallet, merchantLane, tables, authority, clientParams, offeringParams, variantParams } from './client-routes';
 import * as s from './schemas';
 
 /**
- * The catalog on the wallet API (docs/catalog.md): clients and their organizations, offerings,
- * variants and stock, Explore, moderation and bulk import. Client routes need authority over the
- * client (spec part 5 rule 3), checked in the service after the client's existence in the
- * caller's tenant; an API key bound to a client reaches only these and Explore.
+ * The merchant's catalog on the wallet API (docs/catalog.md): offerings, variants and stock, and
+ * bulk import; clients, their organizations and moderation are in ./client-routes.ts, Explore in
+ * ./explore-routes.ts, each apart so a function builds only its part's schemas at import. These
+ * routes need authority over the client (spec part 5 rule 3), checked in the service after the
+ * client's existence in the caller's tenant; an API key bound to a client reaches them and Explore.
  */
 
-const operators = ['api_key', 'tenant_staff', 'partner_admin'] as const;
-/** Tenant-level client administration: clients:manage (bound keys never). */
-const manage: Access = { principals: operators, scopes: ['clients:manage'] };
-/** A client's own routes: authority over the client and a catalog scope. */
-const clientRead: Access = { principals: operators, scopes: ['merchants:read', 'merchants:write', 'clients:manage'], boundKeys: true };
-const clientWrite: Access = { principals: operators, scopes: ['merchants:write', 'clients:manage'], boundKeys: true };
-/** Explore: every credential of the tenant that holds catalog:read, shoppers included. */
-const explore: Access = { principals: [...operators, 'user_token', 'idp_user'], scopes: ['catalog:read'], boundKeys: true };
-const platformManage: Access = { principals: ['platform_staff'], scopes: ['platform:manage'] };
-
-const wallet = { api: 'wallet', tags: ['catalog'] } as const;
-/**
- * Bulkheads (shared/http/bulkheads.ts): reserved concurrency comes out of one regional pool, so
- * the catalog's administration gets a narrow lane, the merchant's catalog a middle one, and
- * shoppers' Explore the wallet's default.
- */
-const adminLane = { function: { maxConcurrency: 2 } } as const;
-const merchantLane = { function: { maxConcurrency: 4 } } as const;
-// RW everywhere: the credential hook records an API key's last use.
-const tables = { wallet: 'RW' } as const;
-const authority: readonly ErrorCode[] = ['client_not_found', 'not_client_member'];
-
-const clientParams = z.object({ clientId: uuid });
-const offeringParams = z.object({ clientId: uuid, offeringId: uuid });
-const variantParams = z.object({ clientId: uuid, offeringId: uuid, variantId: uuid });
-
-export const catalogRoutes = {
-  createClient: defineRoute({
-    ...wallet,
-    ...adminLane,
-    operationId: 'createClient',
-    method: 'POST',
-    path: '/v1/clients',
-    handler: 'catalog/create-client',
-    summary: 'Onboard a client (merchant profile), pending until approved; a self-serving staff member becomes its first member',
-    access: { principals: operators, scopes: ['clients:onboard', 'clients:manage'] },
-    request: { body: s.clientCreate },
-    response: { status: 201, body: s.client, description: 'The client, `pending`.' },
-    errors: ['not_found', 'conflict'],
-    tables,
-  }),
-  listClients: defineRoute({
-    ...wallet,
-    ...adminLane,
-    operationId: 'listClients',
-    method: 'GET',
-    path: '/v1/clients',
-    handler: 'catalog/list-clients',
-    summary: "The tenant's clients, newest first",
-    access: manage,
-    request: { query: s.clientListQuery },
-    response: { status: 200, body: page(s.client), description: 'A page of clients.' },
-    errors: [],
-    tables,
-  }),
-  getClient: defineRoute({
-    ...wallet,
-    ...merchantLane,
-    operationId: 'getClient',
-    method: 'GET',
-    path: '/v1/clients/{clientId}',
-    handler: 'catalog/get-client',
-    summary: 'Read a client',
-    access: clientRead,
-    request: { params: clientParams },
-    response: { status: 200, body: s.client, description: 'The client.' },
-    errors: authority,
-    tables,
-  }),
-  approveClient: defineRoute({
-    ...wallet,
-    ...adminLane,
-    operationId: 'approveClient',
-    method: 'POST',
-    path: '/v1/clients/{clientId}/approve',
-    handler: 'catalog/approve-client',
-    summary: 'Approve a client: `active`, with approved_at (approving an active client changes nothing)',
-    access: manage,
-    request: { params: clientParams },
-    response: { status: 200, body: s.client, description: 'The client, `active`.' },
-    errors: ['client_not_found'],
-    tables,
-  }),
-  suspendClient: defineRoute({
-    ...wallet,
-    ...adminLane,
-    operationId: 'suspendClient',
-    method: 'POST',
-    path: '/v1/clients/{clientId}/suspend',
-    handler: 'catalog/suspend-client',
-    summary: 'Suspend a client: it leaves Explore until approved again',
-    access: manage,
-    request: { params: clientParams },
-    response: { status: 200, body: s.client, description: 'The client, `suspended`.' },
-    errors: ['client_not_found'],
-    tables,
-  }),
-  addClientMember: defineRoute({
-    ...wallet,
-    ...adminLane,
-    operationId: 'addClientMember',
-    method: 'POST',
-    path: '/v1/clients/{clientId}/members',
-    handler: 'catalog/add-client-member',
-    summary: "Add a tenant staff member to the client's organization: authority over this client only",
-    access: manage,
-    request: { params: clientParams, body: s.memberCreate },
-    response: { status: 201, body: s.member, description: 'The membership.', also: [{ status: 200, description: 'Already a member: the membership.' }] },
-    errors: ['client_not_found', 'not_found'],
-    tables,
-  }),
-  removeClientMember: defineRoute({
-    ...wallet,
-    ...adminLane,
-    operationId: 'removeClientMember',
-    method: 'DELETE',
-    path: '/v1/clients/{clientId}/members/{staffId}',
-    handler: 'catalog/remove-client-member',
-    summary: "End a staff member's membership of the client's organization",
-    access: manage,
-    request: { params: z.object({ clientId: uuid, staffId: uuid }) },
-    response: { status: 200, body: s.member, description: 'The membership that ended.' },
-    errors: ['client_not_found', 'not_found'],
-    tables,
-  }),
+export const offeringRoutes = {
   createOffering: defineRoute({
     ...wallet,
     ...merchantLane,
@@ -275,73 +151,6 @@ export const catalogRoutes = {
     response: { status: 201, body: s.catalogImport, description: 'What the import did.', also: [{ status: 200, description: 'A dry run: what the import would do.' }] },
     errors: [...authority, 'conflict', 'idempotency_key_reuse', 'idempotency_in_flight', 'service_unavailable'],
     idempotency: idempotencyRequired(255),
-    tables,
-  }),
-  listExploreClients: defineRoute({
-    ...wallet,
-    operationId: 'listExploreClients',
-    method: 'GET',
-    path: '/v1/explore/clients',
-    handler: 'catalog/list-explore-clients',
-    summary: 'Active clients with published offerings, newest first; by category or free text (`q`)',
-    access: explore,
-    request: { query: s.exploreListQuery },
-    response: { status: 200, body: page(s.exploreClient), description: 'A page of clients in the shopper view.' },
-    errors: [],
-    tables,
-  }),
-  getExploreClient: defineRoute({
-    ...wallet,
-    operationId: 'getExploreClient',
-    method: 'GET',
-    path: '/v1/explore/clients/{clientId}',
-    handler: 'catalog/get-explore-client',
-    summary: 'A client and its published offerings in the shopper view (no cost, markup or stock counts)',
-    access: explore,
-    request: { params: clientParams },
-    response: { status: 200, body: s.exploreClientDetail, description: 'The client and its published offerings.' },
-    errors: ['client_not_found'],
-    tables,
-  }),
-  getExploreOffering: defineRoute({
-    ...wallet,
-    operationId: 'getExploreOffering',
-    method: 'GET',
-    path: '/v1/explore/offerings/{offeringId}',
-    handler: 'catalog/get-explore-offering',
-    summary: 'A published offering in the shopper view',
-    access: explore,
-    request: { params: z.object({ offeringId: uuid }) },
-    response: { status: 200, body: s.exploreOffering, description: 'The offering in the shopper view.' },
-    errors: ['offering_not_found', 'client_not_found'],
-    tables,
-  }),
-  hideClient: defineRoute({
-    ...wallet,
-    ...adminLane,
-    operationId: 'hideClient',
-    method: 'POST',
-    path: '/v1/platform/clients/{clientId}/hide',
-    handler: 'catalog/hide-client',
-    summary: "Moderation: hide a client's whole catalog from Explore (settled money, refunds and payouts keep working)",
-    access: platformManage,
-    request: { params: clientParams },
-    response: { status: 200, body: s.client, description: 'The client, hidden.' },
-    errors: ['client_not_found'],
-    tables,
-  }),
-  unhideClient: defineRoute({
-    ...wallet,
-    ...adminLane,
-    operationId: 'unhideClient',
-    method: 'POST',
-    path: '/v1/platform/clients/{clientId}/unhide',
-    handler: 'catalog/unhide-client',
-    summary: "Moderation: show a hidden client's catalog in Explore again",
-    access: platformManage,
-    request: { params: clientParams },
-    response: { status: 200, body: s.client, description: 'The client, visible.' },
-    errors: ['client_not_found'],
     tables,
   }),
 };

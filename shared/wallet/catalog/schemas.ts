@@ -1,10 +1,11 @@
 import * as z from 'zod';
 import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
-import { CLIENT_STATUSES, OFFERING_STATUSES, OFFERING_KINDS, INTERVALS, VARIANT_STATUSES, PRICING_MODES, MOVEMENT_KINDS } from './fields';
+import { httpsUrl, text } from './client-schemas';
+import { OFFERING_STATUSES, OFFERING_KINDS, INTERVALS, VARIANT_STATUSES, PRICING_MODES, MOVEMENT_KINDS } from './fields';
 
 /**
- * Request and response shapes of the catalog (spec part 2: client, offering, variant, stock
- * movement; docs/catalog.md). Merchant views carry cost, markup and stock counts; the shopper
+ * Request and response shapes of the catalog (spec part 2: offering, variant, stock movement;
+ * docs/catalog.md; a client's are in ./client-schemas.ts). Merchant views carry cost, markup and stock counts; the shopper
  * views (`explore*`) are separate schemas that never declare them.
  */
 
@@ -13,50 +14,6 @@ export const MAX_AMOUNT = 2 ** 45;
 const price = z.number().int().min(1).max(MAX_AMOUNT);
 const cost = z.number().int().min(0).max(MAX_AMOUNT);
 const count = z.number().int().min(0).max(1_000_000_000);
-const slug = (max: number) => z.string().regex(new RegExp(`^[a-z0-9][a-z0-9-]{0,${max - 1}}$`), 'lowercase letters, digits and hyphens');
-const httpsUrl = z.url({ protocol: /^https$/ }).max(2048);
-const text = (max: number) => z.string().max(max);
-
-
-// ---------------------------------------------------------------------------------------------
-// Clients
-
-export const clientCreate = z
-  .object({
-    merchant_id: uuid,
-    org_alias: slug(63),
-    display_name: z.string().trim().min(1).max(200),
-    category: slug(63),
-    description: text(2000).optional(),
-    logo_url: httpsUrl.optional(),
-    /** Default: the tenant's commission rule's bps. */
-    commission_bps: z.number().int().min(0).max(10_000).optional(),
-  })
-  .strict();
-
-export const client = z
-  .object({
-    id: uuid,
-    merchant_id: uuid,
-    org_alias: z.string(),
-    display_name: z.string(),
-    category: z.string(),
-    description: z.string(),
-    logo_url: z.string().nullable(),
-    commission_bps: z.number().int(),
-    status: z.enum(CLIENT_STATUSES),
-    /** Hidden from Explore by platform moderation. */
-    hidden: z.boolean(),
-    approved_at: timestamp.nullable(),
-    created_at: timestamp,
-    updated_at: timestamp,
-  })
-  .meta({ id: 'Client' });
-
-export const clientListQuery = z.object({ status: z.enum(CLIENT_STATUSES).optional(), cursor, limit: pageLimit() }).strict();
-
-export const memberCreate = z.object({ staff_id: uuid }).strict();
-export const member = z.object({ client_id: uuid, staff_id: uuid, created_at: timestamp }).meta({ id: 'ClientMember' });
 
 // ---------------------------------------------------------------------------------------------
 // Pricing and inventory
@@ -244,48 +201,6 @@ export const offering = z
   .meta({ id: 'Offering' });
 
 export const offeringListQuery = z.object({ status: z.enum(OFFERING_STATUSES).optional(), cursor, limit: pageLimit(20, 50) }).strict();
-
-// ---------------------------------------------------------------------------------------------
-// Explore: the shopper views (no cost_amount, markup, on_hand, reserved or available)
-
-export const exploreClient = z
-  .object({ id: uuid, org_alias: z.string(), display_name: z.string(), category: z.string(), description: z.string(), logo_url: z.string().nullable() })
-  .meta({ id: 'ExploreClient' });
-
-export const exploreVariant = z
-  .object({
-    id: uuid,
-    offering_id: uuid,
-    sku: z.string(),
-    option_values: z.array(z.string()),
-    position: z.number().int(),
-    amount: z.number().int(),
-    image_url: z.string().nullable(),
-    inventory: z.object({ track_inventory: z.boolean(), in_stock: z.boolean(), low_stock: z.boolean(), allow_backorder: z.boolean() }),
-  })
-  .meta({ id: 'ExploreVariant' });
-
-export const exploreOffering = z
-  .object({
-    id: uuid,
-    client_id: uuid,
-    kind: z.enum(OFFERING_KINDS),
-    title: z.string(),
-    description: z.string(),
-    image_url: z.string().nullable(),
-    amount: z.number().int().nullable(),
-    interval: z.enum(INTERVALS).nullable(),
-    category_id: uuid.nullable(),
-    options: z.array(z.string()),
-    variants: z.array(exploreVariant),
-  })
-  .meta({ id: 'ExploreOffering' });
-
-export const exploreClientDetail = z.object({ client: exploreClient, offerings: z.array(exploreOffering) }).meta({ id: 'ExploreClientDetail' });
-
-export const exploreListQuery = z
-  .object({ category: slug(63).optional(), q: z.string().trim().min(1).max(100).optional(), cursor, limit: pageLimit() })
-  .strict();
 
 // ---------------------------------------------------------------------------------------------
 // Bulk import
