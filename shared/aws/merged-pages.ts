@@ -125,7 +125,7 @@ export async function mergedPage(deps: TableDeps, query: MergedPageQuery): Promi
  */
 export interface SpreadCollection {
   key(id: string): { pk: string; sk: string };
-  partitions: string[];
+  readonly partitions: string[];
   from: string;
   to: string;
 }
@@ -133,7 +133,10 @@ export interface SpreadCollection {
 export function spreadCollection(prefix: string, count: number): SpreadCollection {
   return {
     key: (id) => ({ pk: `${prefix}#${shardOf(id, count)}`, sk: id }),
-    partitions: Array.from({ length: count }, (_, n) => `${prefix}#${n}`),
+    // Listed only when read: every write builds the collection for one item's key.
+    get partitions() {
+      return Array.from({ length: count }, (_, n) => `${prefix}#${n}`);
+    },
     from: '0',
     to: 'g',
   };

@@ -112,21 +112,22 @@ export async function putItem(deps: TableDeps & TransactOptions, item: Item, opt
   );
 }
 
+/** An update expression on one item, under a condition when given. */
+export interface Update extends Expression {
+  expression: string;
+  condition?: string;
+}
+
 /** One update, under a condition when given; answers the attributes `returnValues` asks for. */
 export async function updateItem(
   deps: TableDeps & TransactOptions,
   key: { pk: string; sk: string },
-  update: Expression & { expression: string; condition?: string; returnValues?: 'ALL_NEW' | 'ALL_OLD' | 'UPDATED_NEW' | 'UPDATED_OLD'; returnOldOnConditionFailure?: boolean },
+  update: Update & { returnValues?: 'ALL_NEW' | 'ALL_OLD' | 'UPDATED_NEW' | 'UPDATED_OLD'; returnOldOnConditionFailure?: boolean },
 ): Promise<Item | undefined> {
   const result = await sendWrite(deps, () =>
     deps.client.send(
       new UpdateCommand({
-        TableName: deps.table,
-        Key: key,
-        UpdateExpression: update.expression,
-        ConditionExpression: update.condition,
-        ExpressionAttributeNames: update.names,
-        ExpressionAttributeValues: update.values,
+        ...updateInput(deps.table, key, update),
         ReturnValues: update.returnValues,
         ReturnValuesOnConditionCheckFailure: update.returnOldOnConditionFailure ? 'ALL_OLD' : undefined,
       }),
@@ -134,6 +135,18 @@ export async function updateItem(
   );
   return result.Attributes;
 }
+
+/** The same update as one action of a `transact` (the item changes with the others or not at all). */
+export const updateAction = (table: string, key: { pk: string; sk: string }, update: Update): TransactItem => ({ Update: updateInput(table, key, update) });
+
+const updateInput = (table: string, key: { pk: string; sk: string }, update: Update) => ({
+  TableName: table,
+  Key: key,
+  UpdateExpression: update.expression,
+  ConditionExpression: update.condition,
+  ExpressionAttributeNames: update.names,
+  ExpressionAttributeValues: update.values,
+});
 
 export type Index = 'gsi1' | 'gsi2' | 'gsi3';
 

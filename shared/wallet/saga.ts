@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { dueKeys } from '../aws/due-keys';
-import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, transact, updateItem } from '../aws/store';
+import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, transact, updateAction, updateItem, type Update } from '../aws/store';
 import { derivedUuidv7 } from '../kernel/ids';
 import type { TransactItem } from '../aws/dynamodb';
 import type { Principal } from '../http/principal';
@@ -234,30 +234,15 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
     const body = JSON.stringify(result.body);
     // The key's answer, written last (alone, or in the commit's transaction).
     const key = operationKeys.record(tenantId, idempotencyKey);
-    const answer = {
+    const answer: Update = {
       expression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk, #request, pinned, principal, request_id',
       condition: '#state = :started AND operation_id = :operation',
       names: { '#state': 'state', '#request': 'request' },
       values: { ':completed': 'completed', ':started': 'started', ':status': result.status, ':body': body, ':operation': record.operation_id },
     };
     try {
-      if (plan?.commitBy === 'creates') {
-        await writeCreates(runtime, result.items, () => updateItem(runtime, key, answer), faults);
-      } else {
-        await transact(runtime, [
-          ...result.items,
-          {
-            Update: {
-              TableName: runtime.table,
-              Key: key,
-              UpdateExpression: answer.expression,
-              ConditionExpression: answer.condition,
-              ExpressionAttributeNames: answer.names,
-              ExpressionAttributeValues: answer.values,
-            },
-          },
-        ]);
-      }
+      if (plan?.commitBy === 'creates') await writeCreates(runtime, result.items, key, answer, faults);
+      else await transact(runtime, [...result.items, updateAction(runtime.table, key, answer)]);
       return { status: result.status, body, replayed: false };
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
@@ -280,7 +265,7 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
  * try), then the key's answer under its condition; a failed condition on the answer reads as a
  * transaction's would (the key's index).
  */
-async function writeCreates(runtime: WalletDeps, items: TransactItem[], writeAnswer: () => Promise<unknown>, faults: SagaFaults): Promise<void> {
+async function writeCreates(runtime: WalletDeps, items: TransactItem[], key: { pk: string; sk: string }, answer: Update, faults: SagaFaults): Promise<void> {
   for (const [index, item] of items.entries()) {
     const put = item.Put;
     if (!put || put.ConditionExpression !== 'attribute_not_exists(pk)') throw new Error('a creates commit holds only Puts of new items');
@@ -292,7 +277,7 @@ async function writeCreates(runtime: WalletDeps, items: TransactItem[], writeAns
     faults.afterCreate?.(index);
   }
   try {
-    await writeAnswer();
+    await updateItem(runtime, key, answer);
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
     throw new ConditionsFailed([{ index: items.length, item: undefined }]);

@@ -1,4 +1,5 @@
-import { QueryCommand, type DocumentClient } from '../../shared/aws/dynamodb';
+import type { DocumentClient } from '../../shared/aws/dynamodb';
+import { queryAll } from '../../shared/aws/store';
 import { eventKeys } from '../../shared/events/outbox';
 
 /** An event as the tests read it: the envelope, its data loosely typed. */
@@ -18,14 +19,9 @@ export interface StoredEvent {
 export async function storedEvents(deps: { client: DocumentClient; table: string }, tenantId: string, type?: string): Promise<StoredEvent[]> {
   const events: StoredEvent[] = [];
   for (const partition of eventKeys.history(tenantId).partitions) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await deps.client.send(
-        new QueryCommand({ TableName: deps.table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partition }, ConsistentRead: true, ExclusiveStartKey: start }),
-      );
-      events.push(...(page.Items ?? []).map((item) => item.envelope as StoredEvent));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    for await (const item of queryAll(deps, { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partition }, ConsistentRead: true })) {
+      events.push(item.envelope as StoredEvent);
+    }
   }
   return events.filter((event) => type === undefined || event.type === type).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
