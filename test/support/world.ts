@@ -110,5 +110,16 @@ export async function buildWorld(platform: Platform): Promise<World> {
   for (const name of ['accountId', 'txnId', 'pendingId', 'staffId']) foreign[name] = uuidv7();
   foreign.key = 'some-key';
   foreign.tenantId = otherTenantId;
+  // The world is still: the sandbox rail's confirmation of the payout (queued, a second later) has
+  // landed and the stream workers are done, so tests comparing stored state see only their own.
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    await platform.queues.drain();
+    const status = (await call(platform.urls.public, 'GET', `/v1/payouts/${foreign.payoutId}`, { token: otherKey })).body.status as string;
+    if (status !== 'pending') break;
+    if (Date.now() > deadline) throw new Error(`the world's payout is still ${status}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await platform.streams?.settle();
   return { tenantId, otherTenantId, full, none, foreign };
 }
