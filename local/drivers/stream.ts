@@ -1,17 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import {
-  DescribeStreamCommand,
-  DynamoDBStreamsClient,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  type _Record as StreamRecord,
-} from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { AwsJsonClient } from '../../shared/aws/aws-json';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../dynamodb';
 import { workerContext } from './context';
 
 /**
- * Polls a DynamoDB Local stream for real (DescribeStream, GetShardIterator, GetRecords) and invokes
+ * Polls a DynamoDB Local stream for real (DescribeStream, GetShardIterator, GetRecords, through the
+ * platform's own AWS JSON client: the records arrive in the wire form Lambda hands over) and invokes
  * each stream worker with the DynamoDBStreamEvent Lambda's event source mapping would build. Each
  * worker keeps its own position per shard, like one event source mapping per function. A failed
  * batch is retried (from the first reported `batchItemFailures` item when the worker reports them)
@@ -43,7 +38,7 @@ export interface StreamDriverOptions {
 type Checkpoints = Record<string, Record<string, string>>; // worker -> shard -> last sequence number
 
 export class StreamDriver {
-  private readonly client: DynamoDBStreamsClient;
+  private readonly client: AwsJsonClient;
   private readonly checkpoints: Checkpoints;
   private readonly finishedShards = new Map<string, Set<string>>();
   private readonly activeShards = new Map<string, Set<string>>();
@@ -53,7 +48,7 @@ export class StreamDriver {
   private busy = 0;
 
   constructor(private readonly options: StreamDriverOptions) {
-    this.client = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    this.client = new AwsJsonClient({ service: 'dynamodbstreams', endpoint: options.endpoint, region: LOCAL_REGION, credentials: () => LOCAL_CREDENTIALS });
     this.checkpoints = readCheckpoints(options.checkpointFile);
   }
 
@@ -68,7 +63,6 @@ export class StreamDriver {
   async stop(): Promise<void> {
     this.stopped = true;
     await Promise.allSettled(this.loops);
-    this.client.destroy();
   }
 
   /** Resolves once no worker has handled a record for `quietMs` (tests wait on the relay with it). */
@@ -85,7 +79,7 @@ export class StreamDriver {
     const shardLoops: Promise<void>[] = [];
     while (!this.stopped) {
       try {
-        const description = await this.client.send(new DescribeStreamCommand({ StreamArn: this.options.streamArn }));
+        const description = await this.client.call<DescribeStreamOutput>('DynamoDBStreams_20120810.DescribeStream', { StreamArn: this.options.streamArn });
         const finished = this.finishedShards.get(worker.name)!;
         const active = this.activeShards.get(worker.name)!;
         for (const shard of description.StreamDescription?.Shards ?? []) {
@@ -119,7 +113,7 @@ export class StreamDriver {
     while (!this.stopped && iterator) {
       let page;
       try {
-        page = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: worker.batchSize }));
+        page = await this.client.call<GetRecordsOutput>('DynamoDBStreams_20120810.GetRecords', { ShardIterator: iterator, Limit: worker.batchSize });
       } catch (error) {
         await sleep(pollMs);
         const name = (error as { name?: string }).name;
@@ -171,6 +165,9 @@ export class StreamDriver {
         this.busy -= 1;
         this.lastActivity = Date.now();
       }
+      // A page short of a batch means the shard is drained: poll again at the polling rate, as
+      // Lambda does, not at once, so a burst is handed over in whole batches instead of in ones.
+      if (records.length < worker.batchSize) await sleep(pollMs);
     }
     this.activeShards.get(worker.name)!.delete(shardId);
     this.finishedShards.get(worker.name)!.add(shardId);
@@ -208,14 +205,12 @@ export class StreamDriver {
     type: 'TRIM_HORIZON' | 'AT_SEQUENCE_NUMBER' | 'AFTER_SEQUENCE_NUMBER',
     sequenceNumber?: string,
   ): Promise<string | undefined> {
-    const result = await this.client.send(
-      new GetShardIteratorCommand({
-        StreamArn: this.options.streamArn,
-        ShardId: shardId,
-        ShardIteratorType: type,
-        SequenceNumber: sequenceNumber,
-      }),
-    );
+    const result = await this.client.call<{ ShardIterator?: string }>('DynamoDBStreams_20120810.GetShardIterator', {
+      StreamArn: this.options.streamArn,
+      ShardId: shardId,
+      ShardIteratorType: type,
+      ...(sequenceNumber === undefined ? {} : { SequenceNumber: sequenceNumber }),
+    });
     return result.ShardIterator;
   }
 
@@ -231,28 +226,71 @@ class PartialFailure extends Error {
   }
 }
 
-/** The record as Lambda delivers it: epoch-seconds times, source ARN and region added. */
-function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
+interface DescribeStreamOutput {
+  StreamDescription?: { Shards?: { ShardId?: string; ParentShardId?: string }[] };
+}
+
+/** A stream record on the wire (the DynamoDB Streams API's JSON). */
+interface StreamRecord {
+  eventID?: string;
+  eventName?: string;
+  eventVersion?: string;
+  awsRegion?: string;
+  dynamodb?: {
+    ApproximateCreationDateTime?: number;
+    Keys?: Record<string, unknown>;
+    NewImage?: Record<string, unknown>;
+    OldImage?: Record<string, unknown>;
+    SequenceNumber?: string;
+    SizeBytes?: number;
+    StreamViewType?: string;
+  };
+}
+
+interface GetRecordsOutput {
+  Records?: StreamRecord[];
+  NextShardIterator?: string;
+}
+
+type Image = NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
+
+/** The record as Lambda delivers it: epoch-seconds times, source ARN and region added, images as AWS writes them. */
+export function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
   const data = record.dynamodb!;
   return {
     eventID: record.eventID,
     eventName: record.eventName as DynamoDBRecord['eventName'],
     eventVersion: record.eventVersion ?? '1.1',
     eventSource: 'aws:dynamodb',
-    awsRegion: record.awsRegion ?? LOCAL_REGION,
+    // DynamoDB Local says `ddblocal`; Lambda says the table's region.
+    awsRegion: LOCAL_REGION,
     eventSourceARN: streamArn,
     dynamodb: {
-      ApproximateCreationDateTime: data.ApproximateCreationDateTime
-        ? Math.floor(new Date(data.ApproximateCreationDateTime).getTime() / 1000)
-        : undefined,
-      Keys: data.Keys as NonNullable<DynamoDBRecord['dynamodb']>['Keys'],
-      NewImage: data.NewImage as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'],
-      OldImage: data.OldImage as NonNullable<DynamoDBRecord['dynamodb']>['OldImage'],
+      ApproximateCreationDateTime: data.ApproximateCreationDateTime === undefined ? undefined : Math.floor(data.ApproximateCreationDateTime),
+      Keys: data.Keys as Image,
+      NewImage: data.NewImage === undefined ? undefined : awsImage(data.NewImage),
+      OldImage: data.OldImage === undefined ? undefined : awsImage(data.OldImage),
       SequenceNumber: data.SequenceNumber,
       SizeBytes: data.SizeBytes,
       StreamViewType: data.StreamViewType as NonNullable<DynamoDBRecord['dynamodb']>['StreamViewType'],
     },
   };
+}
+
+/**
+ * An image as DynamoDB's own stream writes it. DynamoDB Local writes an empty map (`{"M":{}}`, e.g.
+ * a transfer's empty metadata) as an untyped `{}`; every other value keeps its type (an empty list
+ * is `{"L":[]}`, an empty string `{"S":""}`, a null `{"NULL":true}`), so `{}` can only be that map.
+ */
+function awsImage(image: Record<string, unknown>): Image {
+  const value = (attribute: unknown): unknown => {
+    const typed = attribute as { M?: Record<string, unknown>; L?: unknown[] };
+    if (Object.keys(typed).length === 0) return { M: {} };
+    if (typed.M !== undefined) return { M: awsImage(typed.M) };
+    if (typed.L !== undefined) return { L: typed.L.map(value) };
+    return attribute;
+  };
+  return Object.fromEntries(Object.entries(image).map(([name, attribute]) => [name, value(attribute)])) as Image;
 }
 
 function readCheckpoints(file: string | undefined): Checkpoints {

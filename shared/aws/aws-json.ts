@@ -120,14 +120,24 @@ const RETRYABLE_ERRORS = new Set([
   'KMSInternalException',
 ]);
 
-/** The endpoint prefix and signing name of each service the platform calls. */
+/** What the client needs of a service: its signing name (`prefix`), endpoint host prefix, JSON version, endpoint env var suffix. */
+interface ServiceDefinition {
+  prefix: string;
+  host: string;
+  version: '1.0' | '1.1';
+  envSuffix: string;
+}
+
+/** Each service the platform calls. */
 export const AWS_SERVICES = {
-  dynamodb: { prefix: 'dynamodb', version: '1.0', envSuffix: 'DYNAMODB' },
-  kms: { prefix: 'kms', version: '1.1', envSuffix: 'KMS' },
-  secretsmanager: { prefix: 'secretsmanager', version: '1.1', envSuffix: 'SECRETS_MANAGER' },
-  sqs: { prefix: 'sqs', version: '1.0', envSuffix: 'SQS' },
-  events: { prefix: 'events', version: '1.1', envSuffix: 'EVENTBRIDGE' },
-} as const;
+  dynamodb: { prefix: 'dynamodb', host: 'dynamodb', version: '1.0', envSuffix: 'DYNAMODB' },
+  // Streams sign as DynamoDB; the embedded platform's stream driver reads DynamoDB Local's with it.
+  dynamodbstreams: { prefix: 'dynamodb', host: 'streams.dynamodb', version: '1.0', envSuffix: 'DYNAMODB_STREAMS' },
+  kms: { prefix: 'kms', host: 'kms', version: '1.1', envSuffix: 'KMS' },
+  secretsmanager: { prefix: 'secretsmanager', host: 'secretsmanager', version: '1.1', envSuffix: 'SECRETS_MANAGER' },
+  sqs: { prefix: 'sqs', host: 'sqs', version: '1.0', envSuffix: 'SQS' },
+  events: { prefix: 'events', host: 'events', version: '1.1', envSuffix: 'EVENTBRIDGE' },
+} satisfies Record<string, ServiceDefinition>;
 export type AwsService = keyof typeof AWS_SERVICES;
 
 export interface AwsJsonClientOptions {
@@ -176,7 +186,7 @@ export class AwsJsonClient {
 
   constructor(private readonly options: AwsJsonClientOptions) {
     const service = AWS_SERVICES[options.service];
-    const endpoint = options.endpoint ?? process.env[`AWS_ENDPOINT_URL_${service.envSuffix}`] ?? process.env.AWS_ENDPOINT_URL ?? `https://${service.prefix}.${options.region}.amazonaws.com`;
+    const endpoint = options.endpoint ?? process.env[`AWS_ENDPOINT_URL_${service.envSuffix}`] ?? process.env.AWS_ENDPOINT_URL ?? `https://${service.host}.${options.region}.amazonaws.com`;
     this.url = new URL(endpoint);
     this.credentials = options.credentials ?? environmentCredentials;
     this.maxAttempts = options.maxAttempts ?? 3;

@@ -1,4 +1,5 @@
-import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent, ScheduledEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
@@ -94,6 +95,17 @@ describe('the stream driver', () => {
       dynamodb: { NewImage: { pk: { S: 'EVT#1' }, sk: { S: 'A' }, n: { N: '7' } }, StreamViewType: 'NEW_AND_OLD_IMAGES' },
     });
     expect(typeof record.dynamodb?.ApproximateCreationDateTime).toBe('number');
+  });
+
+  it('hands empty maps over typed, as DynamoDB streams do, so the image unmarshalls whole', async () => {
+    // DynamoDB Local writes an empty map into its stream as an untyped `{}`; Lambda never sees that.
+    const item = { pk: { S: 'EMPTY#1' }, sk: { S: 'A' }, metadata: { M: {} }, nested: { M: { inner: { M: {} }, list: { L: [{ M: {} }, { S: 'x' }] } } }, none: { L: [] } };
+    await client.send(new PutItemCommand({ TableName: platform.tables.wallet.name, Item: item }));
+    await until(() => streamEvents.flatMap((e) => e.Records).some((r) => r.dynamodb?.Keys?.pk?.S === 'EMPTY#1'));
+    const record = streamEvents.flatMap((e) => e.Records).find((r) => r.dynamodb?.Keys?.pk?.S === 'EMPTY#1')!;
+    expect(record.dynamodb?.NewImage).toEqual(item);
+    expect(record.awsRegion).toBe(LOCAL_REGION);
+    expect(unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>)).toEqual({ pk: 'EMPTY#1', sk: 'A', metadata: {}, nested: { inner: {}, list: [{}, 'x'] }, none: [] });
   });
 
   it('retries a failed batch until the worker succeeds, losing nothing', async () => {

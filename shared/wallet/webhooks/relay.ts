@@ -61,7 +61,7 @@ export async function relayRecords(deps: RelayDeps, records: readonly DynamoDBRe
       const relayed = relayedKind(record);
       if (!relayed) continue;
       if (relayed === 'event') {
-        const envelope = (await eventItemOf(deps, record)).envelope as EventEnvelope;
+        const envelope = eventItemOf(record).envelope as EventEnvelope;
         await deps.bus.publish([{ source: EVENT_SOURCE, detailType: envelope.type, detail: JSON.stringify(envelope) }]);
         const receivers = await endpointsReceiving(deps, envelope, endpoints);
         const results = await Promise.all(receivers.map((endpoint) => ensureAutomaticDelivery(deps, envelope, endpoint)));
@@ -106,18 +106,7 @@ const keyOf = (record: DynamoDBRecord) => ({
   sk: (record.dynamodb?.Keys?.sk ?? record.dynamodb?.NewImage?.sk)?.S ?? '',
 });
 
-/**
- * The inserted event item. From the stream image, unless that does not convert: DynamoDB Local's
- * stream hands an empty map (`{"M":{}}`, e.g. empty metadata) over as `{}`, which has no type.
- * The item is then read from the table (events never change once written).
- */
-async function eventItemOf(deps: RelayDeps, record: DynamoDBRecord): Promise<Record<string, unknown>> {
-  try {
-    return unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>);
-  } catch {
-    const key = keyOf(record);
-    const item = await getItem(deps, key);
-    if (!item) throw new Error(`stream item ${key.pk} is not in the table`);
-    return item;
-  }
+/** The inserted event item, from the stream image (events never change once written). */
+function eventItemOf(record: DynamoDBRecord): Record<string, unknown> {
+  return unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>);
 }
