@@ -53,7 +53,7 @@ export async function getItem(
   return result.Item;
 }
 
-const BATCH_GET_MAX_KEYS = 100;
+export const BATCH_GET_MAX_KEYS = 100;
 
 /**
  * Items by key (distinct keys, at most 100) in one consistent BatchGetItem, in the order asked;

@@ -122,9 +122,29 @@ function refusedCharge(runtime: WalletDeps, record: SubscriptionRecord, code: st
   const retryAt = new Date(new Date(now).getTime() + DUNNING_DELAYS_MS[tries - 1]!).toISOString();
   const after: SubscriptionRecord = { ...record, status: 'past_due', retry_count: tries, next_charge_at: retryAt, updated_at: now, version: record.version + 1 };
   return [
-    [conditionedPut(runtime, after, record), outboxItem(runtime, { type: 'subscription.retry_scheduled', tenantId: record.tenant_id, data: { subscription: toSubscription(after), reason: code } }).item],
+    [
+      conditionedPut(runtime, after, record),
+      outboxItem(runtime, { type: 'subscription.retry_scheduled', tenantId: record.tenant_id, data: { subscription: toSubscription(after), reason: code } }).item,
+      dunningHintPut(runtime, record.user_id, now),
+    ],
     'retry_scheduled',
   ];
+}
+
+/**
+ * The payer's dunning hint, in the transaction that makes a subscription past_due: it lasts as long
+ * as the longest retry delay from now, so it outlasts every retry scheduled before it (a later
+ * subscription's hint, written later, reaches further). A subscription paid or paused before then
+ * leaves it standing: a credit then looks and finds nothing, which is all a stale hint costs.
+ */
+export function dunningHintPut(runtime: WalletDeps, userId: string, now: string): TransactItem {
+  const until = new Date(new Date(now).getTime() + Math.max(...DUNNING_DELAYS_MS));
+  return {
+    Put: {
+      TableName: runtime.table,
+      Item: { ...subscriptionKeys.dunningHint(userId), entity: 'dunning_hint', user_id: userId, until: until.toISOString(), expires_at_epoch: Math.floor(until.getTime() / 1000) + 86_400 },
+    },
+  };
 }
 
 /** The billing worker: every subscription whose charge (or retry) is due is tried once. Returns what happened to each. */

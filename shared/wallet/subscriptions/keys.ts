@@ -11,4 +11,9 @@ export const subscriptionKeys = {
   /** gsi3 while a charge is due at next_charge_at (active or retrying); gone when paused or canceled. */
   due: (id: string, at: string) => ({ gsi3pk: `SUBSCRIPTIONS_DUE#${parseInt(id.slice(-2), 16) % SUBSCRIPTION_SHARDS}`, gsi3sk: `${at}#${id}` }),
   dueShard: (shard: number) => `SUBSCRIPTIONS_DUE#${shard}`,
+  /**
+   * A payer's dunning hint: written when one of their subscriptions becomes past_due, read (one
+   * BatchGetItem per stream batch) so a credit looks for past-due subscriptions only when there may be one.
+   */
+  dunningHint: (userId: string) => ({ pk: `USER#${userId}#DUNNING`, sk: 'DUNNING' }),
 };

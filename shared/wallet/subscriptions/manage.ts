@@ -1,6 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { commitVersioned, versionedPut, withFreshReads } from '../../aws/fresh-reads';
-import { queryAll, updateItem, isConditionalCheckFailed } from '../../aws/store';
+import { BATCH_GET_MAX_KEYS, getItems, queryAll, updateItem, isConditionalCheckFailed } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps, WalletDeps } from '../deps';
@@ -80,41 +80,58 @@ export async function cancelSubscription(deps: StoreDeps, scope: OwnerScope, id:
 /**
  * When a payer's wallet is credited (topup.succeeded, transfer.completed to them), its past-due
  * subscriptions are made due now: the billing worker (every minute) retries them within a minute
- * instead of at their scheduled retry. A stream worker beside the outbox relay.
+ * instead of at their scheduled retry. A stream worker beside the outbox relay. The batch's payees'
+ * dunning hints are read in one BatchGetItem, and only a payee with a live hint is looked up: most
+ * credits go to payers with nothing past due, and cost no query.
  */
 export async function retryOnCredit(deps: StoreDeps, records: readonly DynamoDBRecord[]): Promise<number> {
-  let advanced = 0;
+  const payees = [...new Set(records.map(creditedPayee).filter((payee): payee is string => payee !== undefined))];
+  if (payees.length === 0) return 0;
   const now = deps.clock.now().toISOString();
-  for (const record of records) {
-    // Only new outbox events, read from the stream image attribute by attribute (DynamoDB Local
-    // hands an empty map over untyped, which a whole-image unmarshall refuses).
-    const image = record.dynamodb?.NewImage;
-    if (record.eventName !== 'INSERT' || image?.entity?.S !== 'event') continue;
-    const envelope = image.envelope?.M;
-    const type = envelope?.type?.S;
-    const data = envelope?.data?.M;
-    const payee = type === 'topup.succeeded' ? data?.topup?.M?.user_id?.S : type === 'transfer.completed' ? data?.transfer?.M?.to_user_id?.S : undefined;
-    if (typeof payee !== 'string') continue;
-    for await (const found of queryAll(deps, {
-      IndexName: 'gsi2',
-      KeyConditionExpression: 'gsi2pk = :pk',
-      FilterExpression: '#status = :past_due',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':pk': subscriptionKeys.userSubscriptions(payee), ':past_due': 'past_due' },
-    })) {
-      const due = found as unknown as SubscriptionRecord;
-      if (due.next_charge_at !== null && due.next_charge_at <= now) continue;
-      try {
-        await updateItem(deps, subscriptionKeys.subscription(due.id), {
-          expression: 'SET next_charge_at = :now, gsi3sk = :due',
-          condition: '#status = :past_due AND retry_count = :try',
-          names: { '#status': 'status' },
-          values: { ':now': now, ':due': subscriptionKeys.due(due.id, now).gsi3sk, ':past_due': 'past_due', ':try': due.retry_count },
-        });
-        advanced += 1;
-      } catch (error) {
-        if (!isConditionalCheckFailed(error)) throw error;
-      }
+  let advanced = 0;
+  for (let start = 0; start < payees.length; start += BATCH_GET_MAX_KEYS) {
+    const batch = payees.slice(start, start + BATCH_GET_MAX_KEYS);
+    const hints = await getItems(deps, batch.map(subscriptionKeys.dunningHint));
+    for (const [index, payee] of batch.entries()) {
+      const hint = hints[index];
+      if (hint !== undefined && String(hint.until) > now) advanced += await advancePastDue(deps, payee, now);
+    }
+  }
+  return advanced;
+}
+
+/** The payee of a new outbox event that credits a user, read from the stream image attribute by attribute. */
+function creditedPayee(record: DynamoDBRecord): string | undefined {
+  const image = record.dynamodb?.NewImage;
+  if (record.eventName !== 'INSERT' || image?.entity?.S !== 'event') return undefined;
+  const envelope = image.envelope?.M;
+  const type = envelope?.type?.S;
+  const data = envelope?.data?.M;
+  return type === 'topup.succeeded' ? data?.topup?.M?.user_id?.S : type === 'transfer.completed' ? data?.transfer?.M?.to_user_id?.S : undefined;
+}
+
+/** Makes the payee's past-due subscriptions due now (those not due already). */
+async function advancePastDue(deps: StoreDeps, payee: string, now: string): Promise<number> {
+  let advanced = 0;
+  for await (const found of queryAll(deps, {
+    IndexName: 'gsi2',
+    KeyConditionExpression: 'gsi2pk = :pk',
+    FilterExpression: '#status = :past_due',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':pk': subscriptionKeys.userSubscriptions(payee), ':past_due': 'past_due' },
+  })) {
+    const due = found as unknown as SubscriptionRecord;
+    if (due.next_charge_at !== null && due.next_charge_at <= now) continue;
+    try {
+      await updateItem(deps, subscriptionKeys.subscription(due.id), {
+        expression: 'SET next_charge_at = :now, gsi3sk = :due',
+        condition: '#status = :past_due AND retry_count = :try',
+        names: { '#status': 'status' },
+        values: { ':now': now, ':due': subscriptionKeys.due(due.id, now).gsi3sk, ':past_due': 'past_due', ':try': due.retry_count },
+      });
+      advanced += 1;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
     }
   }
   return advanced;
