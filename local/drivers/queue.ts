@@ -97,6 +97,11 @@ export class LocalQueues implements QueueTransport {
     await this.running;
   }
 
+  /** Whether a worker consumes `queue` on this platform (a platform started without workers has none). */
+  consumes(queue: string): boolean {
+    return this.consumers.has(queue);
+  }
+
   /** Messages still queued (visible or not), for tests and the start-up summary. */
   depth(queue: string): number {
     return this.messages.get(queue)?.length ?? 0;

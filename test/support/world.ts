@@ -113,7 +113,7 @@ export async function buildWorld(platform: Platform): Promise<World> {
   // The world is still: the sandbox rail's confirmation of the payout (queued, a second later) has
   // landed and the stream workers are done, so tests comparing stored state see only their own.
   const deadline = Date.now() + 15_000;
-  for (;;) {
+  while (platform.queues.consumes('sandboxPayoutRail')) {
     await platform.queues.drain();
     const status = (await call(platform.urls.public, 'GET', `/v1/payouts/${foreign.payoutId}`, { token: otherKey })).body.status as string;
     if (status !== 'pending') break;
