@@ -110,6 +110,8 @@ export class Workers extends Construct {
             reportBatchItemFailures: true,
             retryAttempts: 10,
             onFailure: new sources.SqsDlq(failures),
+            // Lambda invokes the worker only for the records it acts on (the manifest's patterns).
+            ...(trigger.filters ? { filters: trigger.filters.map((pattern) => lambda.FilterCriteria.filter(pattern as unknown as Record<string, unknown>)) } : {}),
           }),
         );
         return;

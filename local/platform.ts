@@ -209,7 +209,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const streamWorkers = [];
     for (const worker of options.workers) {
       if (worker.trigger.kind !== 'stream') continue;
-      streamWorkers.push({ name: worker.name, handler: (await load(worker.handler)) as StreamHandler, batchSize: worker.trigger.batchSize });
+      streamWorkers.push({ name: worker.name, handler: (await load(worker.handler)) as StreamHandler, batchSize: worker.trigger.batchSize, filters: worker.trigger.filters });
     }
     let streams: StreamDriver | undefined;
     if (streamWorkers.length > 0) {

@@ -18,8 +18,21 @@ export interface QueueDefinition {
   maxReceiveCount: number;
 }
 
+/**
+ * A Lambda event filter pattern over a stream record's `dynamodb` key (the only key DynamoDB event
+ * source mappings filter on): nested objects down to arrays of the exact values admitted, e.g.
+ * `{ dynamodb: { NewImage: { entity: { S: ['event'] } } } }`. A record reaches the worker when it
+ * matches any of the trigger's patterns; the others are passed over without invoking it.
+ */
+export interface StreamFilterPattern {
+  dynamodb: StreamFilterNode;
+}
+export interface StreamFilterNode {
+  [name: string]: StreamFilterNode | readonly string[];
+}
+
 export type WorkerTrigger =
-  | { kind: 'stream'; table: TableKey; batchSize: number }
+  | { kind: 'stream'; table: TableKey; batchSize: number; filters?: readonly StreamFilterPattern[] }
   | { kind: 'queue'; queue: string; batchSize: number }
   | { kind: 'schedule'; rateMinutes: number };
 
@@ -100,7 +113,8 @@ export const workers: readonly WorkerDefinition[] = [
     name: 'eventsRelay',
     handler: 'events/relay',
     description: 'Outbox relay: publishes new events to the EventBridge bus and queues one webhook delivery per receiving endpoint',
-    trigger: { kind: 'stream', table: 'wallet', batchSize: 25 },
+    // New events, and the delivery records it queues (manual redeliveries, re-armed rounds).
+    trigger: { kind: 'stream', table: 'wallet', batchSize: 25, filters: [{ dynamodb: { NewImage: { entity: { S: ['event', 'webhook_delivery'] } } } }] },
     tables: { wallet: 'RW' },
     publishesEvents: true,
     sendsTo: ['webhookDeliveries'],
@@ -136,7 +150,13 @@ export const workers: readonly WorkerDefinition[] = [
     name: 'subscriptionsRetryOnCredit',
     handler: 'subscriptions/retry-on-credit',
     description: "Makes a credited payer's past-due subscriptions due now, so dunning retries within a minute of a top-up or transfer",
-    trigger: { kind: 'stream', table: 'wallet', batchSize: 25 },
+    // Only the events that credit a user.
+    trigger: {
+      kind: 'stream',
+      table: 'wallet',
+      batchSize: 25,
+      filters: [{ dynamodb: { NewImage: { entity: { S: ['event'] }, envelope: { M: { type: { S: ['topup.succeeded', 'transfer.completed'] } } } } } }],
+    },
     tables: { wallet: 'RW' },
   },
   {

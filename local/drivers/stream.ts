@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { AwsJsonClient } from '../../shared/aws/aws-json';
+import type { StreamFilterNode, StreamFilterPattern } from '../../shared/workers';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../dynamodb';
 import { workerContext } from './context';
 
@@ -21,6 +22,8 @@ export interface StreamWorker {
   name: string;
   handler: StreamHandler;
   batchSize: number;
+  /** The event source mapping's filter patterns (shared/workers.ts): records matching none are passed over. */
+  filters?: readonly StreamFilterPattern[];
 }
 
 export interface StreamDriverOptions {
@@ -141,9 +144,17 @@ export class StreamDriver {
         await sleep(pollMs);
         continue;
       }
+      const delivered = records.map((r) => lambdaRecord(r, this.options.streamArn)).filter((r) => passesFilters(r, worker.filters));
+      if (delivered.length === 0) {
+        // Nothing here for this worker: Lambda moves past filtered records without an invocation.
+        this.checkpoint(worker, shardId, records[records.length - 1]!.dynamodb!.SequenceNumber!);
+        iterator = page.NextShardIterator;
+        if (records.length < worker.batchSize) await sleep(pollMs);
+        continue;
+      }
       this.busy += 1;
       try {
-        const response = await worker.handler({ Records: records.map((r) => lambdaRecord(r, this.options.streamArn)) }, workerContext(worker.name));
+        const response = await worker.handler({ Records: delivered }, workerContext(worker.name));
         const firstFailed = response?.batchItemFailures?.[0]?.itemIdentifier;
         if (firstFailed) throw new PartialFailure(firstFailed);
         this.checkpoint(worker, shardId, records[records.length - 1]!.dynamodb!.SequenceNumber!);
@@ -291,6 +302,27 @@ function awsImage(image: Record<string, unknown>): Image {
     return attribute;
   };
   return Object.fromEntries(Object.entries(image).map(([name, attribute]) => [name, value(attribute)])) as Image;
+}
+
+/**
+ * Lambda's event filtering, for the patterns the manifest uses: a record passes when it matches any
+ * pattern (none given: every record); a pattern matches when each of its names matches, an array
+ * being the exact values admitted (a string, or any element of a list).
+ */
+export function passesFilters(record: DynamoDBRecord, filters: readonly StreamFilterPattern[] | undefined): boolean {
+  if (filters === undefined || filters.length === 0) return true;
+  return filters.some((pattern) => matches(pattern as unknown as StreamFilterNode, record));
+}
+
+function matches(pattern: StreamFilterNode, value: unknown): boolean {
+  return Object.entries(pattern).every(([name, expected]) => {
+    const actual = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined;
+    if (Array.isArray(expected)) {
+      const candidates = Array.isArray(actual) ? actual : [actual];
+      return candidates.some((candidate) => typeof candidate === 'string' && expected.includes(candidate));
+    }
+    return matches(expected as StreamFilterNode, actual);
+  });
 }
 
 function readCheckpoints(file: string | undefined): Checkpoints {

@@ -410,4 +410,17 @@ describe('events and queues of the real manifest', () => {
     const schedules = [synth.stacks.wallet.parent, synth.stacks.ledger.parent].flatMap((t) => resourcesOfType(t, 'AWS::Events::Rule')).filter(([, r]) => r.Properties?.ScheduleExpression);
     expect(schedules.length).toBe(workers.filter((w) => w.trigger.kind === 'schedule').length);
   });
+
+  it("invokes each stream worker only for the records its manifest filters admit (Lambda event filtering)", () => {
+    const templates = allTemplates(synth.stacks.wallet);
+    const streamWorkers = workers.filter((w) => w.trigger.kind === 'stream');
+    expect(streamWorkers.length).toBeGreaterThan(0);
+    for (const worker of streamWorkers) {
+      const trigger = worker.trigger as Extract<typeof worker.trigger, { kind: 'stream' }>;
+      const [fnId] = templates.flatMap((t) => resourcesOfType(t, 'AWS::Lambda::Function')).find(([, fn]) => String(fn.Properties?.Description).includes(`(${worker.handler})`))!;
+      const [, mapping] = templates.flatMap((t) => resourcesOfType(t, 'AWS::Lambda::EventSourceMapping')).find(([, m]) => JSON.stringify(m.Properties?.FunctionName).includes(fnId))!;
+      const patterns = ((mapping.Properties?.FilterCriteria as { Filters?: { Pattern: string }[] } | undefined)?.Filters ?? []).map((f) => JSON.parse(f.Pattern) as unknown);
+      expect(patterns, worker.name).toEqual(trigger.filters ?? []);
+    }
+  });
 });

@@ -16,11 +16,19 @@ import { startTestPlatform } from '../support/platform';
 const testQueue: QueueDefinition = { name: 'testJobs', visibilityTimeoutSeconds: 30, maxReceiveCount: 3 };
 const testWorkers: WorkerDefinition[] = [
   { name: 'testStream', handler: 'test/stream', description: 'records stream events', trigger: { kind: 'stream', table: 'wallet', batchSize: 10 }, tables: {} },
+  {
+    name: 'testFilteredStream',
+    handler: 'test/filtered-stream',
+    description: 'records only the stream events its filter admits',
+    trigger: { kind: 'stream', table: 'wallet', batchSize: 10, filters: [{ dynamodb: { NewImage: { kind: { S: ['wanted', 'also'] } } } }, { dynamodb: { Keys: { pk: { S: ['FILTER#KEYED'] } } } }] },
+    tables: {},
+  },
   { name: 'testQueueWorker', handler: 'test/queue', description: 'records queue events', trigger: { kind: 'queue', queue: 'testJobs', batchSize: 5 }, tables: {} },
   { name: 'testSchedule', handler: 'test/schedule', description: 'records schedule events', trigger: { kind: 'schedule', rateMinutes: 60 }, tables: {} },
 ];
 
 const streamEvents: DynamoDBStreamEvent[] = [];
+const filteredEvents: DynamoDBStreamEvent[] = [];
 const queueEvents: SQSEvent[] = [];
 const scheduleEvents: ScheduledEvent[] = [];
 let failStreamOnce = true;
@@ -32,6 +40,9 @@ const handlers: Record<string, unknown> = {
       throw new Error('transient');
     }
     streamEvents.push(event);
+  },
+  'test/filtered-stream': async (event: DynamoDBStreamEvent) => {
+    filteredEvents.push(event);
   },
   'test/queue': async (event: SQSEvent) => {
     queueEvents.push(event);
@@ -106,6 +117,22 @@ describe('the stream driver', () => {
     expect(record.dynamodb?.NewImage).toEqual(item);
     expect(record.awsRegion).toBe(LOCAL_REGION);
     expect(unmarshall(record.dynamodb!.NewImage as Record<string, AttributeValue>)).toEqual({ pk: 'EMPTY#1', sk: 'A', metadata: {}, nested: { inner: {}, list: [{}, 'x'] }, none: [] });
+  });
+
+  it("invokes a worker only for the records its filter patterns admit, as Lambda's event filtering does", async () => {
+    const put = (sk: string, kind: string, pk = 'FILTER#1') => client.send(new PutItemCommand({ TableName: platform.tables.wallet.name, Item: { pk: { S: pk }, sk: { S: sk }, kind: { S: kind } } }));
+    await put('1', 'unwanted');
+    await put('2', 'wanted');
+    await put('3', 'other');
+    await put('4', 'also');
+    await put('5', 'other', 'FILTER#KEYED');
+    const filtered = () => filteredEvents.flatMap((e) => e.Records).filter((r) => r.dynamodb?.Keys?.pk?.S?.startsWith('FILTER#'));
+    await until(() => filtered().length >= 3);
+    // The unfiltered worker saw all five; the filtered one got nothing else, and no empty batch.
+    await until(() => streamEvents.flatMap((e) => e.Records).filter((r) => r.dynamodb?.Keys?.pk?.S?.startsWith('FILTER#')).length === 5);
+    await platform.streams!.settle();
+    expect(filtered().map((r) => r.dynamodb?.NewImage?.kind?.S)).toEqual(['wanted', 'also', 'other']);
+    expect(filteredEvents.every((e) => e.Records.length > 0)).toBe(true);
   });
 
   it('retries a failed batch until the worker succeeds, losing nothing', async () => {
