@@ -35,17 +35,16 @@ export const environmentCredentials: CredentialsProvider = () => {
 const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
 
-/** Signing keys change once a day per region and service: derive each once. */
-const signingKeys = new Map<string, Buffer>();
+/** Signing keys change once a day per region and service: derive each once, per credentials. */
+const signingKeys = new Map<string, { secret: string; key: Buffer }>();
 
 function signingKey(secret: string, date: string, region: string, service: string): Buffer {
-  const id = `${date}/${region}/${service}/${createHash('sha256').update(secret).digest('hex')}`;
-  let key = signingKeys.get(id);
-  if (!key) {
-    key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
-    if (signingKeys.size > 32) signingKeys.clear();
-    signingKeys.set(id, key);
-  }
+  const id = `${date}/${region}/${service}`;
+  const known = signingKeys.get(id);
+  if (known && known.secret === secret) return known.key;
+  const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
+  if (signingKeys.size > 32) signingKeys.clear();
+  signingKeys.set(id, { secret, key });
   return key;
 }
 
