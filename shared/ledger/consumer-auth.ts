@@ -48,6 +48,14 @@ export interface ConsumerAuthenticatorOptions {
 const MAX_TOKEN_LENGTH = 8192;
 const CONSUMER_CACHE_TTL_MS = 60_000;
 const CONSUMER_CACHE_MAX_ENTRIES = 1000;
+/**
+ * An accepted token is not verified again for this long (never past its `exp` and the tolerance):
+ * a consumer sends the same token on every call for an hour, and an RSA verification was a fifth
+ * of the ledger's own CPU per posting. A key withdrawn from the issuer's key set stops a token within
+ * this window; the key set itself is cached longer.
+ */
+const VERIFIED_TOKEN_TTL_MS = 60_000;
+const VERIFIED_TOKEN_MAX_ENTRIES = 1000;
 const JWS_COMPACT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const BEARER = /^bearer +(\S+) *$/i;
 
@@ -97,6 +105,19 @@ export function createConsumerAuthenticator(options: ConsumerAuthenticatorOption
     return consumer;
   };
 
+  // Accepted tokens only (signature and claims), until the earlier of TTL and expiry.
+  const verified = new Map<string, { payload: JWTPayload; untilMs: number }>();
+  const verifiedPayload = (token: string, nowMs: number): JWTPayload | undefined => {
+    const entry = verified.get(token);
+    if (entry && entry.untilMs > nowMs) return entry.payload;
+    if (entry) verified.delete(token);
+    return undefined;
+  };
+  const rememberVerified = (token: string, payload: JWTPayload, nowMs: number) => {
+    if (verified.size >= VERIFIED_TOKEN_MAX_ENTRIES) verified.delete(verified.keys().next().value as string);
+    verified.set(token, { payload, untilMs: Math.min(nowMs + VERIFIED_TOKEN_TTL_MS, ((payload.exp as number) + clockTolerance) * 1000) });
+  };
+
   return async ({ headers }): Promise<Principal> => {
     const header = headers.authorization;
     if (!header) {
@@ -117,6 +138,18 @@ export function createConsumerAuthenticator(options: ConsumerAuthenticatorOption
       throw refused();
     }
 
+    const nowMs = clock.now().getTime();
+    const payload = verifiedPayload(token, nowMs) ?? (await verifyToken(token, nowMs));
+    const sub = payload.sub as string;
+    const consumer = await findConsumer(sub);
+    if (!consumer) {
+      onRefused(`no ledger consumer has sub ${JSON.stringify(sub)}`);
+      throw refused('The access token does not belong to a registered ledger consumer.');
+    }
+    return { kind: 'ledger_consumer', id: consumer.id, consumerId: consumer.id, scopes: new Set(['ledger']) };
+  };
+
+  async function verifyToken(token: string, nowMs: number): Promise<JWTPayload> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, getKey, {
@@ -124,7 +157,7 @@ export function createConsumerAuthenticator(options: ConsumerAuthenticatorOption
         algorithms: [...ACCEPTED_ALGORITHMS],
         requiredClaims: ['exp', 'sub'],
         clockTolerance,
-        currentDate: clock.now(),
+        currentDate: new Date(nowMs),
       }));
     } catch (error) {
       if (error instanceof KeySetUnavailable) {
@@ -141,14 +174,9 @@ export function createConsumerAuthenticator(options: ConsumerAuthenticatorOption
       onRefused(reason);
       throw refused();
     }
-    const sub = payload.sub as string;
-    const consumer = await findConsumer(sub);
-    if (!consumer) {
-      onRefused(`no ledger consumer has sub ${JSON.stringify(sub)}`);
-      throw refused('The access token does not belong to a registered ledger consumer.');
-    }
-    return { kind: 'ledger_consumer', id: consumer.id, consumerId: consumer.id, scopes: new Set(['ledger']) };
-  };
+    rememberVerified(token, payload, nowMs);
+    return payload;
+  }
 }
 
 /** Why verified claims are still not a ledger access token, or undefined when they are. */

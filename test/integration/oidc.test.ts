@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SignJWT, generateKeyPair, type JWTPayload } from 'jose';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
 import { startDevIssuer, type DevIssuer } from '../../local/oidc-issuer';
 import { freePort } from '../../local/ports';
@@ -287,6 +287,42 @@ describe('consumer lookup cache', () => {
     await cached(bearer(token));
 
     expect(lookup.calls).toHaveLength(2);
+  });
+
+  it("verifies an accepted token's signature once a minute, not on every call", async () => {
+    const clock = new ManualClock(new Date());
+    const lookup = counting();
+    lookup.known.set(consumer.sub, consumer);
+    const cached = createConsumerAuthenticator({ issuer: issuer.issuer, audience: AUDIENCE, clock, findConsumerBySub: lookup.findConsumerBySub });
+    const token = await issuer.mintToken(claims({ exp: Math.floor(clock.now().getTime() / 1000) + 3600 }));
+    const verify = vi.spyOn(globalThis.crypto.subtle, 'verify');
+    try {
+      await cached(bearer(token));
+      await cached(bearer(token));
+      await cached(bearer(token));
+      expect(verify).toHaveBeenCalledTimes(1);
+      clock.advance(61_000);
+      await cached(bearer(token));
+      expect(verify).toHaveBeenCalledTimes(2);
+      // Another token is verified on its own, and a forged one is refused even while a good one is remembered.
+      const forged = `${token.slice(0, token.lastIndexOf('.'))}.${Buffer.from('forged').toString('base64url')}`;
+      await expectRefused(cached(bearer(forged)));
+    } finally {
+      verify.mockRestore();
+    }
+  });
+
+  it('refuses a remembered token once it expires, inside the minute', async () => {
+    const clock = new ManualClock(new Date());
+    const lookup = counting();
+    lookup.known.set(consumer.sub, consumer);
+    const cached = createConsumerAuthenticator({ issuer: issuer.issuer, audience: AUDIENCE, clock, clockToleranceSeconds: 0, findConsumerBySub: lookup.findConsumerBySub });
+    const token = await issuer.mintToken(claims({ exp: Math.floor(clock.now().getTime() / 1000) + 5 }));
+
+    await expect(cached(bearer(token))).resolves.toMatchObject({ consumerId: consumer.id });
+    clock.advance(6_000);
+
+    await expectRefused(cached(bearer(token)), /expired/);
   });
 
   it('never remembers a missing consumer', async () => {
