@@ -76,13 +76,35 @@ export type OperationDefinition = (context: OperationContext) => Promise<Operati
 
 const registry = new Map<string, OperationDefinition>();
 
-/** The names of the operations this process can resume (the sweeper's entry point imports their modules). */
+/** The names of the operations this process has loaded. */
 export const registeredOperations = (): string[] => [...registry.keys()].sort();
 
 /** Registers an operation by name (module scope of the service that defines it). */
 export function defineOperation(name: string, definition: OperationDefinition): string {
   registry.set(name, definition);
   return name;
+}
+
+const loaders = new Map<string, () => Promise<unknown>>();
+
+/**
+ * Where to find operations this process has not loaded: importing the module defines them. The
+ * sweeper names every operation this way, so its cold start loads none of them and a sweep loads
+ * only those it finds unfinished.
+ */
+export function operationLoaders(entries: Record<string, () => Promise<unknown>>): void {
+  for (const [name, load] of Object.entries(entries)) loaders.set(name, load);
+}
+
+/** The operations this process can load on demand. */
+export const loadableOperations = (): string[] => [...loaders.keys()].sort();
+
+/** The operation's definition, loading its module if this process has not yet (undefined when none defines it). */
+export async function operationDefinition(name: string): Promise<OperationDefinition | undefined> {
+  const known = registry.get(name);
+  if (known) return known;
+  await loaders.get(name)?.();
+  return registry.get(name);
 }
 
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
@@ -201,7 +223,7 @@ export async function runOperation(
 }
 
 async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: string, record: StartedRecord, faults: SagaFaults): Promise<Outcome> {
-  const definition = registry.get(record.operation);
+  const definition = await operationDefinition(record.operation);
   if (!definition) throw new Error(`unknown operation ${record.operation}`);
   let plan: OperationPlan | undefined;
   let posted: unknown;
