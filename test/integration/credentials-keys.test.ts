@@ -2,7 +2,8 @@ import { createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { ManualClock } from '../../shared/kernel/clock';
 import { loadOrCreateSigningKeys, rotateStoredSigningKeys, signingKeysFile } from '../../local/signing-keys';
 import {
   createKmsSigner,
@@ -112,5 +113,33 @@ describe('KMS signer', () => {
     const { token } = await mintWalletToken(local, { use: 'user', subject: 'u', scopes: ['balances:read'], ttlSeconds: 60, claims: { tenant_id: 't' } });
 
     await expect(verifyWalletToken(token, ['user', 'staff'], { signer: local })).resolves.toMatchObject({ token_use: 'user', tenant_id: 't' });
+  });
+});
+
+describe('verifying wallet tokens', () => {
+  it("checks a token's signature once a minute, its use on every call, and refuses it once expired", async () => {
+    const clock = new ManualClock('2026-05-01T00:00:00Z');
+    const signer = await createLocalSigner(await loadOrCreateSigningKeys());
+    const { token } = await mintWalletToken(signer, { use: 'user', subject: 'u-1', scopes: ['balances:read'], ttlSeconds: 120, claims: { tenant_id: 't' }, clock });
+    const verify = vi.spyOn(globalThis.crypto.subtle, 'verify');
+    try {
+      for (let i = 0; i < 3; i += 1) await expect(verifyWalletToken(token, 'user', { signer, clock })).resolves.toMatchObject({ sub: 'u-1' });
+      expect(verify).toHaveBeenCalledTimes(1);
+      // Remembered or not, a token is admitted only for its use.
+      await expect(verifyWalletToken(token, 'staff', { signer, clock })).rejects.toMatchObject({ code: 'unauthenticated', reason: 'token_use is user' });
+      // A forged signature over the same claims is verified, and refused.
+      const forged = `${token.slice(0, token.lastIndexOf('.'))}.${Buffer.from('forged').toString('base64url')}`;
+      await expect(verifyWalletToken(forged, 'user', { signer, clock })).rejects.toMatchObject({ code: 'unauthenticated' });
+      clock.advance(61_000);
+      await verifyWalletToken(token, 'user', { signer, clock });
+      expect(verify).toHaveBeenCalledTimes(3);
+      // A short-lived token is refused past its exp and the 30 s leeway, though verified within the minute.
+      const short = (await mintWalletToken(signer, { use: 'user', subject: 'u-2', scopes: [], ttlSeconds: 10, claims: { tenant_id: 't' }, clock })).token;
+      await expect(verifyWalletToken(short, 'user', { signer, clock })).resolves.toMatchObject({ sub: 'u-2' });
+      clock.advance(41_000);
+      await expect(verifyWalletToken(short, 'user', { signer, clock })).rejects.toMatchObject({ code: 'unauthenticated', message: 'The token has expired.' });
+    } finally {
+      verify.mockRestore();
+    }
   });
 });

@@ -253,6 +253,17 @@ function keySetOf(signer: TokenSigner): Promise<JWTVerifyGetKey> {
 }
 
 /**
+ * A token whose signature and claims verified is not verified again for this long, never past its
+ * `exp` and the leeway: a client sends the same token on every request for its life, and an RSA
+ * verification is most of what authenticating one costs. The signer's key set is fixed for the
+ * process (keySetOf), so nothing a remembered token was checked against can change meanwhile;
+ * what the token may do (`token_use`, the principal's state) is still checked on every request.
+ */
+const VERIFIED_TOKEN_TTL_MS = 60_000;
+const VERIFIED_TOKEN_MAX_ENTRIES = 1000;
+const verifiedTokens = new WeakMap<TokenSigner, Map<string, { payload: JWTPayload; untilMs: number }>>();
+
+/**
  * Verifies a wallet-issued token: RS256 only, a `kid` of the current or previous key, issuer,
  * audience `wallet`, exp and nbf with 30 s leeway, and `token_use` among `expectedUse`.
  * Refuses: RefusedCredential (unauthenticated) for anything else.
@@ -263,26 +274,20 @@ export async function verifyWalletToken(
   options: { signer: TokenSigner; issuer?: string; clock?: Clock },
 ): Promise<WalletTokenClaims> {
   const uses: readonly WalletTokenUse[] = typeof expectedUse === 'string' ? [expectedUse] : expectedUse;
-  let keySet: JWTVerifyGetKey;
-  try {
-    keySet = await keySetOf(options.signer);
-  } catch (error) {
-    throw new AppError('service_unavailable', `The wallet's signing keys cannot be read right now; retry later. (${(error as Error).name})`);
-  }
+  const issuer = options.issuer ?? config.WALLET_ISSUER;
+  const nowMs = (options.clock ?? systemClock).now().getTime();
+  let verified = verifiedTokens.get(options.signer);
+  if (!verified) verifiedTokens.set(options.signer, (verified = new Map()));
+  const cacheKey = `${issuer}\n${token}`;
+  const remembered = verified.get(cacheKey);
   let payload: JWTPayload;
-  try {
-    ({ payload } = await jwtVerify(token, keySet, {
-      issuer: options.issuer ?? config.WALLET_ISSUER,
-      audience: WALLET_AUDIENCE,
-      algorithms: [ALG],
-      requiredClaims: ['exp', 'sub', 'iat'],
-      clockTolerance: CLOCK_TOLERANCE_SECONDS,
-      currentDate: (options.clock ?? systemClock).now(),
-    }));
-  } catch (error) {
-    const reason = `wallet token verification failed: ${(error as Error).message}`;
-    if (error instanceof joseErrors.JWTExpired) throw new RefusedCredential(reason, 'The token has expired.');
-    throw new RefusedCredential(reason);
+  if (remembered && remembered.untilMs > nowMs) {
+    payload = remembered.payload;
+  } else {
+    verified.delete(cacheKey);
+    payload = await verifySignedToken(token, options.signer, issuer, nowMs);
+    if (verified.size >= VERIFIED_TOKEN_MAX_ENTRIES) verified.delete(verified.keys().next().value as string);
+    verified.set(cacheKey, { payload, untilMs: Math.min(nowMs + VERIFIED_TOKEN_TTL_MS, ((payload.exp as number) + CLOCK_TOLERANCE_SECONDS) * 1000) });
   }
   const use = payload.token_use;
   if (typeof use !== 'string' || !uses.includes(use as WalletTokenUse)) throw new RefusedCredential(`token_use is ${String(use)}`);
@@ -299,6 +304,31 @@ export async function verifyWalletToken(
     grant_id: text('grant_id'),
     exp: payload.exp as number,
   };
+}
+
+/** The signature and the registered claims, against the signer's key set. */
+async function verifySignedToken(token: string, signer: TokenSigner, issuer: string, nowMs: number): Promise<JWTPayload> {
+  let keySet: JWTVerifyGetKey;
+  try {
+    keySet = await keySetOf(signer);
+  } catch (error) {
+    throw new AppError('service_unavailable', `The wallet's signing keys cannot be read right now; retry later. (${(error as Error).name})`);
+  }
+  try {
+    const { payload } = await jwtVerify(token, keySet, {
+      issuer,
+      audience: WALLET_AUDIENCE,
+      algorithms: [ALG],
+      requiredClaims: ['exp', 'sub', 'iat'],
+      clockTolerance: CLOCK_TOLERANCE_SECONDS,
+      currentDate: new Date(nowMs),
+    });
+    return payload;
+  } catch (error) {
+    const reason = `wallet token verification failed: ${(error as Error).message}`;
+    if (error instanceof joseErrors.JWTExpired) throw new RefusedCredential(reason, 'The token has expired.');
+    throw new RefusedCredential(reason);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
