@@ -48,6 +48,8 @@ export class StreamDriver {
   private readonly loops: Promise<void>[] = [];
   private stopped = false;
   private lastActivity = Date.now();
+  /** When the last GetRecords that found a shard drained was sent, per worker and shard. */
+  private readonly drainedAt = new Map<string, number>();
   private busy = 0;
 
   constructor(private readonly options: StreamDriverOptions) {
@@ -68,11 +70,18 @@ export class StreamDriver {
     await Promise.allSettled(this.loops);
   }
 
-  /** Resolves once no worker has handled a record for `quietMs` (tests wait on the relay with it). */
+  /**
+   * Resolves once every worker has read each of its shards to the end since this call (a GetRecords
+   * sent after it came back empty), handles nothing, and has handled no record for `quietMs`: what
+   * was written before the call has then reached every worker whose filters admit it (tests wait on
+   * the relay with it). Filtered records invoke nothing, so activity alone cannot tell.
+   */
   async settle(quietMs = 300, timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    const since = Date.now();
+    const deadline = since + timeoutMs;
     while (Date.now() < deadline) {
-      if (this.busy === 0 && Date.now() - this.lastActivity >= quietMs) return;
+      const drained = [...this.activeShards].every(([worker, shards]) => [...shards].every((shard) => (this.drainedAt.get(`${worker}\n${shard}`) ?? -1) >= since));
+      if (drained && this.busy === 0 && Date.now() - this.lastActivity >= quietMs) return;
       await sleep(50);
     }
     throw new Error('stream workers did not settle');
@@ -115,6 +124,7 @@ export class StreamDriver {
     let failures = 0;
     while (!this.stopped && iterator) {
       let page;
+      const sentAt = Date.now();
       try {
         page = await this.client.call<GetRecordsOutput>('DynamoDBStreams_20120810.GetRecords', { ShardIterator: iterator, Limit: worker.batchSize });
       } catch (error) {
@@ -123,6 +133,7 @@ export class StreamDriver {
         if (this.trimmedBeforeAnyRecord(error, worker, shardId)) {
           // Expected, not a failure: DynamoDB Local answers a TRIM_HORIZON iterator of a shard that
           // has no record yet this way (every first start). Ask again until the shard has records.
+          this.drainedAt.set(`${worker.name}\n${shardId}`, sentAt);
           iterator = await this.startingIterator(worker, shardId);
           continue;
         }
@@ -140,6 +151,7 @@ export class StreamDriver {
       }
       const records = page.Records ?? [];
       if (records.length === 0) {
+        this.drainedAt.set(`${worker.name}\n${shardId}`, sentAt);
         iterator = page.NextShardIterator;
         await sleep(pollMs);
         continue;
@@ -196,10 +208,13 @@ export class StreamDriver {
    */
   private async startingIterator(worker: StreamWorker, shardId: string): Promise<string | undefined> {
     for (;;) {
+      const sentAt = Date.now();
       try {
         return await this.iteratorAfterCheckpoint(worker, shardId);
       } catch (error) {
         if (!this.trimmedBeforeAnyRecord(error, worker, shardId)) throw error;
+        // Nothing in the shard yet: as drained as it gets.
+        this.drainedAt.set(`${worker.name}\n${shardId}`, sentAt);
         if (this.stopped) return undefined;
         await sleep(this.options.pollMs ?? 100);
       }
