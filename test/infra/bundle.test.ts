@@ -109,7 +109,7 @@ describe('bundle', () => {
         mkdirSync(join(fake, handler), { recursive: true });
         writeFileSync(join(fake, handler, 'index.mjs'), code);
       }
-      const fakeBudget = { ...budget, max_import_cpu_ms: 60, import_runs: 3, import_rechecks: 1 };
+      const fakeBudget = { ...budget, max_import_cpu_ms: 60, import_runs: 3, import_rechecks: 1, recheck_pause_ms: 0 };
       const timings = await coldImports(fake, ['quick/fn', 'slow/fn'], fakeBudget.import_runs);
       expect(timings.find((t) => t.handler === 'slow/fn')!.cpuMs).toBeGreaterThan(60);
       const over = await importsOverBudget(fake, timings, fakeBudget);
