@@ -53,7 +53,7 @@ describe('the login lockout under concurrency', () => {
 });
 
 describe('a flood of logins for unknown emails', () => {
-  it('leaves a real login answered 201 in under a second', async () => {
+  it('leaves a real login answered 201 in under two seconds', async () => {
     const staff = await staffAccount(platform, { role: 'platform' });
     // Warm the path once, as any running platform is.
     expect((await login(staff.email, staff.password)).status).toBe(201);
@@ -66,7 +66,10 @@ describe('a flood of logins for unknown emails', () => {
     const flooded = await Promise.all(flood);
 
     expect(real.status, real.text).toBe(201);
-    expect(elapsedMs).toBeLessThan(1_000);
+    // Alone it takes 0.3-0.5 s here; a full suite on a busy host once took it to 1.09 s. A flood
+    // that cost real verifications (90 ms of CPU each, two at a time) would delay it by seconds or
+    // refuse it (429, which the status catches).
+    expect(elapsedMs).toBeLessThan(2_000);
     // Unknown emails are answered as a wrong password would be, or refused as a full lane would be.
     expect(flooded.every((r) => r.status === 401 || r.status === 429)).toBe(true);
   });
