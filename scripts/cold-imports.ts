@@ -82,8 +82,9 @@ export interface OverBudget {
 /**
  * The functions whose import is over budget. A function whose median is over is measured again,
  * up to `import_rechecks` more medians after every other function has been measured, each after
- * `recheck_pause_ms`, and is over only when every one of its medians is: the host taking CPU from this machine only ever adds time,
- * so a function that once imports within the budget is within it, and one over it stays over.
+ * `recheck_pause_ms`, and is over only when every one of its medians is: the host taking CPU from
+ * this machine only ever adds time, so a function that once imports within the budget is within
+ * it, and one over it stays over.
  */
 export async function importsOverBudget(outdir: string, timings: readonly ImportTiming[], budget: BundleBudget): Promise<OverBudget[]> {
   let over = timings.filter((timing) => timing.cpuMs > budget.max_import_cpu_ms).map((timing) => ({ handler: timing.handler, cpuMs: [timing.cpuMs] }));

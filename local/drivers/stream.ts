@@ -80,7 +80,7 @@ export class StreamDriver {
     const since = Date.now();
     const deadline = since + timeoutMs;
     while (Date.now() < deadline) {
-      const drained = [...this.activeShards].every(([worker, shards]) => [...shards].every((shard) => (this.drainedAt.get(`${worker}\n${shard}`) ?? -1) >= since));
+      const drained = [...this.activeShards].every(([worker, shards]) => [...shards].every((shard) => (this.drainedAt.get(drainKey(worker, shard)) ?? -1) >= since));
       if (drained && this.busy === 0 && Date.now() - this.lastActivity >= quietMs) return;
       await sleep(50);
     }
@@ -133,7 +133,7 @@ export class StreamDriver {
         if (this.trimmedBeforeAnyRecord(error, worker, shardId)) {
           // Expected, not a failure: DynamoDB Local answers a TRIM_HORIZON iterator of a shard that
           // has no record yet this way (every first start). Ask again until the shard has records.
-          this.drainedAt.set(`${worker.name}\n${shardId}`, sentAt);
+          this.drainedAt.set(drainKey(worker.name, shardId), sentAt);
           iterator = await this.startingIterator(worker, shardId);
           continue;
         }
@@ -151,7 +151,7 @@ export class StreamDriver {
       }
       const records = page.Records ?? [];
       if (records.length === 0) {
-        this.drainedAt.set(`${worker.name}\n${shardId}`, sentAt);
+        this.drainedAt.set(drainKey(worker.name, shardId), sentAt);
         iterator = page.NextShardIterator;
         await sleep(pollMs);
         continue;
@@ -214,7 +214,7 @@ export class StreamDriver {
       } catch (error) {
         if (!this.trimmedBeforeAnyRecord(error, worker, shardId)) throw error;
         // Nothing in the shard yet: as drained as it gets.
-        this.drainedAt.set(`${worker.name}\n${shardId}`, sentAt);
+        this.drainedAt.set(drainKey(worker.name, shardId), sentAt);
         if (this.stopped) return undefined;
         await sleep(this.options.pollMs ?? 100);
       }
@@ -245,6 +245,8 @@ export class StreamDriver {
     if (this.options.checkpointFile) writeFileSync(this.options.checkpointFile, JSON.stringify(this.checkpoints));
   }
 }
+
+const drainKey = (worker: string, shardId: string) => `${worker}\n${shardId}`;
 
 class PartialFailure extends Error {
   constructor(readonly sequenceNumber: string) {
@@ -281,7 +283,7 @@ interface GetRecordsOutput {
 type Image = NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
 
 /** The record as Lambda delivers it: epoch-seconds times, source ARN and region added, images as AWS writes them. */
-export function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
+function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
   const data = record.dynamodb!;
   return {
     eventID: record.eventID,
@@ -324,7 +326,7 @@ function awsImage(image: Record<string, unknown>): Image {
  * pattern (none given: every record); a pattern matches when each of its names matches, an array
  * being the exact values admitted (a string, or any element of a list).
  */
-export function passesFilters(record: DynamoDBRecord, filters: readonly StreamFilterPattern[] | undefined): boolean {
+function passesFilters(record: DynamoDBRecord, filters: readonly StreamFilterPattern[] | undefined): boolean {
   if (filters === undefined || filters.length === 0) return true;
   return filters.some((pattern) => matches(pattern as unknown as StreamFilterNode, record));
 }

@@ -53,34 +53,39 @@ export async function getItem(
   return result.Item;
 }
 
-export const BATCH_GET_MAX_KEYS = 100;
+/** What one BatchGetItem takes. */
+const BATCH_GET_MAX_KEYS = 100;
 
 /**
- * Items by key (distinct keys, at most 100) in one consistent BatchGetItem, in the order asked;
- * absent ones undefined. Keys DynamoDB returns unprocessed (throttling) are asked again under the
- * one backoff policy, then the read is 503 `service_unavailable`.
+ * Items by key (distinct keys) in consistent BatchGetItems of at most 100 keys each, in the order
+ * asked; absent ones undefined. Keys DynamoDB returns unprocessed (throttling) are asked again under
+ * the one backoff policy, then the read is 503 `service_unavailable`.
  */
 export async function getItems(
   deps: TableDeps & TransactOptions,
   keys: readonly { pk: string; sk: string }[],
   options: { consistent?: boolean; projection?: string; names?: Record<string, string> } = {},
 ): Promise<(Item | undefined)[]> {
-  if (keys.length > BATCH_GET_MAX_KEYS) throw new Error(`getItems takes at most ${BATCH_GET_MAX_KEYS} keys`);
   const sleep = deps.sleep ?? defaultSleep;
   const found = new Map<string, Item>();
   let pending: Item[] = [...keys];
-  for (let attempt = 1; pending.length > 0; attempt += 1) {
-    if (attempt > TRANSACT_ATTEMPTS) throw busy();
-    if (attempt > 1) await sleep(backoffMs(attempt));
+  for (let attempt = 1; pending.length > 0; ) {
+    const asked = pending.slice(0, BATCH_GET_MAX_KEYS);
     const result = await deps.client.send(
       new BatchGetCommand({
         RequestItems: {
-          [deps.table]: { Keys: pending, ConsistentRead: options.consistent ?? true, ProjectionExpression: withKeys(options.projection), ExpressionAttributeNames: options.names },
+          [deps.table]: { Keys: asked, ConsistentRead: options.consistent ?? true, ProjectionExpression: withKeys(options.projection), ExpressionAttributeNames: options.names },
         },
       }),
     );
     for (const item of result.Responses?.[deps.table] ?? []) found.set(`${String(item.pk)}\n${String(item.sk)}`, item);
-    pending = result.UnprocessedKeys?.[deps.table]?.Keys ?? [];
+    const unprocessed = result.UnprocessedKeys?.[deps.table]?.Keys ?? [];
+    pending = [...unprocessed, ...pending.slice(asked.length)];
+    if (unprocessed.length > 0) {
+      attempt += 1;
+      if (attempt > TRANSACT_ATTEMPTS) throw busy();
+      await sleep(backoffMs(attempt));
+    }
   }
   return keys.map((key) => found.get(`${key.pk}\n${key.sk}`));
 }

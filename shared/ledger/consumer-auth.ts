@@ -4,6 +4,7 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
+import { ExpiringCache } from '../kernel/cache';
 import { systemClock, type Clock } from '../kernel/clock';
 import { AppError } from '../kernel/errors';
 import type { Authenticator } from '../http/handler';
@@ -90,33 +91,18 @@ export function createConsumerAuthenticator(options: ConsumerAuthenticatorOption
     }
   };
 
-  const consumers = new Map<string, { consumer: ConsumerIdentity; expiresAtMs: number }>();
   // Positive results only: a consumer created a second ago must be accepted on the next call.
-  const findConsumer = async (sub: string): Promise<ConsumerIdentity | undefined> => {
-    const nowMs = clock.now().getTime();
-    const cached = consumers.get(sub);
-    if (cached && cached.expiresAtMs > nowMs) return cached.consumer;
-    consumers.delete(sub);
+  const consumers = new ExpiringCache<ConsumerIdentity>({ ttlMs: CONSUMER_CACHE_TTL_MS, maxEntries: CONSUMER_CACHE_MAX_ENTRIES });
+  const findConsumer = async (sub: string, nowMs: number): Promise<ConsumerIdentity | undefined> => {
+    const cached = consumers.get(sub, nowMs);
+    if (cached) return cached;
     const consumer = await options.findConsumerBySub(sub);
-    if (consumer) {
-      if (consumers.size >= CONSUMER_CACHE_MAX_ENTRIES) consumers.delete(consumers.keys().next().value as string);
-      consumers.set(sub, { consumer, expiresAtMs: nowMs + CONSUMER_CACHE_TTL_MS });
-    }
+    if (consumer) consumers.set(sub, consumer, nowMs);
     return consumer;
   };
 
-  // Accepted tokens only (signature and claims), until the earlier of TTL and expiry.
-  const verified = new Map<string, { payload: JWTPayload; untilMs: number }>();
-  const verifiedPayload = (token: string, nowMs: number): JWTPayload | undefined => {
-    const entry = verified.get(token);
-    if (entry && entry.untilMs > nowMs) return entry.payload;
-    if (entry) verified.delete(token);
-    return undefined;
-  };
-  const rememberVerified = (token: string, payload: JWTPayload, nowMs: number) => {
-    if (verified.size >= VERIFIED_TOKEN_MAX_ENTRIES) verified.delete(verified.keys().next().value as string);
-    verified.set(token, { payload, untilMs: Math.min(nowMs + VERIFIED_TOKEN_TTL_MS, ((payload.exp as number) + clockTolerance) * 1000) });
-  };
+  // Accepted tokens only (signature and claims), until the earlier of the TTL and their expiry.
+  const verified = new ExpiringCache<JWTPayload>({ ttlMs: VERIFIED_TOKEN_TTL_MS, maxEntries: VERIFIED_TOKEN_MAX_ENTRIES });
 
   return async ({ headers }): Promise<Principal> => {
     const header = headers.authorization;
@@ -139,9 +125,9 @@ export function createConsumerAuthenticator(options: ConsumerAuthenticatorOption
     }
 
     const nowMs = clock.now().getTime();
-    const payload = verifiedPayload(token, nowMs) ?? (await verifyToken(token, nowMs));
+    const payload = verified.get(token, nowMs) ?? (await verifyToken(token, nowMs));
     const sub = payload.sub as string;
-    const consumer = await findConsumer(sub);
+    const consumer = await findConsumer(sub, nowMs);
     if (!consumer) {
       onRefused(`no ledger consumer has sub ${JSON.stringify(sub)}`);
       throw refused('The access token does not belong to a registered ledger consumer.');
@@ -174,7 +160,7 @@ export function createConsumerAuthenticator(options: ConsumerAuthenticatorOption
       onRefused(reason);
       throw refused();
     }
-    rememberVerified(token, payload, nowMs);
+    verified.set(token, payload, nowMs, ((payload.exp as number) + clockTolerance) * 1000);
     return payload;
   }
 }

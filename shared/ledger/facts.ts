@@ -8,7 +8,6 @@ import type { Account, Pending } from './schemas';
 /** Lookups every operation starts with: who owns a ledger, what an account is, an open pending. */
 
 const FACTS_CACHE_LIMIT = 50_000;
-const BATCH = 100;
 
 function remember<V>(cache: Map<string, V>, key: string, value: V): void {
   if (cache.size >= FACTS_CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
@@ -41,11 +40,8 @@ export async function ledgerOfAnyConsumer(context: LedgerContext, ledgerId: stri
 export async function accountsOf(context: LedgerContext, ledgerId: string, accountIds: string[]): Promise<Map<string, AccountFacts>> {
   const unique = [...new Set(accountIds)];
   const missing = unique.filter((id) => !context.accountFacts.has(id));
-  for (let i = 0; i < missing.length; i += BATCH) {
-    const keys = missing.slice(i, i + BATCH).map((id) => ledgerKeys.account(id));
-    const items = await getItems(context.deps, keys, { projection: 'id, ledger_id, owner_type, owner_id, purpose, commodity, shards' });
-    for (const item of items) if (item) remember(context.accountFacts, String(item.id), toAccountFacts(item));
-  }
+  const items = await getItems(context.deps, missing.map((id) => ledgerKeys.account(id)), { projection: 'id, ledger_id, owner_type, owner_id, purpose, commodity, shards' });
+  for (const item of items) if (item) remember(context.accountFacts, String(item.id), toAccountFacts(item));
   const facts = new Map<string, AccountFacts>();
   for (const id of unique) {
     const fact = context.accountFacts.get(id);
@@ -66,17 +62,12 @@ export async function allAccounts(context: LedgerContext, ledgerId: string): Pro
     });
     for await (const item of indexed) keys.push({ pk: String(item.pk), sk: String(item.sk) });
   }
-  const own: Item[] = [];
-  for (let i = 0; i < keys.length; i += BATCH) {
-    for (const item of await getItems(context.deps, keys.slice(i, i + BATCH))) if (item) own.push(item);
-  }
-  // Shards of every sharded account, read in batches too (a ledger holds many merchants).
+  const own = (await getItems(context.deps, keys)).filter((item): item is Item => item !== undefined);
+  // Shards of every sharded account (a ledger holds many merchants: getItems reads them 100 at a time).
   const shardKeys = own.flatMap((item) => (shardsOf(item) > 1 ? ledgerKeys.accountShards(String(item.id), shardsOf(item)) : []));
   const shards = new Map<string, Item[]>();
-  for (let i = 0; i < shardKeys.length; i += BATCH) {
-    for (const shard of await getItems(context.deps, shardKeys.slice(i, i + BATCH))) {
-      if (shard) shards.set(String(shard.account_id), [...(shards.get(String(shard.account_id)) ?? []), shard]);
-    }
+  for (const shard of await getItems(context.deps, shardKeys)) {
+    if (shard) shards.set(String(shard.account_id), [...(shards.get(String(shard.account_id)) ?? []), shard]);
   }
   return own.map((item) => toAccount(item, shards.get(String(item.id)) ?? []));
 }

@@ -1,7 +1,7 @@
 import { AwsServiceError } from '../../shared/aws/aws-json';
-import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient } from '../../shared/aws/dynamodb';
+import { BatchGetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getItem, transact, TRANSACT_ATTEMPTS } from '../../shared/aws/store';
+import { getItem, getItems, putItem, transact, TRANSACT_ATTEMPTS } from '../../shared/aws/store';
 import type { Principal } from '../../shared/http/principal';
 import { systemClock } from '../../shared/kernel/clock';
 import { AppError } from '../../shared/kernel/errors';
@@ -106,6 +106,32 @@ describe('the store', () => {
 
     await expect(transact({ client: wrapper.client }, [put])).rejects.toMatchObject({ name: 'ConditionsFailed', indexes: [0] });
     expect(wrapper.sent()).toBe(2);
+  });
+
+  it('reads any number of keys, 100 per BatchGetItem, asking again for those DynamoDB left unprocessed, in the order asked', async () => {
+    const prefix = `STORE_TEST#${uuidv7()}`;
+    const keys = Array.from({ length: 250 }, (_, n) => ({ pk: `${prefix}#${n}`, sk: 'ITEM' }));
+    await Promise.all(keys.filter((_, n) => n % 3 !== 0).map((key, n) => putItem({ client: f.client, table: f.table }, { ...key, n })));
+    const asked: number[] = [];
+    let leftOnce = false;
+    const client: DocumentClient = {
+      protocol: 'aws-json',
+      send: async (command) => {
+        if (!(command instanceof BatchGetCommand)) return f.client.send(command);
+        const requested = command.input.RequestItems![f.table]!.Keys!;
+        asked.push(requested.length);
+        if (leftOnce) return f.client.send(command);
+        // The first answer leaves its last ten keys unprocessed, as a throttled table would.
+        leftOnce = true;
+        const answered = await f.client.send(new BatchGetCommand({ RequestItems: { [f.table]: { ...command.input.RequestItems![f.table]!, Keys: requested.slice(0, -10) } } }));
+        return { ...answered, UnprocessedKeys: { [f.table]: { Keys: requested.slice(-10) } } } as never;
+      },
+    };
+
+    const items = await getItems({ client, table: f.table, sleep: async () => undefined }, keys);
+
+    expect(items.map((item) => (item === undefined ? undefined : item.pk))).toEqual(keys.map((key, n) => (n % 3 === 0 ? undefined : key.pk)));
+    expect(asked).toEqual([100, 100, 60]);
   });
 });
 

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DocumentClient } from '../../aws/dynamodb';
 import type { Clock } from '../../kernel/clock';
+import { ExpiringCache } from '../../kernel/cache';
 import { getItem, updateItem } from '../../aws/store';
 import { walletKeys } from '../keys';
 import type { Principal } from '../../http/principal';
@@ -72,22 +73,16 @@ export function canonicalKeyId(keyId: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** The positive verification cache of one process (one per authenticator in tests). */
+/** The positive verification cache of one process (one per authenticator in tests), by key id in either form. */
 export class ApiKeyCache {
-  private readonly entries = new Map<string, { record: ApiKeyRecord; hash: Buffer; untilMs: number }>();
+  private readonly entries = new ExpiringCache<{ record: ApiKeyRecord; hash: Buffer }>({ ttlMs: API_KEY_CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES });
 
   get(keyId: string, nowMs: number) {
-    const entry = this.entries.get(compactKeyId(keyId));
-    if (entry && entry.untilMs > nowMs) return entry;
-    if (entry) this.entries.delete(compactKeyId(keyId));
-    return undefined;
+    return this.entries.get(compactKeyId(keyId), nowMs);
   }
 
   set(record: ApiKeyRecord, hash: Buffer, nowMs: number): void {
-    this.entries.delete(compactKeyId(record.id));
-    // Oldest first out: Map iteration follows insertion order.
-    if (this.entries.size >= CACHE_MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(compactKeyId(record.id), { record, hash, untilMs: nowMs + API_KEY_CACHE_TTL_MS });
+    this.entries.set(compactKeyId(record.id), { record, hash }, nowMs);
   }
 
   delete(keyId: string): void {

@@ -1,5 +1,6 @@
 import { getItem } from '../../aws/store';
 import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { ExpiringCache } from '../../kernel/cache';
 import { systemClock, type Clock } from '../../kernel/clock';
 import { AppError } from '../../kernel/errors';
 import { isUuid } from '../../kernel/ids';
@@ -58,8 +59,8 @@ export function createIdpVerifier(options: IdpVerifierOptions): (token: string, 
       throw new KeySetUnavailable(error);
     }
   };
-  const tenants = new PositiveCache<true>(clock);
-  const users = new PositiveCache<string>(clock);
+  const tenants = new ExpiringCache<true>({ ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES });
+  const users = new ExpiringCache<string>({ ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES });
 
   return async (token, provision) => {
     let payload: JWTPayload;
@@ -88,16 +89,17 @@ export function createIdpVerifier(options: IdpVerifierOptions): (token: string, 
     const tenantId = payload.tenant_id;
     if (typeof tenantId !== 'string' || !isUuid(tenantId)) throw new RefusedCredential('tenant_id claim is missing or not a uuid');
 
-    if (!tenants.get(tenantId)) {
+    const nowMs = clock.now().getTime();
+    if (!tenants.get(tenantId, nowMs)) {
       if (!(await options.tenantExists(tenantId))) throw new RefusedCredential(`tenant ${tenantId} does not exist`);
-      tenants.set(tenantId, true);
+      tenants.set(tenantId, true, nowMs);
     }
     const externalId = idpExternalId(sub);
     const cacheKey = `${tenantId} ${externalId}`;
-    let userId = users.get(cacheKey);
+    let userId = users.get(cacheKey, nowMs);
     if (!userId) {
       userId = await options.resolveUser(tenantId, externalId, provision);
-      if (userId) users.set(cacheKey, userId);
+      if (userId) users.set(cacheKey, userId, nowMs);
     }
     const scopes = new Set<string>(IDP_USER_SCOPES);
     if (userId) return { kind: 'idp_user', id: userId, userId, tenantId, scopes };
@@ -152,24 +154,6 @@ async function provisionUser(runtime: WalletDeps, tenantId: string, externalId: 
     { actor: { kind: 'idp_user', id: externalId }, requestId: runtime.ids(), ifExists: 'return' },
   );
   return user.id;
-}
-
-class PositiveCache<T> {
-  private readonly entries = new Map<string, { value: T; untilMs: number }>();
-
-  constructor(private readonly clock: Clock) {}
-
-  get(key: string): T | undefined {
-    const entry = this.entries.get(key);
-    if (entry && entry.untilMs > this.clock.now().getTime()) return entry.value;
-    this.entries.delete(key);
-    return undefined;
-  }
-
-  set(key: string, value: T): void {
-    if (this.entries.size >= CACHE_MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { value, untilMs: this.clock.now().getTime() + CACHE_TTL_MS });
-  }
 }
 
 /** Keys served over plain HTTP could be swapped in transit; only loopback (the dev issuer) may use it. */

@@ -13,6 +13,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { createKmsSigningPort, type KmsSigningPort } from '../../aws/kms';
+import { ExpiringCache } from '../../kernel/cache';
 import { epochSeconds, systemClock, type Clock } from '../../kernel/clock';
 import { config } from '../../kernel/config';
 import { AppError } from '../../kernel/errors';
@@ -261,7 +262,7 @@ function keySetOf(signer: TokenSigner): Promise<JWTVerifyGetKey> {
  */
 const VERIFIED_TOKEN_TTL_MS = 60_000;
 const VERIFIED_TOKEN_MAX_ENTRIES = 1000;
-const verifiedTokens = new WeakMap<TokenSigner, Map<string, { payload: JWTPayload; untilMs: number }>>();
+const verifiedTokens = new WeakMap<TokenSigner, ExpiringCache<JWTPayload>>();
 
 /**
  * Verifies a wallet-issued token: RS256 only, a `kid` of the current or previous key, issuer,
@@ -277,17 +278,12 @@ export async function verifyWalletToken(
   const issuer = options.issuer ?? config.WALLET_ISSUER;
   const nowMs = (options.clock ?? systemClock).now().getTime();
   let verified = verifiedTokens.get(options.signer);
-  if (!verified) verifiedTokens.set(options.signer, (verified = new Map()));
+  if (!verified) verifiedTokens.set(options.signer, (verified = new ExpiringCache({ ttlMs: VERIFIED_TOKEN_TTL_MS, maxEntries: VERIFIED_TOKEN_MAX_ENTRIES })));
   const cacheKey = `${issuer}\n${token}`;
-  const remembered = verified.get(cacheKey);
-  let payload: JWTPayload;
-  if (remembered && remembered.untilMs > nowMs) {
-    payload = remembered.payload;
-  } else {
-    verified.delete(cacheKey);
+  let payload = verified.get(cacheKey, nowMs);
+  if (!payload) {
     payload = await verifySignedToken(token, options.signer, issuer, nowMs);
-    if (verified.size >= VERIFIED_TOKEN_MAX_ENTRIES) verified.delete(verified.keys().next().value as string);
-    verified.set(cacheKey, { payload, untilMs: Math.min(nowMs + VERIFIED_TOKEN_TTL_MS, ((payload.exp as number) + CLOCK_TOLERANCE_SECONDS) * 1000) });
+    verified.set(cacheKey, payload, nowMs, ((payload.exp as number) + CLOCK_TOLERANCE_SECONDS) * 1000);
   }
   const use = payload.token_use;
   if (typeof use !== 'string' || !uses.includes(use as WalletTokenUse)) throw new RefusedCredential(`token_use is ${String(use)}`);

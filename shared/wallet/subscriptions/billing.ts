@@ -137,7 +137,7 @@ function refusedCharge(runtime: WalletDeps, record: SubscriptionRecord, code: st
  * subscription's hint, written later, reaches further). A subscription paid or paused before then
  * leaves it standing: a credit then looks and finds nothing, which is all a stale hint costs.
  */
-export function dunningHintPut(runtime: WalletDeps, userId: string, now: string): TransactItem {
+function dunningHintPut(runtime: WalletDeps, userId: string, now: string): TransactItem {
   const until = new Date(new Date(now).getTime() + Math.max(...DUNNING_DELAYS_MS));
   return {
     Put: {

@@ -1,6 +1,6 @@
 import type { DynamoDBRecord } from 'aws-lambda';
 import { commitVersioned, versionedPut, withFreshReads } from '../../aws/fresh-reads';
-import { BATCH_GET_MAX_KEYS, getItems, queryAll, updateItem, isConditionalCheckFailed } from '../../aws/store';
+import { getItems, queryAll, updateItem, isConditionalCheckFailed } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps, WalletDeps } from '../deps';
@@ -88,14 +88,11 @@ export async function retryOnCredit(deps: StoreDeps, records: readonly DynamoDBR
   const payees = [...new Set(records.map(creditedPayee).filter((payee): payee is string => payee !== undefined))];
   if (payees.length === 0) return 0;
   const now = deps.clock.now().toISOString();
+  const hints = await getItems(deps, payees.map(subscriptionKeys.dunningHint));
   let advanced = 0;
-  for (let start = 0; start < payees.length; start += BATCH_GET_MAX_KEYS) {
-    const batch = payees.slice(start, start + BATCH_GET_MAX_KEYS);
-    const hints = await getItems(deps, batch.map(subscriptionKeys.dunningHint));
-    for (const [index, payee] of batch.entries()) {
-      const hint = hints[index];
-      if (hint !== undefined && String(hint.until) > now) advanced += await advancePastDue(deps, payee, now);
-    }
+  for (const [index, payee] of payees.entries()) {
+    const hint = hints[index];
+    if (hint !== undefined && String(hint.until) > now) advanced += await advancePastDue(deps, payee, now);
   }
   return advanced;
 }
