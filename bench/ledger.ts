@@ -25,11 +25,12 @@ import { queues, workers } from '../shared/workers';
 import { clientCredentialsToken } from '../test/support/consumers';
 import { createConsumerStore } from '../shared/ledger/consumers';
 import { systemClock } from '../shared/kernel/clock';
-import { cpuPerOp, measure, type Figures } from './measure';
+import { cpuPerOp, measureInterleaved, type Figures } from './measure';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
-const WARMUP_SECONDS = 1;
-const timing = { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS };
+const WARMUP_SECONDS = 2;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const timing = { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, rounds: ROUNDS };
 
 
 const platform = await startPlatform({ ports: { public: 0, ledger: 0, console: 0 }, issuerPort: 0, routes, workers, queues, tablePrefix: `bench${Date.now()}`, env: { LOG_LEVEL: 'SILENT', VALIDATE_RESPONSES: 'false' } });
@@ -125,8 +126,14 @@ try {
 
   const results: { ledger: Figures; raw: Figures; ratio: number }[] = [];
   const run = async (name: string, concurrency: number, pair: (w: number) => [string, string], rawPair: (w: number) => [string, string], rawShards?: number) => {
-    const ledger = await measure(name, concurrency, (w) => post(...pair(w))(), timing);
-    const rawFigures = await measure(`${name} (raw TransactWriteItems)`, concurrency, (w) => rawPost(...rawPair(w), rawShards)(), timing);
+    const [ledger, rawFigures] = (await measureInterleaved(
+      [
+        { name, operation: (w) => post(...pair(w))() },
+        { name: `${name} (raw TransactWriteItems)`, operation: (w) => rawPost(...rawPair(w), rawShards)() },
+      ],
+      concurrency,
+      timing,
+    )) as [Figures, Figures];
     const ratio = Number((ledger.per_second / rawFigures.per_second).toFixed(2));
     results.push({ ledger, raw: rawFigures, ratio });
     console.log(
@@ -135,7 +142,7 @@ try {
     );
   };
 
-  console.log(`ledger benchmark: ${SECONDS}s per case after ${WARMUP_SECONDS}s warm-up, ${cpus().length} cores, Node ${process.version}`);
+  console.log(`ledger benchmark: ${SECONDS}s per case in ${ROUNDS} interleaved rounds after ${WARMUP_SECONDS}s warm-up each, ${cpus().length} cores, Node ${process.version}`);
   for (const concurrency of [1, 8, 32]) {
     await run('spread (distinct accounts)', concurrency, (w) => [sources[w]!, destinations[w]!], (w) => [`RAW${w}`, `RAW${32 + w}`]);
   }
@@ -161,6 +168,7 @@ try {
   const summary = {
     at: new Date().toISOString(),
     seconds_per_case: SECONDS,
+    rounds: ROUNDS,
     node: process.version,
     cores: cpus().length,
     results,

@@ -30,25 +30,23 @@ function machineBusyMs(): number | undefined {
   }
 }
 
-export async function measure(
-  name: string,
-  concurrency: number,
-  operation: (worker: number) => Promise<boolean>,
-  options: { seconds: number; warmupSeconds: number },
-): Promise<Figures> {
-  const warmupEnd = Date.now() + options.warmupSeconds * 1000;
-  let warmupAccepted = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async (_, w) => {
-      while (Date.now() < warmupEnd) if (await operation(w)) warmupAccepted += 1;
-    }),
-  );
+/** What one stretch of closed-loop workers saw; stretches of one case add up. */
+interface Sample {
+  latencies: number[];
+  errors: number;
+  elapsedSeconds: number;
+  nodeCpuMs: number;
+  machineCpuMs: number | undefined;
+}
+
+/** `concurrency` closed-loop workers calling `operation` for `seconds`. */
+async function sampleFor(concurrency: number, operation: (worker: number) => Promise<boolean>, seconds: number): Promise<Sample> {
   const latencies: number[] = [];
   let errors = 0;
   const cpuStart = process.cpuUsage();
   const machineStart = machineBusyMs();
   const start = performance.now();
-  const end = Date.now() + options.seconds * 1000;
+  const end = Date.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
       while (Date.now() < end) {
@@ -59,12 +57,38 @@ export async function measure(
       }
     }),
   );
-  const elapsed = (performance.now() - start) / 1000;
+  const elapsedSeconds = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpuStart);
   const machineEnd = machineBusyMs();
+  return {
+    latencies,
+    errors,
+    elapsedSeconds,
+    nodeCpuMs: (cpu.user + cpu.system) / 1000,
+    machineCpuMs: machineStart !== undefined && machineEnd !== undefined ? machineEnd - machineStart : undefined,
+  };
+}
+
+/** Successful calls during a warm-up of `seconds`, which figures leave out. */
+async function warmUp(concurrency: number, operation: (worker: number) => Promise<boolean>, seconds: number): Promise<number> {
+  const end = Date.now() + seconds * 1000;
+  let accepted = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      while (Date.now() < end) if (await operation(w)) accepted += 1;
+    }),
+  );
+  return accepted;
+}
+
+function figuresOf(name: string, concurrency: number, samples: Sample[], warmupAccepted: number): Figures {
+  const latencies = samples.flatMap((sample) => sample.latencies).sort((a, b) => a - b);
+  const errors = samples.reduce((sum, sample) => sum + sample.errors, 0);
+  const elapsed = samples.reduce((sum, sample) => sum + sample.elapsedSeconds, 0);
+  const nodeCpuMs = samples.reduce((sum, sample) => sum + sample.nodeCpuMs, 0);
+  const machineCpuMs = samples.every((sample) => sample.machineCpuMs !== undefined) ? samples.reduce((sum, sample) => sum + sample.machineCpuMs!, 0) : undefined;
   const accepted = Math.max(1, latencies.length - errors);
   const perOp = (ms: number) => Number((ms / accepted).toFixed(2));
-  latencies.sort((a, b) => a - b);
   const at = (q: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0).toFixed(1));
   return {
     case: name,
@@ -75,9 +99,38 @@ export async function measure(
     per_second: Number(((latencies.length - errors) / elapsed).toFixed(1)),
     p50_ms: at(0.5),
     p99_ms: at(0.99),
-    node_cpu_ms_per_op: perOp((cpu.user + cpu.system) / 1000),
-    ...(machineStart !== undefined && machineEnd !== undefined ? { machine_cpu_ms_per_op: perOp(machineEnd - machineStart) } : {}),
+    node_cpu_ms_per_op: perOp(nodeCpuMs),
+    ...(machineCpuMs === undefined ? {} : { machine_cpu_ms_per_op: perOp(machineCpuMs) }),
   };
+}
+
+export interface Timing {
+  /** Measured seconds per case, split evenly over the rounds. */
+  seconds: number;
+  warmupSeconds: number;
+  /** Rounds per comparison (default 1): see measureInterleaved. */
+  rounds?: number;
+}
+
+/**
+ * Cases compared with each other (a ratio): each warmed up in turn, then measured in `rounds`
+ * stretches of seconds/rounds, the order rotated every round (A B C, B C A, C A B), and each
+ * case's stretches pooled. Measured one after another, the first case ran on a colder JVM and
+ * every case on whatever the host was doing in its own seconds: a 3-leg transfer measured last came
+ * out cheaper than a 2-leg one measured before it.
+ */
+export async function measureInterleaved(cases: { name: string; operation: (worker: number) => Promise<boolean> }[], concurrency: number, options: Timing): Promise<Figures[]> {
+  const rounds = Math.max(1, options.rounds ?? 1);
+  const warmups: number[] = [];
+  for (const entry of cases) warmups.push(await warmUp(concurrency, entry.operation, options.warmupSeconds));
+  const samples: Sample[][] = cases.map(() => []);
+  for (let round = 0; round < rounds; round += 1) {
+    for (let step = 0; step < cases.length; step += 1) {
+      const index = (round + step) % cases.length;
+      samples[index]!.push(await sampleFor(concurrency, cases[index]!.operation, options.seconds / rounds));
+    }
+  }
+  return cases.map((entry, index) => figuresOf(entry.name, concurrency, samples[index]!, warmups[index]!));
 }
 
 /** `cpu/op node 1.2 ms, machine 4.8 ms`: where an operation's CPU goes (the rest of the machine is mostly DynamoDB Local). */

@@ -9,7 +9,7 @@
  * p99; writes JSON to bench/results/.
  */
 import '../local/sdk-node-warning';
-import { cpuPerOp, measure, type Figures } from './measure';
+import { cpuPerOp, measureInterleaved, type Figures } from './measure';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -27,9 +27,10 @@ import { transferRoutes } from '../shared/wallet/transfers/routes';
 import { queues, workers } from '../shared/workers';
 import { apiKeyFor, staffToken } from '../test/support/credentials';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const WARMUP_SECONDS = 1;
-const timing = { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS };
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const WARMUP_SECONDS = 2;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const timing = { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, rounds: ROUNDS };
 const WRITERS = 32;
 const CAPACITY_SAMPLE = 20;
 /** The concurrencies measured (BENCH_CONCURRENCY=8,32; empty: only the capacity sample). */
@@ -245,11 +246,17 @@ try {
   };
 
   const results: { concurrency: number; ledger: Figures; wallet_no_fee: Figures; wallet_fee: Figures; ratio_no_fee: number; ratio_fee: number }[] = [];
-  console.log(`wallet benchmark: ${SECONDS}s per case after ${WARMUP_SECONDS}s warm-up, ${cpus().length} cores, Node ${process.version}`);
+  console.log(`wallet benchmark: ${SECONDS}s per case in ${ROUNDS} interleaved rounds after ${WARMUP_SECONDS}s warm-up each, ${cpus().length} cores, Node ${process.version}`);
   for (const concurrency of CONCURRENCIES) {
-    const ledgerFigures = await measure('ledger 2-leg posting', concurrency, ledgerPosting(noFee), timing);
-    const walletNoFee = await measure('wallet transfer, no fee (2 legs)', concurrency, transfer(noFee), timing);
-    const walletFee = await measure('wallet transfer, p2p fee (3 legs)', concurrency, transfer(withFee), timing);
+    const [ledgerFigures, walletNoFee, walletFee] = (await measureInterleaved(
+      [
+        { name: 'ledger 2-leg posting', operation: ledgerPosting(noFee) },
+        { name: 'wallet transfer, no fee (2 legs)', operation: transfer(noFee) },
+        { name: 'wallet transfer, p2p fee (3 legs)', operation: transfer(withFee) },
+      ],
+      concurrency,
+      timing,
+    )) as [Figures, Figures, Figures];
     const ratio = (f: Figures) => Number((f.per_second / ledgerFigures.per_second).toFixed(2));
     results.push({ concurrency, ledger: ledgerFigures, wallet_no_fee: walletNoFee, wallet_fee: walletFee, ratio_no_fee: ratio(walletNoFee), ratio_fee: ratio(walletFee) });
     for (const f of [ledgerFigures, walletNoFee, walletFee]) {
@@ -273,7 +280,7 @@ try {
     for (const row of units.modelled) console.log(`  ${row.call.padEnd(58)} items ${row.items.toFixed(2).padStart(5)}  write units ${row.write_units.toFixed(2).padStart(6)}`);
   }
 
-  const summary = { at: new Date().toISOString(), seconds_per_case: SECONDS, node: process.version, cores: cpus().length, results, capacity };
+  const summary = { at: new Date().toISOString(), seconds_per_case: SECONDS, rounds: ROUNDS, node: process.version, cores: cpus().length, results, capacity };
   const dir = join(import.meta.dirname, 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `wallet-${summary.at.replace(/[:.]/g, '-')}.json`);
