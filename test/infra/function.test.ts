@@ -1,15 +1,16 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { describe, expect, it } from 'vitest';
 import { FunctionCode, FunctionRoles, ProjectFunction, profileKey, skipBundling } from '../../lib/function';
 import { ProjectTable } from '../../lib/table';
 import { walletTable } from '../../shared/tables';
+import { scratchApp } from './support';
 
 /** The project function construct on its own: grants, env and code selection. */
 
 function fixture() {
-  const stack = new Stack(new App(), 'Fixture');
+  const stack = new Stack(scratchApp(), 'Fixture');
   const table = new ProjectTable(stack, walletTable);
   const role = new iam.Role(stack, 'Shared', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
   const fn = (name: string) => new ProjectFunction(stack, { name, handler: 'platform/healthz', description: name, code: FunctionCode.standIn(), role });
@@ -48,7 +49,7 @@ describe('ProjectFunction.bindTable', () => {
 
 describe('FunctionRoles', () => {
   it('shares a role between equal profiles and splits one after MAX_FUNCTIONS_PER_ROLE functions', () => {
-    const stack = new Stack(new App(), 'Roles');
+    const stack = new Stack(scratchApp(), 'Roles');
     const roles = new FunctionRoles(stack, 'Roles');
     const profile = { tables: { wallet: 'RO' as const }, capabilities: [] };
     const assigned = Array.from({ length: FunctionRoles.MAX_FUNCTIONS_PER_ROLE + 1 }, () => roles.roleFor(profile));
@@ -61,14 +62,14 @@ describe('FunctionRoles', () => {
 
 describe('code selection', () => {
   it('skips bundling for -c skipBundling=true and for an empty aws:cdk:bundling-stacks, not otherwise', () => {
-    expect(skipBundling(new App({ context: { skipBundling: 'true' } }))).toBe(true);
-    expect(skipBundling(new App({ context: { 'aws:cdk:bundling-stacks': [] } }))).toBe(true);
-    expect(skipBundling(new App({ context: { 'aws:cdk:bundling-stacks': ['**'] } }))).toBe(false);
-    expect(skipBundling(new App())).toBe(false);
+    expect(skipBundling(scratchApp({ context: { skipBundling: 'true' } }))).toBe(true);
+    expect(skipBundling(scratchApp({ context: { 'aws:cdk:bundling-stacks': [] } }))).toBe(true);
+    expect(skipBundling(scratchApp({ context: { 'aws:cdk:bundling-stacks': ['**'] } }))).toBe(false);
+    expect(skipBundling(scratchApp())).toBe(false);
   });
 
   it('fails with the command to run when a bundle is missing', () => {
-    const stack = new Stack(new App(), 'Missing');
+    const stack = new Stack(scratchApp(), 'Missing');
     const role = new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     expect(
       () => new ProjectFunction(stack, { name: 'x', handler: 'no/such', description: 'x', code: FunctionCode.bundled('/nonexistent'), role }),

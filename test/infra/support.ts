@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, type AppProps } from 'aws-cdk-lib';
+import { afterAll } from 'vitest';
 import * as z from 'zod';
 import { FunctionCode, repoRoot } from '../../lib/function';
 import { LedgerStack } from '../../lib/ledger-stack';
@@ -23,6 +25,17 @@ export interface Manifest {
 /** The `context` block of cdk.json: feature flags the CLI would pass to the app. */
 const cdkContext = (JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context;
 
+/**
+ * An app whose cloud assembly goes to a folder removed after the test file: an App without an
+ * outdir makes a new `cdk.out*` folder in the system's temporary folder and leaves it there, about
+ * ten per run of test/infra.
+ */
+const scratchRoot = mkdtempSync(join(tmpdir(), 'wp-infra-'));
+// Registered while the importing test file is collected, so it runs after that file's tests.
+afterAll(() => rmSync(scratchRoot, { recursive: true, force: true }));
+
+export const scratchApp = (props: AppProps = {}): App => new App({ ...props, outdir: mkdtempSync(join(scratchRoot, 'cdk.out-')) });
+
 export interface Synthesized {
   app: App;
   ledger: LedgerStack;
@@ -36,7 +49,7 @@ export type WalletOptions = Pick<WalletStackProps, 'idp' | 'signingKeys'>;
 
 export function synthesize(manifest: Manifest = {}, stage = 'test', walletOptions: WalletOptions = {}): Synthesized {
   // Asset and path metadata as the CLI enables them: nested templates are found through the former.
-  const app = new App({
+  const app = scratchApp({
     context: { ...cdkContext, skipBundling: true, 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true },
   });
   const code = FunctionCode.standIn();
