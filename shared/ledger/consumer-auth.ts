@@ -1,14 +1,9 @@
-import {
-  errors as joseErrors,
-  jwtVerify,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-} from 'jose';
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { ExpiringCache } from '../kernel/cache';
 import { systemClock, type Clock } from '../kernel/clock';
 import { AppError } from '../kernel/errors';
 import type { Authenticator } from '../http/handler';
-import { ACCEPTED_ALGORITHMS, keySetFor } from '../http/jwks';
+import { ACCEPTED_ALGORITHMS, issuerKeys, KeySetUnavailable } from '../http/jwks';
 import type { Principal } from '../http/principal';
 
 /**
@@ -66,30 +61,13 @@ export function createConsumerAuthenticator(options: ConsumerAuthenticatorOption
   const issuer = options.issuer;
   const audience = options.audience;
   if (!issuer || !audience) throw new Error('the ledger authenticator needs an issuer and an audience');
-  const jwksUrl = options.jwksUrl ?? `${issuer.replace(/\/+$/, '')}/.well-known/jwks.json`;
-  assertSecureUrl(issuer, 'issuer');
-  assertSecureUrl(jwksUrl, 'JWKS URL');
   const clock = options.clock ?? systemClock;
   const clockTolerance = options.clockToleranceSeconds ?? 30;
   const onRefused = options.onRefused ?? (() => undefined);
   const scopePrefix = `${audience}/`;
 
-  const keySet = keySetFor(jwksUrl);
   // Key-set failures that are not about the token (issuer down, malformed key set) are ours: 503.
-  const getKey: JWTVerifyGetKey = async (header, token) => {
-    try {
-      return await keySet(header, token);
-    } catch (error) {
-      if (
-        error instanceof joseErrors.JWKSNoMatchingKey ||
-        error instanceof joseErrors.JWKSMultipleMatchingKeys ||
-        error instanceof joseErrors.JOSENotSupported
-      ) {
-        throw error;
-      }
-      throw new KeySetUnavailable(error);
-    }
-  };
+  const getKey = issuerKeys({ issuer, jwksUrl: options.jwksUrl, owner: 'the ledger authenticator' });
 
   // Positive results only: a consumer created a second ago must be accepted on the next call.
   const consumers = new ExpiringCache<ConsumerIdentity>({ ttlMs: CONSUMER_CACHE_TTL_MS, maxEntries: CONSUMER_CACHE_MAX_ENTRIES });
@@ -180,22 +158,3 @@ function claimProblem(payload: JWTPayload, audience: string, scopePrefix: string
     : 'no aud and no scope of the ledger resource server';
 }
 
-/** A key served over plain HTTP could be swapped in transit; only loopback (the dev issuer) may use it. */
-function assertSecureUrl(value: string, what: string): void {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new Error(`the ledger authenticator's ${what} is not a URL: ${value}`);
-  }
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw new Error(`the ledger authenticator's ${what} must be https (plain http only on loopback): ${value}`);
-  }
-}
-
-class KeySetUnavailable extends Error {
-  constructor(cause: unknown) {
-    super('key set unavailable', { cause });
-  }
-}

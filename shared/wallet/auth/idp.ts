@@ -1,12 +1,12 @@
 import { getItem } from '../../aws/store';
-import { errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import { ExpiringCache } from '../../kernel/cache';
 import { systemClock, type Clock } from '../../kernel/clock';
 import { AppError } from '../../kernel/errors';
 import { isUuid } from '../../kernel/ids';
 import type { WalletDeps } from '../deps';
 import { walletKeys } from '../keys';
-import { ACCEPTED_ALGORITHMS, keySetFor } from '../../http/jwks';
+import { ACCEPTED_ALGORITHMS, issuerKeys, KeySetUnavailable } from '../../http/jwks';
 import type { Principal } from '../../http/principal';
 import { EXTERNAL_ID_PATTERN } from '../tenancy/user-fields';
 import { IDP_USER_SCOPES } from './scopes';
@@ -44,21 +44,8 @@ export const idpExternalId = (sub: string): string => `idp:${sub}`;
  * be refused, and the function needs no ledger access.
  */
 export function createIdpVerifier(options: IdpVerifierOptions): (token: string, provision: boolean) => Promise<Principal> {
-  const jwksUrl = options.jwksUrl ?? `${options.issuer.replace(/\/+$/, '')}/.well-known/jwks.json`;
-  assertSecureUrl(options.issuer, 'issuer');
-  assertSecureUrl(jwksUrl, 'JWKS URL');
+  const getKey = issuerKeys({ issuer: options.issuer, jwksUrl: options.jwksUrl, owner: 'the IdP' });
   const clock = options.clock ?? systemClock;
-  const keySet = keySetFor(jwksUrl);
-  const getKey: JWTVerifyGetKey = async (header, token) => {
-    try {
-      return await keySet(header, token);
-    } catch (error) {
-      if (error instanceof joseErrors.JWKSNoMatchingKey || error instanceof joseErrors.JWKSMultipleMatchingKeys || error instanceof joseErrors.JOSENotSupported) {
-        throw error;
-      }
-      throw new KeySetUnavailable(error);
-    }
-  };
   const tenants = new ExpiringCache<true>({ ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES });
   const users = new ExpiringCache<string>({ ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES });
 
@@ -156,17 +143,3 @@ async function provisionUser(runtime: WalletDeps, tenantId: string, externalId: 
   return user.id;
 }
 
-/** Keys served over plain HTTP could be swapped in transit; only loopback (the dev issuer) may use it. */
-function assertSecureUrl(value: string, what: string): void {
-  const url = new URL(value);
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
-    throw new Error(`the IdP ${what} must be https (plain http only on loopback): ${value}`);
-  }
-}
-
-class KeySetUnavailable extends Error {
-  constructor(cause: unknown) {
-    super('key set unavailable', { cause });
-  }
-}
