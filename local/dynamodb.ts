@@ -75,8 +75,13 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   await assertPortFree(port, 'DynamoDB Local');
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
 
-  const scratchDir = mkdtempSync(join(tmpdir(), 'dynamodb-local-'));
+  // In the data folder when there is one, emptied at each start: a SIGKILL runs no clean-up.
+  const scratchDir = options.dataDir ? join(options.dataDir, 'tmp') : mkdtempSync(join(tmpdir(), 'dynamodb-local-'));
   const removeScratch = () => rmSync(scratchDir, { recursive: true, force: true });
+  if (options.dataDir) {
+    removeScratch();
+    mkdirSync(scratchDir);
+  }
   const launch = dynamoDbLocalCommand({ port, dataDir: options.dataDir, scratchDir });
   const child = spawn(launch.command, launch.args, { stdio: 'pipe' });
   let output = '';

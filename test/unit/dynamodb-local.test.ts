@@ -1,4 +1,5 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { dynamoDbLocalCommand, startDynamoDbLocal } from '../../local/dynamodb';
@@ -26,6 +27,22 @@ describe('the DynamoDB Local launcher', () => {
     expect(during).toHaveLength(1);
     expect(during[0]).toMatch(/^dynamodb-local-/);
     expect(ours().filter((name) => !before.has(name))).toEqual([]);
+  }, 60_000);
+
+  it('keeps its temporary files in the data folder when it has one, emptied at the next start (a SIGKILL cleans nothing up)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ddb-data-'));
+    try {
+      // What a killed run left behind.
+      mkdirSync(join(dataDir, 'tmp'));
+      writeFileSync(join(dataDir, 'tmp', 'sqlite-392-left-behind-libsqlite4java.so'), '');
+      const dynamodb = await startDynamoDbLocal({ dataDir });
+      const during = readdirSync(join(dataDir, 'tmp'));
+      await dynamodb.stop();
+      expect(during).not.toContain('sqlite-392-left-behind-libsqlite4java.so');
+      expect(existsSync(join(dataDir, 'tmp'))).toBe(false);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('keeps one database in memory for tests, or in the data folder for npm start', () => {
