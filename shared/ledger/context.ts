@@ -7,7 +7,7 @@ import { AppError } from '../kernel/errors';
 import type { IdGenerator } from '../kernel/ids';
 import { getItem } from '../aws/store';
 import { IdempotencyStore, type AnswerRef, type IdempotencyContext } from './idempotency';
-import { ledgerOfAnyConsumer } from './facts';
+import { ledgerOfAnyConsumer, type FactsContext } from './facts';
 import { LEGACY_TRANSACTIONS, ledgerKeys } from './keys';
 import { legOut, pendingJson, toPending, toTransaction, transactionJson, type AccountFacts, type LedgerFacts } from './records';
 import type { Role } from './posting-plan';
@@ -30,7 +30,7 @@ export interface LedgerDeps {
   sleep?: (ms: number) => Promise<void>;
 }
 
-export interface LedgerContext {
+export interface LedgerContext extends FactsContext {
   deps: LedgerDeps;
   idempotency: IdempotencyStore;
   /** Ownership of ledgers and the identity of accounts never change: cached per process. */

@@ -1,9 +1,18 @@
-import { getItem, getItems, queryAll } from '../aws/store';
+import { getItem, getItems, queryAll, type TableDeps } from '../aws/store';
 import { AppError } from '../kernel/errors';
-import type { LedgerContext } from './context';
 import { ACCOUNT_INDEX_SHARDS, ledgerKeys } from './keys';
 import { shardsOf, toAccount, toAccountFacts, toPending, type AccountFacts, type Item, type LedgerFacts } from './records';
 import type { Account, Pending } from './schemas';
+
+/**
+ * What the fact reads need of a ledger context (./context.ts): the table, and the process's caches
+ * of facts that never change.
+ */
+export interface FactsContext {
+  deps: TableDeps;
+  ledgerFacts: Map<string, LedgerFacts>;
+  accountFacts: Map<string, AccountFacts>;
+}
 
 /** Lookups every operation starts with: who owns a ledger, what an account is, an open pending. */
 
@@ -15,7 +24,7 @@ function remember<V>(cache: Map<string, V>, key: string, value: V): void {
 }
 
 /** The ledger, if this consumer owns it. Refuses: ledger_not_found (also for another consumer's ledger). */
-export async function ledgerOf(context: LedgerContext, consumerId: string, ledgerId: string): Promise<LedgerFacts> {
+export async function ledgerOf(context: FactsContext, consumerId: string, ledgerId: string): Promise<LedgerFacts> {
   const facts = await ledgerOfAnyConsumer(context, ledgerId).catch((error: unknown) => {
     if (error instanceof AppError) throw new AppError('ledger_not_found', `No ledger ${ledgerId}.`);
     throw error;
@@ -25,7 +34,7 @@ export async function ledgerOf(context: LedgerContext, consumerId: string, ledge
 }
 
 /** The ledger's owner, for workers that act for whichever consumer owns it. Refuses: ledger_not_found. */
-export async function ledgerOfAnyConsumer(context: LedgerContext, ledgerId: string): Promise<LedgerFacts> {
+export async function ledgerOfAnyConsumer(context: FactsContext, ledgerId: string): Promise<LedgerFacts> {
   const cached = context.ledgerFacts.get(ledgerId);
   if (cached) return cached;
   const item = await getItem(context.deps, ledgerKeys.ledger(ledgerId));
@@ -37,7 +46,7 @@ export async function ledgerOfAnyConsumer(context: LedgerContext, ledgerId: stri
 }
 
 /** Immutable facts of the accounts, from cache or consistent BatchGets. Refuses: account_not_found. */
-export async function accountsOf(context: LedgerContext, ledgerId: string, accountIds: string[]): Promise<Map<string, AccountFacts>> {
+export async function accountsOf(context: FactsContext, ledgerId: string, accountIds: string[]): Promise<Map<string, AccountFacts>> {
   const unique = [...new Set(accountIds)];
   const missing = unique.filter((id) => !context.accountFacts.has(id));
   const items = await getItems(context.deps, missing.map((id) => ledgerKeys.account(id)), { projection: 'id, ledger_id, owner_type, owner_id, purpose, commodity, shards' });
@@ -52,7 +61,7 @@ export async function accountsOf(context: LedgerContext, ledgerId: string, accou
 }
 
 /** Every account of a ledger, with balances (the rollup). */
-export async function allAccounts(context: LedgerContext, ledgerId: string): Promise<Account[]> {
+export async function allAccounts(context: FactsContext, ledgerId: string): Promise<Account[]> {
   const keys: { pk: string; sk: string }[] = [];
   for (let shard = 0; shard < ACCOUNT_INDEX_SHARDS; shard += 1) {
     const indexed = queryAll(context.deps, {
@@ -73,7 +82,7 @@ export async function allAccounts(context: LedgerContext, ledgerId: string): Pro
 }
 
 /** A pending posting that can still be posted or voided. Refuses: pending_not_found, conflict. */
-export async function openPending(context: LedgerContext, ledgerId: string, pendingId: string, now: Date, options: { allowExpired?: boolean } = {}): Promise<Pending> {
+export async function openPending(context: FactsContext, ledgerId: string, pendingId: string, now: Date, options: { allowExpired?: boolean } = {}): Promise<Pending> {
   const item = await getItem(context.deps, ledgerKeys.pending(pendingId));
   if (!item || item.ledger_id !== ledgerId) throw new AppError('pending_not_found', `No pending posting ${pendingId} in this ledger.`);
   const pending = toPending(item);
