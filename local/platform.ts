@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { installPlatformClock, systemClock } from '../shared/kernel/clock';
 import { uuidv7 } from '../shared/kernel/ids';
 import { createConsumerStore } from '../shared/ledger/consumers';
@@ -8,7 +7,7 @@ import { gateways, type GatewayName } from '../shared/http/gateways';
 import type { AnyRoute } from '../shared/http/route';
 import { InMemoryEventBus, installEventBusTransport, installQueueTransport } from '../shared/aws/transport';
 import type { QueueDefinition, WorkerDefinition } from '../shared/workers';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, LocalStartError, localDocumentClient, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, LocalStartError, localDocumentClient, localSdkClient, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb';
 import { LocalQueues, type QueueHandler } from './drivers/queue';
 import { dynamoQueueJournal } from './drivers/queue-journal';
 import { LocalScheduler, type ScheduleHandler } from './drivers/schedule';
@@ -16,7 +15,8 @@ import { StreamDriver, type StreamHandler } from './drivers/stream';
 import { loadHandler, startGateway, type LambdaHandler, type LocalGateway } from './gateway';
 import { assertPortFree, assertUsablePort, reservePort } from './ports';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer';
-import { ensureTables, type LocalTable } from './tables';
+import { ensureTables, localDatabases, type LocalTable } from './tables';
+import { localDatabaseOf } from '../shared/aws/dynamodb';
 import type { TableKey } from '../shared/tables';
 
 /**
@@ -119,18 +119,22 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const urls = Object.fromEntries((Object.keys(ports) as GatewayName[]).map((name) => [name, `http://127.0.0.1:${ports[name]}`])) as Record<GatewayName, string>;
 
   try {
+    const prefix = options.tablePrefix ?? 'wallet-local';
+    const journalTable = `${prefix}-local-queues`;
     let dynamodb: DynamoDbLocal | undefined;
     let endpoint = options.dynamodbEndpoint;
     if (!endpoint) {
       progress(options.dataDir ? `starting DynamoDB Local (Java; data in ${join(options.dataDir, 'dynamodb')})` : 'starting DynamoDB Local (Java, in memory)');
-      dynamodb = await startDynamoDbLocal({ dataDir: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined });
+      dynamodb = await startDynamoDbLocal({
+        dataDir: options.dataDir ? join(options.dataDir, 'dynamodb') : undefined,
+        databases: [...localDatabases(prefix), localDatabaseOf(journalTable)],
+      });
       stack.push(() => dynamodb!.stop());
       endpoint = dynamodb.endpoint;
     }
 
-    const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     progress('creating or checking the tables');
-    const tables = await ensureTables(client, options.tablePrefix ?? 'wallet-local');
+    const tables = await ensureTables(endpoint, prefix);
 
     progress('starting the development OIDC issuer');
     const issuer = await startDevIssuer({
@@ -145,7 +149,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     // (the operator's step), with a client of the issuer for its client-credentials tokens.
     const walletClient = issuer.registerClient(WALLET_LEDGER_CLIENT);
     await ensureWalletConsumer(endpoint, tables.ledger.name);
-    const journal = await dynamoQueueJournal(client, `${options.tablePrefix ?? 'wallet-local'}-local-queues`);
+    const journalClient = localSdkClient(endpoint, journalTable);
+    stack.push(async () => journalClient.destroy());
+    const journal = await dynamoQueueJournal(journalClient, journalTable);
 
     // The wallet's own token signing keys (KMS in AWS), and the dev issuer standing in for the
     // identity provider realm whose access tokens are wallet credentials (audience `wallet`).
@@ -189,7 +195,6 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const queues = new LocalQueues(options.queues, options.clock, undefined, journal);
     const recovered = await queues.load();
     if (recovered > 0) log(`queues: ${recovered} message(s) kept from before the last stop, delivered now`);
-    stack.push(async () => client.destroy());
     installQueueTransport(queues);
     stack.push(async () => installQueueTransport(undefined));
     const events = new InMemoryEventBus();

@@ -5,11 +5,14 @@ import {
   UpdateTimeToLiveCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
+import { localDatabaseOf } from '../shared/aws/dynamodb';
 import { keyAttributes, tables, type TableDefinition, type TableKey } from '../shared/tables';
+import { localSdkClient } from './dynamodb';
 
 /**
  * Creates the tables the CDK stacks would, from the same definitions (shared/tables.ts), if they
- * are missing. Returns each table's name and, for the wallet table, its stream ARN.
+ * are missing, each in its own database of DynamoDB Local (`localDatabaseOf`). Returns each
+ * table's name and, for the wallet table, its stream ARN.
  */
 export interface LocalTable {
   name: string;
@@ -18,13 +21,22 @@ export interface LocalTable {
 
 export const localTableName = (prefix: string, definition: TableDefinition): string => `${prefix}-${definition.logicalId}`;
 
-export async function ensureTables(client: DynamoDBClient, prefix: string): Promise<Record<TableKey, LocalTable>> {
+export async function ensureTables(endpoint: string, prefix: string): Promise<Record<TableKey, LocalTable>> {
   const result = {} as Record<TableKey, LocalTable>;
   for (const [key, definition] of Object.entries(tables) as [TableKey, TableDefinition][]) {
-    result[key] = await ensureTable(client, localTableName(prefix, definition), definition);
+    const name = localTableName(prefix, definition);
+    const client = localSdkClient(endpoint, name);
+    try {
+      result[key] = await ensureTable(client, name, definition);
+    } finally {
+      client.destroy();
+    }
   }
   return result;
 }
+
+/** The databases of DynamoDB Local the platform's tables under `prefix` live in. */
+export const localDatabases = (prefix: string): string[] => Object.values(tables).map((definition) => localDatabaseOf(localTableName(prefix, definition)));
 
 async function ensureTable(client: DynamoDBClient, name: string, definition: TableDefinition): Promise<LocalTable> {
   try {

@@ -4,7 +4,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { DocumentClientOptions } from '../shared/aws/dynamodb';
 import * as z from 'zod';
 import { bootstrapFileOf, dataDirFromEnv, isAlive, stateFileOf } from '../local/data-dir';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/dynamodb';
+import { LOCAL_REGION } from '../local/dynamodb';
 
 /**
  * Where the running embedded platform (`npm start`) is: local/main.ts writes
@@ -84,7 +84,7 @@ export function resolveTableTarget(envVar: 'LEDGER_TABLE' | 'WALLET_TABLE', tabl
   return {
     tableName: state.tables[table],
     where: `DynamoDB Local at ${state.dynamodbEndpoint}`,
-    clientOptions: { endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, credentials: () => LOCAL_CREDENTIALS, maxAttempts: 2 },
+    clientOptions: { endpoint: state.dynamodbEndpoint, region: LOCAL_REGION, maxAttempts: 2 },
   };
 }
 

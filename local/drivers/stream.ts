@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { AwsJsonClient } from '../../shared/aws/aws-json';
 import type { StreamFilterNode, StreamFilterPattern } from '../../shared/workers';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../dynamodb';
+import { localDatabaseCredentials } from '../../shared/aws/dynamodb';
+import { LOCAL_REGION } from '../dynamodb';
 import { workerContext } from './context';
 
 /**
@@ -53,7 +54,9 @@ export class StreamDriver {
   private busy = 0;
 
   constructor(private readonly options: StreamDriverOptions) {
-    this.client = new AwsJsonClient({ service: 'dynamodbstreams', endpoint: options.endpoint, region: LOCAL_REGION, credentials: () => LOCAL_CREDENTIALS });
+    // The stream lives in its table's database: arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>.
+    const credentials = localDatabaseCredentials(options.streamArn.split('/')[1] ?? '');
+    this.client = new AwsJsonClient({ service: 'dynamodbstreams', endpoint: options.endpoint, region: LOCAL_REGION, credentials: () => credentials });
     this.checkpoints = readCheckpoints(options.checkpointFile);
   }
 

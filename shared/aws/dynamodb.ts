@@ -52,6 +52,10 @@ abstract class Command<I, O> {
   declare readonly output: O;
   abstract readonly operation: string;
   constructor(readonly input: I) {}
+  /** The table the command sends to (a batch or transaction: its first; ours never span two). */
+  table(): string {
+    return String((this.input as { TableName?: string }).TableName ?? '');
+  }
   /** The JSON body DynamoDB takes. */
   abstract request(): Wire;
   /** The document answer from DynamoDB's. */
@@ -90,6 +94,7 @@ export class QueryCommand extends Command<QueryCommandInput, Pick<QueryCommandOu
 
 export class BatchGetCommand extends Command<BatchGetCommandInput, Pick<BatchGetCommandOutput, 'Responses' | 'UnprocessedKeys'>> {
   readonly operation = 'BatchGetItem';
+  override table = () => Object.keys(this.input.RequestItems ?? {})[0] ?? '';
   request = () => ({
     ...this.input,
     RequestItems: Object.fromEntries(Object.entries(this.input.RequestItems ?? {}).map(([table, ask]) => [table, { ...ask, Keys: ask.Keys?.map((key) => toWire(key)) }])),
@@ -106,6 +111,7 @@ export class BatchGetCommand extends Command<BatchGetCommandInput, Pick<BatchGet
 
 export class TransactWriteCommand extends Command<TransactWriteCommandInput, Pick<TransactWriteCommandOutput, 'ConsumedCapacity'>> {
   readonly operation = 'TransactWriteItems';
+  override table = () => String(Object.values(this.input.TransactItems?.[0] ?? {})[0]?.TableName ?? '');
   /** One token per logical transaction, so a retry after a lost answer is not applied twice (DynamoDB's idempotent transactions). */
   private readonly token = this.input.ClientRequestToken ?? idempotencyToken();
   request = () => ({
@@ -127,37 +133,74 @@ export interface DocumentClient {
   send<C extends DocumentCommand>(command: C): Promise<C['output']>;
 }
 
-/** The document client over the AWS JSON protocol. */
+/** The document client over the AWS JSON protocol: one JSON client, or one per table's database (DynamoDB Local). */
 export class JsonDocumentClient implements DocumentClient {
   readonly protocol = 'aws-json' as const;
-  constructor(private readonly json: AwsJsonClient) {}
+  constructor(private readonly json: AwsJsonClient | ((table: string) => AwsJsonClient)) {}
 
   async send<C extends DocumentCommand>(command: C): Promise<C['output']> {
-    const wire = await this.json.call<Wire>(`DynamoDB_20120810.${command.operation}`, command.request());
+    const json = typeof this.json === 'function' ? this.json(command.table()) : this.json;
+    const wire = await json.call<Wire>(`DynamoDB_20120810.${command.operation}`, command.request());
     return command.response(wire) as C['output'];
   }
 }
 
+/**
+ * The database a table lives in on DynamoDB Local, named after the table's kind: the last part of
+ * its name (`wallet-local-LedgerTable` -> `LedgerTable`), letters and digits only.
+ *
+ * DynamoDB Local keeps one SQLite database per access key (started without `-sharedDb`), and
+ * each database does all its reads and writes on one thread. With one database for every table,
+ * the wallet's writes queued behind the ledger's transactions on that thread, a contention no two
+ * AWS tables have. So a client on DynamoDB Local signs each call with its table's database as the
+ * access key: the ledger's table is a database of its own, as the ledger's table in AWS is
+ * reachable only by the ledger's functions.
+ */
+export function localDatabaseOf(table: string): string {
+  const kind = table.split('-').pop()!.replace(/[^A-Za-z0-9]/g, '');
+  return kind === '' ? 'local' : kind;
+}
+
+/** What a client signs with on DynamoDB Local to reach `table`'s database (it checks the key's shape, not a secret). */
+export const localDatabaseCredentials = (table: string) => ({ accessKeyId: localDatabaseOf(table), secretAccessKey: 'local' });
+
 export interface DocumentClientOptions {
+  /** DynamoDB Local's address (the embedded platform, tests and scripts); default DYNAMODB_ENDPOINT, else AWS. */
   endpoint?: string;
   region?: string;
+  /** Default: the environment's. Without them, a client on DynamoDB Local signs each call as its table's database (`localDatabaseOf`). */
   credentials?: CredentialsProvider;
   /** Attempts per call for throttling, 5xx and connection failures; transaction conflicts are the store's (./store.ts). */
   maxAttempts?: number;
 }
 
-/** The document client of a Lambda container (or of the embedded platform, tests and scripts, with their endpoint and credentials). */
+/**
+ * The document client of a Lambda container; on DynamoDB Local (an endpoint given or configured,
+ * no credentials: the embedded platform, tests and scripts) one that reaches each table in its
+ * own database.
+ */
 export function createDocumentClient(options: DocumentClientOptions = {}): DocumentClient {
   const endpoint = options.endpoint ?? config.DYNAMODB_ENDPOINT;
-  return new JsonDocumentClient(
+  const jsonClient = (credentials: CredentialsProvider | undefined) =>
     new AwsJsonClient({
       service: 'dynamodb',
       region: options.region ?? config.AWS_REGION,
       ...(endpoint ? { endpoint } : {}),
-      ...(options.credentials ? { credentials: options.credentials } : {}),
+      ...(credentials ? { credentials } : {}),
       maxAttempts: options.maxAttempts ?? 3,
-    }),
-  );
+    });
+  if (!endpoint || options.credentials) return new JsonDocumentClient(jsonClient(options.credentials));
+  const byDatabase = new Map<string, AwsJsonClient>();
+  return new JsonDocumentClient((table) => {
+    const database = localDatabaseOf(table);
+    let json = byDatabase.get(database);
+    if (!json) {
+      const credentials = localDatabaseCredentials(table);
+      json = jsonClient(() => credentials);
+      byDatabase.set(database, json);
+    }
+    return json;
+  });
 }
 
 /** One item of a TransactWriteItems, in document-client form. */

@@ -1,8 +1,7 @@
 import { apiClient, expectProblem } from '../support/http';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import { startDevIssuer } from '../../local/oidc-issuer';
 import type { Platform } from '../../local/platform';
 import { generateSigningKey, type WalletSigningKeys } from '../../local/signing-keys';
@@ -286,13 +285,8 @@ describe('user tokens', () => {
 
 describe('IdP tokens', () => {
   const mappingOf = async (external: string) => {
-    const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-    try {
-      const found = await localDocumentClient(platform.dynamodbEndpoint).send(new GetCommand({ TableName: platform.tables.wallet.name, Key: walletKeys.userExternal(tenantId, external) }));
-      return found.Item;
-    } finally {
-      raw.destroy();
-    }
+    const found = await localDocumentClient(platform.dynamodbEndpoint).send(new GetCommand({ TableName: platform.tables.wallet.name, Key: walletKeys.userExternal(tenantId, external) }));
+    return found.Item;
   };
 
   it('provisions the wallet user on first contact and finds it afterwards', async () => {

@@ -1,8 +1,7 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { localSdkClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { errorCatalogue } from '../../shared/kernel/errors';
 import { gatewayOf } from '../../shared/http/gateways';
@@ -22,16 +21,13 @@ import { buildWorld, type World } from '../support/world';
 
 let platform: Platform;
 let world: World;
-let client: DynamoDBClient;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   world = await buildWorld(platform);
-  client = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
 }, 120_000);
 
 afterAll(async () => {
-  client?.destroy();
   await platform?.stop();
 });
 
@@ -39,16 +35,22 @@ afterAll(async () => {
 async function snapshot(): Promise<string[]> {
   const items: string[] = [];
   for (const table of [platform.tables.ledger.name, platform.tables.wallet.name]) {
-    let start: Record<string, never> | undefined;
-    do {
-      const page = await client.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start, ConsistentRead: true }));
-      for (const item of page.Items ?? []) {
-        if (item.pk?.S?.startsWith('ACCESS_LOG#')) continue;
-        const { last_used_at: _used, ...rest } = item;
-        items.push(JSON.stringify(rest, Object.keys(rest).sort()));
-      }
-      start = page.LastEvaluatedKey as typeof start;
-    } while (start);
+    // Each table is in a database of its own on DynamoDB Local.
+    const client = localSdkClient(platform.dynamodbEndpoint, table);
+    try {
+      let start: Record<string, never> | undefined;
+      do {
+        const page = await client.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start, ConsistentRead: true }));
+        for (const item of page.Items ?? []) {
+          if (item.pk?.S?.startsWith('ACCESS_LOG#')) continue;
+          const { last_used_at: _used, ...rest } = item;
+          items.push(JSON.stringify(rest, Object.keys(rest).sort()));
+        }
+        start = page.LastEvaluatedKey as typeof start;
+      } while (start);
+    } finally {
+      client.destroy();
+    }
   }
   return items.sort();
 }

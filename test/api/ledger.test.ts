@@ -1,7 +1,6 @@
 import { apiClient, expectProblem } from '../support/http';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import { systemClock } from '../../shared/kernel/clock';
 import { createConsumerStore } from '../../shared/ledger/consumers';
 import type { Platform } from '../../local/platform';
@@ -182,16 +181,11 @@ describe('postings over HTTP', () => {
   });
 
   it("answers event_feed_blocked once an operator blocks the consumer's feed, and serves it again when unblocked", async () => {
-    const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     const store = createConsumerStore(localDocumentClient(platform.dynamodbEndpoint), platform.tables.ledger.name, systemClock, uuidv7);
-    try {
-      await store.setFeedBlocked(consumerName, true);
-      expectProblem(await api('GET', `${L()}/events`), 'event_feed_blocked');
-      expect((await api('GET', `${L()}/transactions?limit=1`)).status).toBe(200);
-      await store.setFeedBlocked(consumerName, false);
-      expect((await api('GET', `${L()}/events`)).status).toBe(200);
-    } finally {
-      raw.destroy();
-    }
+    await store.setFeedBlocked(consumerName, true);
+    expectProblem(await api('GET', `${L()}/events`), 'event_feed_blocked');
+    expect((await api('GET', `${L()}/transactions?limit=1`)).status).toBe(200);
+    await store.setFeedBlocked(consumerName, false);
+    expect((await api('GET', `${L()}/events`)).status).toBe(200);
   });
 });

@@ -1,9 +1,8 @@
 import { apiClient } from '../support/http';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DocumentClient } from '../../shared/aws/dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { systemClock } from '../../shared/kernel/clock';
@@ -35,7 +34,6 @@ const DAILY_MAX = 25_000;
 const RULE = { bps: 150, flat: 3, min_fee: 5, max_fee: 120 };
 
 let platform: Platform;
-let raw: DynamoDBClient;
 let documents: DocumentClient;
 let ledger: LedgerClient;
 let apiKey: string;
@@ -52,7 +50,6 @@ const api = apiClient(() => platform.urls.public, () => apiKey);
 
 beforeAll(async () => {
   platform = await startTestPlatform({ routes: withTransfers() });
-  raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   documents = localDocumentClient(platform.dynamodbEndpoint);
   ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
   const staff = await staffToken(platform, { role: 'platform' });
@@ -73,7 +70,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  raw?.destroy();
   await platform?.stop();
 });
 

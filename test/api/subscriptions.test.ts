@@ -1,7 +1,6 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { ManualClock, systemClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -27,7 +26,6 @@ const clock = new ManualClock(new Date());
 let platform: Platform;
 let base: string;
 const api = apiClient(() => base);
-let raw: DynamoDBClient;
 let documents: DocumentClient;
 let ledger: LedgerClient;
 let tenantId: string;
@@ -38,7 +36,6 @@ let plan: string;
 beforeAll(async () => {
   platform = await startTestPlatform({ clock });
   base = platform.urls.public;
-  raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   documents = localDocumentClient(platform.dynamodbEndpoint);
   ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
   const platformStaff = await staffToken(platform, { role: 'platform' });
@@ -50,7 +47,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  raw?.destroy();
   await platform?.stop();
 });
 

@@ -1,7 +1,7 @@
 import { expectProblem } from '../support/http';
-import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { localSdkClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -34,7 +34,7 @@ const engineerSession = (tenant?: string) =>
   call(platform.urls.public, 'POST', '/v1/auth/staff_sessions', { body: { email: engineer.email, password: TEST_STAFF_PASSWORD, ...(tenant ? { tenant_id: tenant } : {}) } });
 
 async function accessRecords(grantId: string): Promise<{ operation: string; outcome: string }[]> {
-  const client = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  const client = localSdkClient(platform.dynamodbEndpoint, platform.tables.wallet.name);
   try {
     const day = new Date().toISOString().slice(0, 10);
     const page = await client.send(

@@ -1,7 +1,6 @@
 import { apiClient, expectProblem } from '../support/http';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { authRoutes } from '../../shared/wallet/auth/routes';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
@@ -71,17 +70,12 @@ beforeAll(async () => {
 
 /** Money in both tenants' ledgers, posted as the wallet would (its own ledger credentials). */
 async function topUps() {
-  const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const deps = { client: localDocumentClient(platform.dynamodbEndpoint), table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 };
   const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
-  try {
-    for (const [tenant, user, amount] of [[tenantId, userId, 100], [otherTenantId, otherUserId, 200], [tenantId, userId, 300]] as const) {
-      const record = await getTenantRecord(deps, tenant);
-      const cash = (await getUserRecord(deps, tenant, user)).cash_account_id;
-      await ledger.post(record.ledger_id, { type: 'topup', legs: [{ account_id: record.accounts.funding, direction: 'debit', amount, commodity: 'USD' }, { account_id: cash, direction: 'credit', amount, commodity: 'USD' }] }, uuidv7());
-    }
-  } finally {
-    raw.destroy();
+  for (const [tenant, user, amount] of [[tenantId, userId, 100], [otherTenantId, otherUserId, 200], [tenantId, userId, 300]] as const) {
+    const record = await getTenantRecord(deps, tenant);
+    const cash = (await getUserRecord(deps, tenant, user)).cash_account_id;
+    await ledger.post(record.ledger_id, { type: 'topup', legs: [{ account_id: record.accounts.funding, direction: 'debit', amount, commodity: 'USD' }, { account_id: cash, direction: 'credit', amount, commodity: 'USD' }] }, uuidv7());
   }
 }
 afterAll(() => platform?.stop());

@@ -1,8 +1,7 @@
 import { apiClient, expectProblem } from '../support/http';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { systemClock } from '../../shared/kernel/clock';
@@ -29,7 +28,6 @@ import { storedEvents } from '../support/events';
 let platform: Platform;
 let base: string;
 const api = apiClient(() => base);
-let raw: DynamoDBClient;
 let documents: DocumentClient;
 let ledger: LedgerClient;
 let tenant: TenantRecord;
@@ -94,7 +92,6 @@ const webhook = (request: { body: string; headers: Record<string, string> }) => 
 beforeAll(async () => {
   platform = await startTestPlatform({ routes: withTopups() });
   base = platform.urls.public;
-  raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   documents = localDocumentClient(platform.dynamodbEndpoint);
   ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
   const platformStaff = await staffToken(platform, { role: 'platform' });
@@ -126,7 +123,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  raw?.destroy();
   await platform?.stop();
 });
 

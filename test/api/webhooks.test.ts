@@ -1,9 +1,8 @@
 import { apiClient, expectProblem } from '../support/http';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { systemClock } from '../../shared/kernel/clock';
@@ -31,7 +30,6 @@ let platform: Platform;
 let base: string;
 const api = apiClient(() => base);
 let receiver: Receiver;
-let raw: DynamoDBClient;
 let documents: DocumentClient;
 let tenantId: string;
 let otherTenantId: string;
@@ -58,7 +56,6 @@ beforeAll(async () => {
   receiver = await startReceiver();
   platform = await startTestPlatform({ routes: withWebhooks() });
   base = platform.urls.public;
-  raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   documents = localDocumentClient(platform.dynamodbEndpoint);
   const platformStaff = await staffToken(platform, { role: 'platform' });
   const createTenant = async (name: string) => {
@@ -83,7 +80,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await platform?.stop();
-  raw?.destroy();
   await receiver?.close();
 });
 

@@ -3,10 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import { ensureTables } from '../../local/tables';
 import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -23,7 +22,6 @@ const repo = resolve(import.meta.dirname, '..', '..');
 const tsx = join(repo, 'node_modules', '.bin', 'tsx');
 
 const clock = new ManualClock('2026-03-01T12:00:00.000Z');
-let client: DynamoDBClient;
 let documents: DocumentClient;
 let tableName: string;
 let store: ConsumerStore;
@@ -32,13 +30,11 @@ let store: ConsumerStore;
 const unique = (label: string) => `${label}-${uuidv7().slice(-12)}`;
 
 beforeAll(async () => {
-  client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   documents = localDocumentClient(inject('dynamodbEndpoint'));
-  tableName = (await ensureTables(client, `consumers${uuidv7().slice(-8)}`)).ledger.name;
+  tableName = (await ensureTables(inject('dynamodbEndpoint'), `consumers${uuidv7().slice(-8)}`)).ledger.name;
   store = createConsumerStore(documents, tableName, clock, uuidv7);
 });
 
-afterAll(() => client?.destroy());
 
 describe('consumer store', () => {
   it('creates a consumer with its sub and name guards in the documented layout', async () => {

@@ -1,9 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import { SignJWT, generateKeyPair, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import { startDevIssuer, type DevIssuer } from '../../local/oidc-issuer';
 import { generateSigningKey } from '../../local/signing-keys';
 import { ensureTables } from '../../local/tables';
@@ -35,7 +34,6 @@ const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}`
 const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const secondsOf = (clock: ManualClock) => Math.floor(clock.now().getTime() / 1000);
 
-let raw: DynamoDBClient;
 let client: DocumentClient;
 let table: string;
 let clock: ManualClock;
@@ -105,8 +103,7 @@ const idpClaims = (overrides: JWTPayload = {}): JWTPayload =>
   );
 
 beforeAll(async () => {
-  raw = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const tables = await ensureTables(raw, `cred${uuidv7().slice(-8)}`);
+  const tables = await ensureTables(inject('dynamodbEndpoint'), `cred${uuidv7().slice(-8)}`);
   client = localDocumentClient(inject('dynamodbEndpoint'));
   table = tables.wallet.name;
   clock = new ManualClock(new Date());
@@ -133,7 +130,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await idp?.close();
   await otherRealm?.close();
-  raw?.destroy();
 });
 
 beforeEach(() => {

@@ -1,9 +1,9 @@
-import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DescribeTimeToLiveCommand, PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent, ScheduledEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/dynamodb';
+import { LOCAL_REGION, localSdkClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { ensureTables } from '../../local/tables';
 import { ManualClock } from '../../shared/kernel/clock';
@@ -59,7 +59,7 @@ let client: DynamoDBClient;
 
 beforeAll(async () => {
   platform = await startTestPlatform({ workers: testWorkers, queues: [testQueue], clock, handlerFor: async (entry) => handlers[entry] });
-  client = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  client = localSdkClient(platform.dynamodbEndpoint, platform.tables.wallet.name);
 });
 
 afterAll(async () => {
@@ -89,7 +89,7 @@ describe('tables', () => {
   });
 
   it('leaves existing tables alone on a second start', async () => {
-    const again = await ensureTables(client, platform.tables.wallet.name.replace(/-WalletTable$/, ''));
+    const again = await ensureTables(platform.dynamodbEndpoint, platform.tables.wallet.name.replace(/-WalletTable$/, ''));
     expect(again.wallet).toEqual(platform.tables.wallet);
   });
 });

@@ -1,10 +1,9 @@
 import { AwsServiceError } from '../../shared/aws/aws-json';
 import { TransactWriteCommand, type DocumentClient } from '../../shared/aws/dynamodb';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ledgerFixture } from '../support/ledger';
 
 const fixtures: Awaited<ReturnType<typeof ledgerFixture>>[] = [];
-afterAll(() => fixtures.forEach((f) => f.destroy()));
 
 /** Deterministic pseudo-random numbers, so a failure replays the same schedule. */
 function random(seed: number) {

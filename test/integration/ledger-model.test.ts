@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { ledgerFixture, leg } from '../support/ledger';
 
 /**
@@ -13,7 +13,6 @@ let f: Fixture;
 beforeAll(async () => {
   f = await ledgerFixture();
 });
-afterAll(() => f?.destroy());
 
 type Op =
   | { kind: 'post'; from: number; to: number; amount: number }

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/kernel/errors';
 import { ManualClock } from '../../shared/kernel/clock';
 import { ledgerFixture, leg } from '../support/ledger';
@@ -10,7 +10,6 @@ const clock = new ManualClock(new Date());
 beforeAll(async () => {
   f = await ledgerFixture({ clock });
 });
-afterAll(() => f?.destroy());
 
 const refusal = async (promise: Promise<unknown>) => {
   try {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { getItem, getItems } from '../../shared/aws/store';
 import { AppError } from '../../shared/kernel/errors';
 import { ledgerKeys } from '../../shared/ledger/keys';
@@ -15,7 +15,6 @@ let f: Fixture;
 beforeAll(async () => {
   f = await ledgerFixture();
 });
-afterAll(() => f?.destroy());
 
 const SHARDS = 8;
 const shardItems = (accountId: string, shards = SHARDS) => getItems(f, ledgerKeys.accountShards(accountId, shards));

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { localDocumentClient } from '../../local/dynamodb';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -23,7 +23,6 @@ beforeAll(async () => {
     },
   });
 });
-afterAll(() => f?.destroy());
 
 /** A posting shaped like the wallet's P2P transfer (reference, metadata naming the transfer). */
 async function walletLikePosting(legs: ReturnType<typeof leg>[]) {

@@ -1,7 +1,6 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { beforeAll, expect, inject, it } from 'vitest';
+import { localDocumentClient } from '../../local/dynamodb';
 import { ensureTables } from '../../local/tables';
 import { mergedPage, mergeRange } from '../../shared/aws/merged-pages';
 import { putItem, type TableDeps } from '../../shared/aws/store';
@@ -13,14 +12,11 @@ import { uuidv7 } from '../../shared/kernel/ids';
  * for pages, oldest first for ranges), and a cursor never skips one.
  */
 
-let raw: DynamoDBClient;
 let deps: TableDeps;
 beforeAll(async () => {
-  raw = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const tables = await ensureTables(raw, `m${uuidv7().replace(/-/g, '').slice(-12)}`);
+  const tables = await ensureTables(inject('dynamodbEndpoint'), `m${uuidv7().replace(/-/g, '').slice(-12)}`);
   deps = { client: localDocumentClient(inject('dynamodbEndpoint')), table: tables.ledger.name };
 });
-afterAll(() => raw?.destroy());
 
 const listing = fc.record({
   partitions: fc.integer({ min: 1, max: 9 }),

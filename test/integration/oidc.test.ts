@@ -4,10 +4,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SignJWT, generateKeyPair, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it, vi } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import { startDevIssuer, type DevIssuer } from '../../local/oidc-issuer';
 import { freePort } from '../../local/ports';
 import { ensureTables } from '../../local/tables';
@@ -29,7 +28,6 @@ let dataDir: string;
 let issuer: DevIssuer;
 /** Another realm: its own key and its own URL. */
 let otherIssuer: DevIssuer;
-let client: DynamoDBClient;
 let store: ConsumerStore;
 let authenticate: Authenticator;
 let consumer: Consumer;
@@ -84,8 +82,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'oidc-'));
   issuer = await startDevIssuer({ port: 0, dataDir, audience: AUDIENCE });
   otherIssuer = await startDevIssuer({ port: 0, audience: AUDIENCE });
-  client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const tables = await ensureTables(client, `oidc${uuidv7().slice(-8)}`);
+  const tables = await ensureTables(inject('dynamodbEndpoint'), `oidc${uuidv7().slice(-8)}`);
   store = createConsumerStore(localDocumentClient(inject('dynamodbEndpoint')), tables.ledger.name, systemClock, uuidv7);
   consumer = await store.createConsumer({ name: 'wallet', sub: 'wallet-service' });
   authenticate = createConsumerAuthenticator({
@@ -99,7 +96,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await issuer?.close();
   await otherIssuer?.close();
-  client?.destroy();
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -84,8 +84,7 @@ describe('the store', () => {
   beforeAll(async () => {
     f = await ledgerFixture();
   });
-  afterAll(() => f?.destroy());
-
+  
   it('gives up after its bounded attempts with 503 service_unavailable, having written nothing', async () => {
     const wrapper = flaky(f.client);
     wrapper.fail(...Array<Failure>(TRANSACT_ATTEMPTS).fill('conflict'));
@@ -139,38 +138,30 @@ describe('ledger postings and consumer registration', () => {
   it.each(retried)('post once through %s', async (...failures) => {
     let wrapper!: ReturnType<typeof flaky>;
     const f = await ledgerFixture({ wrap: (client) => (wrapper = flaky(client)).client });
-    try {
-      const [source, sink] = [await f.open({ floor: null }), await f.open()];
-      wrapper.fail(...failures);
+    const [source, sink] = [await f.open({ floor: null }), await f.open()];
+    wrapper.fail(...failures);
 
-      const posted = await f.transfer(source.id, sink.id, 250);
+    const posted = await f.transfer(source.id, sink.id, 250);
 
-      expect(posted.status).toBe(201);
-      expect(wrapper.remaining()).toBe(0);
-      expect(await f.balance(sink.id)).toMatchObject({ posted: 250 });
-      const entries = await f.service.listEntries(f.consumerId, f.ledgerId, sink.id, undefined, 10);
-      expect(entries.data).toHaveLength(1);
-    } finally {
-      f.destroy();
-    }
+    expect(posted.status).toBe(201);
+    expect(wrapper.remaining()).toBe(0);
+    expect(await f.balance(sink.id)).toMatchObject({ posted: 250 });
+    const entries = await f.service.listEntries(f.consumerId, f.ledgerId, sink.id, undefined, 10);
+    expect(entries.data).toHaveLength(1);
   });
 
   it.each(retried)('register a consumer once through %s', async (...failures) => {
     const f = await ledgerFixture();
-    try {
-      const wrapper = flaky(f.client);
-      const consumers = createConsumerStore(wrapper.client, f.table, systemClock, uuidv7, { sleep: async () => undefined });
-      const name = `svc-${uuidv7().slice(-8)}`;
-      wrapper.fail(...failures);
+    const wrapper = flaky(f.client);
+    const consumers = createConsumerStore(wrapper.client, f.table, systemClock, uuidv7, { sleep: async () => undefined });
+    const name = `svc-${uuidv7().slice(-8)}`;
+    wrapper.fail(...failures);
 
-      const created = await consumers.createConsumer({ name, sub: name });
+    const created = await consumers.createConsumer({ name, sub: name });
 
-      expect(wrapper.remaining()).toBe(0);
-      expect(await consumers.findConsumerByName(name)).toEqual(created);
-      expect((await consumers.listConsumers()).filter((c) => c.name === name)).toHaveLength(1);
-    } finally {
-      f.destroy();
-    }
+    expect(wrapper.remaining()).toBe(0);
+    expect(await consumers.findConsumerByName(name)).toEqual(created);
+    expect((await consumers.listConsumers()).filter((c) => c.name === name)).toHaveLength(1);
   });
 });
 

@@ -1,5 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { systemClock, type Clock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -17,7 +16,6 @@ import { startTestPlatform } from '../support/platform';
  */
 export async function tenancyFixture() {
   const platform: Platform = await startTestPlatform({ env: { LEDGER_FEED_SETTLE_MS: '0' } });
-  const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const client = localDocumentClient(platform.dynamodbEndpoint);
   const ledger = new LedgerClient({
     baseUrl: platform.urls.ledger,
@@ -65,7 +63,6 @@ export async function tenancyFixture() {
     /** The deps with another ledger client (a wrapper that fails where a test wants it to). */
     withLedger: (other: TenancyLedger): TenancyDeps => ({ ...deps, ledger: () => other }),
     stop: async () => {
-      raw.destroy();
       await platform.stop();
     },
   };

@@ -1,6 +1,5 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import type { Principal } from '../../shared/http/principal';
 import { ManualClock } from '../../shared/kernel/clock';
@@ -33,7 +32,6 @@ import { storedEvents } from '../support/events';
  */
 
 let platform: Platform;
-let raw: DynamoDBClient;
 let runtime: WalletDeps;
 let clock: ManualClock;
 let service: typeof Create & typeof Reads & typeof Settlement;
@@ -52,7 +50,6 @@ beforeAll(async () => {
   const routes = new Map<string, AnyRoute>([...manifestRoutes, ...Object.values(topupRoutes)].map((route) => [route.operationId, route as AnyRoute]));
   platform = await startTestPlatform({ routes: [...routes.values()] });
   await platform.queues.stop();
-  raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const client = localDocumentClient(platform.dynamodbEndpoint);
   clock = new ManualClock(new Date());
   const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock });
@@ -71,7 +68,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  raw?.destroy();
   await platform?.stop();
 });
 

@@ -1,10 +1,9 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand } from '../../shared/aws/dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import { loadHandler } from '../../local/gateway';
 import type { Platform } from '../../local/platform';
 import { ManualClock } from '../../shared/kernel/clock';
@@ -41,7 +40,6 @@ const clock = new ManualClock(new Date());
 const actor = { kind: 'system', id: 'webhooks-test' };
 
 let platform: Platform;
-let raw: DynamoDBClient;
 let deps: StoreDeps;
 let receiver: Receiver;
 let relayDeps: RelayDeps;
@@ -74,7 +72,6 @@ beforeAll(async () => {
   });
   // The queue is driven by hand (drain) so every step is deterministic.
   await platform.queues.stop();
-  raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
   const client = localDocumentClient(platform.dynamodbEndpoint);
   deps = { client, table: platform.tables.wallet.name, clock, ids: uuidv7 };
   relayDeps = { ...deps, bus: platform.events, queue: platform.queues };
@@ -83,7 +80,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await platform?.stop();
-  raw?.destroy();
   await receiver?.close();
 });
 

@@ -1,5 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { systemClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -11,14 +10,9 @@ import { createConsumerStore } from '../../shared/ledger/consumers';
  * real client_credentials exchange.
  */
 export async function ledgerConsumer(platform: Platform, name = `consumer-${uuidv7().slice(-8)}`): Promise<{ name: string; token: string; consumerId: string }> {
-  const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  try {
-    const store = createConsumerStore(localDocumentClient(platform.dynamodbEndpoint), platform.tables.ledger.name, systemClock, uuidv7);
-    const { consumer } = await store.ensureConsumer({ name, sub: name });
-    return { name, token: await clientCredentialsToken(platform, name), consumerId: consumer.id };
-  } finally {
-    raw.destroy();
-  }
+  const store = createConsumerStore(localDocumentClient(platform.dynamodbEndpoint), platform.tables.ledger.name, systemClock, uuidv7);
+  const { consumer } = await store.ensureConsumer({ name, sub: name });
+  return { name, token: await clientCredentialsToken(platform, name), consumerId: consumer.id };
 }
 
 export async function clientCredentialsToken(platform: Platform, clientId: string): Promise<string> {

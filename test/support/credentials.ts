@@ -1,6 +1,5 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { type DocumentClient } from '../../shared/aws/dynamodb';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { systemClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
@@ -20,13 +19,8 @@ import { call } from './platform';
 export const TEST_STAFF_PASSWORD = 'correct horse battery staple';
 
 async function withWalletTable<T>(platform: Platform, run: (deps: { client: DocumentClient; table: string }) => Promise<T>): Promise<T> {
-  const raw = new DynamoDBClient({ endpoint: platform.dynamodbEndpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  try {
-    const client = localDocumentClient(platform.dynamodbEndpoint);
-    return await run({ client, table: platform.tables.wallet.name });
-  } finally {
-    raw.destroy();
-  }
+  const client = localDocumentClient(platform.dynamodbEndpoint);
+  return await run({ client, table: platform.tables.wallet.name });
 }
 
 /** A new API key of the tenant (which must exist), written directly; returns the full `sk_` key. */

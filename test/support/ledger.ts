@@ -1,6 +1,5 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { inject } from 'vitest';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDocumentClient } from '../../local/dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import type { DocumentClient } from '../../shared/aws/dynamodb';
 import { ensureTables } from '../../local/tables';
 import type { Clock } from '../../shared/kernel/clock';
@@ -12,8 +11,7 @@ import { LedgerService } from '../../shared/ledger/service';
 
 /** A LedgerService on the run's DynamoDB Local with tables of its own, for service-level tests. */
 export async function ledgerFixture(options: { clock?: Clock; wrap?: (client: DocumentClient) => DocumentClient } = {}) {
-  const raw = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  const tables = await ensureTables(raw, `l${uuidv7().replace(/-/g, '').slice(-12)}`);
+  const tables = await ensureTables(inject('dynamodbEndpoint'), `l${uuidv7().replace(/-/g, '').slice(-12)}`);
   const document = localDocumentClient(inject('dynamodbEndpoint'));
   const client = options.wrap ? options.wrap(document) : document;
   const service = new LedgerService({ client, table: tables.ledger.name, clock: options.clock ?? systemClock, ids: uuidv7, feedSettleMs: 0, sleep: async () => undefined });
@@ -30,7 +28,6 @@ export async function ledgerFixture(options: { clock?: Clock; wrap?: (client: Do
   });
 
   return {
-    raw,
     client,
     service,
     table: tables.ledger.name,
@@ -56,7 +53,6 @@ export async function ledgerFixture(options: { clock?: Clock; wrap?: (client: Do
     async balance(accountId: string) {
       return (await service.getAccount(consumerId, ledger.id, accountId)).balance;
     },
-    destroy: () => raw.destroy(),
   };
 }
 
