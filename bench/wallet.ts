@@ -57,6 +57,8 @@ interface WriteAction {
   item?: Record<string, unknown>;
   key?: Key;
   update?: string;
+  /** What a put replaced, read before it. */
+  replaced?: Record<string, unknown>;
 }
 
 /**
@@ -83,6 +85,10 @@ class CapacityMeter {
         input.ReturnConsumedCapacity = 'TOTAL';
         const command = call.operation;
         const actions = writeActions(command, input);
+        // A put replaces what was there: the item it replaces leaves the indexes the new one is not in.
+        for (const action of actions) {
+          if (action.kind === 'Put' && action.item) action.replaced = (await this.reader.send(new GetCommand({ TableName: action.table, Key: { pk: action.item.pk, sk: action.item.sk }, ConsistentRead: true }))).Item;
+        }
         const result = await send(call);
         const consumed = (result as { ConsumedCapacity?: Capacity | Capacity[] }).ConsumedCapacity;
         for (const entry of consumed === undefined ? [] : Array.isArray(consumed) ? consumed : [consumed]) {
@@ -113,7 +119,8 @@ class CapacityMeter {
       if (action.kind !== 'ConditionCheck' && definition) {
         for (const index of definition.indexes) {
           const inIndex = image[index.partitionKey] !== undefined;
-          const removed = action.update !== undefined && new RegExp(`REMOVE[^=]*\\b${index.partitionKey}\\b`).test(action.update);
+          const left = action.replaced?.[index.partitionKey] !== undefined && !inIndex;
+          const removed = left || (action.update !== undefined && new RegExp(`REMOVE[^=]*\\b${index.partitionKey}\\b`).test(action.update));
           // KEYS_ONLY entries change only when the item enters or leaves the index (keys here never move).
           const written = action.kind === 'Put' ? inIndex : inIndex && index.projection === 'ALL';
           if (written) units += index.projection === 'ALL' ? kb(itemSize(image)) : 1;
@@ -161,6 +168,10 @@ function writeActions(command: string, input: Record<string, unknown>): WriteAct
     case 'Delete':
     case 'DeleteItem':
       return [{ kind: 'Delete', table, key: input.Key as Key }];
+    case 'BatchWriteItem':
+      return Object.entries(input.RequestItems as Record<string, { PutRequest?: { Item: Record<string, unknown> }; DeleteRequest?: { Key: Key } }[]>).flatMap(([name, writes]) =>
+        writes.map((write): WriteAction => (write.PutRequest ? { kind: 'Put', table: name, item: write.PutRequest.Item } : { kind: 'Delete', table: name, key: write.DeleteRequest!.Key })),
+      );
     case 'TransactWrite':
     case 'TransactWriteItems':
       return (input.TransactItems as Record<string, Record<string, unknown>>[]).map((entry) => {

@@ -1,6 +1,8 @@
 import type {
   BatchGetCommandInput,
   BatchGetCommandOutput,
+  BatchWriteCommandInput,
+  BatchWriteCommandOutput,
   GetCommandInput,
   GetCommandOutput,
   PutCommandInput,
@@ -109,6 +111,31 @@ export class BatchGetCommand extends Command<BatchGetCommandInput, Pick<BatchGet
   };
 }
 
+export class BatchWriteCommand extends Command<BatchWriteCommandInput, Pick<BatchWriteCommandOutput, 'UnprocessedItems'>> {
+  readonly operation = 'BatchWriteItem';
+  override table = () => Object.keys(this.input.RequestItems ?? {})[0] ?? '';
+  request = () => ({
+    ...this.input,
+    RequestItems: Object.fromEntries(
+      Object.entries(this.input.RequestItems ?? {}).map(([table, writes]) => [
+        table,
+        writes.map((write) => (write.PutRequest ? { PutRequest: { Item: toWire(write.PutRequest.Item) } } : { DeleteRequest: { Key: toWire(write.DeleteRequest?.Key) } })),
+      ]),
+    ),
+  });
+  response = (wire: Wire) => {
+    const unprocessed = (wire.UnprocessedItems ?? {}) as Record<string, { PutRequest?: { Item: unknown }; DeleteRequest?: { Key: unknown } }[]>;
+    return {
+      UnprocessedItems: Object.fromEntries(
+        Object.entries(unprocessed).map(([table, writes]) => [
+          table,
+          writes.map((write) => (write.PutRequest ? { PutRequest: { Item: fromWire(write.PutRequest.Item) } } : { DeleteRequest: { Key: fromWire(write.DeleteRequest?.Key) } })),
+        ]),
+      ),
+    } as Pick<BatchWriteCommandOutput, 'UnprocessedItems'>;
+  };
+}
+
 export class TransactWriteCommand extends Command<TransactWriteCommandInput, Pick<TransactWriteCommandOutput, 'ConsumedCapacity'>> {
   readonly operation = 'TransactWriteItems';
   override table = () => String(Object.values(this.input.TransactItems?.[0] ?? {})[0]?.TableName ?? '');
@@ -124,7 +151,7 @@ export class TransactWriteCommand extends Command<TransactWriteCommandInput, Pic
   response = (wire: Wire) => ({ ConsumedCapacity: wire.ConsumedCapacity as never });
 }
 
-export type DocumentCommand = GetCommand | PutCommand | UpdateCommand | QueryCommand | BatchGetCommand | TransactWriteCommand;
+export type DocumentCommand = GetCommand | PutCommand | UpdateCommand | QueryCommand | BatchGetCommand | BatchWriteCommand | TransactWriteCommand;
 
 /** The client services take (deps.client): `send` a command, get its document answer. Tests wrap it to inject failures. */
 export interface DocumentClient {

@@ -1,5 +1,5 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient } from './dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient } from './dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { decodeCursor, encodeCursor, unknownCursor } from '../http/cursor';
 import { AppError } from '../kernel/errors';
@@ -22,6 +22,7 @@ interface CancellationReason {
  *  - `putItem`, `updateItem`: one conditional write, retried like a transaction when throttled or
  *    held by another transaction (a failed condition throws the SDK's
  *    ConditionalCheckFailedException: `isConditionalCheckFailed` tells it apart);
+ *  - `putItems`: unconditional puts in batches, for items every writer writes the same;
  *  - `queryPage`: one page of a partition behind an opaque cursor (listings);
  *  - `queryAll`: every item of a key condition, page after page (workers, small partitions);
  *  - `transact`: one TransactWriteItems under the one retry policy, its failed conditions
@@ -115,6 +116,32 @@ export async function putItem(deps: TableDeps & TransactOptions, item: Item, opt
       }),
     ),
   );
+}
+
+/** What one BatchWriteItem takes. */
+const BATCH_WRITE_MAX_ITEMS = 25;
+
+/**
+ * Puts items in BatchWriteItems of at most 25, asking again for those DynamoDB returns
+ * unprocessed (throttling) under the one backoff policy, then 503 `service_unavailable`. A batch
+ * takes no conditions and is not atomic: for items that are the same bytes whoever writes them and
+ * however often (an operation's own records, keyed by it), where a put that finds its item already
+ * there changes nothing, and DynamoDB streams no record for a write that changes nothing.
+ */
+export async function putItems(deps: TableDeps & TransactOptions, items: readonly Item[]): Promise<void> {
+  const sleep = deps.sleep ?? defaultSleep;
+  let pending: Item[] = [...items];
+  for (let attempt = 1; pending.length > 0; ) {
+    const sent = pending.slice(0, BATCH_WRITE_MAX_ITEMS);
+    const result = await deps.client.send(new BatchWriteCommand({ RequestItems: { [deps.table]: sent.map((item) => ({ PutRequest: { Item: item } })) } }));
+    const unprocessed = (result.UnprocessedItems?.[deps.table] ?? []).flatMap((write) => (write.PutRequest?.Item ? [write.PutRequest.Item] : []));
+    pending = [...unprocessed, ...pending.slice(sent.length)];
+    if (unprocessed.length > 0) {
+      attempt += 1;
+      if (attempt > TRANSACT_ATTEMPTS) throw busy();
+      await sleep(backoffMs(attempt));
+    }
+  }
 }
 
 /** An update expression on one item, under a condition when given. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { dueKeys } from '../aws/due-keys';
-import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, transact, updateAction, updateItem, type Update } from '../aws/store';
+import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, putItems, transact, updateAction, type Expression, type Update } from '../aws/store';
 import { derivedUuidv7 } from '../kernel/ids';
 import type { TransactItem } from '../aws/dynamodb';
 import type { Principal } from '../http/principal';
@@ -15,8 +15,9 @@ import type { WalletDeps } from './deps';
  *   1. remember the request under its Idempotency-Key (state `started`, with an operation id);
  *   2. post to the ledger with a key derived from the operation id, so any retry replays the
  *      same posting instead of making a second one;
- *   3. commit the wallet's record, its outbox event and the key's final answer in ONE
- *      TransactWriteItems, conditioned on the key still being `started`.
+ *   3. commit the wallet's record, its outbox event and the key's final answer, conditioned on
+ *      the key still being `started`: in ONE TransactWriteItems, or for an operation that only
+ *      creates items of its own, those items in one batch and then the answer (`commitBy`).
  * A crash between 2 and 3 leaves the key `started`: the client's retry resumes it, and the sweeper
  * finishes what nobody retried. Operations register themselves by name so the sweeper can resume
  * any of them from the stored request.
@@ -35,13 +36,15 @@ export interface OperationPlan {
   freshCommit?: boolean;
   /**
    * `creates`: the commit only creates items keyed by the operation (its record under the
-   * operation's id, its events under `operationEvent` ids), so each is written as a conditional
-   * Put of its own, in order, and the key's answer last. An item already there was written by an
-   * earlier try of this same operation. A crash between the writes leaves the key started: the
-   * retry or the sweeper writes the rest, so record, events and answer all land, each once. Half
-   * the write units of a transaction, and one transaction fewer per operation. Default `atomic`:
-   * the items and the key's answer in ONE TransactWriteItems (needed whenever an item changes
-   * state that was there before: a status, a count).
+   * operation's id, its events under `operationEvent` ids), the same bytes on every try, so they
+   * are written in one BatchWriteItem and the key's answer after it. An item already there was
+   * written by an earlier try of this same operation, and writing it again changes nothing. A
+   * crash before the answer leaves the key started: the retry or the sweeper writes the items
+   * again and then the answer, so record, events and answer all land, each once. Half the write
+   * units of a transaction, and two requests where a transaction and the answer's were one each
+   * but a put per item. Default `atomic`: the items and the key's answer in ONE
+   * TransactWriteItems (needed whenever an item changes state that was there before: a status, a
+   * count).
    */
   commitBy?: 'atomic' | 'creates';
 }
@@ -144,8 +147,8 @@ export const ledgerKeyOf = (tenantId: string, operationId: string, step = 'post'
 /** Hooks for tests that prove crash safety; production code never sets them. */
 export interface SagaFaults {
   afterLedger?: () => void;
-  /** After the `index`th item of a `creates` commit was written. */
-  afterCreate?: (index: number) => void;
+  /** After a `creates` commit's items were written, before the key's answer. */
+  afterCreates?: () => void;
 }
 
 /**
@@ -171,6 +174,9 @@ interface StoredRecord {
 
 /** A started record has everything a resume needs. */
 type StartedRecord = StoredRecord & Required<Pick<StoredRecord, 'request' | 'principal' | 'request_id'>>;
+
+/** A completed record has the answer and nothing only a resume needs. */
+type CompletedRecord = Omit<StoredRecord, 'request' | 'pinned' | 'principal' | 'request_id'> & Required<Pick<StoredRecord, 'status_code' | 'body'>>;
 
 /**
  * Runs a money operation once per Idempotency-Key. Refuses: idempotency_key_reuse, and whatever
@@ -254,17 +260,24 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
   for (let attempt = 1; ; attempt += 1) {
     const result = await commitOnce();
     const body = JSON.stringify(result.body);
-    // The key's answer, written last (alone, or in the commit's transaction).
+    // The key's answer, written last (alone, or in the commit's transaction), while the key is
+    // still this operation's and started; it leaves the sweep index and drops what only a resume needs.
     const key = operationKeys.record(tenantId, idempotencyKey);
-    const answer: Update = {
-      expression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk, #request, pinned, principal, request_id',
-      condition: '#state = :started AND operation_id = :operation',
-      names: { '#state': 'state', '#request': 'request' },
-      values: { ':completed': 'completed', ':started': 'started', ':status': result.status, ':body': body, ':operation': record.operation_id },
-    };
+    const stillStarted = { condition: '#state = :started AND operation_id = :operation', names: { '#state': 'state' }, values: { ':started': 'started', ':operation': record.operation_id } };
     try {
-      if (plan?.commitBy === 'creates') await writeCreates(runtime, result.items, key, answer, faults);
-      else await transact(runtime, [...result.items, updateAction(runtime.table, key, answer)]);
+      if (plan?.commitBy === 'creates') {
+        const answered: CompletedRecord = { operation: record.operation, operation_id: record.operation_id, fingerprint: record.fingerprint, state: 'completed', status_code: result.status, body, created_at: record.created_at };
+        const item = { ...key, entity: 'idempotency', ...answered, expires_at_epoch: Math.floor(Date.parse(record.created_at) / 1000) + IDEMPOTENCY_RETENTION_SECONDS };
+        await writeCreates(runtime, result.items, item, stillStarted, faults);
+      } else {
+        const answer: Update = {
+          expression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk, #request, pinned, principal, request_id',
+          condition: stillStarted.condition,
+          names: { ...stillStarted.names, '#request': 'request' },
+          values: { ...stillStarted.values, ':completed': 'completed', ':status': result.status, ':body': body },
+        };
+        await transact(runtime, [...result.items, updateAction(runtime.table, key, answer)]);
+      }
       return { status: result.status, body, replayed: false };
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
@@ -283,23 +296,21 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
 }
 
 /**
- * A `creates` commit: each Put on its own (one already there is this operation's, from an earlier
- * try), then the key's answer under its condition; a failed condition on the answer reads as a
- * transaction's would (the key's index).
+ * A `creates` commit: its Puts of new items in one batch (their create-once conditions left out:
+ * one already there is this operation's, from an earlier try, and the same bytes), then the key's
+ * answer, a put of the completed record in place of the started one under `stillStarted`; a failed
+ * condition on the answer reads as a transaction's would (the key's index).
  */
-async function writeCreates(runtime: WalletDeps, items: TransactItem[], key: { pk: string; sk: string }, answer: Update, faults: SagaFaults): Promise<void> {
-  for (const [index, item] of items.entries()) {
+async function writeCreates(runtime: WalletDeps, items: TransactItem[], answer: Record<string, unknown>, stillStarted: Expression & { condition: string }, faults: SagaFaults): Promise<void> {
+  const created = items.map((item) => {
     const put = item.Put;
     if (!put || put.ConditionExpression !== 'attribute_not_exists(pk)') throw new Error('a creates commit holds only Puts of new items');
-    try {
-      await putItem(runtime, put.Item as Record<string, unknown>, { condition: put.ConditionExpression });
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
-    faults.afterCreate?.(index);
-  }
+    return put.Item as Record<string, unknown>;
+  });
+  if (created.length > 0) await putItems(runtime, created);
+  faults.afterCreates?.();
   try {
-    await updateItem(runtime, key, answer);
+    await putItem(runtime, answer, stillStarted);
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
     throw new ConditionsFailed([{ index: items.length, item: undefined }]);

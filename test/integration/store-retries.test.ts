@@ -1,7 +1,7 @@
 import { AwsServiceError } from '../../shared/aws/aws-json';
-import { BatchGetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient } from '../../shared/aws/dynamodb';
+import { BatchGetCommand, BatchWriteCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getItem, getItems, putItem, transact, TRANSACT_ATTEMPTS } from '../../shared/aws/store';
+import { getItem, getItems, putItem, putItems, transact, TRANSACT_ATTEMPTS } from '../../shared/aws/store';
 import type { Principal } from '../../shared/http/principal';
 import { systemClock } from '../../shared/kernel/clock';
 import { AppError } from '../../shared/kernel/errors';
@@ -131,6 +131,38 @@ describe('the store', () => {
 
     expect(items.map((item) => (item === undefined ? undefined : item.pk))).toEqual(keys.map((key, n) => (n % 3 === 0 ? undefined : key.pk)));
     expect(asked).toEqual([100, 100, 60]);
+  });
+
+  it('puts any number of items, 25 per BatchWriteItem, sending again those DynamoDB left unprocessed, then answers busy', async () => {
+    const prefix = `STORE_TEST#${uuidv7()}`;
+    const items = Array.from({ length: 60 }, (_, n) => ({ pk: `${prefix}#${n}`, sk: 'ITEM', n }));
+    const sent: number[] = [];
+    let leave = 1;
+    const client: DocumentClient = {
+      protocol: 'aws-json',
+      send: async (command) => {
+        if (!(command instanceof BatchWriteCommand)) return f.client.send(command);
+        const writes = command.input.RequestItems![f.table]!;
+        sent.push(writes.length);
+        if (leave === 0) return f.client.send(command);
+        // This answer leaves its last five items unprocessed, as a throttled table would.
+        leave -= 1;
+        const processed = writes.slice(0, -5);
+        if (processed.length > 0) await f.client.send(new BatchWriteCommand({ RequestItems: { [f.table]: processed } }));
+        return { UnprocessedItems: { [f.table]: writes.slice(-5) } } as never;
+      },
+    };
+
+    await putItems({ client, table: f.table, sleep: async () => undefined }, items);
+
+    expect(sent).toEqual([25, 25, 15]);
+    expect((await getItems({ client: f.client, table: f.table }, items.map(({ pk, sk }) => ({ pk, sk })))).map((item) => item?.n)).toEqual(items.map((item) => item.n));
+
+    // Never processed: the one retry policy gives up with 503, as for a transaction.
+    leave = Number.POSITIVE_INFINITY;
+    const refused = await putItems({ client, table: f.table, sleep: async () => undefined }, items.slice(0, 10)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ code: 'service_unavailable' });
   });
 });
 

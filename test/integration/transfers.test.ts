@@ -15,6 +15,7 @@ import { effectiveLimits, getUserLimits, limitClaims, setLimits, setUserLimits }
 import { listTransactions } from '../../shared/wallet/transfers/transactions';
 import { createTransfer, getTransfer, listTransfers, type Transfer } from '../../shared/wallet/transfers/transfers';
 import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/saga';
+import { BatchWriteCommand, type DocumentCommand } from '../../shared/aws/dynamodb';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { referenceFee } from '../support/fees';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
@@ -176,14 +177,37 @@ describe('crash safety', () => {
     expect(await available(tenant, alice)).toBe(3_500);
   });
 
-  for (const [written, what] of [[0, 'the transfer'], [1, 'the transfer and its event']] as const) {
-    it(`writes the rest once when the saga dies after ${what} and before the key's answer: the retry, then the sweeper, find nothing twice`, async () => {
+  /**
+   * A client whose first batch write stores only its first item and answers the rest unprocessed
+   * (DynamoDB does so when throttled), and whose next batch write dies with the process.
+   */
+  function diesMidBatch(client: WalletDeps['client']): WalletDeps['client'] {
+    let batches = 0;
+    return {
+      protocol: client.protocol,
+      send: (async (command: DocumentCommand) => {
+        if (!(command instanceof BatchWriteCommand)) return client.send(command);
+        batches += 1;
+        if (batches > 1) throw new Error('crashed inside the commit');
+        const [table, writes] = Object.entries(command.input.RequestItems!)[0]!;
+        await client.send(new BatchWriteCommand({ RequestItems: { [table]: writes.slice(0, 1) } }));
+        return { UnprocessedItems: { [table]: writes.slice(1) } };
+      }) as WalletDeps['client']['send'],
+    };
+  }
+
+  const crashes = [
+    ['its transfer and event are written', (deps: WalletDeps) => ({ deps, faults: { afterCreates: () => { throw new Error('crashed inside the commit'); } } })],
+    ['only its transfer is written (the event came back unprocessed)', (deps: WalletDeps) => ({ deps: { ...deps, client: diesMidBatch(deps.client) }, faults: {} })],
+  ] as const;
+  for (const [what, crashing] of crashes) {
+    it(`writes the rest once when the saga dies after ${what}, before the key's answer: the retry, then the sweeper, find nothing twice`, async () => {
       const { tenant, alice, bob } = await world({ rule: { bps: 100, flat: 0, min_fee: 1, max_fee: null }, funds: 5_000 });
       const clock = new ManualClock(new Date());
       const clocked: WalletDeps = { ...runtime, clock };
       const key = uuidv7();
-      const dies = { afterCreate: (index: number) => { if (index === written) throw new Error('crashed inside the commit'); } };
-      await expect(send(clocked, tenant, alice, bob, 1_000, key, dies)).rejects.toThrow('crashed');
+      const crash = crashing(clocked);
+      await expect(send(crash.deps, tenant, alice, bob, 1_000, key, crash.faults)).rejects.toThrow('crashed');
       expect((await listTransfers(f.deps, tenant.id, { limit: 10 })).data).toHaveLength(1);
 
       const retry = await send(clocked, tenant, alice, bob, 1_000, key);
