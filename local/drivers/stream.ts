@@ -9,8 +9,9 @@ import { workerContext } from './context';
 /**
  * Polls a DynamoDB Local stream for real (DescribeStream, GetShardIterator, GetRecords, through the
  * platform's own AWS JSON client: the records arrive in the wire form Lambda hands over) and invokes
- * each stream worker with the DynamoDBStreamEvent Lambda's event source mapping would build. Each
- * worker keeps its own position per shard, like one event source mapping per function. A failed
+ * each stream worker with the DynamoDBStreamEvent Lambda's event source mapping would build: a page
+ * of up to 1,000 records read, filtered, and handed over in batches of up to the worker's batch
+ * size. Each worker keeps its own position per shard, like one event source mapping per function. A failed
  * batch is retried (from the first reported `batchItemFailures` item when the worker reports them)
  * with backoff, blocking its shard, as Lambda does; after `maxRetries` it is logged and skipped,
  * which is what an on-failure destination does in AWS. Positions are checkpointed to a file when
@@ -129,7 +130,7 @@ export class StreamDriver {
       let page;
       const sentAt = Date.now();
       try {
-        page = await this.client.call<GetRecordsOutput>('DynamoDBStreams_20120810.GetRecords', { ShardIterator: iterator, Limit: worker.batchSize });
+        page = await this.client.call<GetRecordsOutput>('DynamoDBStreams_20120810.GetRecords', { ShardIterator: iterator, Limit: RECORDS_PER_READ });
       } catch (error) {
         await sleep(pollMs);
         const name = (error as { name?: string }).name;
@@ -159,41 +160,46 @@ export class StreamDriver {
         await sleep(pollMs);
         continue;
       }
-      const delivered = records.map((r) => lambdaRecord(r, this.options.streamArn)).filter((r) => passesFilters(r, worker.filters));
-      if (delivered.length === 0) {
-        // Nothing here for this worker: Lambda moves past filtered records without an invocation.
-        this.checkpoint(worker, shardId, records[records.length - 1]!.dynamodb!.SequenceNumber!);
-        iterator = page.NextShardIterator;
-        if (records.length < worker.batchSize) await sleep(pollMs);
+      // As Lambda's poller: a page of the shard, its records filtered, then the worker invoked with
+      // batches of up to batchSize of those that passed (the filter patterns read only typed
+      // values, which DynamoDB Local writes as AWS does, so the wire record filters as Lambda's would).
+      const delivered = records.filter((r) => passesFilters(r as DynamoDBRecord, worker.filters)).map((r) => lambdaRecord(r, this.options.streamArn));
+      let retryFrom: string | undefined;
+      for (let first = 0; first < delivered.length && retryFrom === undefined; first += worker.batchSize) {
+        const batch = delivered.slice(first, first + worker.batchSize);
+        const lastOfBatch = batch[batch.length - 1]!.dynamodb!.SequenceNumber!;
+        this.busy += 1;
+        try {
+          const response = await worker.handler({ Records: batch }, workerContext(worker.name));
+          const firstFailed = response?.batchItemFailures?.[0]?.itemIdentifier;
+          if (firstFailed) throw new PartialFailure(firstFailed);
+          this.checkpoint(worker, shardId, lastOfBatch);
+          failures = 0;
+        } catch (error) {
+          failures += 1;
+          if (failures > (this.options.maxRetries ?? 10)) {
+            this.options.onError?.(worker.name, error);
+            this.checkpoint(worker, shardId, lastOfBatch);
+            failures = 0;
+          } else {
+            await sleep(Math.min(5000, 100 * 2 ** failures));
+            retryFrom = error instanceof PartialFailure ? error.sequenceNumber : batch[0]!.dynamodb!.SequenceNumber!;
+          }
+        } finally {
+          this.busy -= 1;
+          this.lastActivity = Date.now();
+        }
+      }
+      if (retryFrom !== undefined) {
+        iterator = await this.iterator(shardId, 'AT_SEQUENCE_NUMBER', retryFrom);
         continue;
       }
-      this.busy += 1;
-      try {
-        const response = await worker.handler({ Records: delivered }, workerContext(worker.name));
-        const firstFailed = response?.batchItemFailures?.[0]?.itemIdentifier;
-        if (firstFailed) throw new PartialFailure(firstFailed);
-        this.checkpoint(worker, shardId, records[records.length - 1]!.dynamodb!.SequenceNumber!);
-        iterator = page.NextShardIterator;
-        failures = 0;
-      } catch (error) {
-        failures += 1;
-        const retryFrom = error instanceof PartialFailure ? error.sequenceNumber : records[0]!.dynamodb!.SequenceNumber!;
-        if (failures > (this.options.maxRetries ?? 10)) {
-          this.options.onError?.(worker.name, error);
-          this.checkpoint(worker, shardId, records[records.length - 1]!.dynamodb!.SequenceNumber!);
-          iterator = page.NextShardIterator;
-          failures = 0;
-        } else {
-          await sleep(Math.min(5000, 100 * 2 ** failures));
-          iterator = await this.iterator(shardId, 'AT_SEQUENCE_NUMBER', retryFrom);
-        }
-      } finally {
-        this.busy -= 1;
-        this.lastActivity = Date.now();
-      }
-      // A page short of a batch means the shard is drained: poll again at the polling rate, as
-      // Lambda does, not at once, so a burst is handed over in whole batches instead of in ones.
-      if (records.length < worker.batchSize) await sleep(pollMs);
+      // Past the page, the records no pattern admitted included: Lambda moves past them without an invocation.
+      this.checkpoint(worker, shardId, records[records.length - 1]!.dynamodb!.SequenceNumber!);
+      iterator = page.NextShardIterator;
+      // A short page means the shard is drained: poll again at the polling rate, as Lambda does,
+      // not at once, so a burst is handed over in whole batches instead of in ones.
+      if (records.length < RECORDS_PER_READ) await sleep(pollMs);
     }
     this.activeShards.get(worker.name)!.delete(shardId);
     this.finishedShards.get(worker.name)!.add(shardId);
@@ -250,6 +256,9 @@ export class StreamDriver {
 }
 
 const drainKey = (worker: string, shardId: string) => `${worker}\n${shardId}`;
+
+/** What one GetRecords reads at most (DynamoDB Streams' limit), as Lambda's poller asks. */
+const RECORDS_PER_READ = 1000;
 
 class PartialFailure extends Error {
   constructor(readonly sequenceNumber: string) {

@@ -1,4 +1,4 @@
-import { DescribeTableCommand, DescribeTimeToLiveCommand, PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, DescribeTableCommand, DescribeTimeToLiveCommand, PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBStreamEvent, ScheduledEvent, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +133,23 @@ describe('the stream driver', () => {
     await platform.streams!.settle();
     expect(filtered().map((r) => r.dynamodb?.NewImage?.kind?.S)).toEqual(['wanted', 'also', 'other']);
     expect(filteredEvents.every((e) => e.Records.length > 0)).toBe(true);
+  });
+
+  it("reads pages of the shard and invokes a worker with batches of up to its batch size of the records its filters admit, as Lambda's poller does", async () => {
+    // Wanted and unwanted records interleaved, written 24 at a time: read ten at a time, then filtered, no batch would be full.
+    const wanted = Array.from({ length: 36 }, (_, n) => `BATCH#${String(n).padStart(2, '0')}`);
+    for (let round = 0; round < 3; round += 1) {
+      const writes = wanted.slice(round * 12, round * 12 + 12).flatMap((pk) => [
+        { PutRequest: { Item: { pk: { S: pk }, sk: { S: 'A' }, kind: { S: 'wanted' } } } },
+        { PutRequest: { Item: { pk: { S: `${pk}#unwanted` }, sk: { S: 'A' }, kind: { S: 'unwanted' } } } },
+      ]);
+      await client.send(new BatchWriteItemCommand({ RequestItems: { [platform.tables.wallet.name]: writes } }));
+    }
+    const batches = () => filteredEvents.map((e) => e.Records.filter((r) => r.dynamodb?.Keys?.pk?.S?.startsWith('BATCH#'))).filter((records) => records.length > 0);
+    await until(() => batches().flat().length >= wanted.length);
+    await platform.streams!.settle();
+    expect(batches().flat().map((r) => r.dynamodb?.Keys?.pk?.S)).toEqual(wanted);
+    expect(Math.max(...batches().map((records) => records.length))).toBe(10);
   });
 
   it('retries a failed batch until the worker succeeds, losing nothing', async () => {
