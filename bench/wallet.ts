@@ -21,6 +21,7 @@ import { systemClock } from '../shared/kernel/clock';
 import type { AnyRoute } from '../shared/http/route';
 import { uuidv7 } from '../shared/kernel/ids';
 import { LedgerClient } from '../shared/ledger-client/client';
+import { httpSend } from '../shared/http/outbound';
 import { routes } from '../shared/routes';
 import { ledgerTable, walletTable, type TableDefinition } from '../shared/tables';
 import { transferRoutes } from '../shared/wallet/transfers/routes';
@@ -214,14 +215,17 @@ try {
   const wallet = walletRuntime();
   const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
 
+  // Through the HTTP transport the ledger postings go through (the LedgerClient's), so the two
+  // cases of a ratio pay the same for the load generator's own requests.
   const post = async (path: string, token: string, body: unknown, key?: string) => {
-    const response = await fetch(`${platform.urls.public}${path}`, {
+    const response = await httpSend({
       method: path === '/v1/fee_plan' ? 'PUT' : 'POST',
+      url: `${platform.urls.public}${path}`,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
       body: JSON.stringify(body),
+      timeoutMs: 30_000,
     });
-    const text = await response.text();
-    return { status: response.status, json: JSON.parse(text) as Record<string, any> };
+    return { status: response.status, json: JSON.parse(response.text) as Record<string, any> };
   };
 
   const staff = await staffToken(platform, { role: 'platform' });

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { config } from '../kernel/config';
-import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import { transportFor } from '../http/outbound';
 
 /**
  * The platform's one way to call AWS from a Lambda: the AWS JSON protocol (DynamoDB, KMS, Secrets
@@ -150,30 +150,6 @@ export interface AwsJsonClientOptions {
   /** Per attempt, from connecting to the last byte of the answer. */
   timeoutMs?: number;
   clock?: () => Date;
-}
-
-interface Transport {
-  request(options: RequestOptions, onResponse: (response: IncomingMessage) => void): ClientRequest;
-  agent: HttpAgent;
-}
-
-const transports = new Map<string, Promise<Transport>>();
-
-/**
- * node:https (with tls and net) is loaded on the first call, not at import: a tenth of a Lambda's
- * cold import for a module every request path needs only once it talks to AWS. Keep-alive
- * connections, as the SDK keeps them: a TLS handshake per call would double DynamoDB latency.
- */
-function transportFor(protocol: string): Promise<Transport> {
-  let transport = transports.get(protocol);
-  if (!transport) {
-    transport = (protocol === 'https:' ? import('node:https') : import('node:http')).then((module) => ({
-      request: module.request,
-      agent: new module.Agent({ keepAlive: true, maxSockets: 50 }),
-    }));
-    transports.set(protocol, transport);
-  }
-  return transport;
 }
 
 export class AwsJsonClient {

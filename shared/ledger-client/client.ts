@@ -1,5 +1,6 @@
 import type { Clock } from '../kernel/clock';
 import { AppError } from '../kernel/errors';
+import { httpSend, type HttpSend, type OutboundResponse } from '../http/outbound';
 import type { Account, Entry, Ledger, Pending, Transaction } from './contract';
 
 /**
@@ -16,7 +17,8 @@ export interface LedgerClientOptions {
   /** Requested scope, e.g. `ledger/postings` (Cognito needs one; the dev issuer defaults it). */
   scope?: string;
   clock: Clock;
-  fetch?: typeof fetch;
+  /** Default: node:http(s) over keep-alive connections (shared/http/outbound.ts). */
+  send?: HttpSend;
   /** Per-request timeout. */
   timeoutMs?: number;
 }
@@ -37,10 +39,10 @@ const TOKEN_REFRESH_MARGIN_MS = 60_000;
 
 export class LedgerClient {
   private token: { value: string; expiresAt: number } | undefined;
-  private readonly fetch: typeof fetch;
+  private readonly send: HttpSend;
 
   constructor(private readonly options: LedgerClientOptions) {
-    this.fetch = options.fetch ?? fetch;
+    this.send = options.send ?? httpSend;
   }
 
   createLedger(input: { name: string; commodity: string; metadata?: Record<string, string> }, idempotencyKey: string): Promise<Ledger> {
@@ -102,28 +104,29 @@ export class LedgerClient {
 
   private async call<T>(method: string, path: string, body?: unknown, idempotencyKey?: string, retried = false): Promise<T> {
     const token = await this.accessToken();
-    let response: Response;
+    let response: OutboundResponse;
     try {
-      response = await this.fetch(`${this.options.baseUrl}${path}`, {
+      response = await this.send({
         method,
+        url: `${this.options.baseUrl}${path}`,
         headers: {
           authorization: `Bearer ${token}`,
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        timeoutMs: this.options.timeoutMs ?? 10_000,
       });
     } catch {
       throw new AppError('service_unavailable', 'The ledger did not answer; retry with the same Idempotency-Key.');
     }
-    const text = await response.text();
+    const text = response.text;
     if (response.status === 401 && !retried) {
       // A token revoked or rotated early: fetch a fresh one once.
       this.token = undefined;
       return this.call(method, path, body, idempotencyKey, true);
     }
-    if (response.ok) return JSON.parse(text) as T;
+    if (response.status >= 200 && response.status < 300) return JSON.parse(text) as T;
     let problem: { code?: string; detail?: string } = {};
     try {
       problem = JSON.parse(text) as typeof problem;
@@ -141,22 +144,28 @@ export class LedgerClient {
     if (this.token && this.token.expiresAt - TOKEN_REFRESH_MARGIN_MS > now) return this.token.value;
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
     if (this.options.scope) form.set('scope', this.options.scope);
-    let response: Response;
+    let response: OutboundResponse;
     try {
-      response = await this.fetch(this.options.tokenUrl, {
+      response = await this.send({
         method: 'POST',
+        url: this.options.tokenUrl,
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
           authorization: `Basic ${Buffer.from(`${encodeURIComponent(this.options.clientId)}:${encodeURIComponent(this.options.clientSecret)}`).toString('base64')}`,
         },
         body: form.toString(),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+        timeoutMs: this.options.timeoutMs ?? 10_000,
       });
     } catch {
       throw new AppError('service_unavailable', 'The token issuer did not answer.');
     }
-    if (!response.ok) throw new AppError('service_unavailable', 'The ledger credentials were refused by the token issuer.');
-    const granted = (await response.json()) as { access_token: string; expires_in: number };
+    if (response.status < 200 || response.status >= 300) throw new AppError('service_unavailable', 'The ledger credentials were refused by the token issuer.');
+    let granted: { access_token: string; expires_in: number };
+    try {
+      granted = JSON.parse(response.text) as typeof granted;
+    } catch {
+      throw new AppError('service_unavailable', 'The token issuer answered something other than a token.');
+    }
     this.token = { value: granted.access_token, expiresAt: now + granted.expires_in * 1000 };
     return granted.access_token;
   }

@@ -5,6 +5,7 @@ import { config } from '../kernel/config';
 import { AppError } from '../kernel/errors';
 import { retryingOnce } from '../kernel/lazy';
 import { logger } from '../kernel/log';
+import { httpSend, type HttpSend } from '../http/outbound';
 import { LedgerClient } from './client';
 
 /** The ledger client's operations (its public methods; the class itself has private state). */
@@ -45,7 +46,8 @@ const CREDENTIALS_REREAD_MS = 60_000;
 export interface LedgerClientDeps {
   /** Default: Secrets Manager (shared/aws/secrets.ts). */
   readSecret?: (secretId: string) => Promise<unknown>;
-  fetch?: typeof fetch;
+  /** Default: node:http(s) (shared/http/outbound.ts). */
+  send?: HttpSend;
   clock?: Clock;
 }
 
@@ -56,20 +58,20 @@ export interface LedgerClientDeps {
  */
 export function ledgerClientLoader(deps: LedgerClientDeps = {}): () => Promise<LedgerClient> {
   const clock = deps.clock ?? systemClock;
-  const baseFetch = deps.fetch ?? fetch;
+  const baseSend = deps.send ?? httpSend;
   let loadedAt = 0;
   const loader = retryingOnce(async () => {
     const baseUrl = required(config.LEDGER_API_URL, 'LEDGER_API_URL');
     const tokenUrl = required(config.LEDGER_TOKEN_URL, 'LEDGER_TOKEN_URL');
     const credentials = await loadLedgerCredentials(deps.readSecret);
     loadedAt = clock.now().getTime();
-    const observed: typeof fetch = async (input, init) => {
-      const response = await baseFetch(input, init);
-      const refused = (response.status === 400 || response.status === 401) && String(input) === tokenUrl;
+    const observed: HttpSend = async (request) => {
+      const response = await baseSend(request);
+      const refused = (response.status === 400 || response.status === 401) && request.url === tokenUrl;
       if (refused && config.LEDGER_CREDENTIALS_SECRET_ARN && clock.now().getTime() - loadedAt >= CREDENTIALS_REREAD_MS) loader.forget();
       return response;
     };
-    return new LedgerClient({ baseUrl, tokenUrl, ...credentials, scope: config.LEDGER_SCOPES, clock, fetch: observed });
+    return new LedgerClient({ baseUrl, tokenUrl, ...credentials, scope: config.LEDGER_SCOPES, clock, send: observed });
   });
   return loader;
 }

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AwsJsonClient, type AwsService } from '../../shared/aws/aws-json';
+import type { HttpSend } from '../../shared/http/outbound';
 
 /**
  * The wallet's two AWS dependencies outside DynamoDB: KMS signs wallet tokens, Secrets Manager holds
@@ -204,18 +205,17 @@ describe('the ledger credentials', () => {
       return { client_id: 'wallet-client', client_secret: reads < 3 ? 'old' : 'new' };
     };
     const basics: string[] = [];
-    const fetchStub: typeof fetch = async (input, init) => {
-      const url = String(input);
+    const sendStub: HttpSend = async ({ url, headers }) => {
       if (url.endsWith('/oauth2/token')) {
-        const basic = Buffer.from(String((init?.headers as Record<string, string>).authorization).slice(6), 'base64').toString();
+        const basic = Buffer.from(String(headers.authorization).slice(6), 'base64').toString();
         basics.push(basic);
         return basic.endsWith(':new')
-          ? Response.json({ access_token: 'at', expires_in: 3600, token_type: 'Bearer' })
-          : Response.json({ error: 'invalid_client' }, { status: 400 });
+          ? { status: 200, text: JSON.stringify({ access_token: 'at', expires_in: 3600, token_type: 'Bearer' }) }
+          : { status: 400, text: JSON.stringify({ error: 'invalid_client' }) };
       }
-      return Response.json({ ledger_id: 'l', rows: [], commodities: [], balanced: true });
+      return { status: 200, text: JSON.stringify({ ledger_id: 'l', rows: [], commodities: [], balanced: true }) };
     };
-    const ledger = new runtime.DeferredLedger(runtime.ledgerClientLoader({ readSecret, fetch: fetchStub, clock: { now: () => new Date(now) } }));
+    const ledger = new runtime.DeferredLedger(runtime.ledgerClientLoader({ readSecret, send: sendStub, clock: { now: () => new Date(now) } }));
 
     await expect(ledger.rollup('l')).rejects.toMatchObject({ code: 'service_unavailable' }); // the read failed
     fail = false;
