@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync }
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DeleteTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient, localDatabaseCredentials, localDatabaseOf, type DocumentClient } from '../shared/aws/dynamodb';
+import { createDocumentClient, databaseCredentials, localDatabaseOf, type DocumentClient } from '../shared/aws/dynamodb';
 import { LocalStartError } from './errors';
 import { assertPortFree, freePort } from './ports';
 
@@ -31,9 +31,12 @@ export const LOCAL_REGION = 'us-east-1';
 /** The document client every service uses, on DynamoDB Local (the embedded platform, scripts and tests): each table in its database. */
 export const localDocumentClient = (endpoint: string): DocumentClient => createDocumentClient({ endpoint, region: LOCAL_REGION });
 
+/** An SDK client for one database of DynamoDB Local (creating and listing its tables). */
+const localDatabaseClient = (endpoint: string, database: string, maxAttempts?: number): DynamoDBClient =>
+  new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: databaseCredentials(database), ...(maxAttempts ? { maxAttempts } : {}) });
+
 /** An SDK client for one table's database on DynamoDB Local (creating tables, reading their streams). */
-export const localSdkClient = (endpoint: string, table: string): DynamoDBClient =>
-  new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: localDatabaseCredentials(table) });
+export const localSdkClient = (endpoint: string, table: string): DynamoDBClient => localDatabaseClient(endpoint, localDatabaseOf(table));
 
 export function assertJava(): void {
   const probe = spawnSync('java', ['-version'], { encoding: 'utf8' });
@@ -162,7 +165,7 @@ function copySharedDatabase(dataDir: string, databases: readonly string[]): bool
  */
 async function keepOwnTables(endpoint: string, databases: readonly string[], dataDir: string): Promise<void> {
   for (const database of databases) {
-    const client = localSdkClient(endpoint, database);
+    const client = localDatabaseClient(endpoint, database);
     try {
       const names: string[] = [];
       let start: string | undefined;
@@ -180,7 +183,7 @@ async function keepOwnTables(endpoint: string, databases: readonly string[], dat
 }
 
 async function waitUntilReady(endpoint: string, child: ChildProcess, output: () => string, database: string): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: { ...LOCAL_CREDENTIALS, accessKeyId: database }, maxAttempts: 1 });
+  const client = localDatabaseClient(endpoint, database, 1);
   const deadline = Date.now() + 30_000;
   try {
     while (Date.now() < deadline) {

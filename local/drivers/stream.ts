@@ -250,7 +250,10 @@ export class StreamDriver {
   }
 
   private checkpoint(worker: StreamWorker, shardId: string, sequenceNumber: string): void {
-    (this.checkpoints[worker.name] ??= {})[shardId] = sequenceNumber;
+    const positions = (this.checkpoints[worker.name] ??= {});
+    // A page whose last record was its last batch's is already there: no second write of the file.
+    if (positions[shardId] === sequenceNumber) return;
+    positions[shardId] = sequenceNumber;
     if (this.options.checkpointFile) writeFileSync(this.options.checkpointFile, JSON.stringify(this.checkpoints));
   }
 }

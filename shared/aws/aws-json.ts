@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { config } from '../kernel/config';
-import { transportFor } from '../http/outbound';
+import { httpSend } from '../http/outbound';
 
 /**
  * The platform's one way to call AWS from a Lambda: the AWS JSON protocol (DynamoDB, KMS, Secrets
@@ -203,42 +203,16 @@ export class AwsJsonClient {
       service.prefix,
       this.clock(),
     );
-    const secure = this.url.protocol === 'https:';
-    const transport = await transportFor(this.url.protocol);
-    return new Promise((resolve, reject) => {
-      const req = transport.request(
-        {
-          protocol: this.url.protocol,
-          hostname: this.url.hostname,
-          port: this.url.port || (secure ? 443 : 80),
-          path: this.url.pathname || '/',
-          method: 'POST',
-          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-          agent: transport.agent,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('error', reject);
-          res.on('end', () => {
-            const status = res.statusCode ?? 0;
-            const text = Buffer.concat(chunks).toString('utf8');
-            let payload: Record<string, unknown> = {};
-            try {
-              payload = text ? (JSON.parse(text) as Record<string, unknown>) : {};
-            } catch {
-              payload = { message: text.slice(0, 200) };
-            }
-            if (status >= 200 && status < 300) return resolve(payload);
-            const requestId = (res.headers['x-amzn-requestid'] ?? res.headers['x-amz-request-id']) as string | undefined;
-            reject(toServiceError(payload, res.headers['x-amzn-errortype'] as string | undefined, status, requestId, attempt));
-          });
-        },
-      );
-      req.setTimeout(this.timeoutMs, () => req.destroy(Object.assign(new Error(`${target} timed out after ${this.timeoutMs} ms`), { code: 'ETIMEDOUT' })));
-      req.on('error', reject);
-      req.end(body);
-    });
+    const response = await httpSend({ method: 'POST', url: this.url.href, headers, body, timeoutMs: this.timeoutMs });
+    let payload: Record<string, unknown> = {};
+    try {
+      payload = response.text ? (JSON.parse(response.text) as Record<string, unknown>) : {};
+    } catch {
+      payload = { message: response.text.slice(0, 200) };
+    }
+    if (response.status >= 200 && response.status < 300) return payload;
+    const requestId = (response.headers['x-amzn-requestid'] ?? response.headers['x-amz-request-id']) as string | undefined;
+    throw toServiceError(payload, response.headers['x-amzn-errortype'] as string | undefined, response.status, requestId, attempt);
   }
 }
 

@@ -111,29 +111,22 @@ export class BatchGetCommand extends Command<BatchGetCommandInput, Pick<BatchGet
   };
 }
 
+type BatchWrites = Record<string, { PutRequest?: { Item: unknown }; DeleteRequest?: { Key: unknown } }[]>;
+
+/** A batch's writes, each put's item and delete's key converted (native to wire, or back). */
+const convertWrites = (writes: BatchWrites, convert: (value: never) => unknown): BatchWrites =>
+  Object.fromEntries(
+    Object.entries(writes).map(([table, list]) => [
+      table,
+      list.map((write) => (write.PutRequest ? { PutRequest: { Item: convert(write.PutRequest.Item as never) } } : { DeleteRequest: { Key: convert(write.DeleteRequest?.Key as never) } })),
+    ]),
+  );
+
 export class BatchWriteCommand extends Command<BatchWriteCommandInput, Pick<BatchWriteCommandOutput, 'UnprocessedItems'>> {
   readonly operation = 'BatchWriteItem';
   override table = () => Object.keys(this.input.RequestItems ?? {})[0] ?? '';
-  request = () => ({
-    ...this.input,
-    RequestItems: Object.fromEntries(
-      Object.entries(this.input.RequestItems ?? {}).map(([table, writes]) => [
-        table,
-        writes.map((write) => (write.PutRequest ? { PutRequest: { Item: toWire(write.PutRequest.Item) } } : { DeleteRequest: { Key: toWire(write.DeleteRequest?.Key) } })),
-      ]),
-    ),
-  });
-  response = (wire: Wire) => {
-    const unprocessed = (wire.UnprocessedItems ?? {}) as Record<string, { PutRequest?: { Item: unknown }; DeleteRequest?: { Key: unknown } }[]>;
-    return {
-      UnprocessedItems: Object.fromEntries(
-        Object.entries(unprocessed).map(([table, writes]) => [
-          table,
-          writes.map((write) => (write.PutRequest ? { PutRequest: { Item: fromWire(write.PutRequest.Item) } } : { DeleteRequest: { Key: fromWire(write.DeleteRequest?.Key) } })),
-        ]),
-      ),
-    } as Pick<BatchWriteCommandOutput, 'UnprocessedItems'>;
-  };
+  request = () => ({ ...this.input, RequestItems: convertWrites((this.input.RequestItems ?? {}) as BatchWrites, toWire) });
+  response = (wire: Wire) => ({ UnprocessedItems: convertWrites((wire.UnprocessedItems ?? {}) as BatchWrites, fromWire) }) as Pick<BatchWriteCommandOutput, 'UnprocessedItems'>;
 }
 
 export class TransactWriteCommand extends Command<TransactWriteCommandInput, Pick<TransactWriteCommandOutput, 'ConsumedCapacity'>> {
@@ -188,8 +181,11 @@ export function localDatabaseOf(table: string): string {
   return kind === '' ? 'local' : kind;
 }
 
-/** What a client signs with on DynamoDB Local to reach `table`'s database (it checks the key's shape, not a secret). */
-export const localDatabaseCredentials = (table: string) => ({ accessKeyId: localDatabaseOf(table), secretAccessKey: 'local' });
+/** What a client signs with on DynamoDB Local to reach a database (it checks the key's shape, not a secret). */
+export const databaseCredentials = (database: string) => ({ accessKeyId: database, secretAccessKey: 'local' });
+
+/** What a client signs with on DynamoDB Local to reach `table`'s database. */
+export const localDatabaseCredentials = (table: string) => databaseCredentials(localDatabaseOf(table));
 
 export interface DocumentClientOptions {
   /** DynamoDB Local's address (the embedded platform, tests and scripts); default DYNAMODB_ENDPOINT, else AWS. */

@@ -67,11 +67,8 @@ export async function getItems(
   keys: readonly { pk: string; sk: string }[],
   options: { consistent?: boolean; projection?: string; names?: Record<string, string> } = {},
 ): Promise<(Item | undefined)[]> {
-  const sleep = deps.sleep ?? defaultSleep;
   const found = new Map<string, Item>();
-  let pending: Item[] = [...keys];
-  for (let attempt = 1; pending.length > 0; ) {
-    const asked = pending.slice(0, BATCH_GET_MAX_KEYS);
+  await untilProcessed(deps, keys, BATCH_GET_MAX_KEYS, async (asked) => {
     const result = await deps.client.send(
       new BatchGetCommand({
         RequestItems: {
@@ -80,14 +77,8 @@ export async function getItems(
       }),
     );
     for (const item of result.Responses?.[deps.table] ?? []) found.set(`${String(item.pk)}\n${String(item.sk)}`, item);
-    const unprocessed = result.UnprocessedKeys?.[deps.table]?.Keys ?? [];
-    pending = [...unprocessed, ...pending.slice(asked.length)];
-    if (unprocessed.length > 0) {
-      attempt += 1;
-      if (attempt > TRANSACT_ATTEMPTS) throw busy();
-      await sleep(backoffMs(attempt));
-    }
-  }
+    return (result.UnprocessedKeys?.[deps.table]?.Keys ?? []) as { pk: string; sk: string }[];
+  });
   return keys.map((key) => found.get(`${key.pk}\n${key.sk}`));
 }
 
@@ -129,13 +120,24 @@ const BATCH_WRITE_MAX_ITEMS = 25;
  * there changes nothing, and DynamoDB streams no record for a write that changes nothing.
  */
 export async function putItems(deps: TableDeps & TransactOptions, items: readonly Item[]): Promise<void> {
-  const sleep = deps.sleep ?? defaultSleep;
-  let pending: Item[] = [...items];
-  for (let attempt = 1; pending.length > 0; ) {
-    const sent = pending.slice(0, BATCH_WRITE_MAX_ITEMS);
+  await untilProcessed(deps, items, BATCH_WRITE_MAX_ITEMS, async (sent) => {
     const result = await deps.client.send(new BatchWriteCommand({ RequestItems: { [deps.table]: sent.map((item) => ({ PutRequest: { Item: item } })) } }));
-    const unprocessed = (result.UnprocessedItems?.[deps.table] ?? []).flatMap((write) => (write.PutRequest?.Item ? [write.PutRequest.Item] : []));
-    pending = [...unprocessed, ...pending.slice(sent.length)];
+    return (result.UnprocessedItems?.[deps.table] ?? []).flatMap((write) => (write.PutRequest?.Item ? [write.PutRequest.Item] : []));
+  });
+}
+
+/**
+ * A batch operation's loop: `send` at most `size` of what is pending at a time, and send again, first,
+ * what it answers unprocessed, under the one backoff policy; 503 `service_unavailable` after
+ * TRANSACT_ATTEMPTS answers with something unprocessed.
+ */
+async function untilProcessed<T>(deps: TransactOptions, all: readonly T[], size: number, send: (batch: T[]) => Promise<T[]>): Promise<void> {
+  const sleep = deps.sleep ?? defaultSleep;
+  let pending: T[] = [...all];
+  for (let attempt = 1; pending.length > 0; ) {
+    const batch = pending.slice(0, size);
+    const unprocessed = await send(batch);
+    pending = [...unprocessed, ...pending.slice(batch.length)];
     if (unprocessed.length > 0) {
       attempt += 1;
       if (attempt > TRANSACT_ATTEMPTS) throw busy();

@@ -1,7 +1,7 @@
-import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import type { Agent as HttpAgent, ClientRequest, IncomingHttpHeaders, IncomingMessage, RequestOptions } from 'node:http';
 
 /**
- * HTTP requests a function sends (to AWS, to the ledger): node:http(s) over keep-alive agents.
+ * HTTP requests a function sends (to AWS through ../aws/aws-json.ts, to the ledger): node:http(s) over keep-alive agents.
  * Not the global fetch: on Node 20 an exchange through undici's fetch (WHATWG streams, a body
  * stream per response, an AbortSignal timer per call) costs about four times the CPU of the same
  * exchange through http.request, measured on loopback (docs/performance.md), and a transfer makes
@@ -9,7 +9,7 @@ import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions
  * a tenth of a Lambda's cold import for a module every request path needs only once it calls out.
  */
 
-export interface Transport {
+interface Transport {
   request(options: RequestOptions, onResponse: (response: IncomingMessage) => void): ClientRequest;
   agent: HttpAgent;
 }
@@ -17,7 +17,7 @@ export interface Transport {
 const transports = new Map<string, Promise<Transport>>();
 
 /** Keep-alive connections, as the SDK keeps them: a TLS handshake per call would double a call's latency. */
-export function transportFor(protocol: string): Promise<Transport> {
+function transportFor(protocol: string): Promise<Transport> {
   let transport = transports.get(protocol);
   if (!transport) {
     transport = (protocol === 'https:' ? import('node:https') : import('node:http')).then((module) => ({
@@ -40,6 +40,8 @@ export interface OutboundRequest {
 
 export interface OutboundResponse {
   status: number;
+  /** Lower-cased names, as node:http gives them. */
+  headers: IncomingHttpHeaders;
   text: string;
 }
 
@@ -68,7 +70,7 @@ export const httpSend: HttpSend = async (request) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('error', reject);
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
       },
     );
     req.setTimeout(request.timeoutMs, () => req.destroy(Object.assign(new Error(`${request.method} ${url.pathname} timed out after ${request.timeoutMs} ms`), { code: 'ETIMEDOUT' })));

@@ -41,10 +41,9 @@ export interface OperationPlan {
    * written by an earlier try of this same operation, and writing it again changes nothing. A
    * crash before the answer leaves the key started: the retry or the sweeper writes the items
    * again and then the answer, so record, events and answer all land, each once. Half the write
-   * units of a transaction, and two requests where a transaction and the answer's were one each
-   * but a put per item. Default `atomic`: the items and the key's answer in ONE
-   * TransactWriteItems (needed whenever an item changes state that was there before: a status, a
-   * count).
+   * units of a transaction, and two requests whatever the number of items. Default `atomic`: the
+   * items and the key's answer in ONE TransactWriteItems (needed whenever an item changes state
+   * that was there before: a status, a count).
    */
   commitBy?: 'atomic' | 'creates';
 }

@@ -210,10 +210,10 @@ describe('the ledger credentials', () => {
         const basic = Buffer.from(String(headers.authorization).slice(6), 'base64').toString();
         basics.push(basic);
         return basic.endsWith(':new')
-          ? { status: 200, text: JSON.stringify({ access_token: 'at', expires_in: 3600, token_type: 'Bearer' }) }
-          : { status: 400, text: JSON.stringify({ error: 'invalid_client' }) };
+          ? { status: 200, headers: {}, text: JSON.stringify({ access_token: 'at', expires_in: 3600, token_type: 'Bearer' }) }
+          : { status: 400, headers: {}, text: JSON.stringify({ error: 'invalid_client' }) };
       }
-      return { status: 200, text: JSON.stringify({ ledger_id: 'l', rows: [], commodities: [], balanced: true }) };
+      return { status: 200, headers: {}, text: JSON.stringify({ ledger_id: 'l', rows: [], commodities: [], balanced: true }) };
     };
     const ledger = new runtime.DeferredLedger(runtime.ledgerClientLoader({ readSecret, send: sendStub, clock: { now: () => new Date(now) } }));
 
