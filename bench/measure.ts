@@ -10,6 +10,8 @@ export interface Figures {
   warmup_accepted: number;
   /** Successful operations per second. */
   per_second: number;
+  /** The same, for each round's stretch (measureInterleaved): what one round differs from the next. */
+  rounds_per_second: number[];
   p50_ms: number;
   p99_ms: number;
   /** CPU this process (the embedded platform and the load generator) spent per successful operation. */
@@ -97,6 +99,7 @@ function figuresOf(name: string, concurrency: number, samples: Sample[], warmupA
     errors,
     warmup_accepted: warmupAccepted,
     per_second: Number(((latencies.length - errors) / elapsed).toFixed(1)),
+    rounds_per_second: samples.map((sample) => Number(((sample.latencies.length - sample.errors) / sample.elapsedSeconds).toFixed(1))),
     p50_ms: at(0.5),
     p99_ms: at(0.99),
     node_cpu_ms_per_op: perOp(nodeCpuMs),
@@ -131,6 +134,17 @@ export async function measureInterleaved(cases: { name: string; operation: (work
     }
   }
   return cases.map((entry, index) => figuresOf(entry.name, concurrency, samples[index]!, warmups[index]!));
+}
+
+/**
+ * `0.68 (rounds 0.65–0.71)`: the pooled ratio of two interleaved cases, and the lowest and highest
+ * ratio of one round's two stretches, measured minutes apart at most: how far one run can be trusted.
+ */
+export function ratioWithRounds(numerator: Figures, denominator: Figures): string {
+  const pooled = (numerator.per_second / denominator.per_second).toFixed(2);
+  const rounds = numerator.rounds_per_second.map((rate, round) => rate / (denominator.rounds_per_second[round] ?? Number.NaN)).filter(Number.isFinite);
+  if (rounds.length < 2) return pooled;
+  return `${pooled} (rounds ${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)})`;
 }
 
 /** `cpu/op node 1.2 ms, machine 4.8 ms`: where an operation's CPU goes (the rest of the machine is mostly DynamoDB Local). */

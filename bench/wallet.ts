@@ -9,7 +9,7 @@
  * p99; writes JSON to bench/results/.
  */
 import '../local/sdk-node-warning';
-import { cpuPerOp, measureInterleaved, type Figures } from './measure';
+import { cpuPerOp, measureInterleaved, ratioWithRounds, type Figures } from './measure';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -275,7 +275,7 @@ try {
     const ratio = (f: Figures) => Number((f.per_second / ledgerFigures.per_second).toFixed(2));
     results.push({ concurrency, ledger: ledgerFigures, wallet_no_fee: walletNoFee, wallet_fee: walletFee, ratio_no_fee: ratio(walletNoFee), ratio_fee: ratio(walletFee) });
     for (const f of [ledgerFigures, walletNoFee, walletFee]) {
-      console.log(`${f.case.padEnd(34)} c=${String(concurrency).padStart(2)}  ${String(f.per_second).padStart(7)}/s  p50 ${String(f.p50_ms).padStart(6)} ms  p99 ${String(f.p99_ms).padStart(6)} ms  errors ${f.errors}  ${cpuPerOp(f)}${f === ledgerFigures ? '' : `  wallet/ledger ${ratio(f)}`}`);
+      console.log(`${f.case.padEnd(34)} c=${String(concurrency).padStart(2)}  ${String(f.per_second).padStart(7)}/s  p50 ${String(f.p50_ms).padStart(6)} ms  p99 ${String(f.p99_ms).padStart(6)} ms  errors ${f.errors}  ${cpuPerOp(f)}${f === ledgerFigures ? '' : `  wallet/ledger ${ratioWithRounds(f, ledgerFigures)}`}`);
     }
   }
 
