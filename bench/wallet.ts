@@ -2,8 +2,10 @@
  * `npm run bench:wallet`: P2P transfers through the wallet API on the embedded platform at
  * concurrency 1, 8 and 32 (distinct senders and receivers per writer), with a p2p fee (three legs:
  * every transfer also credits the tenant's one revenue account) and without one (two legs). In the
- * same run, the ledger-only rate: 2-leg postings through the ledger API between the same kind of
- * accounts with the wallet's own ledger credentials, so the wallet's overhead is a ratio. Then the
+ * same run, the ledger-only rate of the same postings: through the ledger API with the wallet's own
+ * ledger credentials, 2-leg ones between the same kind of accounts and 3-leg ones that also credit
+ * the fee tenant's revenue account, so the wallet's overhead is a ratio, each transfer against the
+ * posting it makes (a fee transfer against a 3-leg posting). Then the
  * DynamoDB capacity one transfer consumes, summed over both tables from ReturnConsumedCapacity
  * (the in-process wallet and ledger document clients are wrapped). Prints transfers/s, p50 and
  * p99; writes JSON to bench/results/.
@@ -27,6 +29,7 @@ import { ledgerTable, walletTable, type TableDefinition } from '../shared/tables
 import { transferRoutes } from '../shared/wallet/transfers/routes';
 import { queues, workers } from '../shared/workers';
 import { apiKeyFor, staffToken } from '../test/support/credentials';
+import { computeFee, type FeeRule } from '../shared/wallet/tenancy/fees';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const WARMUP_SECONDS = 2;
@@ -246,36 +249,43 @@ try {
     }
     return { tenant, key, senders, receivers };
   };
-  const withFee = await setUp('bench fee', { bps: 100, flat: 1, min_fee: 1, max_fee: 100 });
+  const P2P_FEE: FeeRule = { bps: 100, flat: 1, min_fee: 1, max_fee: 100 };
+  const withFee = await setUp('bench fee', P2P_FEE);
   const noFee = await setUp('bench no fee');
 
   const transfer = (world: typeof withFee) => async (w: number) =>
     (await post('/v1/transfers', world.key, { from_user_id: world.senders[w]!.id, to_user_id: world.receivers[w]!.id, amount: 1 }, uuidv7())).status === 201;
-  const ledgerPosting = (world: typeof withFee) => async (w: number) => {
+  /** The posting a transfer of 1 makes: sender to receiver, and with a fee rule the fee to the tenant's revenue account. */
+  const ledgerPosting = (world: typeof withFee, rule?: FeeRule) => async (w: number) => {
+    const fee = rule ? computeFee(rule, 1) : 0;
+    const leg = (account_id: string, direction: 'debit' | 'credit', amount: number) => ({ account_id, direction, amount, commodity: 'USD' });
+    const legs = [leg(world.senders[w]!.cash, 'debit', 1 + fee), leg(world.receivers[w]!.cash, 'credit', 1), ...(fee > 0 ? [leg(world.tenant.accounts.revenue, 'credit', fee)] : [])];
     try {
-      await ledger.post(world.tenant.ledger_id, { type: 'bench', legs: [{ account_id: world.senders[w]!.cash, direction: 'debit', amount: 1, commodity: 'USD' }, { account_id: world.receivers[w]!.cash, direction: 'credit', amount: 1, commodity: 'USD' }] }, uuidv7());
+      await ledger.post(world.tenant.ledger_id, { type: 'bench', legs }, uuidv7());
       return true;
     } catch {
       return false;
     }
   };
 
-  const results: { concurrency: number; ledger: Figures; wallet_no_fee: Figures; wallet_fee: Figures; ratio_no_fee: number; ratio_fee: number }[] = [];
+  const results: { concurrency: number; ledger: Figures; ledger_3_legs: Figures; wallet_no_fee: Figures; wallet_fee: Figures; ratio_no_fee: number; ratio_fee: number }[] = [];
   console.log(`wallet benchmark: ${SECONDS}s per case in ${ROUNDS} interleaved rounds after ${WARMUP_SECONDS}s warm-up each, ${cpus().length} cores, Node ${process.version}`);
   for (const concurrency of CONCURRENCIES) {
-    const [ledgerFigures, walletNoFee, walletFee] = (await measureInterleaved(
+    const [ledgerFigures, walletNoFee, ledger3Figures, walletFee] = (await measureInterleaved(
       [
         { name: 'ledger 2-leg posting', operation: ledgerPosting(noFee) },
         { name: 'wallet transfer, no fee (2 legs)', operation: transfer(noFee) },
+        { name: 'ledger 3-leg posting (a fee)', operation: ledgerPosting(withFee, P2P_FEE) },
         { name: 'wallet transfer, p2p fee (3 legs)', operation: transfer(withFee) },
       ],
       concurrency,
       timing,
-    )) as [Figures, Figures, Figures];
-    const ratio = (f: Figures) => Number((f.per_second / ledgerFigures.per_second).toFixed(2));
-    results.push({ concurrency, ledger: ledgerFigures, wallet_no_fee: walletNoFee, wallet_fee: walletFee, ratio_no_fee: ratio(walletNoFee), ratio_fee: ratio(walletFee) });
-    for (const f of [ledgerFigures, walletNoFee, walletFee]) {
-      console.log(`${f.case.padEnd(34)} c=${String(concurrency).padStart(2)}  ${String(f.per_second).padStart(7)}/s  p50 ${String(f.p50_ms).padStart(6)} ms  p99 ${String(f.p99_ms).padStart(6)} ms  errors ${f.errors}  ${cpuPerOp(f)}${f === ledgerFigures ? '' : `  wallet/ledger ${ratioWithRounds(f, ledgerFigures)}`}`);
+    )) as [Figures, Figures, Figures, Figures];
+    const ratio = (f: Figures, posting: Figures) => Number((f.per_second / posting.per_second).toFixed(2));
+    results.push({ concurrency, ledger: ledgerFigures, ledger_3_legs: ledger3Figures, wallet_no_fee: walletNoFee, wallet_fee: walletFee, ratio_no_fee: ratio(walletNoFee, ledgerFigures), ratio_fee: ratio(walletFee, ledger3Figures) });
+    // Each transfer against the posting it makes.
+    for (const [f, posting] of [[ledgerFigures], [walletNoFee, ledgerFigures], [ledger3Figures], [walletFee, ledger3Figures]] as [Figures, Figures?][]) {
+      console.log(`${f.case.padEnd(34)} c=${String(concurrency).padStart(2)}  ${String(f.per_second).padStart(7)}/s  p50 ${String(f.p50_ms).padStart(6)} ms  p99 ${String(f.p99_ms).padStart(6)} ms  errors ${f.errors}  ${cpuPerOp(f)}${posting ? `  wallet/ledger ${ratioWithRounds(f, posting)}` : ''}`);
     }
   }
 
