@@ -25,7 +25,7 @@ import { queues, workers } from '../shared/workers';
 import { clientCredentialsToken } from '../test/support/consumers';
 import { createConsumerStore } from '../shared/ledger/consumers';
 import { systemClock } from '../shared/kernel/clock';
-import { cpuPerOp, measureInterleaved, ratioWithRounds, type Figures } from './measure';
+import { cpuPerOp, measureInterleaved, ratioOf, ratioWithRounds, type Figures } from './measure';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const WARMUP_SECONDS = 2;
@@ -134,7 +134,7 @@ try {
       concurrency,
       timing,
     )) as [Figures, Figures];
-    const ratio = Number((ledger.per_second / rawFigures.per_second).toFixed(2));
+    const ratio = ratioOf(ledger, rawFigures);
     results.push({ ledger, raw: rawFigures, ratio });
     console.log(
       `${name.padEnd(34)} c=${String(concurrency).padStart(2)}  ledger ${String(ledger.per_second).padStart(7)}/s p50 ${String(ledger.p50_ms).padStart(6)} ms p99 ${String(ledger.p99_ms).padStart(6)} ms errors ${ledger.errors} (${cpuPerOp(ledger)})` +

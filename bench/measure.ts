@@ -136,12 +136,15 @@ export async function measureInterleaved(cases: { name: string; operation: (work
   return cases.map((entry, index) => figuresOf(entry.name, concurrency, samples[index]!, warmups[index]!));
 }
 
+/** The rate of one case over another's, to two places (0.68). */
+export const ratioOf = (numerator: Figures, denominator: Figures): number => Number((numerator.per_second / denominator.per_second).toFixed(2));
+
 /**
  * `0.68 (rounds 0.65–0.71)`: the pooled ratio of two interleaved cases, and the lowest and highest
  * ratio of one round's two stretches, measured minutes apart at most: how far one run can be trusted.
  */
 export function ratioWithRounds(numerator: Figures, denominator: Figures): string {
-  const pooled = (numerator.per_second / denominator.per_second).toFixed(2);
+  const pooled = ratioOf(numerator, denominator).toFixed(2);
   const rounds = numerator.rounds_per_second.map((rate, round) => rate / (denominator.rounds_per_second[round] ?? Number.NaN)).filter(Number.isFinite);
   if (rounds.length < 2) return pooled;
   return `${pooled} (rounds ${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)})`;

@@ -11,7 +11,7 @@
  * p99; writes JSON to bench/results/.
  */
 import '../local/sdk-node-warning';
-import { cpuPerOp, measureInterleaved, ratioWithRounds, type Figures } from './measure';
+import { cpuPerOp, measureInterleaved, ratioOf, ratioWithRounds, type Figures } from './measure';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +29,8 @@ import { ledgerTable, walletTable, type TableDefinition } from '../shared/tables
 import { transferRoutes } from '../shared/wallet/transfers/routes';
 import { queues, workers } from '../shared/workers';
 import { apiKeyFor, staffToken } from '../test/support/credentials';
-import { computeFee, type FeeRule } from '../shared/wallet/tenancy/fees';
+import { ZERO_RULE, type FeeRule } from '../shared/wallet/tenancy/fees';
+import { transferAmounts, transferLegs } from '../shared/wallet/transfers/transfers';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const WARMUP_SECONDS = 2;
@@ -255,11 +256,10 @@ try {
 
   const transfer = (world: typeof withFee) => async (w: number) =>
     (await post('/v1/transfers', world.key, { from_user_id: world.senders[w]!.id, to_user_id: world.receivers[w]!.id, amount: 1 }, uuidv7())).status === 201;
-  /** The posting a transfer of 1 makes: sender to receiver, and with a fee rule the fee to the tenant's revenue account. */
-  const ledgerPosting = (world: typeof withFee, rule?: FeeRule) => async (w: number) => {
-    const fee = rule ? computeFee(rule, 1) : 0;
-    const leg = (account_id: string, direction: 'debit' | 'credit', amount: number) => ({ account_id, direction, amount, commodity: 'USD' });
-    const legs = [leg(world.senders[w]!.cash, 'debit', 1 + fee), leg(world.receivers[w]!.cash, 'credit', 1), ...(fee > 0 ? [leg(world.tenant.accounts.revenue, 'credit', fee)] : [])];
+  /** The posting a transfer of 1 makes (the transfer's own legs): with a fee rule, the fee to the tenant's revenue account too. */
+  const ledgerPosting = (world: typeof withFee, rule: FeeRule = ZERO_RULE) => async (w: number) => {
+    const accounts = { currency: 'USD', from_account_id: world.senders[w]!.cash, to_account_id: world.receivers[w]!.cash, revenue_account_id: world.tenant.accounts.revenue };
+    const legs = transferLegs(accounts, transferAmounts(rule, 1));
     try {
       await ledger.post(world.tenant.ledger_id, { type: 'bench', legs }, uuidv7());
       return true;
@@ -281,8 +281,7 @@ try {
       concurrency,
       timing,
     )) as [Figures, Figures, Figures, Figures];
-    const ratio = (f: Figures, posting: Figures) => Number((f.per_second / posting.per_second).toFixed(2));
-    results.push({ concurrency, ledger: ledgerFigures, ledger_3_legs: ledger3Figures, wallet_no_fee: walletNoFee, wallet_fee: walletFee, ratio_no_fee: ratio(walletNoFee, ledgerFigures), ratio_fee: ratio(walletFee, ledger3Figures) });
+    results.push({ concurrency, ledger: ledgerFigures, ledger_3_legs: ledger3Figures, wallet_no_fee: walletNoFee, wallet_fee: walletFee, ratio_no_fee: ratioOf(walletNoFee, ledgerFigures), ratio_fee: ratioOf(walletFee, ledger3Figures) });
     // Each transfer against the posting it makes.
     for (const [f, posting] of [[ledgerFigures], [walletNoFee, ledgerFigures], [ledger3Figures], [walletFee, ledger3Figures]] as [Figures, Figures?][]) {
       console.log(`${f.case.padEnd(34)} c=${String(concurrency).padStart(2)}  ${String(f.per_second).padStart(7)}/s  p50 ${String(f.p50_ms).padStart(6)} ms  p99 ${String(f.p99_ms).padStart(6)} ms  errors ${f.errors}  ${cpuPerOp(f)}${posting ? `  wallet/ledger ${ratioWithRounds(f, posting)}` : ''}`);

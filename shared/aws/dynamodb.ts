@@ -213,14 +213,17 @@ export function createDocumentClient(options: DocumentClientOptions = {}): Docum
       maxAttempts: options.maxAttempts ?? 3,
     });
   if (!endpoint || options.credentials) return new JsonDocumentClient(jsonClient(options.credentials));
+  // One JSON client per database, found by table name (no name parsed per call).
   const byDatabase = new Map<string, AwsJsonClient>();
+  const byTable = new Map<string, AwsJsonClient>();
   return new JsonDocumentClient((table) => {
-    const database = localDatabaseOf(table);
-    let json = byDatabase.get(database);
+    let json = byTable.get(table);
     if (!json) {
-      const credentials = localDatabaseCredentials(table);
-      json = jsonClient(() => credentials);
+      const database = localDatabaseOf(table);
+      const credentials = databaseCredentials(database);
+      json = byDatabase.get(database) ?? jsonClient(() => credentials);
       byDatabase.set(database, json);
+      byTable.set(table, json);
     }
     return json;
   });

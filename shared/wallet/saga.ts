@@ -110,6 +110,8 @@ export async function operationDefinition(name: string): Promise<OperationDefini
 }
 
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
+/** When a key's record expires (its TTL attribute): the retention after the operation started. */
+const keyExpiry = (createdAt: string): number => Math.floor(Date.parse(createdAt) / 1000) + IDEMPOTENCY_RETENTION_SECONDS;
 /** How long a `started` key waits before the sweeper takes it over from a possibly live request. */
 export const SWEEP_AFTER_MS = 30_000;
 const SWEEP_SHARDS = 4;
@@ -209,7 +211,7 @@ export async function runOperation(
   try {
     await putItem(
       runtime,
-      { ...key, entity: 'idempotency', ...record, ...operationKeys.pendingIndex(operationId, record.created_at), expires_at_epoch: Math.floor(now.getTime() / 1000) + IDEMPOTENCY_RETENTION_SECONDS },
+      { ...key, entity: 'idempotency', ...record, ...operationKeys.pendingIndex(operationId, record.created_at), expires_at_epoch: keyExpiry(record.created_at) },
       { condition: 'attribute_not_exists(pk) OR expires_at_epoch < :now', values: { ':now': Math.floor(now.getTime() / 1000) } },
     );
     return await resume(runtime, input.tenantId, input.idempotencyKey, record, faults);
@@ -266,7 +268,7 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
     try {
       if (plan?.commitBy === 'creates') {
         const answered: CompletedRecord = { operation: record.operation, operation_id: record.operation_id, fingerprint: record.fingerprint, state: 'completed', status_code: result.status, body, created_at: record.created_at };
-        const item = { ...key, entity: 'idempotency', ...answered, expires_at_epoch: Math.floor(Date.parse(record.created_at) / 1000) + IDEMPOTENCY_RETENTION_SECONDS };
+        const item = { ...key, entity: 'idempotency', ...answered, expires_at_epoch: keyExpiry(record.created_at) };
         await writeCreates(runtime, result.items, item, stillStarted, faults);
       } else {
         const answer: Update = {
