@@ -12,9 +12,10 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundle, handlerEntries, repoRoot } from '../scripts/bundle';
 import { coldImports, median, readBudget } from '../scripts/cold-imports';
+import { benchSetting } from './measure';
 
 const budget = readBudget(repoRoot);
-const runs = Number(process.env.BENCH_RUNS ?? budget.import_runs);
+const runs = benchSetting('BENCH_RUNS', budget.import_runs, { integer: true });
 const outdir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
 try {
   const { sizes } = await bundle({ outdir });

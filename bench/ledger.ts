@@ -25,11 +25,11 @@ import { queues, workers } from '../shared/workers';
 import { clientCredentialsToken } from '../test/support/consumers';
 import { createConsumerStore } from '../shared/ledger/consumers';
 import { systemClock } from '../shared/kernel/clock';
-import { cpuPerOp, measureInterleaved, ratioOf, ratioWithRounds, type Figures } from './measure';
+import { benchSetting, cpuPerOp, measureInterleaved, ratioOf, ratioWithRounds, type Figures } from './measure';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const SECONDS = benchSetting('BENCH_SECONDS', 6);
 const WARMUP_SECONDS = 2;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = benchSetting('BENCH_ROUNDS', 3, { integer: true });
 const timing = { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, rounds: ROUNDS };
 
 

@@ -1,5 +1,32 @@
 import { readFileSync } from 'node:fs';
 
+/**
+ * A benchmark setting from the environment: a positive number (a whole one when `integer`), or
+ * `fallback` when unset. Anything else stops the run and says what was wrong, instead of
+ * measuring nothing at concurrency NaN.
+ */
+export function benchSetting(name: string, fallback: number, options: { integer?: boolean } = {}): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  return positive(name, raw, options.integer ?? false);
+}
+
+/** A comma-separated list of whole positive numbers (`1,8,32`); set but empty, an empty list. */
+export function benchSettingList(name: string, fallback: readonly number[]): number[] {
+  const raw = process.env[name];
+  if (raw === undefined) return [...fallback];
+  return raw.split(',').map((part) => part.trim()).filter(Boolean).map((part) => positive(name, part, true));
+}
+
+function positive(name: string, raw: string, integer: boolean): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    console.error(`${name}: ${raw} is not a positive ${integer ? 'whole number' : 'number'}`);
+    process.exit(2);
+  }
+  return value;
+}
+
 /** Throughput and latency of one benchmark case: a warm-up, then `seconds` of closed-loop workers. */
 export interface Figures {
   case: string;

@@ -11,7 +11,7 @@
  * p99; writes JSON to bench/results/.
  */
 import '../local/sdk-node-warning';
-import { cpuPerOp, measureInterleaved, ratioOf, ratioWithRounds, type Figures } from './measure';
+import { benchSetting, benchSettingList, cpuPerOp, measureInterleaved, ratioOf, ratioWithRounds, type Figures } from './measure';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -32,14 +32,14 @@ import { apiKeyFor, staffToken } from '../test/support/credentials';
 import { ZERO_RULE, type FeeRule } from '../shared/wallet/tenancy/fees';
 import { transferAmounts, transferLegs } from '../shared/wallet/transfers/transfers';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const SECONDS = benchSetting('BENCH_SECONDS', 6);
 const WARMUP_SECONDS = 2;
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = benchSetting('BENCH_ROUNDS', 3, { integer: true });
 const timing = { seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, rounds: ROUNDS };
 const WRITERS = 32;
 const CAPACITY_SAMPLE = 20;
 /** The concurrencies measured (BENCH_CONCURRENCY=8,32; empty: only the capacity sample). */
-const CONCURRENCIES = (process.env.BENCH_CONCURRENCY ?? '1,8,32').split(',').filter(Boolean).map(Number);
+const CONCURRENCIES = benchSettingList('BENCH_CONCURRENCY', [1, 8, 32]);
 
 
 /** Approximate DynamoDB item size (names plus values, its sizing rules), in bytes. */
