@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { dueKeys } from '../aws/due-keys';
-import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, putItems, transact, updateAction, type Expression, type Update } from '../aws/store';
+import { ConditionsFailed, getItem, getItems, isConditionalCheckFailed, putItem, putItems, queryAll, transact, updateAction, updateItem, type Item, type Update } from '../aws/store';
 import { derivedUuidv7 } from '../kernel/ids';
 import type { TransactItem } from '../aws/dynamodb';
 import type { Principal } from '../http/principal';
@@ -16,11 +15,12 @@ import type { WalletDeps } from './deps';
  *   2. post to the ledger with a key derived from the operation id, so any retry replays the
  *      same posting instead of making a second one;
  *   3. commit the wallet's record, its outbox event and the key's final answer, conditioned on
- *      the key still being `started`: in ONE TransactWriteItems, or for an operation that only
- *      creates items of its own, those items in one batch and then the answer (`commitBy`).
- * A crash between 2 and 3 leaves the key `started`: the client's retry resumes it, and the sweeper
- * finishes what nobody retried. Operations register themselves by name so the sweeper can resume
- * any of them from the stored request.
+ *      the key still being `started`: in ONE TransactWriteItems; or, for an operation that only
+ *      creates items of its own (`creates`), those items in one batch, which is the answer: a
+ *      retry finds them all and answers from them.
+ * A crash between 2 and 3 leaves the key `started` and its items (some of them) missing: the
+ * client's retry resumes it, and the sweeper finishes what nobody retried. Operations register
+ * themselves by name so the sweeper can resume any of them from the stored request.
  */
 
 export interface OperationPlan {
@@ -34,18 +34,30 @@ export interface OperationPlan {
    * idempotency_in_flight. The ledger step is not repeated.
    */
   freshCommit?: boolean;
-  /**
-   * `creates`: the commit only creates items keyed by the operation (its record under the
-   * operation's id, its events under `operationEvent` ids), the same bytes on every try, so they
-   * are written in one BatchWriteItem and the key's answer after it. An item already there was
-   * written by an earlier try of this same operation, and writing it again changes nothing. A
-   * crash before the answer leaves the key started: the retry or the sweeper writes the items
-   * again and then the answer, so record, events and answer all land, each once. Half the write
-   * units of a transaction, and two requests whatever the number of items. Default `atomic`: the
-   * items and the key's answer in ONE TransactWriteItems (needed whenever an item changes state
-   * that was there before: a status, a count).
-   */
-  commitBy?: 'atomic' | 'creates';
+}
+
+/**
+ * An operation whose commit only creates items keyed by the operation (its record under the
+ * operation's id, its events under `operationEvent` ids), the same bytes on every try: they are
+ * written in one BatchWriteItem, and no answer is written after them. They ARE the answer: a
+ * retry of the key reads them back (`keys`) and, when every one is there, answers from them
+ * (`answer`), byte for byte what the first try answered; when one is missing (a crash between
+ * the ledger and the batch, or inside it) the retry or the sweeper writes them all again (an
+ * item already there is this operation's, and writing it again changes nothing). One request and
+ * half the write units of a transaction with the answer, and one request fewer than writing the
+ * answer after the batch. A refusal has no items: its answer is written, as any operation's.
+ * Without this, an operation commits atomically: its items and the key's answer in ONE
+ * TransactWriteItems (needed whenever an item changes state that was there before: a status, a count).
+ */
+export interface CreatesCommit {
+  /** The key of every item a success creates, in a fixed order, from the operation alone (before any ledger call). */
+  keys(operation: { tenantId: string; operationId: string; startedAt: string }): { pk: string; sk: string }[];
+  /** The success's answer from those items as stored (in `keys` order): the first try answers through it too. */
+  answer(items: Item[]): { status: number; body: unknown };
+}
+
+export interface OperationOptions {
+  creates?: CreatesCommit;
 }
 
 /** How many times a fresh-commit operation rebuilds its commit after a stale read. */
@@ -76,14 +88,19 @@ type KeptPrincipal = Pick<Principal, 'kind' | 'id' | 'userId'>;
 
 export type OperationDefinition = (context: OperationContext) => Promise<OperationPlan>;
 
-const registry = new Map<string, OperationDefinition>();
+interface RegisteredOperation {
+  definition: OperationDefinition;
+  options: OperationOptions;
+}
+
+const registry = new Map<string, RegisteredOperation>();
 
 /** The names of the operations this process has loaded. */
 export const registeredOperations = (): string[] => [...registry.keys()].sort();
 
 /** Registers an operation by name (module scope of the service that defines it). */
-export function defineOperation(name: string, definition: OperationDefinition): string {
-  registry.set(name, definition);
+export function defineOperation(name: string, definition: OperationDefinition, options: OperationOptions = {}): string {
+  registry.set(name, { definition, options });
   return name;
 }
 
@@ -101,12 +118,17 @@ export function operationLoaders(entries: Record<string, () => Promise<unknown>>
 /** The operations this process can load on demand. */
 export const loadableOperations = (): string[] => [...loaders.keys()].sort();
 
-/** The operation's definition, loading its module if this process has not yet (undefined when none defines it). */
-export async function operationDefinition(name: string): Promise<OperationDefinition | undefined> {
+/** The operation, loading its module if this process has not yet (undefined when none defines it). */
+async function operationNamed(name: string): Promise<RegisteredOperation | undefined> {
   const known = registry.get(name);
   if (known) return known;
   await loaders.get(name)?.();
   return registry.get(name);
+}
+
+/** The operation's definition, loading its module if this process has not yet (undefined when none defines it). */
+export async function operationDefinition(name: string): Promise<OperationDefinition | undefined> {
+  return (await operationNamed(name))?.definition;
 }
 
 export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
@@ -114,6 +136,14 @@ export const IDEMPOTENCY_RETENTION_SECONDS = 24 * 3600;
 const keyExpiry = (createdAt: string): number => Math.floor(Date.parse(createdAt) / 1000) + IDEMPOTENCY_RETENTION_SECONDS;
 /** How long a `started` key waits before the sweeper takes it over from a possibly live request. */
 export const SWEEP_AFTER_MS = 30_000;
+/**
+ * A first try whose key took longer than this to be written posts nothing: the sweeper may already
+ * have passed its start (it walks the index up to SWEEP_AFTER_MS ago), so the retry, which
+ * re-indexes the key, goes on from there.
+ */
+export const LATE_START_MS = 10_000;
+/** How far behind its last walk the sweeper starts the next (an index entry may show late). */
+const SWEEP_RESCAN_MS = 30_000;
 const SWEEP_SHARDS = 4;
 
 export const operationKeys = {
@@ -123,6 +153,8 @@ export const operationKeys = {
     gsi3sk: `${startedAt}#${operationId}`,
   }),
   pendingShard: (shard: number) => `SAGA_STARTED#${shard}`,
+  /** How far the sweeper has walked a shard of the index. */
+  sweptThrough: (shard: number) => ({ pk: `SAGA_SWEPT#${shard}`, sk: 'SAGA_SWEPT' }),
   /** The tenant and the key `record` put in a partition key (the tenant id holds no `#`; the key may hold anything). */
   ofRecord: (pk: string): { tenantId: string; key: string } => {
     const rest = pk.slice('IDEM#'.length);
@@ -148,14 +180,14 @@ export const ledgerKeyOf = (tenantId: string, operationId: string, step = 'post'
 /** Hooks for tests that prove crash safety; production code never sets them. */
 export interface SagaFaults {
   afterLedger?: () => void;
-  /** After a `creates` commit's items were written, before the key's answer. */
+  /** After a `creates` commit's items were written, before the answer reaches the client. */
   afterCreates?: () => void;
 }
 
 /**
- * The key's record. It stays under 1 KB, so its writes cost a unit each (docs/performance.md):
- * what only a resume needs (request, pinned, principal, request id) is removed when the answer is
- * written, and nothing the key itself says (tenant, key) is stored twice.
+ * The key's record. What only a resume needs (request, pinned, principal, request id) is removed
+ * when an answer is written, and nothing the key itself says (tenant, key) is stored twice. A
+ * `creates` success writes no answer: its record stays `started`, its items answer for it.
  */
 interface StoredRecord {
   operation: string;
@@ -214,24 +246,84 @@ export async function runOperation(
       { ...key, entity: 'idempotency', ...record, ...operationKeys.pendingIndex(operationId, record.created_at), expires_at_epoch: keyExpiry(record.created_at) },
       { condition: 'attribute_not_exists(pk) OR expires_at_epoch < :now', values: { ':now': Math.floor(now.getTime() / 1000) } },
     );
-    return await resume(runtime, input.tenantId, input.idempotencyKey, record, faults);
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
+    return resumeExisting(runtime, input, digest, faults);
   }
+  if (runtime.clock.now().getTime() - now.getTime() > LATE_START_MS) {
+    throw new AppError('service_unavailable', 'The request was recorded too slowly to go on safely; retry it with the same Idempotency-Key.');
+  }
+  return resume(runtime, input.tenantId, input.idempotencyKey, record, faults);
+}
+
+/** A key already there: its answer, the answer its items give, or the operation taken over. */
+async function resumeExisting(runtime: WalletDeps, input: { operation: string; tenantId: string; idempotencyKey: string }, digest: Buffer, faults: SagaFaults): Promise<Outcome> {
   const existing = await readRecord(runtime, input.tenantId, input.idempotencyKey);
   if (!existing) throw new AppError('idempotency_in_flight', 'Retry the request with the same Idempotency-Key.');
-  const sameRequest = existing.fingerprint === fingerprint || existing.fingerprint === digest.toString('hex');
+  const sameRequest = existing.fingerprint === digest.toString('base64url') || existing.fingerprint === digest.toString('hex');
   if (!sameRequest || existing.operation !== input.operation) {
     throw new AppError('idempotency_key_reuse', 'This Idempotency-Key was already used for a different request.');
   }
   if (existing.state === 'completed') return { status: existing.status_code!, body: existing.body!, replayed: true };
-  // Started but not finished (a crash, or a twin still running): take it over; every step is idempotent.
+  const created = (await createdItems(runtime, () => input.tenantId, [existing], { consistent: true })).get(existing.operation_id);
+  if (created) {
+    const answer = created.creates.answer(created.items);
+    return { status: answer.status, body: JSON.stringify(answer.body), replayed: true };
+  }
+  // Started but not finished (a crash, or a twin still running): take it over; every step is
+  // idempotent. Indexed again first, at now: the sweeper may have walked past its start.
+  await reindex(runtime, input.tenantId, input.idempotencyKey, existing.operation_id);
   return resume(runtime, input.tenantId, input.idempotencyKey, existing as StartedRecord, faults);
 }
 
+/**
+ * Of started records of `creates` operations, those whose items are all there (the operation
+ * finished), with the items, by operation id: one BatchGetItem for all. The others are absent:
+ * not finished, or not that kind of operation.
+ */
+async function createdItems(
+  runtime: WalletDeps,
+  tenantOf: (record: StoredRecord) => string,
+  records: StoredRecord[],
+  options: { consistent: boolean },
+): Promise<Map<string, { creates: CreatesCommit; items: Item[] }>> {
+  const asked: { operationId: string; creates: CreatesCommit; keys: { pk: string; sk: string }[] }[] = [];
+  for (const record of records) {
+    const creates = (await operationNamed(record.operation))?.options.creates;
+    if (!creates || record.state !== 'started') continue;
+    asked.push({ operationId: record.operation_id, creates, keys: creates.keys({ tenantId: tenantOf(record), operationId: record.operation_id, startedAt: record.created_at }) });
+  }
+  const finished = new Map<string, { creates: CreatesCommit; items: Item[] }>();
+  if (asked.length === 0) return finished;
+  const found = await getItems(runtime, asked.flatMap((entry) => entry.keys), { consistent: options.consistent });
+  let at = 0;
+  for (const entry of asked) {
+    const items = found.slice(at, (at += entry.keys.length));
+    if (items.every((item) => item !== undefined)) finished.set(entry.operationId, { creates: entry.creates, items: items as Item[] });
+  }
+  return finished;
+}
+
+/** Moves a started key's sweep index entry to now, so that the sweeper's next walks see it. */
+async function reindex(runtime: WalletDeps, tenantId: string, idempotencyKey: string, operationId: string): Promise<void> {
+  const entry = operationKeys.pendingIndex(operationId, runtime.clock.now().toISOString());
+  try {
+    await updateItem(runtime, operationKeys.record(tenantId, idempotencyKey), {
+      expression: 'SET gsi3pk = :pk, gsi3sk = :sk',
+      condition: '#state = :started AND operation_id = :operation',
+      names: { '#state': 'state' },
+      values: { ':pk': entry.gsi3pk, ':sk': entry.gsi3sk, ':started': 'started', ':operation': operationId },
+    });
+  } catch (error) {
+    // Answered meanwhile (by a twin): nothing left to sweep.
+    if (!isConditionalCheckFailed(error)) throw error;
+  }
+}
+
 async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: string, record: StartedRecord, faults: SagaFaults): Promise<Outcome> {
-  const definition = await operationDefinition(record.operation);
-  if (!definition) throw new Error(`unknown operation ${record.operation}`);
+  const operation = await operationNamed(record.operation);
+  if (!operation) throw new Error(`unknown operation ${record.operation}`);
+  const { definition, options } = operation;
   let plan: OperationPlan | undefined;
   let posted: unknown;
   const commitOnce = async (): Promise<{ items: TransactItem[]; status: number; body: unknown }> => {
@@ -260,16 +352,27 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
   };
   for (let attempt = 1; ; attempt += 1) {
     const result = await commitOnce();
+    if (options.creates && result.items.length > 0) {
+      // The items are the answer; the client gets what a retry will read back from them.
+      await writeCreates(runtime, result.items, faults);
+      const stored = result.items.map((item) => item.Put!.Item as Item);
+      return { status: result.status, body: JSON.stringify(options.creates.answer(stored).body), replayed: false };
+    }
     const body = JSON.stringify(result.body);
     // The key's answer, written last (alone, or in the commit's transaction), while the key is
     // still this operation's and started; it leaves the sweep index and drops what only a resume needs.
     const key = operationKeys.record(tenantId, idempotencyKey);
     const stillStarted = { condition: '#state = :started AND operation_id = :operation', names: { '#state': 'state' }, values: { ':started': 'started', ':operation': record.operation_id } };
     try {
-      if (plan?.commitBy === 'creates') {
+      if (options.creates) {
+        // A refusal: no items, so its answer is written.
         const answered: CompletedRecord = { operation: record.operation, operation_id: record.operation_id, fingerprint: record.fingerprint, state: 'completed', status_code: result.status, body, created_at: record.created_at };
-        const item = { ...key, entity: 'idempotency', ...answered, expires_at_epoch: keyExpiry(record.created_at) };
-        await writeCreates(runtime, result.items, item, stillStarted, faults);
+        try {
+          await putItem(runtime, { ...key, entity: 'idempotency', ...answered, expires_at_epoch: keyExpiry(record.created_at) }, stillStarted);
+        } catch (error) {
+          if (!isConditionalCheckFailed(error)) throw error;
+          throw new ConditionsFailed([{ index: 0, item: undefined }]);
+        }
       } else {
         const answer: Update = {
           expression: 'SET #state = :completed, status_code = :status, body = :body REMOVE gsi3pk, gsi3sk, #request, pinned, principal, request_id',
@@ -297,25 +400,17 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
 }
 
 /**
- * A `creates` commit: its Puts of new items in one batch (their create-once conditions left out:
- * one already there is this operation's, from an earlier try, and the same bytes), then the key's
- * answer, a put of the completed record in place of the started one under `stillStarted`; a failed
- * condition on the answer reads as a transaction's would (the key's index).
+ * A `creates` commit: its Puts of new items in one batch, their create-once conditions left out
+ * (one already there is this operation's, from an earlier try, and the same bytes).
  */
-async function writeCreates(runtime: WalletDeps, items: TransactItem[], answer: Record<string, unknown>, stillStarted: Expression & { condition: string }, faults: SagaFaults): Promise<void> {
+async function writeCreates(runtime: WalletDeps, items: TransactItem[], faults: SagaFaults): Promise<void> {
   const created = items.map((item) => {
     const put = item.Put;
     if (!put || put.ConditionExpression !== 'attribute_not_exists(pk)') throw new Error('a creates commit holds only Puts of new items');
-    return put.Item as Record<string, unknown>;
+    return put.Item as Item;
   });
-  if (created.length > 0) await putItems(runtime, created);
+  await putItems(runtime, created);
   faults.afterCreates?.();
-  try {
-    await putItem(runtime, answer, stillStarted);
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-    throw new ConditionsFailed([{ index: items.length, item: undefined }]);
-  }
 }
 
 /** Domain refusals become the key's final answer; anything else is transient. */
@@ -352,20 +447,66 @@ async function readRecord(runtime: WalletDeps, tenantId: string, key: string): P
   return item as unknown as StoredRecord;
 }
 
-/** The sweeper: finishes every operation left `started` for longer than SWEEP_AFTER_MS. Returns how many. */
+/**
+ * The sweeper: finishes every operation left unfinished for longer than SWEEP_AFTER_MS, and
+ * answers how many it finished. Every key is in the sweep index from its start until an answer is
+ * written, and a `creates` success writes none, so the index holds the day's keys: the sweeper
+ * walks each shard from where its last walk ended (less SWEEP_RESCAN_MS, for entries that showed
+ * late) up to SWEEP_AFTER_MS ago, reads the items of the `creates` keys it meets in one batch per
+ * page, and resumes those with an item missing and every other started key. One it cannot finish
+ * (the ledger is down) is indexed again at now, for a later walk.
+ */
 export async function sweepOperations(runtime: WalletDeps): Promise<number> {
-  const before = new Date(runtime.clock.now().getTime() - SWEEP_AFTER_MS).toISOString();
+  const now = runtime.clock.now().getTime();
+  const before = new Date(now - SWEEP_AFTER_MS).toISOString();
   let finished = 0;
-  const due = dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: SWEEP_SHARDS, partitionOf: operationKeys.pendingShard, before });
-  for await (const item of due) {
-    const { tenantId, key } = operationKeys.ofRecord(String(item.pk));
-    const record = await readRecord(runtime, tenantId, key);
-    if (!record || record.state !== 'started') continue;
+  for (let shard = 0; shard < SWEEP_SHARDS; shard += 1) {
+    const mark = await getItem(runtime, operationKeys.sweptThrough(shard));
+    const after = typeof mark?.through === 'string' ? mark.through : new Date(now - IDEMPOTENCY_RETENTION_SECONDS * 1000).toISOString();
+    if (after >= before) continue;
+    const entries = queryAll(runtime, {
+      IndexName: 'gsi3',
+      // `~` sorts after `#`: the bounds are instants, the entries `<instant>#<operation id>`.
+      KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk BETWEEN :after AND :before',
+      ExpressionAttributeValues: { ':pk': operationKeys.pendingShard(shard), ':after': `${after}~`, ':before': `${before}~` },
+      ProjectionExpression: 'pk, operation, operation_id, #state, created_at',
+      ExpressionAttributeNames: { '#state': 'state' },
+      Limit: 100,
+    });
+    let page: StoredRecord[] = [];
+    const pks = new Map<string, string>();
+    const sweepPage = async () => {
+      // Read a while after they were written: an eventually consistent read sees them.
+      const answered = await createdItems(runtime, (record) => operationKeys.ofRecord(pks.get(record.operation_id)!).tenantId, page, { consistent: false });
+      for (const entry of page) {
+        if (answered.has(entry.operation_id)) continue;
+        const { tenantId, key } = operationKeys.ofRecord(pks.get(entry.operation_id)!);
+        const record = await readRecord(runtime, tenantId, key);
+        if (!record || record.state !== 'started' || record.operation_id !== entry.operation_id) continue;
+        try {
+          await resume(runtime, tenantId, key, record as StartedRecord, {});
+          finished += 1;
+        } catch {
+          // Still failing (the ledger is down): indexed again, for a later walk.
+          await reindex(runtime, tenantId, key, record.operation_id);
+        }
+      }
+      page = [];
+      pks.clear();
+    };
+    for await (const item of entries) {
+      const record = item as unknown as StoredRecord;
+      page.push(record);
+      pks.set(record.operation_id, String(item.pk));
+      if (page.length === 100) await sweepPage();
+    }
+    if (page.length > 0) await sweepPage();
+    const through = new Date(now - SWEEP_AFTER_MS - SWEEP_RESCAN_MS).toISOString();
     try {
-      await resume(runtime, tenantId, key, record as StartedRecord, {});
-      finished += 1;
-    } catch {
-      // Still failing (the ledger is down): the next sweep tries again.
+      await putItem(runtime, { ...operationKeys.sweptThrough(shard), entity: 'saga_sweep', through }, { condition: 'attribute_not_exists(pk) OR through < :through', values: { ':through': through } });
+    } catch (error) {
+      // A later walk got further.
+      if (!isConditionalCheckFailed(error)) throw error;
     }
   }
   return finished;

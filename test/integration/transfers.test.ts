@@ -14,8 +14,9 @@ import type { TransfersDeps, TransfersLedger } from '../../shared/wallet/transfe
 import { effectiveLimits, getUserLimits, limitClaims, setLimits, setUserLimits } from '../../shared/wallet/transfers/limits';
 import { listTransactions } from '../../shared/wallet/transfers/transactions';
 import { createTransfer, getTransfer, listTransfers, type Transfer } from '../../shared/wallet/transfers/transfers';
-import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/saga';
-import { BatchWriteCommand, type DocumentCommand } from '../../shared/aws/dynamodb';
+import { LATE_START_MS, SWEEP_AFTER_MS, operationKeys, sweepOperations } from '../../shared/wallet/saga';
+import { getItem, putItem } from '../../shared/aws/store';
+import { BatchWriteCommand, PutCommand, type DocumentCommand } from '../../shared/aws/dynamodb';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { referenceFee } from '../support/fees';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
@@ -196,12 +197,13 @@ describe('crash safety', () => {
     };
   }
 
+  // With both items written the transfer is complete: the retry answers from it. With one missing, the retry writes it.
   const crashes = [
-    ['its transfer and event are written', (deps: WalletDeps) => ({ deps, faults: { afterCreates: () => { throw new Error('crashed inside the commit'); } } })],
-    ['only its transfer is written (the event came back unprocessed)', (deps: WalletDeps) => ({ deps: { ...deps, client: diesMidBatch(deps.client) }, faults: {} })],
+    ['its transfer and event are written', (deps: WalletDeps) => ({ deps, faults: { afterCreates: () => { throw new Error('crashed inside the commit'); } } }), true],
+    ['only its transfer is written (the event came back unprocessed)', (deps: WalletDeps) => ({ deps: { ...deps, client: diesMidBatch(deps.client) }, faults: {} }), false],
   ] as const;
-  for (const [what, crashing] of crashes) {
-    it(`writes the rest once when the saga dies after ${what}, before the key's answer: the retry, then the sweeper, find nothing twice`, async () => {
+  for (const [what, crashing, complete] of crashes) {
+    it(`${complete ? 'answers from what it wrote' : 'writes the rest once'} when the saga dies after ${what}, before answering: the retry, then the sweeper, find nothing twice`, async () => {
       const { tenant, alice, bob } = await world({ rule: { bps: 100, flat: 0, min_fee: 1, max_fee: null }, funds: 5_000 });
       const clock = new ManualClock(new Date());
       const clocked: WalletDeps = { ...runtime, clock };
@@ -211,13 +213,105 @@ describe('crash safety', () => {
       expect((await listTransfers(f.deps, tenant.id, { limit: 10 })).data).toHaveLength(1);
 
       const retry = await send(clocked, tenant, alice, bob, 1_000, key);
-      expect(retry).toMatchObject({ status: 201, replayed: false });
+      expect(retry).toMatchObject({ status: 201, replayed: complete });
       clock.advance(SWEEP_AFTER_MS + 1_000);
       await sweepOperations(clocked);
       await expectPostedOnce(tenant, JSON.parse(retry.body) as Transfer);
       expect(await available(tenant, alice)).toBe(5_000 - 1_010);
     });
   }
+
+  it('answers a retry byte for byte from the transfer it wrote (metadata in key order), writing no answer to the key', async () => {
+    const { tenant, alice, bob } = await world({ funds: 5_000 });
+    const key = uuidv7();
+    const input = { from_user_id: alice.id, to_user_id: bob.id, amount: 100, description: 'rent', metadata: { zeta: '1', alpha: '2', '10': 'x', '9': 'y' } };
+    const create = () => createTransfer(runtime, operator(tenant.id), tenant.id, input, { idempotencyKey: key, requestId: uuidv7() });
+    const first = await create();
+    expect(first).toMatchObject({ status: 201, replayed: false });
+    expect(await create()).toEqual({ ...first, replayed: true });
+    const transfer = JSON.parse(first.body) as Transfer;
+    expect(Object.keys(transfer.metadata)).toEqual(['9', '10', 'alpha', 'zeta']);
+    expect(JSON.stringify(await getTransfer(f.deps, tenant.id, transfer.id))).toBe(first.body);
+    // The transfer and its event are the answer: the key's record was written once, at the start.
+    const record = await getItem(f.deps, operationKeys.record(tenant.id, key));
+    expect(record).toMatchObject({ state: 'started', operation_id: transfer.id });
+    expect(record).not.toHaveProperty('body');
+    await expectPostedOnce(tenant, transfer);
+  });
+
+  it('indexes again an operation a sweep could not finish (the ledger down), and a later sweep finishes it', async () => {
+    const { tenant, alice, bob } = await world({ funds: 5_000 });
+    const clock = new ManualClock(new Date());
+    const clocked: WalletDeps = { ...runtime, clock };
+    const key = uuidv7();
+    await expect(send(clocked, tenant, alice, bob, 700, key, crash)).rejects.toThrow('crashed');
+    const downLedger = Object.assign(Object.create(f.ledger) as typeof f.ledger, { post: () => Promise.reject(new Error('ledger down')) });
+    clock.advance(SWEEP_AFTER_MS + 1_000);
+    await sweepOperations({ ...clocked, ledger: () => downLedger });
+    clock.advance(70_000);
+    await sweepOperations({ ...clocked, ledger: () => downLedger });
+    expect((await listTransfers(f.deps, tenant.id, { limit: 10 })).data).toEqual([]);
+
+    // The walks have passed the key's start: only the entry the last one wrote again leads this one to it.
+    clock.advance(40_000);
+    expect(await sweepOperations(clocked)).toBeGreaterThanOrEqual(1);
+    const [transfer] = (await listTransfers(f.deps, tenant.id, { limit: 10 })).data;
+    expect(transfer).toMatchObject({ amount: 700 });
+    await expectPostedOnce(tenant, transfer!);
+    expect(await send(clocked, tenant, alice, bob, 700, key)).toMatchObject({ status: 201, replayed: true, body: JSON.stringify(transfer) });
+  });
+
+  it('posts nothing when its key took too long to be written, and the retry with the same key goes on once', async () => {
+    const { tenant, alice, bob } = await world({ funds: 5_000 });
+    const clock = new ManualClock(new Date());
+    const slowKey: WalletDeps['client'] = {
+      protocol: runtime.client.protocol,
+      send: (async (command: DocumentCommand) => {
+        const result = await runtime.client.send(command);
+        if (command instanceof PutCommand && String(command.input.Item?.pk).startsWith('IDEM#')) clock.advance(LATE_START_MS + 1);
+        return result;
+      }) as WalletDeps['client']['send'],
+    };
+    const key = uuidv7();
+    expect((await refusal(send({ ...runtime, clock, client: slowKey }, tenant, alice, bob, 300, key))).code).toBe('service_unavailable');
+    expect((await ledgerTransactions(tenant)).filter((t) => t.type === 'transfer')).toEqual([]);
+
+    const retry = await send({ ...runtime, clock }, tenant, alice, bob, 300, key);
+    expect(retry).toMatchObject({ status: 201, replayed: false });
+    await expectPostedOnce(tenant, JSON.parse(retry.body) as Transfer);
+    expect(await available(tenant, alice)).toBe(5_000 - 300);
+  });
+
+  it('indexes again a key a retry takes over: a crash during the retry is swept, though the sweeper had walked past its start', async () => {
+    const { tenant, alice, bob } = await world({ funds: 5_000 });
+    const clock = new ManualClock(new Date());
+    const clocked: WalletDeps = { ...runtime, clock };
+    const slowKey: WalletDeps['client'] = {
+      protocol: runtime.client.protocol,
+      send: (async (command: DocumentCommand) => {
+        const result = await runtime.client.send(command);
+        if (command instanceof PutCommand && String(command.input.Item?.pk).startsWith('IDEM#')) clock.advance(LATE_START_MS + 1);
+        return result;
+      }) as WalletDeps['client']['send'],
+    };
+    const key = uuidv7();
+    // A first try whose key showed late, after walks that passed its start without seeing it.
+    expect((await refusal(send({ ...clocked, client: slowKey }, tenant, alice, bob, 400, key))).code).toBe('service_unavailable');
+    const marks = await Promise.all([0, 1, 2, 3].map((shard) => getItem(f.deps, operationKeys.sweptThrough(shard))));
+    const walked = new Date(clock.now().getTime() - 1_000).toISOString();
+    try {
+      for (const shard of [0, 1, 2, 3]) await putItem(f.deps, { ...operationKeys.sweptThrough(shard), entity: 'saga_sweep', through: walked });
+      // The client's retry takes it over and dies after the ledger posting.
+      await expect(send(clocked, tenant, alice, bob, 400, key, crash)).rejects.toThrow('crashed');
+      clock.advance(SWEEP_AFTER_MS + 10_000);
+      expect(await sweepOperations(clocked)).toBeGreaterThanOrEqual(1);
+      const [transfer] = (await listTransfers(f.deps, tenant.id, { limit: 10 })).data;
+      await expectPostedOnce(tenant, transfer!);
+    } finally {
+      // As they were; where there was none, one that walks from the start.
+      for (const [shard, mark] of marks.entries()) await putItem(f.deps, mark ?? { ...operationKeys.sweptThrough(shard), entity: 'saga_sweep', through: new Date(0).toISOString() });
+    }
+  });
 
   it('remembers a ledger refusal under the key: insufficient funds answers the same bytes and moves nothing', async () => {
     const { tenant, alice, bob } = await world({ funds: 100 });

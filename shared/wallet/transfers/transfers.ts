@@ -1,6 +1,6 @@
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
-import { outboxItem } from '../../events/outbox';
+import { eventKeys, outboxItem } from '../../events/outbox';
 import { decodeCursor, encodeCursor } from '../../http/cursor';
 import type { Transaction } from '../../ledger-client/contract';
 import type { StoreDeps } from '../deps';
@@ -110,7 +110,7 @@ export const TRANSFER_OPERATION = defineOperation('transfer.create', async ({ ru
     commit: async (posted) => {
       const transaction = posted as Transaction;
       // The transfer's id is the operation's: every resume writes the same record, at most once.
-      const transfer: Transfer = {
+      const stored: Transfer = {
         id: operationId,
         from_user_id: input.from_user_id,
         to_user_id: input.to_user_id,
@@ -123,6 +123,8 @@ export const TRANSFER_OPERATION = defineOperation('transfer.create', async ({ ru
         ledger_transaction_id: transaction.id,
         created_at: startedAt,
       };
+      // As every reader of the record shows it (its metadata in key order): a retry answers from the record.
+      const transfer = toTransfer({ ...stored });
       const event = outboxItem(runtime, { type: 'transfer.completed', tenantId, data: { transfer } }, operationEvent({ operationId, startedAt }));
       return {
         items: [
@@ -145,9 +147,14 @@ export const TRANSFER_OPERATION = defineOperation('transfer.create', async ({ ru
         body: transfer,
       };
     },
-    // The transfer and its event are new items keyed by the operation: no transaction needed.
-    commitBy: 'creates',
   };
+}, {
+  // The transfer and its event are new items keyed by the operation: no transaction, and no answer
+  // written after them; a retry answers from the transfer.
+  creates: {
+    keys: ({ tenantId, operationId, startedAt }) => [transferKeys.transfer(tenantId, operationId), eventKeys.event(tenantId, operationEvent({ operationId, startedAt }).id)],
+    answer: ([transfer]) => ({ status: 201, body: toTransfer(transfer!) }),
+  },
 });
 
 export interface TransferInput {
@@ -298,7 +305,8 @@ export function toTransfer(item: Record<string, unknown>): Transfer {
     currency: String(item.currency),
     status: 'completed',
     description: typeof item.description === 'string' ? item.description : null,
-    metadata: (item.metadata as Record<string, string> | undefined) ?? {},
+    // In key order: DynamoDB keeps a map's entries in no order, and a replay is byte for byte.
+    metadata: Object.fromEntries(Object.entries((item.metadata as Record<string, string> | undefined) ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     ledger_transaction_id: String(item.ledger_transaction_id),
     created_at: String(item.created_at),
   };
