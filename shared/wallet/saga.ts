@@ -142,8 +142,12 @@ export const SWEEP_AFTER_MS = 30_000;
  * re-indexes the key, goes on from there.
  */
 export const LATE_START_MS = 10_000;
-/** How far behind its last walk the sweeper starts the next (an index entry may show late). */
-const SWEEP_RESCAN_MS = 30_000;
+/**
+ * How far behind its last walk the sweeper starts the next: an entry that shows in the index late
+ * (a slow write, the index's lag) is still walked up to SWEEP_AFTER_MS - LATE_START_MS +
+ * SWEEP_RESCAN_MS (30 s) after its instant. Each key is walked about 1.2 times at one walk a minute.
+ */
+const SWEEP_RESCAN_MS = 10_000;
 const SWEEP_SHARDS = 4;
 
 export const operationKeys = {
@@ -278,14 +282,14 @@ async function resumeExisting(runtime: WalletDeps, input: { operation: string; t
 
 /**
  * Of started records of `creates` operations, those whose items are all there (the operation
- * finished), with the items, by operation id: one BatchGetItem for all. The others are absent:
- * not finished, or not that kind of operation.
+ * finished), with the items, by operation id: one BatchGetItem for all (`keysOnly`: only whether
+ * they are there, the items' keys). The others are absent: not finished, or not that kind of operation.
  */
 async function createdItems(
   runtime: WalletDeps,
   tenantOf: (record: StoredRecord) => string,
   records: StoredRecord[],
-  options: { consistent: boolean },
+  options: { consistent: boolean; keysOnly?: boolean },
 ): Promise<Map<string, { creates: CreatesCommit; items: Item[] }>> {
   const asked: { operationId: string; creates: CreatesCommit; keys: { pk: string; sk: string }[] }[] = [];
   for (const record of records) {
@@ -295,7 +299,7 @@ async function createdItems(
   }
   const finished = new Map<string, { creates: CreatesCommit; items: Item[] }>();
   if (asked.length === 0) return finished;
-  const found = await getItems(runtime, asked.flatMap((entry) => entry.keys), { consistent: options.consistent });
+  const found = await getItems(runtime, asked.flatMap((entry) => entry.keys), { consistent: options.consistent, ...(options.keysOnly ? { projection: 'pk' } : {}) });
   let at = 0;
   for (const entry of asked) {
     const items = found.slice(at, (at += entry.keys.length));
@@ -476,8 +480,9 @@ export async function sweepOperations(runtime: WalletDeps): Promise<number> {
     let page: StoredRecord[] = [];
     const pks = new Map<string, string>();
     const sweepPage = async () => {
-      // Read a while after they were written: an eventually consistent read sees them.
-      const answered = await createdItems(runtime, (record) => operationKeys.ofRecord(pks.get(record.operation_id)!).tenantId, page, { consistent: false });
+      // Read a while after they were written: an eventually consistent read sees them; whether
+      // they are there is all a walk needs.
+      const answered = await createdItems(runtime, (record) => operationKeys.ofRecord(pks.get(record.operation_id)!).tenantId, page, { consistent: false, keysOnly: true });
       for (const entry of page) {
         if (answered.has(entry.operation_id)) continue;
         const { tenantId, key } = operationKeys.ofRecord(pks.get(entry.operation_id)!);
