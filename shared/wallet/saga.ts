@@ -455,64 +455,74 @@ async function readRecord(runtime: WalletDeps, tenantId: string, key: string): P
  * The sweeper: finishes every operation left unfinished for longer than SWEEP_AFTER_MS, and
  * answers how many it finished. Every key is in the sweep index from its start until an answer is
  * written, and a `creates` success writes none, so the index holds the day's keys: the sweeper
- * walks each shard from where its last walk ended (less SWEEP_RESCAN_MS, for entries that showed
- * late) up to SWEEP_AFTER_MS ago, reads the items of the `creates` keys it meets in one batch per
+ * walks each shard (the four at once) from where its last walk ended (less SWEEP_RESCAN_MS, for
+ * entries that showed late) up to SWEEP_AFTER_MS ago, reads the items of the `creates` keys it meets in one batch per
  * page, and resumes those with an item missing and every other started key. One it cannot finish
  * (the ledger is down) is indexed again at now, for a later walk.
  */
 export async function sweepOperations(runtime: WalletDeps): Promise<number> {
   const now = runtime.clock.now().getTime();
+  const shards = Array.from({ length: SWEEP_SHARDS }, (_, shard) => sweepShard(runtime, shard, now));
+  return (await Promise.all(shards)).reduce((sum, finished) => sum + finished, 0);
+}
+
+/**
+ * One shard's walk, its mark moved on after every page (a walk cut short by its function's timeout
+ * keeps what it did). Everything walked up to an instant is marked as walked up to SWEEP_RESCAN_MS
+ * before it, so the next walk reads that stretch again.
+ */
+async function sweepShard(runtime: WalletDeps, shard: number, now: number): Promise<number> {
   const before = new Date(now - SWEEP_AFTER_MS).toISOString();
-  let finished = 0;
-  for (let shard = 0; shard < SWEEP_SHARDS; shard += 1) {
-    const mark = await getItem(runtime, operationKeys.sweptThrough(shard));
-    const after = typeof mark?.through === 'string' ? mark.through : new Date(now - IDEMPOTENCY_RETENTION_SECONDS * 1000).toISOString();
-    if (after >= before) continue;
-    const entries = queryAll(runtime, {
-      IndexName: 'gsi3',
-      // `~` sorts after `#`: the bounds are instants, the entries `<instant>#<operation id>`.
-      KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk BETWEEN :after AND :before',
-      ExpressionAttributeValues: { ':pk': operationKeys.pendingShard(shard), ':after': `${after}~`, ':before': `${before}~` },
-      ProjectionExpression: 'pk, operation, operation_id, #state, created_at',
-      ExpressionAttributeNames: { '#state': 'state' },
-      Limit: 100,
-    });
-    let page: StoredRecord[] = [];
-    const pks = new Map<string, string>();
-    const sweepPage = async () => {
-      // Read a while after they were written: an eventually consistent read sees them; whether
-      // they are there is all a walk needs.
-      const answered = await createdItems(runtime, (record) => operationKeys.ofRecord(pks.get(record.operation_id)!).tenantId, page, { consistent: false, keysOnly: true });
-      for (const entry of page) {
-        if (answered.has(entry.operation_id)) continue;
-        const { tenantId, key } = operationKeys.ofRecord(pks.get(entry.operation_id)!);
-        const record = await readRecord(runtime, tenantId, key);
-        if (!record || record.state !== 'started' || record.operation_id !== entry.operation_id) continue;
-        try {
-          await resume(runtime, tenantId, key, record as StartedRecord, {});
-          finished += 1;
-        } catch {
-          // Still failing (the ledger is down): indexed again, for a later walk.
-          await reindex(runtime, tenantId, key, record.operation_id);
-        }
-      }
-      page = [];
-      pks.clear();
-    };
-    for await (const item of entries) {
-      const record = item as unknown as StoredRecord;
-      page.push(record);
-      pks.set(record.operation_id, String(item.pk));
-      if (page.length === 100) await sweepPage();
-    }
-    if (page.length > 0) await sweepPage();
-    const through = new Date(now - SWEEP_AFTER_MS - SWEEP_RESCAN_MS).toISOString();
+  const mark = await getItem(runtime, operationKeys.sweptThrough(shard));
+  const after = typeof mark?.through === 'string' ? mark.through : new Date(now - IDEMPOTENCY_RETENTION_SECONDS * 1000).toISOString();
+  if (after >= before) return 0;
+  const markThrough = async (instant: string) => {
+    const through = new Date(Date.parse(instant) - SWEEP_RESCAN_MS).toISOString();
+    if (through <= after) return;
     try {
       await putItem(runtime, { ...operationKeys.sweptThrough(shard), entity: 'saga_sweep', through }, { condition: 'attribute_not_exists(pk) OR through < :through', values: { ':through': through } });
     } catch (error) {
-      // A later walk got further.
+      // Another walk got further.
       if (!isConditionalCheckFailed(error)) throw error;
     }
+  };
+  const entries = queryAll(runtime, {
+    IndexName: 'gsi3',
+    // `~` sorts after `#`: the bounds are instants, the entries `<instant>#<operation id>`.
+    KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk BETWEEN :after AND :before',
+    ExpressionAttributeValues: { ':pk': operationKeys.pendingShard(shard), ':after': `${after}~`, ':before': `${before}~` },
+    ProjectionExpression: 'pk, gsi3sk, operation, operation_id, #state, created_at',
+    ExpressionAttributeNames: { '#state': 'state' },
+    Limit: 100,
+  });
+  let finished = 0;
+  let page: { pk: string; instant: string; record: StoredRecord }[] = [];
+  const sweepPage = async () => {
+    // Read a while after they were written: an eventually consistent read sees them; whether
+    // they are there is all a walk needs.
+    const tenantOf = new Map(page.map((entry) => [entry.record.operation_id, operationKeys.ofRecord(entry.pk)]));
+    const answered = await createdItems(runtime, (record) => tenantOf.get(record.operation_id)!.tenantId, page.map((entry) => entry.record), { consistent: false, keysOnly: true });
+    for (const { record: entry } of page) {
+      if (answered.has(entry.operation_id)) continue;
+      const { tenantId, key } = tenantOf.get(entry.operation_id)!;
+      const record = await readRecord(runtime, tenantId, key);
+      if (!record || record.state !== 'started' || record.operation_id !== entry.operation_id) continue;
+      try {
+        await resume(runtime, tenantId, key, record as StartedRecord, {});
+        finished += 1;
+      } catch {
+        // Still failing (the ledger is down): indexed again, for a later walk.
+        await reindex(runtime, tenantId, key, record.operation_id);
+      }
+    }
+    await markThrough(page[page.length - 1]!.instant);
+    page = [];
+  };
+  for await (const item of entries) {
+    page.push({ pk: String(item.pk), instant: String(item.gsi3sk).split('#')[0]!, record: item as unknown as StoredRecord });
+    if (page.length === 100) await sweepPage();
   }
+  if (page.length > 0) await sweepPage();
+  await markThrough(before);
   return finished;
 }
