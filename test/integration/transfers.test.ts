@@ -261,17 +261,22 @@ describe('crash safety', () => {
     expect(await send(clocked, tenant, alice, bob, 700, key)).toMatchObject({ status: 201, replayed: true, body: JSON.stringify(transfer) });
   });
 
-  it('posts nothing when its key took too long to be written, and the retry with the same key goes on once', async () => {
-    const { tenant, alice, bob } = await world({ funds: 5_000 });
-    const clock = new ManualClock(new Date());
-    const slowKey: WalletDeps['client'] = {
-      protocol: runtime.client.protocol,
+  /** A client whose write of a key's record returns after LATE_START_MS (a slow write: the clock moves on). */
+  function slowKeyStart(client: WalletDeps['client'], clock: ManualClock): WalletDeps['client'] {
+    return {
+      protocol: client.protocol,
       send: (async (command: DocumentCommand) => {
-        const result = await runtime.client.send(command);
+        const result = await client.send(command);
         if (command instanceof PutCommand && String(command.input.Item?.pk).startsWith('IDEM#')) clock.advance(LATE_START_MS + 1);
         return result;
       }) as WalletDeps['client']['send'],
     };
+  }
+
+  it('posts nothing when its key took too long to be written, and the retry with the same key goes on once', async () => {
+    const { tenant, alice, bob } = await world({ funds: 5_000 });
+    const clock = new ManualClock(new Date());
+    const slowKey = slowKeyStart(runtime.client, clock);
     const key = uuidv7();
     expect((await refusal(send({ ...runtime, clock, client: slowKey }, tenant, alice, bob, 300, key))).code).toBe('service_unavailable');
     expect((await ledgerTransactions(tenant)).filter((t) => t.type === 'transfer')).toEqual([]);
@@ -286,14 +291,7 @@ describe('crash safety', () => {
     const { tenant, alice, bob } = await world({ funds: 5_000 });
     const clock = new ManualClock(new Date());
     const clocked: WalletDeps = { ...runtime, clock };
-    const slowKey: WalletDeps['client'] = {
-      protocol: runtime.client.protocol,
-      send: (async (command: DocumentCommand) => {
-        const result = await runtime.client.send(command);
-        if (command instanceof PutCommand && String(command.input.Item?.pk).startsWith('IDEM#')) clock.advance(LATE_START_MS + 1);
-        return result;
-      }) as WalletDeps['client']['send'],
-    };
+    const slowKey = slowKeyStart(runtime.client, clock);
     const key = uuidv7();
     // A first try whose key showed late, after walks that passed its start without seeing it.
     expect((await refusal(send({ ...clocked, client: slowKey }, tenant, alice, bob, 400, key))).code).toBe('service_unavailable');
