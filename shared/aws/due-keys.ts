@@ -1,6 +1,8 @@
 import type { DocumentClient } from './dynamodb';
 import { queryAll } from './store';
 
+type DueIndex = 'gsi1' | 'gsi2' | 'gsi3';
+
 /**
  * The items a sharded "due" index lists up to a time: for each shard partition `partitionOf(n)`
  * of `index` (keys `<index>pk`/`<index>sk`, sort keys `<ISO time>#<id>`), every entry due at or
@@ -10,19 +12,36 @@ import { queryAll } from './store';
 export async function* dueKeys(
   client: DocumentClient,
   table: string,
-  options: { index: 'gsi1' | 'gsi2' | 'gsi3'; shards: number; partitionOf: (shard: number) => string; before: string },
+  options: { index: DueIndex; shards: number; partitionOf: (shard: number) => string; before: string },
 ): AsyncGenerator<Record<string, unknown> & { pk: string; sk: string }> {
   for (let shard = 0; shard < options.shards; shard += 1) {
-    const due = queryAll(
-      { client, table },
-      {
-        IndexName: options.index,
-        KeyConditionExpression: `${options.index}pk = :pk AND ${options.index}sk < :before`,
-        // `~` sorts after `#`: an entry due exactly at `before` is due.
-        ExpressionAttributeValues: { ':pk': options.partitionOf(shard), ':before': `${options.before}~` },
-        Limit: 100,
-      },
-    );
-    for await (const item of due) yield { ...item, pk: String(item.pk), sk: String(item.sk) };
+    yield* dueEntries(client, table, { index: options.index, partition: options.partitionOf(shard), before: options.before });
   }
+}
+
+/**
+ * One partition of a due index, in time order: the entries due at or before `before` and, when
+ * given, after `after` (an instant: the entries of that very instant are left out), with only the
+ * `projection`'s attributes when given (the table keys always). A walk that keeps its own mark
+ * (the saga's sweeper) reads its stretch this way.
+ */
+export async function* dueEntries(
+  client: DocumentClient,
+  table: string,
+  options: { index: DueIndex; partition: string; before: string; after?: string; projection?: string; names?: Record<string, string> },
+): AsyncGenerator<Record<string, unknown> & { pk: string; sk: string }> {
+  const sk = `${options.index}sk`;
+  const entries = queryAll(
+    { client, table },
+    {
+      IndexName: options.index,
+      // `~` sorts after `#`: an entry due exactly at `before` is due, one at exactly `after` is not.
+      KeyConditionExpression: options.after === undefined ? `${options.index}pk = :pk AND ${sk} < :before` : `${options.index}pk = :pk AND ${sk} BETWEEN :after AND :before`,
+      ExpressionAttributeValues: { ':pk': options.partition, ':before': `${options.before}~`, ...(options.after === undefined ? {} : { ':after': `${options.after}~` }) },
+      ...(options.projection === undefined ? {} : { ProjectionExpression: `pk, sk, ${sk}, ${options.projection}` }),
+      ...(options.names === undefined ? {} : { ExpressionAttributeNames: options.names }),
+      Limit: 100,
+    },
+  );
+  for await (const item of entries) yield { ...item, pk: String(item.pk), sk: String(item.sk) };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { ConditionsFailed, getItem, getItems, isConditionalCheckFailed, putItem, putItems, queryAll, transact, updateAction, updateItem, type Item, type Update } from '../aws/store';
+import { dueEntries } from '../aws/due-keys';
+import { ConditionsFailed, getItem, getItems, isConditionalCheckFailed, putItem, putItems, transact, updateAction, updateItem, type Item, type Update } from '../aws/store';
 import { derivedUuidv7 } from '../kernel/ids';
 import type { TransactItem } from '../aws/dynamodb';
 import type { Principal } from '../http/principal';
@@ -269,7 +270,7 @@ async function resumeExisting(runtime: WalletDeps, input: { operation: string; t
     throw new AppError('idempotency_key_reuse', 'This Idempotency-Key was already used for a different request.');
   }
   if (existing.state === 'completed') return { status: existing.status_code!, body: existing.body!, replayed: true };
-  const created = (await createdItems(runtime, () => input.tenantId, [existing], { consistent: true })).get(existing.operation_id);
+  const created = (await createdItems(runtime, [{ tenantId: input.tenantId, record: existing }], { consistent: true })).get(existing.operation_id);
   if (created) {
     const answer = created.creates.answer(created.items);
     return { status: answer.status, body: JSON.stringify(answer.body), replayed: true };
@@ -287,15 +288,14 @@ async function resumeExisting(runtime: WalletDeps, input: { operation: string; t
  */
 async function createdItems(
   runtime: WalletDeps,
-  tenantOf: (record: StoredRecord) => string,
-  records: StoredRecord[],
+  records: { tenantId: string; record: StoredRecord }[],
   options: { consistent: boolean; keysOnly?: boolean },
 ): Promise<Map<string, { creates: CreatesCommit; items: Item[] }>> {
   const asked: { operationId: string; creates: CreatesCommit; keys: { pk: string; sk: string }[] }[] = [];
-  for (const record of records) {
+  for (const { tenantId, record } of records) {
     const creates = (await operationNamed(record.operation))?.options.creates;
     if (!creates || record.state !== 'started') continue;
-    asked.push({ operationId: record.operation_id, creates, keys: creates.keys({ tenantId: tenantOf(record), operationId: record.operation_id, startedAt: record.created_at }) });
+    asked.push({ operationId: record.operation_id, creates, keys: creates.keys({ tenantId, operationId: record.operation_id, startedAt: record.created_at }) });
   }
   const finished = new Map<string, { creates: CreatesCommit; items: Item[] }>();
   if (asked.length === 0) return finished;
@@ -358,8 +358,7 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
     const result = await commitOnce();
     if (options.creates && result.items.length > 0) {
       // The items are the answer; the client gets what a retry will read back from them.
-      await writeCreates(runtime, result.items, faults);
-      const stored = result.items.map((item) => item.Put!.Item as Item);
+      const stored = await writeCreates(runtime, result.items, faults);
       return { status: result.status, body: JSON.stringify(options.creates.answer(stored).body), replayed: false };
     }
     const body = JSON.stringify(result.body);
@@ -405,9 +404,9 @@ async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: str
 
 /**
  * A `creates` commit: its Puts of new items in one batch, their create-once conditions left out
- * (one already there is this operation's, from an earlier try, and the same bytes).
+ * (one already there is this operation's, from an earlier try, and the same bytes); answers the items.
  */
-async function writeCreates(runtime: WalletDeps, items: TransactItem[], faults: SagaFaults): Promise<void> {
+async function writeCreates(runtime: WalletDeps, items: TransactItem[], faults: SagaFaults): Promise<Item[]> {
   const created = items.map((item) => {
     const put = item.Put;
     if (!put || put.ConditionExpression !== 'attribute_not_exists(pk)') throw new Error('a creates commit holds only Puts of new items');
@@ -415,6 +414,7 @@ async function writeCreates(runtime: WalletDeps, items: TransactItem[], faults: 
   });
   await putItems(runtime, created);
   faults.afterCreates?.();
+  return created;
 }
 
 /** Domain refusals become the key's final answer; anything else is transient. */
@@ -486,25 +486,22 @@ async function sweepShard(runtime: WalletDeps, shard: number, now: number): Prom
       if (!isConditionalCheckFailed(error)) throw error;
     }
   };
-  const entries = queryAll(runtime, {
-    IndexName: 'gsi3',
-    // `~` sorts after `#`: the bounds are instants, the entries `<instant>#<operation id>`.
-    KeyConditionExpression: 'gsi3pk = :pk AND gsi3sk BETWEEN :after AND :before',
-    ExpressionAttributeValues: { ':pk': operationKeys.pendingShard(shard), ':after': `${after}~`, ':before': `${before}~` },
-    ProjectionExpression: 'pk, gsi3sk, operation, operation_id, #state, created_at',
-    ExpressionAttributeNames: { '#state': 'state' },
-    Limit: 100,
+  const entries = dueEntries(runtime.client, runtime.table, {
+    index: 'gsi3',
+    partition: operationKeys.pendingShard(shard),
+    after,
+    before,
+    projection: 'operation, operation_id, #state, created_at',
+    names: { '#state': 'state' },
   });
   let finished = 0;
-  let page: { pk: string; instant: string; record: StoredRecord }[] = [];
+  let page: { tenantId: string; key: string; instant: string; record: StoredRecord }[] = [];
   const sweepPage = async () => {
     // Read a while after they were written: an eventually consistent read sees them; whether
     // they are there is all a walk needs.
-    const tenantOf = new Map(page.map((entry) => [entry.record.operation_id, operationKeys.ofRecord(entry.pk)]));
-    const answered = await createdItems(runtime, (record) => tenantOf.get(record.operation_id)!.tenantId, page.map((entry) => entry.record), { consistent: false, keysOnly: true });
-    for (const { record: entry } of page) {
+    const answered = await createdItems(runtime, page, { consistent: false, keysOnly: true });
+    for (const { tenantId, key, record: entry } of page) {
       if (answered.has(entry.operation_id)) continue;
-      const { tenantId, key } = tenantOf.get(entry.operation_id)!;
       const record = await readRecord(runtime, tenantId, key);
       if (!record || record.state !== 'started' || record.operation_id !== entry.operation_id) continue;
       try {
@@ -519,7 +516,7 @@ async function sweepShard(runtime: WalletDeps, shard: number, now: number): Prom
     page = [];
   };
   for await (const item of entries) {
-    page.push({ pk: String(item.pk), instant: String(item.gsi3sk).split('#')[0]!, record: item as unknown as StoredRecord });
+    page.push({ ...operationKeys.ofRecord(item.pk), instant: String(item.gsi3sk).split('#')[0]!, record: item as unknown as StoredRecord });
     if (page.length === 100) await sweepPage();
   }
   if (page.length > 0) await sweepPage();
