@@ -1,6 +1,7 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { logger } from '../../shared/kernel/log';
-import { operationLoaders, sweepOperations } from '../../shared/wallet/saga';
+import { operationLoaders } from '../../shared/wallet/saga/registry';
+import { sweepOperations } from '../../shared/wallet/saga/sweeper';
 import { walletRuntime } from '../../shared/runtime/wallet';
 
 // Every operation the sweeper can resume, loaded only when a sweep finds one unfinished: its cold

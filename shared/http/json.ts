@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '../kernel/errors';
 
 /**
@@ -86,4 +87,13 @@ export function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * The one idempotency fingerprint (the saga's keys, the ledger's keys, tenant creation): sha256 of
+ * the operation and the canonical JSON of everything that identifies the request, whitespace and
+ * key order aside. Two requests under one key are the same request exactly when these are equal.
+ */
+export function fingerprintOf(operation: string, parts: unknown, encoding: 'hex' | 'base64url' = 'base64url'): string {
+  return createHash('sha256').update(operation).update('\n').update(canonicalJson(parts)).digest(encoding);
 }

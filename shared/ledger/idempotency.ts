@@ -1,7 +1,5 @@
-import { createHash } from 'node:crypto';
 import { getItem, isConditionalCheckFailed, putItem, type TableDeps } from '../aws/store';
 import { AppError, problemBody } from '../kernel/errors';
-import { canonicalJson } from '../http/json';
 import type { Outcome } from '../http/outcome';
 import { ledgerKeys } from './keys';
 import type { TransactItem } from '../aws/dynamodb';
@@ -57,10 +55,6 @@ export interface ReadRecord {
   expires_at_epoch: number;
 }
 
-/** A request's identity: the operation and its canonical parameters, whitespace and key order aside. */
-export function fingerprintOf(operation: string, parts: unknown): string {
-  return createHash('sha256').update(operation).update('\n').update(canonicalJson(parts)).digest('hex');
-}
 
 export class IdempotencyStore {
   constructor(

@@ -8,7 +8,8 @@ import { createHttpHandler, type Authenticator, type HttpResult, type RequestOf 
 import type { AnyRoute } from '../http/route';
 import { uuidv7 } from '../kernel/ids';
 import { createConsumerStore } from '../ledger/consumers';
-import { fingerprintOf, type IdempotencyContext } from '../ledger/idempotency';
+import { fingerprintOf } from '../http/json';
+import type { IdempotencyContext } from '../ledger/idempotency';
 import { LedgerService } from '../ledger/service';
 
 /**
@@ -81,7 +82,7 @@ export function ledgerHandler<R extends AnyRoute>(route: R, serve: (call: Ledger
                 scope,
                 key: request.idempotencyKey,
                 operation: route.operationId,
-                fingerprint: fingerprintOf(route.operationId, { params: request.params, body: request.body }),
+                fingerprint: fingerprintOf(route.operationId, { params: request.params, body: request.body }, 'hex'),
                 requestId: request.requestId,
               },
       });

@@ -98,6 +98,21 @@ describe('subscribing', () => {
     expect(byUser.body.data.map((s: { id: string }) => s.id)).toEqual([first.body.id]);
   });
 
+  it('refuses another user\'s Idempotency-Key with idempotency_key_reuse: never answers with the first user\'s subscription', async () => {
+    const [first, second] = [await subscriber(5_000), await subscriber(5_000)];
+    const key = uuidv7();
+    const mine = await subscribe(first.token, plan, key);
+    expect(mine.status, mine.text).toBe(201);
+
+    const theirs = await subscribe(second.token, plan, key);
+    expectProblem(theirs, 'idempotency_key_reuse');
+    expect(theirs.text).not.toContain(mine.body.id);
+    expect((await api('GET', '/v1/subscriptions', { token: second.token })).body.data).toEqual([]);
+    expect(await available(second.id)).toBe(5_000);
+    // The key is still the first user's, answered byte for byte.
+    expect((await subscribe(first.token, plan, key)).text).toBe(mine.text);
+  });
+
   it('refuses what is not a subscription: an API key, an item, a draft or a hidden client\'s plan, a payer without the money', async () => {
     const payer = await subscriber(500);
     expectProblem(await subscribe(apiKey), 'consumer_token_required');

@@ -14,7 +14,7 @@ import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { transferRoutes } from '../../shared/wallet/transfers/routes';
 import { createTransfer } from '../../shared/wallet/transfers/transfers';
-import { SWEEP_AFTER_MS } from '../../shared/wallet/saga';
+import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { startTestPlatform, type CallResult } from '../support/platform';

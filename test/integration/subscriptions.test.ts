@@ -6,7 +6,8 @@ import { changeClient, createClient, readClient } from '../../shared/wallet/cata
 import { createOffering } from '../../shared/wallet/catalog/offerings';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { createMerchant } from '../../shared/wallet/payments/merchants';
-import { SWEEP_AFTER_MS, sweepOperations } from '../../shared/wallet/saga';
+import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
+import { sweepOperations } from '../../shared/wallet/saga/sweeper';
 import { chargeDueSubscriptions } from '../../shared/wallet/subscriptions/billing';
 import { cancelSubscription } from '../../shared/wallet/subscriptions/manage';
 import { subscriptionRecord } from '../../shared/wallet/subscriptions/records';

@@ -15,7 +15,8 @@ import type * as Sandbox from '../../shared/wallet/topups/sandbox';
 import type * as Create from '../../shared/wallet/topups/create';
 import type * as Reads from '../../shared/wallet/topups/reads';
 import type * as Settlement from '../../shared/wallet/topups/settlement';
-import type * as Operations from '../../shared/wallet/saga';
+import type * as Operations from '../../shared/wallet/saga/sweeper';
+import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { startTestPlatform } from '../support/platform';
 import { storedEvents } from '../support/events';
@@ -56,7 +57,7 @@ beforeAll(async () => {
   runtime = { client, table: platform.tables.wallet.name, clock, ids: uuidv7, signer: () => Promise.reject(new Error('no tokens here')), ledger: () => ledger };
   service = { ...(await import('../../shared/wallet/topups/create')), ...(await import('../../shared/wallet/topups/reads')), ...(await import('../../shared/wallet/topups/settlement')) };
   sandbox = await import('../../shared/wallet/topups/sandbox');
-  operations = await import('../../shared/wallet/saga');
+  operations = await import('../../shared/wallet/saga/sweeper');
   const tenants = await import('../../shared/wallet/tenancy/tenants');
   const users = await import('../../shared/wallet/tenancy/users');
   const staff = { kind: 'platform_staff', id: 'staff' };
@@ -137,7 +138,7 @@ describe('a crash between the ledger posting and the commit', () => {
     const before = await cash();
     const topup = await start(250);
     await expect(deliver(topup, { id: `evt_${uuidv7()}`, amount: 250 }, { afterLedger: crash })).rejects.toThrow('crashed');
-    clock.advance(operations.SWEEP_AFTER_MS + 1_000);
+    clock.advance(SWEEP_AFTER_MS + 1_000);
     expect(await operations.sweepOperations(runtime)).toBeGreaterThanOrEqual(1);
     expect(await statusOf(topup.id)).toBe('succeeded');
     expect(await cash()).toBe(before + 250);

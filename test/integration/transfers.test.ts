@@ -14,7 +14,8 @@ import type { TransfersDeps, TransfersLedger } from '../../shared/wallet/transfe
 import { effectiveLimits, getUserLimits, limitClaims, setLimits, setUserLimits } from '../../shared/wallet/transfers/limits';
 import { listTransactions } from '../../shared/wallet/transfers/transactions';
 import { createTransfer, getTransfer, listTransfers, type Transfer } from '../../shared/wallet/transfers/transfers';
-import { LATE_START_MS, SWEEP_AFTER_MS, operationKeys, sweepOperations } from '../../shared/wallet/saga';
+import { LATE_START_MS, SWEEP_AFTER_MS, operationKeys } from '../../shared/wallet/saga/key-record';
+import { sweepOperations } from '../../shared/wallet/saga/sweeper';
 import { getItem, putItem } from '../../shared/aws/store';
 import { BatchWriteCommand, PutCommand, type DocumentCommand } from '../../shared/aws/dynamodb';
 import type { WalletDeps } from '../../shared/wallet/deps';

@@ -5,7 +5,8 @@ import { ensureTables } from '../../local/tables';
 import type { Clock } from '../../shared/kernel/clock';
 import { systemClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { fingerprintOf, type IdempotencyContext } from '../../shared/ledger/idempotency';
+import { fingerprintOf } from '../../shared/http/json';
+import type { IdempotencyContext } from '../../shared/ledger/idempotency';
 import type { Account, Transaction } from '../../shared/ledger/schemas';
 import { LedgerService } from '../../shared/ledger/service';
 
@@ -23,7 +24,7 @@ export async function ledgerFixture(options: { clock?: Clock; wrap?: (client: Do
     scope: ledger.id,
     key,
     operation,
-    fingerprint: fingerprintOf(operation, body),
+    fingerprint: fingerprintOf(operation, body, 'hex'),
     requestId: uuidv7(),
   });
 

@@ -30,7 +30,7 @@ function sweeperLoaders(): [string, string][] {
 
 describe('the saga sweeper', () => {
   it('can resume every operation the wallet defines, loading each module only when a sweep needs it', async () => {
-    const saga = await import('../../shared/wallet/saga');
+    const saga = await import('../../shared/wallet/saga/registry');
     const before = new Set(saga.registeredOperations());
     await import('../../functions/wallet/sweep-operations');
     const defined = definedOperations(WALLET).sort();

@@ -11,7 +11,8 @@ import { isLive, type OfferingRecord, type VariantRecord } from '../catalog/reco
 import { commitVersioned, withFreshReads } from '../../aws/fresh-reads';
 import type { WalletDeps } from '../deps';
 import { merchantItem } from '../payments/merchants';
-import { defineOperation, runOperation } from '../saga';
+import { defineOperation } from '../saga/registry';
+import { runOperation } from '../saga/engine';
 import { commissionOf } from '../tenancy/fees';
 import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';

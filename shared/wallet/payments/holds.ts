@@ -2,7 +2,7 @@ import { dueKeys } from '../../aws/due-keys';
 import { ConditionsFailed, getItem, transact } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
 import type { WalletDeps } from '../deps';
-import { ledgerKeyOf } from '../saga';
+import { ledgerKeyOf } from '../saga/registry';
 import { HOLD_SHARDS, paymentKeys } from './keys';
 import { statusUpdate, toPayment } from './records';
 

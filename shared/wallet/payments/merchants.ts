@@ -1,7 +1,7 @@
 import { ConditionsFailed, getItem, putItem, queryPage, transact, type Page } from '../../aws/store';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps, WalletDeps } from '../deps';
-import { ledgerKeyOf } from '../saga';
+import { ledgerKeyOf } from '../saga/registry';
 import { HOT_ACCOUNT_SHARDS, openAccountOnce } from '../tenancy/ledger-accounts';
 import { getTenantRecord } from '../tenancy/tenants';
 import { auditItem } from '../tenancy/audit';

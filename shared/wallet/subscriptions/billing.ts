@@ -7,7 +7,7 @@ import { LedgerRefusal } from '../../ledger-client/client';
 import type { WalletDeps } from '../deps';
 import { splitCharge } from '../payments/fees';
 import { captureLegs } from '../payments/records';
-import { ledgerKeyOf } from '../saga';
+import { ledgerKeyOf } from '../saga/registry';
 import { computeFee } from '../tenancy/fees';
 import { SUBSCRIPTION_SHARDS, subscriptionKeys } from './keys';
 import { DUNNING_DELAYS_MS, MAX_TRIES } from './periods';

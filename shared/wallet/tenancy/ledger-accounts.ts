@@ -1,6 +1,6 @@
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { TenancyLedger, WalletDeps } from '../deps';
-import { ledgerKeyOf } from '../saga';
+import { ledgerKeyOf } from '../saga/registry';
 
 const UUID_AT_END = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.?$/;
 

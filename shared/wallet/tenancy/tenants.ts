@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { fingerprintOf } from '../../http/json';
 import { AppError } from '../../kernel/errors';
 import { walletKeys } from '../keys';
 import { recordCrossTenantRead } from './access-log';
@@ -148,7 +149,9 @@ export async function createTenant(
  */
 async function reserveTenantId(deps: StoreDeps, actor: Actor, idempotencyKey: string, body: { name: string; currency: string }): Promise<string> {
   const keyHash = sha256(`${actor.kind}\n${actor.id}\n${idempotencyKey}`);
-  const fingerprint = sha256(JSON.stringify([body.name, body.currency]));
+  const fingerprint = fingerprintOf('tenant.create', body);
+  // Reservations written before the one fingerprint helper: kept for their 24 hours.
+  const legacyFingerprint = sha256(JSON.stringify([body.name, body.currency]));
   const now = deps.clock.now();
   const nowEpoch = Math.floor(now.getTime() / 1000);
   const tenantId = deps.ids();
@@ -172,7 +175,7 @@ async function reserveTenantId(deps: StoreDeps, actor: Actor, idempotencyKey: st
   }
   const reserved = await getItem(deps, walletKeys.tenantCreation(keyHash));
   if (!reserved) throw new AppError('service_unavailable', 'The Idempotency-Key record changed concurrently; retry the request.');
-  if (reserved.fingerprint !== fingerprint) {
+  if (reserved.fingerprint !== fingerprint && reserved.fingerprint !== legacyFingerprint) {
     throw new AppError('idempotency_key_reuse', 'This Idempotency-Key was used to create a tenant with another name or currency.');
   }
   return String(reserved.tenant_id);

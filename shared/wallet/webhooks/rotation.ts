@@ -1,7 +1,8 @@
 import type { Principal } from '../../http/principal';
 import type { Outcome } from '../../http/outcome';
 import type { WalletDeps } from '../deps';
-import { defineOperation, runOperation } from '../saga';
+import { defineOperation } from '../saga/registry';
+import { runOperation } from '../saga/engine';
 import { endpointAudit, liveEndpointOf, newSecret, withSecret, type EndpointRecord } from './endpoints';
 import { webhookKeys, type Owner } from './keys';
 

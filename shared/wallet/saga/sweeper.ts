@@ -1,0 +1,85 @@
+import { dueEntries } from '../../aws/due-keys';
+import { getItem, isConditionalCheckFailed, putItem } from '../../aws/store';
+import type { WalletDeps } from '../deps';
+import { createdItems, resume } from './engine';
+import { IDEMPOTENCY_RETENTION_SECONDS, operationKeys, readRecord, reindex, SWEEP_AFTER_MS, SWEEP_SHARDS, type StartedRecord, type StoredRecord } from './key-record';
+
+/**
+ * How far behind its last walk the sweeper starts the next: an entry that shows in the index late
+ * (a slow write, the index's lag) is still walked up to SWEEP_AFTER_MS - LATE_START_MS +
+ * SWEEP_RESCAN_MS (30 s) after its instant. Each key is walked about 1.2 times at one walk a minute.
+ */
+const SWEEP_RESCAN_MS = 10_000;
+
+/**
+ * The sweeper: finishes every operation left unfinished for longer than SWEEP_AFTER_MS, and
+ * answers how many it finished. Every key is in the sweep index from its start until an answer is
+ * written, and a `creates` success writes none, so the index holds the day's keys: the sweeper
+ * walks each shard (the four at once) from where its last walk ended (less SWEEP_RESCAN_MS, for
+ * entries that showed late) up to SWEEP_AFTER_MS ago, reads the items of the `creates` keys it meets in one batch per
+ * page, and resumes those with an item missing and every other started key, each from the plan
+ * its first try pinned. One it cannot finish (the ledger is down) is indexed again at now, for a later walk.
+ */
+export async function sweepOperations(runtime: WalletDeps): Promise<number> {
+  const now = runtime.clock.now().getTime();
+  const shards = Array.from({ length: SWEEP_SHARDS }, (_, shard) => sweepShard(runtime, shard, now));
+  return (await Promise.all(shards)).reduce((sum, finished) => sum + finished, 0);
+}
+
+/**
+ * One shard's walk, its mark moved on after every page (a walk cut short by its function's timeout
+ * keeps what it did). Everything walked up to an instant is marked as walked up to SWEEP_RESCAN_MS
+ * before it, so the next walk reads that stretch again.
+ */
+async function sweepShard(runtime: WalletDeps, shard: number, now: number): Promise<number> {
+  const before = new Date(now - SWEEP_AFTER_MS).toISOString();
+  const mark = await getItem(runtime, operationKeys.sweptThrough(shard));
+  const after = typeof mark?.through === 'string' ? mark.through : new Date(now - IDEMPOTENCY_RETENTION_SECONDS * 1000).toISOString();
+  if (after >= before) return 0;
+  const markThrough = async (instant: string) => {
+    const through = new Date(Date.parse(instant) - SWEEP_RESCAN_MS).toISOString();
+    if (through <= after) return;
+    try {
+      await putItem(runtime, { ...operationKeys.sweptThrough(shard), entity: 'saga_sweep', through }, { condition: 'attribute_not_exists(pk) OR through < :through', values: { ':through': through } });
+    } catch (error) {
+      // Another walk got further.
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  };
+  const entries = dueEntries(runtime.client, runtime.table, {
+    index: 'gsi3',
+    partition: operationKeys.pendingShard(shard),
+    after,
+    before,
+    projection: 'operation, operation_id, #state, created_at',
+    names: { '#state': 'state' },
+  });
+  let finished = 0;
+  let page: { tenantId: string; key: string; instant: string; record: StoredRecord }[] = [];
+  const sweepPage = async () => {
+    // Read a while after they were written: an eventually consistent read sees them; whether
+    // they are there is all a walk needs.
+    const answered = await createdItems(runtime, page, { consistent: false, keysOnly: true });
+    for (const { tenantId, key, record: entry } of page) {
+      if (answered.has(entry.operation_id)) continue;
+      const record = await readRecord(runtime, tenantId, key);
+      if (!record || record.state !== 'started' || record.operation_id !== entry.operation_id) continue;
+      try {
+        await resume(runtime, tenantId, key, record as StartedRecord, {});
+        finished += 1;
+      } catch {
+        // Still failing (the ledger is down): indexed again, for a later walk.
+        await reindex(runtime, tenantId, key, record.operation_id);
+      }
+    }
+    await markThrough(page[page.length - 1]!.instant);
+    page = [];
+  };
+  for await (const item of entries) {
+    page.push({ ...operationKeys.ofRecord(item.pk), instant: String(item.gsi3sk).split('#')[0]!, record: item as unknown as StoredRecord });
+    if (page.length === 100) await sweepPage();
+  }
+  if (page.length > 0) await sweepPage();
+  await markThrough(before);
+  return finished;
+}
