@@ -98,7 +98,9 @@ export async function listOrders(deps: StoreDeps, scope: OwnerScope, query: z.in
   if (query.status) {
     names['#status'] = 'status';
     values[':status'] = query.status;
-    values[':paying'] = 'paying';
+    // An order being paid still holds its stock: it lists as open. DynamoDB refuses a value the
+    // expression does not use, so :paying is bound only where it is.
+    if (query.status === 'open') values[':paying'] = 'paying';
     conditions.push(query.status === 'open' ? '(#status = :status OR #status = :paying)' : '#status = :status');
   }
   if (clientId) {

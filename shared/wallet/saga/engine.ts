@@ -8,6 +8,7 @@ import type { WalletDeps } from '../deps';
 import { keyExpiry, keptPrincipal, LATE_START_MS, operationKeys, readRecord, reindex, sameRequest, scopedFingerprint, type CompletedRecord, type StartedRecord, type StoredRecord } from './key-record';
 import { ledgerKeyOf, operationNamed, type CreatesCommit, type OperationPlan } from './registry';
 import { asRefusal, asTransient, inFlight } from './refusals';
+import { faultPoint } from './faults';
 
 /**
  * Money-moving operations as sagas of idempotent steps (DESIGN.md "Money moves"):
@@ -137,6 +138,7 @@ export async function createdItems(
  * the key started (the ledger's postings are replayed by the next try, under the same keys).
  */
 export async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: string, record: StartedRecord, faults: SagaFaults): Promise<Outcome> {
+  await faultPoint(record.operation, 'beforeLedger');
   const operation = await operationNamed(record.operation);
   if (!operation) throw new Error(`unknown operation ${record.operation}`);
   const { definition, options } = operation;
@@ -163,6 +165,7 @@ export async function resume(runtime: WalletDeps, tenantId: string, idempotencyK
         return { items: [], status: refusal.status, body: problemBody(refusal, record.request_id) };
       }
       await faults.afterLedger?.();
+      await faultPoint(record.operation, 'afterLedger');
     }
     try {
       return await plan!.commit(posted.value);
@@ -177,9 +180,11 @@ export async function resume(runtime: WalletDeps, tenantId: string, idempotencyK
   };
   for (let attempt = 1; ; attempt += 1) {
     const result = await commitOnce();
+    await faultPoint(record.operation, 'beforeCommit');
     if (options.creates && result.items.length > 0) {
       // The items are the answer; the client gets what a retry will read back from them.
       const stored = await writeCreates(runtime, result.items, faults);
+      await faultPoint(record.operation, 'afterCommit');
       return { status: result.status, body: JSON.stringify(options.creates.answer(stored).body), replayed: false };
     }
     const body = JSON.stringify(result.body);
@@ -206,6 +211,7 @@ export async function resume(runtime: WalletDeps, tenantId: string, idempotencyK
         };
         await transact(runtime, [...result.items, updateAction(runtime.table, key, answer)]);
       }
+      await faultPoint(record.operation, 'afterCommit');
       return { status: result.status, body, replayed: false };
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
