@@ -174,6 +174,25 @@ describe('POST /v1/transfers', () => {
     expect(await balanceOf(alice.id, token)).toMatchObject({ available: 690 });
   });
 
+  it("keeps a user's Idempotency-Key hers: the same key from another caller is idempotency_key_reuse, never her transfer", async () => {
+    const [alice, bob, carol] = [await newUser(), await newUser(), await newUser()];
+    await fund(tenantId, alice.id, 1_000);
+    await fund(tenantId, carol.id, 1_000);
+    const [aliceToken, carolToken] = [
+      await userTokenFor(platform, apiKey, alice.externalId, ['transfers:write', 'balances:read']),
+      await userTokenFor(platform, apiKey, carol.externalId, ['transfers:write', 'balances:read']),
+    ];
+    const key = uuidv7();
+    const hers = await transfer(aliceToken, { to_user_id: bob.id, amount: 300 }, key);
+    expect(hers.status, hers.text).toBe(201);
+
+    // Another user, and the tenant's own key sending the very transfer she made: neither gets her answer.
+    expectProblem(await transfer(carolToken, { to_user_id: bob.id, amount: 300 }, key), 'idempotency_key_reuse');
+    expectProblem(await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 300 }, key), 'idempotency_key_reuse');
+    expect(await balanceOf(carol.id)).toMatchObject({ available: 1_000 });
+    expect((await transfer(aliceToken, { to_user_id: bob.id, amount: 300 }, key)).text).toBe(hers.text);
+  });
+
   it('refuses a missing key, a missing sender, the same user, floats and non-positive amounts with invalid_request', async () => {
     const [alice, bob] = [await newUser(), await newUser()];
     expectProblem(await api('POST', '/v1/transfers', { token: apiKey, body: { from_user_id: alice.id, to_user_id: bob.id, amount: 1 } }), 'invalid_request');
