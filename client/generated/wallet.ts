@@ -2116,7 +2116,9 @@ export interface paths {
         };
         /**
          * Deployed version
-         * @description Public: no credential is needed.
+         * @description Callers: `api_key`, `user_token`, `idp_user`, `platform_staff`, `vendor_support`, `partner_admin`, `tenant_staff`.
+         *
+         *     No scope is required.
          */
         get: operations["walletVersion"];
         put?: never;
@@ -13133,6 +13135,26 @@ export interface operations {
                         version: string;
                         stage: string;
                     };
+                };
+            };
+            /** @description `unauthenticated`: Authentication required. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Not allowed for this credential kind. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `bulkhead_full`: Service overloaded. */

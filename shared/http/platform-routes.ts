@@ -1,11 +1,15 @@
 import * as z from 'zod';
 import { DOCS_RENDERER_FILE } from './docs-page';
+import type { PrincipalKind } from './principal';
 import { defineRoute, type Api } from './route';
 
 /** Unauthenticated probes, served on the wallet API and on the ledger API (spec part 4 item 6). */
 
 const health = z.object({ status: z.literal('ok') });
 const version = z.object({ version: z.string(), stage: z.string() });
+
+/** Every credential the wallet API admits. */
+const WALLET_CALLERS: readonly PrincipalKind[] = ['api_key', 'user_token', 'idp_user', 'platform_staff', 'vendor_support', 'partner_admin', 'tenant_staff'];
 
 /**
  * Probes and documents answer from memory in microseconds: two at once per function is plenty, and
@@ -36,14 +40,16 @@ const probes = (api: Api, prefix: string) => ({
     method: 'GET',
     path: '/version',
     api,
-    handler: 'platform/version',
+    handler: api === 'ledger' ? 'platform/version' : 'platform/wallet-version',
     summary: 'Deployed version',
     tags: ['platform'],
-    access: 'public',
+    // The spec exempts only /healthz from credentials on the wallet API; the ledger's probes are both open.
+    access: api === 'ledger' ? 'public' : { principals: WALLET_CALLERS, scopes: [], boundKeys: true },
     request: {},
     response: { status: 200, body: version, description: 'The version this API runs.' },
     errors: [],
-    tables: {},
+    // RW: the credential hook records an API key's last use.
+    tables: api === 'ledger' ? {} : { wallet: 'RW' },
   }),
 });
 
@@ -117,7 +123,7 @@ const ledgerDocs = docs('ledger');
 const consoleDocs = docs('console');
 const ledger = probes('ledger', 'ledger');
 
-/** Both APIs' probes share one entry point each: the schemas are the same. */
+/** Both APIs' health probes share one entry point (the schemas are the same); the wallet's /version takes a credential, so it has its own. */
 export const platformRoutes = {
   walletHealthz: wallet.healthz,
   walletVersion: wallet.version,

@@ -17,10 +17,9 @@ export const metadata = z
 
 /** `limit` as a query string: clamped to 1..max rather than refused (spec part 4 item 19). */
 export const pageLimit = (defaultLimit = 50, max = 100) =>
-  z.coerce
-    .number()
-    .int('must be an integer')
-    .optional()
+  z
+    // `limit=` (empty) is the default, as if absent: Number('') would read it as 0, clamped to 1.
+    .preprocess((value) => (value === '' ? undefined : value), z.coerce.number().int('must be an integer').optional())
     .transform((value) => Math.min(max, Math.max(1, value === undefined ? defaultLimit : value)));
 
 export const cursor = z.string().min(1).max(512).optional();

@@ -50,5 +50,10 @@ describe('order listings', () => {
     expect(await listed('paid')).toEqual([paid]);
     expect(await listed('canceled')).toEqual([canceled]);
     expect(await listed('expired')).toEqual([]);
+
+    // `limit=` (empty) is the default page, as if absent, not a page of one.
+    const empty = await api('GET', `/v1/orders?user_id=${shopper}&limit=`);
+    expect(empty.status, empty.text).toBe(200);
+    expect(empty.body.data).toHaveLength(3);
   });
 });

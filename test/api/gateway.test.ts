@@ -8,6 +8,7 @@ import { defineRoute, idempotencyRequired } from '../../shared/http/route';
 import { amount } from '../../shared/http/schemas';
 import { routes } from '../../shared/routes';
 import { call, startTestPlatform, type CallResult } from '../support/platform';
+import { staffToken } from '../support/credentials';
 
 // Routes that exist only in this test: a public body route to exercise the request pipeline, and
 // an authenticated one to show the credential hook refuses everyone until verifiers are plugged in.
@@ -89,15 +90,21 @@ describe('OpenAPI documents', () => {
 });
 
 describe('probes', () => {
-  it('answers /healthz and /version without a credential on the wallet and ledger APIs', async () => {
+  it('answers /healthz without a credential on the wallet and ledger APIs, and /version without one on the ledger API only', async () => {
     for (const url of [platform.urls.public, platform.urls.ledger]) {
       const health = await call(url, 'GET', '/healthz');
       expect(health.status).toBe(200);
       expect(health.body).toEqual({ status: 'ok' });
-      const version = await call(url, 'GET', '/version');
-      expect(version.status).toBe(200);
-      expect(version.body).toMatchObject({ stage: 'local', version: expect.any(String) });
     }
+    const version = await call(platform.urls.ledger, 'GET', '/version');
+    expect(version.status).toBe(200);
+    expect(version.body).toMatchObject({ stage: 'local', version: expect.any(String) });
+    // The spec exempts only /healthz from credentials on the wallet API.
+    expectProblem(await call(platform.urls.public, 'GET', '/version'), 'unauthenticated');
+    const staff = await staffToken(platform, { role: 'platform' });
+    const walletVersion = await call(platform.urls.public, 'GET', '/version', { token: staff });
+    expect(walletVersion.status, walletVersion.text).toBe(200);
+    expect(walletVersion.body).toEqual(version.body);
   });
 
   it('binds every listener to loopback only', () => {

@@ -62,11 +62,11 @@ describe('the route manifest', () => {
     }
   });
 
-  it('keeps the ledger API to ledger routes and the public probes unauthenticated', () => {
+  it('keeps the ledger API to ledger routes and the probes the spec exempts unauthenticated (the wallet\'s /version takes a credential)', () => {
     for (const route of routes.filter((r) => r.path.startsWith('/v1/ledgers'))) expect(route.api).toBe('ledger');
     const probes = routes.filter((r) => r.path === '/healthz' || r.path === '/version');
     expect(probes.map((r) => `${r.api} ${r.path}`).sort()).toEqual(['ledger /healthz', 'ledger /version', 'wallet /healthz', 'wallet /version']);
-    for (const probe of probes) expect(probe.access).toBe('public');
+    for (const probe of probes) expect(probe.access === 'public', `${probe.api} ${probe.path}`).toBe(!(probe.api === 'wallet' && probe.path === '/version'));
   });
 
   it('points every queue worker at a defined queue', () => {
