@@ -4,3 +4,6 @@
  * and never from the ledger's own modules.
  */
 export type { Account, Entry, Ledger, Pending, Transaction } from '../ledger/schemas';
+
+/** The most one leg may move (the ledger refuses more as `invalid`): the wallet names the field that would pass it. */
+export { MAX_LEG_AMOUNT } from '../ledger/schemas';

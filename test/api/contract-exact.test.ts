@@ -3,8 +3,8 @@ import type { Platform } from '../../local/platform';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { clientOf } from '../support/catalog';
-import { apiKeyFor, staffToken } from '../support/credentials';
-import { apiClient } from '../support/http';
+import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
+import { apiClient, expectProblem } from '../support/http';
 import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
 
@@ -57,3 +57,36 @@ describe('order listings', () => {
     expect(empty.body.data).toHaveLength(3);
   });
 });
+
+describe('refusals that name their field', () => {
+  it('refuses a points conversion worth more than one posting can move, naming points', async () => {
+    expect((await api('PUT', '/v1/rewards/settings', { body: { points_commodity: 'PTS', conversion_rate: { points: 1, cash: 2 ** 45 } } })).status).toBe(200);
+    const externalId = `c-${uuidv7()}`;
+    const user = (await api('POST', '/v1/users', { body: { external_id: externalId } })).body.id as string;
+    const token = await userTokenFor(platform, apiKey, externalId, ['rewards:convert']);
+    const refused = await api('POST', `/v1/users/${user}/rewards/convert`, { token, key: uuidv7(), body: { points: 2 } });
+    expectProblem(refused, 'invalid_request');
+    expect(refused.body.errors).toEqual([{ field: 'points', message: 'too many for one conversion' }]);
+  });
+
+  it('refuses a blank push token in the schema the document publishes, naming push_token', async () => {
+    const externalId = `d-${uuidv7()}`;
+    const user = (await api('POST', '/v1/users', { body: { external_id: externalId } })).body.id as string;
+    for (const blank of ['   ', ' token', 'token ']) {
+      const refused = await api('POST', '/v1/devices', { body: { user_id: user, platform: 'ios', push_token: blank } });
+      expectProblem(refused, 'invalid_request');
+      expect(refused.body.errors.map((e: { field: string }) => e.field)).toEqual(['push_token']);
+    }
+    const document = (await api('GET', '/openapi.json', { token: undefined })).body;
+    const pattern = new RegExp(document.components.schemas.DeviceCreate?.properties?.push_token?.pattern ?? findPushTokenPattern(document));
+    expect(pattern.test('   ')).toBe(false);
+    expect(pattern.test('fcm:token value')).toBe(true);
+  });
+});
+
+/** The push_token pattern wherever the document puts the device request's schema. */
+function findPushTokenPattern(document: unknown): string {
+  const found = JSON.stringify(document).match(/"push_token":\{[^}]*"pattern":("(?:[^"\\]|\\.)*")/);
+  if (!found) throw new Error('no push_token pattern in the document');
+  return JSON.parse(found[1]!) as string;
+}

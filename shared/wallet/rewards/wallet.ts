@@ -4,7 +4,7 @@ import { outboxItem } from '../../events/outbox';
 import type { Outcome } from '../../http/outcome';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
-import type { Transaction } from '../../ledger-client/contract';
+import { MAX_LEG_AMOUNT, type Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
 import { merchantItem } from '../payments/merchants';
 import { defineOperation } from '../saga/registry';
@@ -72,6 +72,9 @@ export const POINTS_CONVERT = defineOperation('points.convert', async ({ runtime
   return {
     post: async (ledgerKey) => {
       if (cash < 1) throw new AppError('invalid_request', `${points} points are worth less than one minor unit at ${pin.rate.points} points for ${pin.rate.cash}.`, { errors: [{ field: 'points', message: 'too few' }] });
+      if (cash > MAX_LEG_AMOUNT) {
+        throw new AppError('invalid_request', `${points} points are worth ${cash}, more than one conversion can move (${MAX_LEG_AMOUNT}).`, { errors: [{ field: 'points', message: 'too many for one conversion' }] });
+      }
       return runtime.ledger().post(
         pin.ledger_id,
         {

@@ -81,7 +81,8 @@ export const deviceCreate = z
     user_id: uuid.optional(),
     platform: z.enum(DEVICE_PLATFORMS),
     /** APNs device token, FCM registration token, or a Web Push subscription (printable ASCII). */
-    push_token: z.string().trim().min(1).max(PUSH_TOKEN_MAX).regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'),
+    // Printable ASCII with no space at either end, so a blank token fails the schema as documented, not the service.
+    push_token: z.string().min(1).max(PUSH_TOKEN_MAX).regex(/^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/, 'must be printable ASCII, not blank, with no space at either end'),
   })
   .strict();
 export type DeviceCreate = z.infer<typeof deviceCreate>;
