@@ -1840,7 +1840,7 @@ export interface paths {
          *
          *     Requires one of the scopes: `credit:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["setCreditLimit"];
         delete?: never;

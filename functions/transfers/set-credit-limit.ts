@@ -7,8 +7,7 @@ import { tenantOf } from '../../shared/wallet/principals';
 export const handler = walletHandler(transferRoutes.setCreditLimit, async ({ request, principal, runtime }) =>
   outcomeResult(
     await setCreditLimit(runtime, principal, tenantOf(principal), request.params.userId, request.body.credit_limit, {
-      // Required by the route, so the middleware has refused a request without one.
-      idempotencyKey: request.idempotencyKey!,
+      idempotencyKey: request.idempotencyKey,
       requestId: request.requestId,
     }),
   ),

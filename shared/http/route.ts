@@ -132,3 +132,5 @@ export function compilePath(template: string): (path: string) => Record<string, 
 
 /** Idempotency-Key bounds: spec part 8 (1..255 for ledger postings and reversals). */
 export const idempotencyRequired = (maxLength = 255): IdempotencyRule => ({ required: true, minLength: 1, maxLength });
+/** Accepted and honoured when sent (a retry answers the first answer), never required. */
+export const idempotencyOptional = (maxLength = 255): IdempotencyRule => ({ required: false, minLength: 1, maxLength });

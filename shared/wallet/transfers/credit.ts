@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { AppError } from '../../kernel/errors';
 import { outboxItem } from '../../events/outbox';
 import { LedgerRefusal } from '../../ledger-client/client';
@@ -91,7 +92,8 @@ export const CREDIT_LIMIT_SET = defineOperation('credit_limit.set', async ({ run
 });
 
 /**
- * Sets a business user's credit line, once per Idempotency-Key (a retry answers the first answer).
+ * Sets a business user's credit line, once per Idempotency-Key (a retry answers the first answer);
+ * without one it still runs as a saga (crash-safe under a key of its own), and a repeat sets the same line again.
  * Refuses: user_not_found (also another tenant's user), user_not_business (a consumer wallet),
  * credit_limit_below_balance (the available balance is already below the new floor: more is drawn
  * than the new line allows), account_frozen, account_closed, invalid_request (out of range),
@@ -103,8 +105,10 @@ export async function setCreditLimit(
   tenantId: string,
   userId: string,
   creditLimit: number,
-  options: { idempotencyKey: string; requestId: string; faults?: SagaFaults },
+  options: { idempotencyKey: string | undefined; requestId: string; faults?: SagaFaults },
 ): Promise<Outcome> {
   const request: CreditLimitRequest = { user_id: userId, credit_limit: creditLimit };
-  return runOperation(runtime, { operation: CREDIT_LIMIT_SET, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId }, options.faults);
+  // No client key: a fresh random one no client can guess, so the saga (and the sweeper) still has its key record.
+  const idempotencyKey = options.idempotencyKey ?? `unkeyed:${randomUUID()}`;
+  return runOperation(runtime, { operation: CREDIT_LIMIT_SET, tenantId, idempotencyKey, request, principal, requestId: options.requestId }, options.faults);
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
+import { defineRoute, idempotencyRequired, idempotencyOptional, type Access } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
 
@@ -157,7 +157,8 @@ export const transferRoutes = {
     request: { params: userParams, body: s.creditLimitSet },
     response: { status: 200, body: s.creditLimitResult, description: 'The new and the previous credit limit.' },
     errors: ['user_not_found', 'user_not_business', 'credit_limit_below_balance', 'account_frozen', 'account_closed', 'idempotency_key_reuse', 'idempotency_in_flight', 'service_unavailable'],
-    idempotency: idempotencyRequired(255),
+    // Setting a limit is idempotent by nature (the spec gives a body only): the key is honoured, never required.
+    idempotency: idempotencyOptional(255),
     tables: writes,
     capabilities: callsLedger,
   }),
