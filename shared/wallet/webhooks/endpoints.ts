@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Principal } from '../../http/principal';
 import { epochSeconds } from '../../kernel/clock';
 import { AppError } from '../../kernel/errors';
-import { familyOf, MERCHANT_FAMILIES } from '../../events/names';
 import { standardWebhooksSecret } from '../../events/signature';
 import type { EventEnvelope } from '../../events/outbox';
 import { auditItem } from '../tenancy/audit';
@@ -107,8 +106,8 @@ const invalid = (field: string, message: string) => new AppError('invalid_reques
 
 /**
  * Creates an endpoint with a new secret, counted against the owner's limit and audited in the
- * same transaction. Refuses: invalid_request (URL not acceptable for the mode, a merchant
- * endpoint filtering on a non-merchant type, the owner already has MAX_ENDPOINTS_PER_OWNER).
+ * same transaction. Refuses: invalid_request (URL not acceptable for the mode, the owner already
+ * has MAX_ENDPOINTS_PER_OWNER).
  */
 export async function createEndpoint(
   deps: StoreDeps,
@@ -119,9 +118,8 @@ export async function createEndpoint(
   const url = checkEndpointUrl(input.url, { livemode: context.livemode });
   if (!url.ok) throw invalid('body.url', url.reason);
   const filters = input.event_filters ? [...new Set(input.event_filters)] : null;
-  if (owner.clientId && filters?.some((filter) => !MERCHANT_FAMILIES.includes(familyOf(filter)))) {
-    throw invalid('body.event_filters', `a merchant endpoint receives only the families ${MERCHANT_FAMILIES.map((f) => `${f}.*`).join(', ')}`);
-  }
+  // A merchant endpoint's filters are kept as given: it receives only its families whatever they
+  // say (spec part 6), which matching.ts enforces at delivery.
   const now = deps.clock.now().toISOString();
   const id = deps.ids();
   const secret = newSecret();
