@@ -33,6 +33,8 @@ export interface OrderRecord extends Omit<Order, 'status'> {
   };
   /** The pay operation that holds the order while its money moves (status `paying`). */
   claim?: string | null;
+  /** The cancel operation that ended it: a resume of that operation answers it. */
+  ended_by?: string;
   /** A refund returned its units to stock. */
   restocked?: boolean;
   version: number;
