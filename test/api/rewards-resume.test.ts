@@ -10,6 +10,7 @@ import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { payOrder } from '../../shared/wallet/orders/pay';
 import { resolvePayment } from '../../shared/wallet/payments/capture';
+import { createRefund } from '../../shared/wallet/payments/refunds';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { clientOf } from '../support/catalog';
@@ -211,5 +212,34 @@ describe('a capture finished after a crash', () => {
     expect(cashback).toEqual([{ id: expect.any(String), amount: 150 }]);
     expect(await history(buyer.id, 'cashback', authorized.body.id)).toEqual(cashback);
     expect(await balanceOf(buyer.id)).toBe(10_000 - 1_500 + 150);
+  });
+});
+
+describe.each(['retry', 'sweep'] as const)('a refund finished by %s after a crash between the ledger and the wallet', (how) => {
+  it('records the points clawback its first try posted, though the user holds none of them any more', async () => {
+    const client = await shop(0);
+    await rule(client.id, { kind: 'accrual', params: { points: 1, per_amount: 1 } });
+    const buyer = await user(1_000);
+    const paid = await payment(buyer.id, client.merchantId, 100);
+    expect(paid.status, paid.text).toBe(201);
+    expect(await rewardsOf(buyer.id)).toMatchObject({ points_balance: 100, points_earned: 100 });
+
+    // The first try refunds it all and takes the 100 points back; then the process dies.
+    const key = uuidv7();
+    const body = { payment_id: paid.body.id, amount: 100 };
+    await expect(createRefund(crashedTry(how), operator(), tenantId, body, { idempotencyKey: key, requestId: uuidv7(), faults: crashed() })).rejects.toThrow('crashed');
+    expect((await rewardsOf(buyer.id)).points_balance).toBe(0);
+
+    if (how === 'sweep') await platform.scheduler.run('walletSweepOperations');
+    const refund = await api('POST', '/v1/refunds', { token: apiKey, key, body });
+    expect(refund.status, refund.text).toBe(201);
+    if (how === 'sweep') expect(refund.headers.get('idempotent-replayed')).toBe('true');
+    expect((await api('GET', `/v1/payments/${paid.body.id}`, { token: apiKey })).body).toMatchObject({ status: 'refunded', refunded_amount: 100 });
+    // The ledger took 100 points back once; the wallet records exactly that.
+    const clawback = await ledgerMoves('points_clawback', paid.body.id);
+    expect(clawback).toEqual([{ id: expect.any(String), amount: 100 }]);
+    expect(await history(buyer.id, 'points_clawback', paid.body.id)).toEqual(clawback);
+    expect(await rewardsOf(buyer.id)).toMatchObject({ points_balance: 0, points_earned: 0 });
+    expect(await ledgerMoves('refund', paid.body.id)).toEqual([{ id: refund.body.ledger_transaction_id, amount: 100 }]);
   });
 });

@@ -5,7 +5,6 @@ import type { Transaction } from '../../ledger-client/contract';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { WalletDeps } from '../deps';
 import { catalogKeys } from '../catalog/keys';
-import { paymentKeys } from '../payments/keys';
 import { rewardAccount } from './accounts';
 import { rewardKeys } from './keys';
 import { liveRules, type RewardRule } from './rules';
@@ -276,105 +275,5 @@ export function grantItems(runtime: WalletDeps, tenantId: string, userId: string
       outboxItem(runtime, { type: 'points.accrued', tenantId, data: { points: accrual } }).item,
     );
   }
-  return items;
-}
-
-export interface Clawback {
-  cash: number;
-  points: number;
-  cash_transaction_id: string | null;
-  points_transaction_id: string | null;
-}
-
-/**
- * Takes back, in its own postings, the rewards a payment earned in proportion to a refund of it:
- * `earned × refunded / captured`, rounded down (the user keeps the rounding). Cash goes back to
- * the merchant's marketing account (the refund just credited the payer); points back to issuance,
- * no more than the user still holds. A refused clawback takes nothing; the refund stands.
- */
-export async function clawBack(runtime: WalletDeps, input: { tenantId: string; paymentId: string; refundAmount: number; ledgerKey: string }): Promise<Clawback | null> {
-  const earned = await getItem(runtime, rewardKeys.earned(input.paymentId));
-  if (!earned) return null;
-  const grants = earned.grants as Grants;
-  const captured = Number(earned.captured_amount);
-  const userId = String(earned.user_id);
-  const ledger = runtime.ledger();
-  const payment = await getItem(runtime, paymentKeys.payment(input.paymentId));
-  const ledgerId = String(payment?.ledger_id);
-  const result: Clawback = { cash: 0, points: 0, cash_transaction_id: null, points_transaction_id: null };
-  const share = (amount: number) => Number((BigInt(amount) * BigInt(input.refundAmount)) / BigInt(captured));
-  if (grants.cashback) {
-    const cash = share(grants.cashback.amount);
-    if (cash > 0) {
-      const marketing = await rewardAccount(runtime, ledgerId, input.tenantId, { type: 'merchant', id: String(payment?.merchant_id) }, 'marketing', String(payment?.currency));
-      try {
-        const posted = await ledger.post(
-          ledgerId,
-          {
-            type: 'cashback_clawback',
-            reference_id: input.paymentId,
-            metadata: { payment_id: input.paymentId, user_id: userId },
-            legs: moveLegs(String(payment?.currency), String(payment?.payer_account_id), marketing, cash),
-          },
-          `${input.ledgerKey}:clawback-cash`,
-        );
-        result.cash = cash;
-        result.cash_transaction_id = posted.id;
-      } catch (error) {
-        if (!ledgerSaidNo(error)) throw error;
-      }
-    }
-  }
-  if (grants.points) {
-    const commodity = grants.points.commodity;
-    const wallet = await rewardAccount(runtime, ledgerId, input.tenantId, { type: 'user', id: userId }, 'points', commodity);
-    const held = (await ledger.getAccount(ledgerId, wallet)).balance.available;
-    const points = Math.min(share(grants.points.amount), Math.max(0, held));
-    if (points > 0) {
-      const issuance = await rewardAccount(runtime, ledgerId, input.tenantId, { type: 'tenant', id: input.tenantId }, 'points_issuance', commodity);
-      try {
-        const posted = await ledger.post(
-          ledgerId,
-          {
-            type: 'points_clawback',
-            reference_id: input.paymentId,
-            metadata: { payment_id: input.paymentId, user_id: userId },
-            legs: moveLegs(commodity, wallet, issuance, points),
-          },
-          `${input.ledgerKey}:clawback-points`,
-        );
-        result.points = points;
-        result.points_transaction_id = posted.id;
-      } catch (error) {
-        if (!ledgerSaidNo(error)) throw error;
-      }
-    }
-  }
-  return result;
-}
-
-/** A refund's commit items for what it took back. */
-export function clawbackItems(runtime: WalletDeps, tenantId: string, paymentId: string, userId: string, clawback: Clawback | null): TransactItem[] {
-  if (!clawback || (clawback.cash === 0 && clawback.points === 0)) return [];
-  const items: TransactItem[] = [
-    {
-      Update: {
-        TableName: runtime.table,
-        Key: rewardKeys.earned(paymentId),
-        UpdateExpression: 'ADD clawed.cashback :cash, clawed.points :points',
-        ExpressionAttributeValues: { ':cash': clawback.cash, ':points': clawback.points },
-      },
-    },
-    {
-      Update: {
-        TableName: runtime.table,
-        Key: rewardKeys.user(userId),
-        UpdateExpression: 'ADD cashback_earned :cash, points_earned :points',
-        ExpressionAttributeValues: { ':cash': -clawback.cash, ':points': -clawback.points },
-      },
-    },
-  ];
-  if (clawback.cash_transaction_id) items.push(historyItem(runtime, tenantId, userId, { kind: 'cashback_clawback', amount: -clawback.cash, payment_id: paymentId, rule_id: null, ledger_transaction_id: clawback.cash_transaction_id }));
-  if (clawback.points_transaction_id) items.push(historyItem(runtime, tenantId, userId, { kind: 'points_clawback', amount: -clawback.points, payment_id: paymentId, rule_id: null, ledger_transaction_id: clawback.points_transaction_id }));
   return items;
 }
