@@ -23,7 +23,7 @@ import type { OwnerScope } from '../principals';
  */
 
 /**
- * The writes that end an open order, from fresh reads (its units released); index 0 is the
+ * The writes that end an open order, from fresh reads (its held units released); index 0 is the
  * order, conditioned on `open`. `endedBy`: the cancel operation, for its resume to recognize.
  */
 async function endWrites(deps: StoreDeps, actor: Actor, order: OrderRecord, status: 'canceled' | 'expired', endedBy?: string): Promise<{ items: TransactItem[]; view: Order }> {

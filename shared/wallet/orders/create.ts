@@ -47,7 +47,8 @@ export const ORDER_CREATE = defineOperation('order.create', async ({ runtime, op
       const order = toOrder(record);
       const reserve = await stockStep(runtime, principal, record, 'reservation');
       const items = [
-        { Put: { TableName: runtime.table, Item: orderItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
+        // The order records what it holds: its release or sale moves exactly that (./stock.ts).
+        { Put: { TableName: runtime.table, Item: orderItem({ ...record, holds: reserve.units }), ConditionExpression: 'attribute_not_exists(pk)' } },
         ...reserve.items,
         outboxItem(runtime, { type: 'order.created', tenantId: record.tenant_id, clientId: record.client_id, data: { order } }).item,
       ];

@@ -28,9 +28,10 @@ import type { OwnerScope } from '../principals';
  *   2. post the payment to the ledger under the operation's key, then the rewards it earns, as
  *      planned before the saga started and pinned with the key; a refusal (insufficient_funds)
  *      gives the claim back and the order stays open, its stock held;
- *   3. commit the payment, the order `paid`, the sale of its reserved units (their movements),
+ *   3. commit the payment, the order `paid`, the sale of the units it holds (their movements),
  *      the rewards' records, payment.captured, order.paid and inventory.low_stock in one
- *      transaction, rebuilt from fresh reads when a stock count moved meanwhile.
+ *      transaction, rebuilt from fresh reads when a stock count moved meanwhile. It refuses
+ *      nothing: the money has moved (a variant gone meanwhile sells nothing).
  * A crash after 1 or 2 leaves the key started: the retry or the sweeper resumes from the claim,
  * with the same reward plan whatever the rules say by then.
  */
@@ -121,8 +122,10 @@ export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operatio
     commit: async (result) => {
       const { transaction: posted, grants } = result as { transaction: Transaction; grants: Grants };
       const now = runtime.clock.now().toISOString();
-      const paid: OrderRecord = { ...claimed, status: 'paid', payment_id: operationId, fee: amounts.fee, claim: null, updated_at: now, version: claimed.version + 1 };
-      const sale = await stockStep(runtime, principal, paid, 'sale');
+      // The units the order holds are sold, whatever track_inventory says now; what the sale took
+      // off on_hand is recorded, for a restock to return.
+      const sale = await stockStep(runtime, principal, claimed, 'sale');
+      const paid: OrderRecord = { ...claimed, status: 'paid', payment_id: operationId, fee: amounts.fee, claim: null, sold: sale.units, updated_at: now, version: claimed.version + 1 };
       const payment = newPaymentItem({
         id: operationId,
         tenantId: claimed.tenant_id,
