@@ -5,7 +5,7 @@ import { outboxItem } from '../../events/outbox';
 import type { Outcome } from '../../http/outcome';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
-import { StaleRead, withFreshReads } from '../../aws/fresh-reads';
+import { commitVersioned, StaleRead, withFreshReads } from '../../aws/fresh-reads';
 import type { Actor, StoreDeps, WalletDeps } from '../deps';
 import { defineOperation } from '../saga/registry';
 import { runOperation } from '../saga/engine';
@@ -22,9 +22,12 @@ import type { OwnerScope } from '../principals';
  * the order ends exactly once.
  */
 
-/** The writes that end an open order, from fresh reads; index 0 is the order, conditioned on `open`. */
-async function endWrites(deps: StoreDeps, actor: Actor, order: OrderRecord, status: 'canceled' | 'expired'): Promise<{ items: TransactItem[]; view: Order }> {
-  const ended: OrderRecord = { ...order, status, claim: null, updated_at: deps.clock.now().toISOString(), version: order.version + 1 };
+/**
+ * The writes that end an open order, from fresh reads (its held units released); index 0 is the
+ * order, conditioned on `open`. `endedBy`: the cancel operation, for its resume to recognize.
+ */
+async function endWrites(deps: StoreDeps, actor: Actor, order: OrderRecord, status: 'canceled' | 'expired', endedBy?: string): Promise<{ items: TransactItem[]; view: Order }> {
+  const ended: OrderRecord = { ...order, status, claim: null, ...(endedBy ? { ended_by: endedBy } : {}), updated_at: deps.clock.now().toISOString(), version: order.version + 1 };
   const release = await stockStep(deps, actor, ended, 'release');
   const view = toOrder(ended);
   return {
@@ -48,16 +51,21 @@ async function endWrites(deps: StoreDeps, actor: Actor, order: OrderRecord, stat
 const notOpen = (order: Pick<OrderRecord, 'status'>) =>
   new AppError('invalid_transition', order.status === 'paying' ? 'The order is being paid.' : `A ${order.status} order cannot be canceled.`);
 
-export const ORDER_CANCEL = defineOperation('order.cancel', async ({ runtime, principal, request }) => ({
-  freshCommit: true,
-  post: async () => undefined,
-  commit: async () => {
-    const item = await getItem(runtime, orderKeys.order((request as { order_id: string }).order_id));
-    const order = item as unknown as OrderRecord;
-    if (order.status !== 'open') throw notOpen(order);
-    const { items, view } = await endWrites(runtime, principal, order, 'canceled');
-    return { items, status: 200, body: view };
-  },
+export const ORDER_CANCEL = defineOperation('order.cancel', async ({ runtime, operationId, principal, request }) => ({
+  // No ledger here: the cancel itself is the step that may refuse (not open), conditioned on the
+  // order being open; the commit only answers (a commit must refuse nothing).
+  post: () =>
+    withFreshReads(async () => {
+      const order = (await getItem(runtime, orderKeys.order((request as { order_id: string }).order_id))) as unknown as OrderRecord;
+      // A resume after this operation canceled it: its answer.
+      if (order.status === 'canceled' && order.ended_by === operationId) return toOrder(order);
+      if (order.status !== 'open') throw notOpen(order);
+      const { items, view } = await endWrites(runtime, principal, order, 'canceled', operationId);
+      // Any failed condition (the order left `open`, a stock count moved): read again.
+      await commitVersioned(runtime, items, []);
+      return view;
+    }),
+  commit: async (view) => ({ items: [], status: 200, body: view }),
 }));
 
 /**

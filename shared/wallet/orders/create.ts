@@ -34,33 +34,29 @@ interface CreateRequest {
 }
 
 export const ORDER_CREATE = defineOperation('order.create', async ({ runtime, operationId, principal, request, startedAt }) => ({
-  post: async () => undefined,
-  commit: async () => {
-    const { order: draft } = request as CreateRequest;
-    // The order's id is the operation's: a resume after the order committed answers it.
-    const existing = await getItem(runtime, orderKeys.order(operationId));
-    if (existing) return { items: [], status: 201, body: toOrder(existing as unknown as OrderRecord) };
-    const expiresAt = new Date(new Date(startedAt).getTime() + config.ORDER_HOLD_SECONDS * 1000).toISOString();
-    const record: OrderRecord = { ...draft, id: operationId, expires_at: expiresAt, created_at: startedAt, updated_at: startedAt, version: 1 };
-    const order = toOrder(record);
-    await withFreshReads(async () => {
+  // No ledger here: the order and its reservation are the step that may refuse (out_of_stock),
+  // before anything is written; the commit only answers (a commit must refuse nothing).
+  post: () =>
+    withFreshReads(async () => {
+      const { order: draft } = request as CreateRequest;
+      // The order's id is the operation's: a resume after the order was written answers it.
+      const existing = await getItem(runtime, orderKeys.order(operationId));
+      if (existing) return toOrder(existing as unknown as OrderRecord);
+      const expiresAt = new Date(new Date(startedAt).getTime() + config.ORDER_HOLD_SECONDS * 1000).toISOString();
+      const record: OrderRecord = { ...draft, id: operationId, expires_at: expiresAt, created_at: startedAt, updated_at: startedAt, version: 1 };
+      const order = toOrder(record);
       const reserve = await stockStep(runtime, principal, record, 'reservation');
       const items = [
-        {
-          Put: {
-            TableName: runtime.table,
-            Item: orderItem(record),
-            ConditionExpression: 'attribute_not_exists(pk)',
-          },
-        },
+        // The order records what it holds: its release or sale moves exactly that (./stock.ts).
+        { Put: { TableName: runtime.table, Item: orderItem({ ...record, holds: reserve.units }), ConditionExpression: 'attribute_not_exists(pk)' } },
         ...reserve.items,
         outboxItem(runtime, { type: 'order.created', tenantId: record.tenant_id, clientId: record.client_id, data: { order } }).item,
       ];
-      // Any failed condition is a read gone stale (a variant's version): read again.
+      // Any failed condition is a read gone stale (a variant's version, or a twin wrote the order): read again.
       await commitVersioned(runtime, items, []);
-    });
-    return { items: [], status: 201, body: order };
-  },
+      return order;
+    }),
+  commit: async (order) => ({ items: [], status: 201, body: order }),
 }));
 
 /**

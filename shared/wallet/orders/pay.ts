@@ -10,7 +10,7 @@ import { variantView } from '../catalog/records';
 import type { WalletDeps } from '../deps';
 import { splitCharge } from '../payments/fees';
 import { captureLegs, newPaymentItem, toPayment } from '../payments/records';
-import { earnRewards, grantItems, type Grants } from '../rewards/earn';
+import { grantItems, planRewards, postRewards, type Grants, type RewardPlan } from '../rewards/earn';
 import { defineOperation } from '../saga/registry';
 import { runOperation, type SagaFaults } from '../saga/engine';
 import { computeFee } from '../tenancy/fees';
@@ -25,17 +25,38 @@ import type { OwnerScope } from '../principals';
  * path, in three steps:
  *   1. claim the order (`open` → `paying`, conditioned on it being open and unexpired when the
  *      request came): cancel and the expiry worker act only on an open order, so exactly one wins;
- *   2. post the payment to the ledger under the operation's key; a refusal (insufficient_funds)
+ *   2. post the payment to the ledger under the operation's key, then the rewards it earns, as
+ *      planned before the saga started and pinned with the key; a refusal (insufficient_funds)
  *      gives the claim back and the order stays open, its stock held;
- *   3. commit the payment, the order `paid`, the sale of its reserved units (their movements),
- *      payment.captured, order.paid and inventory.low_stock in one transaction, rebuilt from fresh
- *      reads when a stock count moved meanwhile.
- * A crash after 1 or 2 leaves the key started: the retry or the sweeper resumes from the claim.
+ *   3. commit the payment, the order `paid`, the sale of the units it holds (their movements),
+ *      the rewards' records, payment.captured, order.paid and inventory.low_stock in one
+ *      transaction, rebuilt from fresh reads when a stock count moved meanwhile. It refuses
+ *      nothing: the money has moved (a variant gone meanwhile sells nothing).
+ * A crash after 1 or 2 leaves the key started: the retry or the sweeper resumes from the claim,
+ * with the same reward plan whatever the rules say by then.
  */
 
 interface PayRequest {
   order_id: string;
 }
+
+/** Pinned when the pay was asked: what it earns. Absent on pays pinned before plans were: planned at the resume. */
+interface PayPin {
+  rewards?: RewardPlan | null;
+}
+
+/** What an order's payment earns on: its client's rules, per line. */
+const earnInput = (order: OrderRecord, at: string) => ({
+  tenantId: order.tenant_id,
+  ledgerId: order.quote.ledger_id,
+  currency: order.currency,
+  userId: order.user_id,
+  payerAccountId: order.quote.payer_account_id,
+  merchantId: order.quote.merchant_id,
+  clientId: order.client_id,
+  lines: order.lines.map((line) => ({ offeringId: line.offering_id, amount: line.amount })),
+  at,
+});
 
 /** The money of an order: the pinned commission, the fee by the pinned rule. */
 export const orderAmounts = (order: Pick<OrderRecord, 'amount' | 'commission' | 'commission_mode' | 'quote'>) =>
@@ -44,7 +65,7 @@ export const orderAmounts = (order: Pick<OrderRecord, 'amount' | 'commission' | 
 const refused = (order: Pick<OrderRecord, 'id' | 'status'>, why?: string) =>
   new AppError('invalid_transition', why ?? (order.status === 'paying' ? 'The order is being paid by another request.' : `A ${order.status} order cannot be paid.`));
 
-export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operationId, principal, request, startedAt }) => {
+export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operationId, principal, request, startedAt, pinned }) => {
   const { order_id: orderId } = request as PayRequest;
   const key = orderKeys.order(orderId);
   let order = (await getItem(runtime, key)) as unknown as OrderRecord | undefined;
@@ -93,26 +114,18 @@ export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operatio
         if (error instanceof LedgerRefusal && error.code !== 'idempotency_in_flight' && error.code !== 'idempotency_key_reuse') await giveBack();
         throw error;
       }
-      const grants = await earnRewards(runtime, {
-        tenantId: claimed.tenant_id,
-        ledgerId: claimed.quote.ledger_id,
-        currency: claimed.currency,
-        userId: claimed.user_id,
-        payerAccountId: claimed.quote.payer_account_id,
-        merchantId: claimed.quote.merchant_id,
-        clientId: claimed.client_id,
-        paymentId: operationId,
-        lines: claimed.lines.map((line) => ({ offeringId: line.offering_id, amount: line.amount })),
-        ledgerKey,
-        at: startedAt,
-      });
+      const pin = (pinned ?? {}) as PayPin;
+      const plan = pin.rewards !== undefined ? pin.rewards : await planRewards(runtime, earnInput(claimed, startedAt));
+      const grants = await postRewards(runtime, plan, { paymentId: operationId, ledgerKey });
       return { transaction, grants };
     },
     commit: async (result) => {
       const { transaction: posted, grants } = result as { transaction: Transaction; grants: Grants };
       const now = runtime.clock.now().toISOString();
-      const paid: OrderRecord = { ...claimed, status: 'paid', payment_id: operationId, fee: amounts.fee, claim: null, updated_at: now, version: claimed.version + 1 };
-      const sale = await stockStep(runtime, principal, paid, 'sale');
+      // The units the order holds are sold, whatever track_inventory says now; what the sale took
+      // off on_hand is recorded, for a restock to return.
+      const sale = await stockStep(runtime, principal, claimed, 'sale');
+      const paid: OrderRecord = { ...claimed, status: 'paid', payment_id: operationId, fee: amounts.fee, claim: null, sold: sale.units, updated_at: now, version: claimed.version + 1 };
       const payment = newPaymentItem({
         id: operationId,
         tenantId: claimed.tenant_id,
@@ -174,6 +187,10 @@ export async function payOrder(
   orderId: string,
   options: { idempotencyKey: string; requestId: string; faults?: SagaFaults },
 ): Promise<Outcome> {
-  await orderRecord(runtime, scope, orderId);
-  return runOperation(runtime, { operation: ORDER_PAY, tenantId: scope.tenantId, idempotencyKey: options.idempotencyKey, request: { order_id: orderId }, principal, requestId: options.requestId }, options.faults);
+  const order = await orderRecord(runtime, scope, orderId);
+  // What the payment earns is decided now, from the rules of now, and pinned (docs/rewards.md);
+  // a retry of a started pay gets its first try's plan back, not this one.
+  const payable = order.status === 'open' || order.status === 'paying';
+  const pinned: PayPin = { rewards: payable ? await planRewards(runtime, earnInput(order, runtime.clock.now().toISOString())) : null };
+  return runOperation(runtime, { operation: ORDER_PAY, tenantId: scope.tenantId, idempotencyKey: options.idempotencyKey, request: { order_id: orderId }, principal, requestId: options.requestId, pinned }, options.faults);
 }

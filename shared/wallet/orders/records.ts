@@ -33,6 +33,16 @@ export interface OrderRecord extends Omit<Order, 'status'> {
   };
   /** The pay operation that holds the order while its money moves (status `paying`). */
   claim?: string | null;
+  /**
+   * The units the order holds per variant, recorded by its reservation (tracked variants only):
+   * its release or sale acts on exactly these. Absent on orders written before holds were
+   * recorded, which act by the variants' track_inventory of now.
+   */
+  holds?: Record<string, number>;
+  /** What its sale took off on_hand per variant: what a restock returns. */
+  sold?: Record<string, number>;
+  /** The cancel operation that ended it: a resume of that operation answers it. */
+  ended_by?: string;
   /** A refund returned its units to stock. */
   restocked?: boolean;
   version: number;

@@ -5,7 +5,7 @@ import { AppError } from '../../kernel/errors';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
-import { earnRewards, grantItems, type Grants } from '../rewards/earn';
+import { grantItems, planRewards, postRewards, type Grants, type RewardPlan } from '../rewards/earn';
 import { defineOperation } from '../saga/registry';
 import { runOperation, type SagaFaults } from '../saga/engine';
 import type { FeeRule } from '../tenancy/fees';
@@ -24,9 +24,11 @@ interface ResolveRequest {
   amount: number | null;
 }
 
-/** Pinned when a capture or void starts: whether the hold had already run out then. */
+/** Pinned when a capture or void starts: whether the hold had already run out then, and what a capture earns. */
 interface ResolvePin {
   hold_expired: boolean;
+  /** The capture's reward plan (null: none). Absent on captures pinned before plans were: planned at the resume. */
+  rewards?: RewardPlan | null;
 }
 
 /** The ledger resolves a pending once: `conflict` there means a capture, void or expiry won. */
@@ -34,6 +36,18 @@ function resolutionRefused(error: unknown, action: string): unknown {
   if (error instanceof LedgerRefusal && error.code === 'conflict') return new AppError('invalid_transition', `The authorization was already resolved; the payment cannot be ${action}.`);
   return error;
 }
+
+/** What a capture of `amount` of an authorization earns on: the payment's merchant's client's rules. */
+const earnInput = (tenantId: string, item: Record<string, unknown>, amount: number, at: string) => ({
+  tenantId,
+  ledgerId: String(item.ledger_id),
+  currency: String(item.currency),
+  userId: String(item.user_id),
+  payerAccountId: String(item.payer_account_id),
+  merchantId: String(item.merchant_id),
+  lines: [{ offeringId: null, amount }],
+  at,
+});
 
 export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runtime, tenantId, request, pinned, startedAt }) => {
   const input = request as ResolveRequest;
@@ -64,18 +78,8 @@ export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runti
       } catch (error) {
         throw resolutionRefused(error, 'captured');
       }
-      const grants = await earnRewards(runtime, {
-        tenantId,
-        ledgerId: String(item.ledger_id),
-        currency: String(item.currency),
-        userId: String(item.user_id),
-        payerAccountId: String(item.payer_account_id),
-        merchantId: String(item.merchant_id),
-        paymentId: input.payment_id,
-        lines: [{ offeringId: null, amount }],
-        ledgerKey,
-        at: startedAt,
-      });
+      const plan = pin.rewards !== undefined ? pin.rewards : await planRewards(runtime, earnInput(tenantId, item, amount, startedAt));
+      const grants = await postRewards(runtime, plan, { paymentId: input.payment_id, ledgerKey });
       return { transaction, grants };
     },
     commit: async (result) => {
@@ -150,5 +154,11 @@ export async function resolvePayment(
   const request: ResolveRequest = { payment_id: paymentId, amount: action === 'capture' ? (input.amount ?? null) : null };
   const operation = action === 'capture' ? PAYMENT_CAPTURE : PAYMENT_VOID;
   const pinned: ResolvePin = { hold_expired: holdExpired };
+  if (action === 'capture') {
+    // What the capture earns is decided now, from the rules of now, and pinned (docs/rewards.md).
+    const amount = request.amount ?? Number(item.amount);
+    const capturable = item.status === 'authorized' && !holdExpired && amount <= Number(item.amount);
+    pinned.rewards = capturable ? await planRewards(runtime, earnInput(tenantId, item, amount, runtime.clock.now().toISOString())) : null;
+  }
   return runOperation(runtime, { operation, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned }, options.faults);
 }

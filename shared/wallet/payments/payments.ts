@@ -6,7 +6,7 @@ import { config } from '../../kernel/config';
 import { AppError } from '../../kernel/errors';
 import type { Pending, Transaction } from '../../ledger-client/contract';
 import type { StoreDeps, WalletDeps } from '../deps';
-import { earnRewards, grantItems, type Grants } from '../rewards/earn';
+import { grantItems, planRewards, postRewards, type Grants, type RewardPlan } from '../rewards/earn';
 import { defineOperation } from '../saga/registry';
 import { runOperation, type SagaFaults } from '../saga/engine';
 import type { CommissionMode, FeeRule } from '../tenancy/fees';
@@ -57,7 +57,21 @@ interface PaymentQuote {
   commission_mode: CommissionMode;
   hold_expires_at: string | null;
   ledger_expires_at: string | null;
+  /** What a capture at once earns (null: nothing). Absent on quotes pinned before plans were: planned at the resume. */
+  rewards?: RewardPlan | null;
 }
+
+/** What a payment captured at once earns on: its merchant's client's rules, on its whole amount. */
+const earnInput = (tenantId: string, input: Pick<PaymentRequest, 'user_id' | 'merchant_id' | 'amount'>, quote: Pick<PaymentQuote, 'ledger_id' | 'currency' | 'payer_account_id'>, at: string) => ({
+  tenantId,
+  ledgerId: quote.ledger_id,
+  currency: quote.currency,
+  userId: input.user_id,
+  payerAccountId: quote.payer_account_id,
+  merchantId: input.merchant_id,
+  lines: [{ offeringId: null, amount: input.amount }],
+  at,
+});
 
 export const PAYMENT_CREATE = defineOperation('payment.create', async ({ runtime, tenantId, operationId, request, pinned, startedAt }) => {
   const input = request as PaymentRequest;
@@ -69,18 +83,8 @@ export const PAYMENT_CREATE = defineOperation('payment.create', async ({ runtime
     post: async (ledgerKey): Promise<Posted> => {
       if (input.capture) {
         const transaction = await runtime.ledger().post(quote.ledger_id, { type: 'payment', reference_id: operationId, metadata: { payment_id: operationId }, legs: captureLegs(quote, amounts) }, ledgerKey);
-        const grants = await earnRewards(runtime, {
-          tenantId,
-          ledgerId: quote.ledger_id,
-          currency: quote.currency,
-          userId: input.user_id,
-          payerAccountId: quote.payer_account_id,
-          merchantId: input.merchant_id,
-          paymentId: operationId,
-          lines: [{ offeringId: null, amount: input.amount }],
-          ledgerKey,
-          at: startedAt,
-        });
+        const plan = quote.rewards !== undefined ? quote.rewards : await planRewards(runtime, earnInput(tenantId, input, quote, startedAt));
+        const grants = await postRewards(runtime, plan, { paymentId: operationId, ledgerKey });
         return { ledger: transaction, grants };
       }
       return {
@@ -189,6 +193,8 @@ export async function createPayment(runtime: WalletDeps, principal: Principal, t
     hold_expires_at: request.capture ? null : new Date(now + hold * 1000).toISOString(),
     ledger_expires_at: request.capture ? null : new Date(now + (hold + LEDGER_EXPIRY_GRACE_SECONDS) * 1000).toISOString(),
   };
+  // What a capture earns is decided now, from the rules of now, and pinned (docs/rewards.md).
+  quote.rewards = request.capture ? await planRewards(runtime, earnInput(tenantId, request, quote, new Date(now).toISOString())) : null;
   return runOperation(runtime, { operation: PAYMENT_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned: quote }, options.faults);
 }
 

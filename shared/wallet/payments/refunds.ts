@@ -13,7 +13,7 @@ import { paymentKeys } from './keys';
 import { legOf, paymentItem, transitionRefused } from './records';
 import type { TransactItem } from '../../aws/dynamodb';
 import { orderKeys } from '../orders/keys';
-import { clawBack, clawbackItems, type Clawback } from '../rewards/earn';
+import { clawbackItems, planClawback, postClawback, type Clawback, type ClawbackPlan } from '../rewards/clawback';
 import type { OrderRecord } from '../orders/records';
 import { stockStep } from '../orders/stock';
 
@@ -67,6 +67,11 @@ interface RefundQuote {
   amount: number;
   /** Set when the refund was refused before any claim: the key remembers the refusal. */
   refusal?: { code: 'invalid_transition' | 'invalid_request'; detail: string };
+  /**
+   * The rewards it takes back (null: none), planned when the refund was asked; every try posts and
+   * records exactly this. Absent in quotes pinned before clawbacks were planned: planned at the resume.
+   */
+  clawback?: ClawbackPlan | null;
 }
 
 const refundTooLarge = (remaining: number) =>
@@ -119,7 +124,8 @@ export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, 
         if (error instanceof LedgerRefusal && error.code !== 'idempotency_in_flight' && error.code !== 'idempotency_key_reuse') await release().catch(() => undefined);
         throw error;
       }
-      const clawback = await clawBack(runtime, { tenantId, paymentId: input.payment_id, refundAmount: quote.amount, ledgerKey });
+      const plan = quote.clawback !== undefined ? quote.clawback : await planClawback(runtime, tenantId, await paymentItem(runtime, tenantId, input.payment_id), quote.amount);
+      const clawback = await postClawback(runtime, plan, { paymentId: input.payment_id, ledgerKey });
       return { transaction, clawback };
     },
     commit: async (result) => {
@@ -200,6 +206,8 @@ export async function createRefund(
   };
   const refusal = item.status !== 'captured' || remaining <= 0 ? transitionRefused(item, 'refunded') : amount > remaining ? refundTooLarge(remaining) : undefined;
   if (refusal) quote.refusal = { code: refusal.code as 'invalid_transition' | 'invalid_request', detail: refusal.message };
+  // What the refund takes back of the payment's rewards is decided now, once (docs/rewards.md).
+  quote.clawback = refusal ? null : await planClawback(runtime, tenantId, item, amount);
   return runOperation(runtime, { operation: REFUND_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned: quote }, options.faults);
 }
 

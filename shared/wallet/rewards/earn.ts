@@ -5,7 +5,6 @@ import type { Transaction } from '../../ledger-client/contract';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { WalletDeps } from '../deps';
 import { catalogKeys } from '../catalog/keys';
-import { paymentKeys } from '../payments/keys';
 import { rewardAccount } from './accounts';
 import { rewardKeys } from './keys';
 import { liveRules, type RewardRule } from './rules';
@@ -13,8 +12,10 @@ import { getSettings } from './settings';
 import { moveLegs } from '../payments/records';
 
 /**
- * Earning rewards in the capture of a payment (docs/rewards.md), inside the payment's saga, after
- * its own posting and under keys derived from it (so a resume replays, never pays twice):
+ * Earning rewards in the capture of a payment (docs/rewards.md), in two halves: planRewards reads
+ * the live rules before the payment's saga starts, and its plan is pinned with the key;
+ * postRewards posts that plan inside the saga, after the payment's own posting and under keys
+ * derived from it (so a resume replays the same postings, never pays twice or otherwise):
  *  - cashback: merchant marketing account → the payer's cash, `flat + amount × bps / 10 000`
  *    rounded down, capped per payment, and per user per day by a ledger limit claim (concurrent
  *    captures never pass it). A refusal (the marketing account is short, or the cap is reached)
@@ -33,6 +34,8 @@ export interface EarnLine {
 export interface Grant {
   amount: number;
   rule_ids: string[];
+  /** The rules as planned, with their versions (absent on grants recorded before plans were pinned). */
+  rules?: PlannedRule[];
   ledger_transaction_id: string;
 }
 
@@ -81,6 +84,7 @@ export function grantsByRule(rules: RewardRule[], kind: RewardRule['kind'], line
   return granted;
 }
 
+/** What a capture is earned on, and when it was asked (rule windows, the daily cap's day). */
 export interface EarnInput {
   tenantId: string;
   ledgerId: string;
@@ -90,11 +94,40 @@ export interface EarnInput {
   merchantId: string;
   /** The client whose rules apply (an order's); omitted for a plain payment: its merchant's client, if it has one. */
   clientId?: string;
-  paymentId: string;
   lines: EarnLine[];
-  ledgerKey: string;
-  /** When the capture was asked (rule windows, the daily cap's day). */
   at: string;
+}
+
+/** One rule's part of a grant, as planned: the rule, its version then, and what it grants. */
+export interface PlannedRule {
+  id: string;
+  version: number;
+  amount: number;
+}
+
+/** A move of a reward between two accounts of the tenant's ledger, in one commodity. */
+interface PlannedMove {
+  amount: number;
+  rules: PlannedRule[];
+  commodity: string;
+  from_account_id: string;
+  to_account_id: string;
+}
+
+/**
+ * What a capture earns, decided before its saga starts and pinned with its Idempotency-Key: the
+ * rules that applied (ids, versions, amounts), the accounts and the daily caps' limit claims.
+ * Every try of the saga posts exactly this (postRewards), whatever the rules say by then: a rule
+ * replaced or disabled between a crash and the resume changes nothing of a capture already asked.
+ * JSON as it is stored.
+ */
+export interface RewardPlan {
+  ledger_id: string;
+  user_id: string;
+  /** The instant the rules were read at (their windows, the daily cap's day). */
+  at: string;
+  cashback: (PlannedMove & { limit_claims: { key: string; amount: number; max: number; expires_at: string }[] }) | null;
+  points: PlannedMove | null;
 }
 
 /** The client a merchant's profile is, if any. */
@@ -103,68 +136,94 @@ async function clientOfMerchant(runtime: WalletDeps, merchantId: string): Promis
   return item ? String(item.client_id) : null;
 }
 
-const refused = (error: unknown) => error instanceof LedgerRefusal && error.code !== 'idempotency_in_flight' && error.code !== 'idempotency_key_reuse';
+/** A ledger refusal (not an in-flight or reused key): no grant, never a failed capture or refund. */
+export const ledgerSaidNo = (error: unknown) => error instanceof LedgerRefusal && error.code !== 'idempotency_in_flight' && error.code !== 'idempotency_key_reuse';
 
-/** Posts what the capture earns (each an idempotent posting), answering the grants. */
-export async function earnRewards(runtime: WalletDeps, input: EarnInput): Promise<Grants> {
+const planned = (granted: Map<RewardRule, number>): PlannedRule[] => [...granted].map(([rule, amount]) => ({ id: rule.id, version: rule.version, amount }));
+
+/**
+ * Plans what a capture earns from the live rules (null: nothing), opening the reward accounts it
+ * moves between. Called before the saga starts; its answer is pinned and never computed again.
+ */
+export async function planRewards(runtime: WalletDeps, input: EarnInput): Promise<RewardPlan | null> {
   const clientId = input.clientId ?? (await clientOfMerchant(runtime, input.merchantId));
-  if (clientId === null) return { cashback: null, points: null };
+  if (clientId === null) return null;
   const rules = await liveRules(runtime, clientId);
-  if (rules.length === 0) return { cashback: null, points: null };
-  const ledger = runtime.ledger();
-  const grants: Grants = { cashback: null, points: null };
+  if (rules.length === 0) return null;
+  const plan: RewardPlan = { ledger_id: input.ledgerId, user_id: input.userId, at: input.at, cashback: null, points: null };
 
   const cashback = grantsByRule(rules, 'cashback', input.lines, input.at);
   if (cashback.size > 0) {
-    const total = Math.min([...cashback.values()].reduce((sum, value) => sum + value, 0), MAX_GRANT);
-    const marketing = await rewardAccount(runtime, input.ledgerId, input.tenantId, { type: 'merchant', id: input.merchantId }, 'marketing', input.currency);
     const day = input.at.slice(0, 10);
     const dayEnds = new Date(Date.parse(`${day}T00:00:00.000Z`) + 2 * 86_400_000).toISOString();
-    const claims = [...cashback].flatMap(([rule, value]) =>
-      rule.caps.per_user_per_day === undefined ? [] : [{ key: `cashback:${rule.id}:${input.userId}:${day}`, amount: value, max: rule.caps.per_user_per_day, expires_at: dayEnds }],
-    );
-    try {
-      const posted: Transaction = await ledger.post(
-        input.ledgerId,
-        {
-          type: 'cashback',
-          reference_id: input.paymentId,
-          metadata: { payment_id: input.paymentId, user_id: input.userId },
-          legs: moveLegs(input.currency, marketing, input.payerAccountId, total),
-          ...(claims.length > 0 ? { limit_claims: claims } : {}),
-        },
-        `${input.ledgerKey}:cashback`,
-      );
-      grants.cashback = { amount: total, rule_ids: [...cashback.keys()].map((rule) => rule.id), ledger_transaction_id: posted.id };
-    } catch (error) {
-      if (!refused(error)) throw error;
-    }
+    plan.cashback = {
+      amount: Math.min([...cashback.values()].reduce((sum, value) => sum + value, 0), MAX_GRANT),
+      rules: planned(cashback),
+      commodity: input.currency,
+      from_account_id: await rewardAccount(runtime, input.ledgerId, input.tenantId, { type: 'merchant', id: input.merchantId }, 'marketing', input.currency),
+      to_account_id: input.payerAccountId,
+      limit_claims: [...cashback].flatMap(([rule, value]) =>
+        rule.caps.per_user_per_day === undefined ? [] : [{ key: `cashback:${rule.id}:${input.userId}:${day}`, amount: value, max: rule.caps.per_user_per_day, expires_at: dayEnds }],
+      ),
+    };
   }
 
   const points = grantsByRule(rules, 'accrual', input.lines, input.at);
   const settings = points.size > 0 ? await getSettings(runtime, input.tenantId) : undefined;
   if (settings) {
-    const total = [...points.values()].reduce((sum, value) => sum + value, 0);
     const commodity = settings.points_commodity;
     const [issuance, wallet] = await Promise.all([
       rewardAccount(runtime, input.ledgerId, input.tenantId, { type: 'tenant', id: input.tenantId }, 'points_issuance', commodity),
       rewardAccount(runtime, input.ledgerId, input.tenantId, { type: 'user', id: input.userId }, 'points', commodity),
     ]);
+    const total = [...points.values()].reduce((sum, value) => sum + value, 0);
+    plan.points = { amount: Math.min(total, MAX_GRANT), rules: planned(points), commodity, from_account_id: issuance, to_account_id: wallet };
+  }
+  return plan.cashback || plan.points ? plan : null;
+}
+
+/**
+ * Posts a pinned plan (each an idempotent posting under a key derived from the capture's), and
+ * answers the grants. Deterministic from the plan: a resume sends the first try's postings byte
+ * for byte, and the ledger replays them (or their refusals). A refusal (the marketing account is
+ * short, the daily cap is reached) is no grant; the payment is captured all the same.
+ */
+export async function postRewards(runtime: WalletDeps, plan: RewardPlan | null, capture: { paymentId: string; ledgerKey: string }): Promise<Grants> {
+  const grants: Grants = { cashback: null, points: null };
+  if (!plan) return grants;
+  const ledger = runtime.ledger();
+  const metadata = { payment_id: capture.paymentId, user_id: plan.user_id };
+  const rulesOf = (move: PlannedMove) => ({ rule_ids: move.rules.map((rule) => rule.id), rules: move.rules });
+  if (plan.cashback) {
+    const move = plan.cashback;
+    try {
+      const posted: Transaction = await ledger.post(
+        plan.ledger_id,
+        {
+          type: 'cashback',
+          reference_id: capture.paymentId,
+          metadata,
+          legs: moveLegs(move.commodity, move.from_account_id, move.to_account_id, move.amount),
+          ...(move.limit_claims.length > 0 ? { limit_claims: move.limit_claims } : {}),
+        },
+        `${capture.ledgerKey}:cashback`,
+      );
+      grants.cashback = { amount: move.amount, ...rulesOf(move), ledger_transaction_id: posted.id };
+    } catch (error) {
+      if (!ledgerSaidNo(error)) throw error;
+    }
+  }
+  if (plan.points) {
+    const move = plan.points;
     try {
       const posted = await ledger.post(
-        input.ledgerId,
-        {
-          type: 'points_accrual',
-          reference_id: input.paymentId,
-          metadata: { payment_id: input.paymentId, user_id: input.userId },
-          legs: moveLegs(commodity, issuance, wallet, Math.min(total, MAX_GRANT)),
-        },
-        `${input.ledgerKey}:points`,
+        plan.ledger_id,
+        { type: 'points_accrual', reference_id: capture.paymentId, metadata, legs: moveLegs(move.commodity, move.from_account_id, move.to_account_id, move.amount) },
+        `${capture.ledgerKey}:points`,
       );
-      grants.points = { amount: Math.min(total, MAX_GRANT), commodity, rule_ids: [...points.keys()].map((rule) => rule.id), ledger_transaction_id: posted.id };
+      grants.points = { amount: move.amount, commodity: move.commodity, ...rulesOf(move), ledger_transaction_id: posted.id };
     } catch (error) {
-      // The payment's money has moved: a points posting the ledger refuses is no grant, never a failed capture.
-      if (!refused(error)) throw error;
+      if (!ledgerSaidNo(error)) throw error;
     }
   }
   return grants;
@@ -216,105 +275,5 @@ export function grantItems(runtime: WalletDeps, tenantId: string, userId: string
       outboxItem(runtime, { type: 'points.accrued', tenantId, data: { points: accrual } }).item,
     );
   }
-  return items;
-}
-
-export interface Clawback {
-  cash: number;
-  points: number;
-  cash_transaction_id: string | null;
-  points_transaction_id: string | null;
-}
-
-/**
- * Takes back, in its own postings, the rewards a payment earned in proportion to a refund of it:
- * `earned × refunded / captured`, rounded down (the user keeps the rounding). Cash goes back to
- * the merchant's marketing account (the refund just credited the payer); points back to issuance,
- * no more than the user still holds. A refused clawback takes nothing; the refund stands.
- */
-export async function clawBack(runtime: WalletDeps, input: { tenantId: string; paymentId: string; refundAmount: number; ledgerKey: string }): Promise<Clawback | null> {
-  const earned = await getItem(runtime, rewardKeys.earned(input.paymentId));
-  if (!earned) return null;
-  const grants = earned.grants as Grants;
-  const captured = Number(earned.captured_amount);
-  const userId = String(earned.user_id);
-  const ledger = runtime.ledger();
-  const payment = await getItem(runtime, paymentKeys.payment(input.paymentId));
-  const ledgerId = String(payment?.ledger_id);
-  const result: Clawback = { cash: 0, points: 0, cash_transaction_id: null, points_transaction_id: null };
-  const share = (amount: number) => Number((BigInt(amount) * BigInt(input.refundAmount)) / BigInt(captured));
-  if (grants.cashback) {
-    const cash = share(grants.cashback.amount);
-    if (cash > 0) {
-      const marketing = await rewardAccount(runtime, ledgerId, input.tenantId, { type: 'merchant', id: String(payment?.merchant_id) }, 'marketing', String(payment?.currency));
-      try {
-        const posted = await ledger.post(
-          ledgerId,
-          {
-            type: 'cashback_clawback',
-            reference_id: input.paymentId,
-            metadata: { payment_id: input.paymentId, user_id: userId },
-            legs: moveLegs(String(payment?.currency), String(payment?.payer_account_id), marketing, cash),
-          },
-          `${input.ledgerKey}:clawback-cash`,
-        );
-        result.cash = cash;
-        result.cash_transaction_id = posted.id;
-      } catch (error) {
-        if (!refused(error)) throw error;
-      }
-    }
-  }
-  if (grants.points) {
-    const commodity = grants.points.commodity;
-    const wallet = await rewardAccount(runtime, ledgerId, input.tenantId, { type: 'user', id: userId }, 'points', commodity);
-    const held = (await ledger.getAccount(ledgerId, wallet)).balance.available;
-    const points = Math.min(share(grants.points.amount), Math.max(0, held));
-    if (points > 0) {
-      const issuance = await rewardAccount(runtime, ledgerId, input.tenantId, { type: 'tenant', id: input.tenantId }, 'points_issuance', commodity);
-      try {
-        const posted = await ledger.post(
-          ledgerId,
-          {
-            type: 'points_clawback',
-            reference_id: input.paymentId,
-            metadata: { payment_id: input.paymentId, user_id: userId },
-            legs: moveLegs(commodity, wallet, issuance, points),
-          },
-          `${input.ledgerKey}:clawback-points`,
-        );
-        result.points = points;
-        result.points_transaction_id = posted.id;
-      } catch (error) {
-        if (!refused(error)) throw error;
-      }
-    }
-  }
-  return result;
-}
-
-/** A refund's commit items for what it took back. */
-export function clawbackItems(runtime: WalletDeps, tenantId: string, paymentId: string, userId: string, clawback: Clawback | null): TransactItem[] {
-  if (!clawback || (clawback.cash === 0 && clawback.points === 0)) return [];
-  const items: TransactItem[] = [
-    {
-      Update: {
-        TableName: runtime.table,
-        Key: rewardKeys.earned(paymentId),
-        UpdateExpression: 'ADD clawed.cashback :cash, clawed.points :points',
-        ExpressionAttributeValues: { ':cash': clawback.cash, ':points': clawback.points },
-      },
-    },
-    {
-      Update: {
-        TableName: runtime.table,
-        Key: rewardKeys.user(userId),
-        UpdateExpression: 'ADD cashback_earned :cash, points_earned :points',
-        ExpressionAttributeValues: { ':cash': -clawback.cash, ':points': -clawback.points },
-      },
-    },
-  ];
-  if (clawback.cash_transaction_id) items.push(historyItem(runtime, tenantId, userId, { kind: 'cashback_clawback', amount: -clawback.cash, payment_id: paymentId, rule_id: null, ledger_transaction_id: clawback.cash_transaction_id }));
-  if (clawback.points_transaction_id) items.push(historyItem(runtime, tenantId, userId, { kind: 'points_clawback', amount: -clawback.points, payment_id: paymentId, rule_id: null, ledger_transaction_id: clawback.points_transaction_id }));
   return items;
 }
