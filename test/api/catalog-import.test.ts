@@ -160,3 +160,34 @@ describe('a CSV import', () => {
     expect(await offeringsOf(client.id)).toEqual([]);
   });
 });
+
+describe('a file that repeats a SKU or a ref', () => {
+  it('is refused naming the repeat, remembered under its key, and writes nothing', async () => {
+    const client = await clientOf(base, apiKey);
+    const sku = {
+      products: [
+        { ref: 'DUP-A', kind: 'item', title: 'A', variants: [{ sku: 'DUP-S', amount: 100 }] },
+        { ref: 'DUP-B', kind: 'item', title: 'B', variants: [{ sku: 'DUP-S', amount: 200 }] },
+      ],
+    };
+    const key = uuidv7();
+    const refused = await importInto(client.id, { format: 'json', content: sku }, key);
+    expectProblem(refused, 'invalid_request');
+    expect(refused.body.errors).toEqual([{ field: 'products[1].variants[0].sku', message: 'DUP-S is also at products[0].variants[0]' }]);
+    const replay = await importInto(client.id, { format: 'json', content: sku }, key);
+    expect(replay.text).toBe(refused.text);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+
+    const ref = {
+      products: [
+        { ref: 'DUP-R', kind: 'item', title: 'One', variants: [{ sku: 'DUP-R-1', amount: 100 }] },
+        { ref: 'DUP-R', kind: 'item', title: 'Two', variants: [{ sku: 'DUP-R-2', amount: 100 }] },
+      ],
+    };
+    const twice = await importInto(client.id, { format: 'json', content: ref });
+    expectProblem(twice, 'invalid_request');
+    expect(twice.body.errors).toEqual([{ field: 'products[1].ref', message: 'DUP-R is also at products[0]' }]);
+    expectProblem(await importInto(client.id, { format: 'json', content: ref, dry_run: true }), 'invalid_request');
+    expect(await offeringsOf(client.id)).toEqual([]);
+  });
+});
