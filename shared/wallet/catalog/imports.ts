@@ -11,7 +11,7 @@ import { defineOperation } from '../saga/registry';
 import { runOperation } from '../saga/engine';
 import { readClient, type ClientRecord } from './clients';
 import { readImportFile, type ImportProduct, type ImportVariant } from './import-files';
-import { readCatalogState, type CatalogState } from './import-reads';
+import { assertUnchanged, pinOf, readCatalogState, type CatalogState, type ImportPin } from './import-reads';
 import { catalogKeys } from './keys';
 import {
   isLive,
@@ -39,6 +39,9 @@ import { newVariant, newVariantWrites } from './variants';
  * does. A file that changes nothing writes only its record. An import never retires a variant it
  * does not mention; `status: archived` archives a product. Bounds: IMPORT_MAX_BYTES,
  * IMPORT_MAX_ROWS, and the one transaction's 100 writes (a larger change is refused: split it).
+ * The first try pins the versions it read, and every try plans only against those
+ * (./import-reads.ts): a resumed import completes as first asked or is refused, never applied
+ * over a later change.
  */
 
 export type CatalogImport = z.infer<typeof catalogImport>;
@@ -210,13 +213,14 @@ function changedVariant(
 /**
  * The import as a saga: planned before its (empty) ledger step, so a refusal is its answer,
  * remembered under the key; the commit only sends the planned writes, conditioned on the
- * versions read.
+ * versions read. A try that reads another state than the first try pinned is refused (conflict).
  */
-export const CATALOG_IMPORT = defineOperation('catalog.import', async ({ runtime, tenantId, operationId, principal, request }) => {
+export const CATALOG_IMPORT = defineOperation('catalog.import', async ({ runtime, tenantId, operationId, principal, request, pinned }) => {
   const input = request as ImportRequest;
   const client = await readClient(runtime, tenantId, input.client_id);
   const file = readImportFile(input.format, input.content);
   const state = await readCatalogState(runtime, client.id, file.products);
+  assertUnchanged(pinned, file.products, state);
   const { items, result } = planImport(runtime, principal, client, input, file, state);
   return {
     post: async () => undefined,
@@ -236,10 +240,28 @@ export const CATALOG_IMPORT = defineOperation('catalog.import', async ({ runtime
 });
 
 /**
+ * What the first try pins: the versions of what the file touches, read before the key is written
+ * (a retry of a key already there pins nothing new: the key keeps its first try's). An unreadable
+ * file pins nothing; the operation refuses it.
+ */
+async function firstRead(deps: StoreDeps, clientId: string, request: ImportRequest): Promise<ImportPin> {
+  let products: ImportProduct[];
+  try {
+    products = readImportFile(request.format, request.content).products;
+  } catch (error) {
+    if (error instanceof AppError && error.status < 500) return {};
+    throw error;
+  }
+  return pinOf(products, await readCatalogState(deps, clientId, products));
+}
+
+/**
  * Imports a file into the client's catalog once per Idempotency-Key; a dry run plans and answers
  * without writing anything (not even the key). Refuses: invalid_request (the file, with every error
  * found, or too many writes), idempotency_key_reuse, idempotency_in_flight (a concurrent change to
- * the same products committed first: retry).
+ * the same products committed first: retry), conflict (what the file touches changed after the
+ * first try read it: an import answered idempotency_in_flight and retried or swept after a change
+ * is refused, never applied over it).
  */
 export async function importCatalog(
   runtime: WalletDeps,
@@ -255,5 +277,6 @@ export async function importCatalog(
     const record: CatalogImport = { id: runtime.ids(), ...result, created_at: runtime.clock.now().toISOString() };
     return { status: 200, body: JSON.stringify(record), replayed: false };
   }
-  return runOperation(runtime, { operation: CATALOG_IMPORT, tenantId: client.tenant_id, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId });
+  const pinned = await firstRead(runtime, client.id, request);
+  return runOperation(runtime, { operation: CATALOG_IMPORT, tenantId: client.tenant_id, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned });
 }
