@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import type { TransactItem } from '../../aws/dynamodb';
-import { getItems, MAX_TRANSACT_ITEMS } from '../../aws/store';
+import { MAX_TRANSACT_ITEMS } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
 import { canonicalJson } from '../../http/json';
 import type { Outcome } from '../../http/outcome';
@@ -11,6 +11,7 @@ import { defineOperation } from '../saga/registry';
 import { runOperation } from '../saga/engine';
 import { readClient, type ClientRecord } from './clients';
 import { readImportFile, type ImportProduct, type ImportVariant } from './import-files';
+import { assertUnchanged, pinOf, readCatalogState, type CatalogState, type ImportPin } from './import-reads';
 import { catalogKeys } from './keys';
 import {
   isLive,
@@ -19,7 +20,6 @@ import {
   pricingModeOf,
   productEvent,
   publishedCountItem,
-  readOffering,
   refGuard,
   variantItem,
   priceOf,
@@ -39,6 +39,9 @@ import { newVariant, newVariantWrites } from './variants';
  * does. A file that changes nothing writes only its record. An import never retires a variant it
  * does not mention; `status: archived` archives a product. Bounds: IMPORT_MAX_BYTES,
  * IMPORT_MAX_ROWS, and the one transaction's 100 writes (a larger change is refused: split it).
+ * The first try pins the versions it read, and every try plans only against those
+ * (./import-reads.ts): a resumed import completes as first asked or is refused, never applied
+ * over a later change.
  */
 
 export type CatalogImport = z.infer<typeof catalogImport>;
@@ -51,15 +54,19 @@ interface Plan {
   published: number;
 }
 
-/** What the file would do to the catalog now. Refuses: invalid_request with every error found. */
-async function planImport(deps: StoreDeps, actor: Actor, client: ClientRecord, request: ImportRequest): Promise<Plan> {
-  const { products, errors } = readImportFile(request.format, request.content);
-  const refHolders = await getItems(deps, products.map((product) => catalogKeys.ref(client.id, product.ref)));
-  const existing = await Promise.all(refHolders.map((holder) => (holder ? readOffering(deps, String(holder.offering_id)) : Promise.resolve(undefined))));
-  const newSkus = products.flatMap((product, index) => product.variants.filter((v) => !existing[index]?.variants.some((known) => known.sku === v.sku)));
-  const skuHolders = newSkus.length === 0 ? [] : await getItems(deps, newSkus.map((variant) => catalogKeys.sku(client.id, variant.sku)));
-  newSkus.forEach((variant, index) => {
-    if (skuHolders[index]) errors.push({ field: `${variant.at}.sku`, message: `${variant.sku} is used by another product of this catalog` });
+/**
+ * What the file would do to the catalog as read (`state`); reads nothing. Refuses: invalid_request
+ * with every error found.
+ */
+function planImport(deps: StoreDeps, actor: Actor, client: ClientRecord, request: ImportRequest, file: ReturnType<typeof readImportFile>, state: CatalogState): Plan {
+  const { products } = file;
+  const errors = [...file.errors];
+  const { existing } = state;
+  products.forEach((product, index) => {
+    for (const variant of product.variants) {
+      if (existing[index]?.variants.some((known) => known.sku === variant.sku)) continue;
+      if (state.skuHolders.get(variant.sku)) errors.push({ field: `${variant.at}.sku`, message: `${variant.sku} is used by another product of this catalog` });
+    }
   });
 
   const result: Plan['result'] = { client_id: client.id, format: request.format, dry_run: request.dry_run, products: products.length, rows: 0, created: [], updated: [], archived: [], unchanged: [] };
@@ -203,30 +210,58 @@ function changedVariant(
   return after;
 }
 
-export const CATALOG_IMPORT = defineOperation('catalog.import', async ({ runtime, tenantId, operationId, principal, request }) => ({
-  post: async () => undefined,
-  commit: async () => {
-    const input = request as ImportRequest;
-    const client = await readClient(runtime, tenantId, input.client_id);
-    const { items, result } = await planImport(runtime, principal, client, input);
-    const record: CatalogImport = { id: operationId, ...result, created_at: runtime.clock.now().toISOString() };
-    return {
-      items: [
-        ...items,
-        { Put: { TableName: runtime.table, Item: { ...catalogKeys.import(record.id), entity: 'catalog_import', tenant_id: tenantId, ...record }, ConditionExpression: 'attribute_not_exists(pk)' } },
-        outboxItem(runtime, { type: 'import.completed', tenantId, clientId: client.id, data: { import: record } }).item,
-      ],
-      status: 201,
-      body: record,
-    };
-  },
-}));
+/**
+ * The import as a saga: planned before its (empty) ledger step, so a refusal is its answer,
+ * remembered under the key; the commit only sends the planned writes, conditioned on the
+ * versions read. A try that reads another state than the first try pinned is refused (conflict).
+ */
+export const CATALOG_IMPORT = defineOperation('catalog.import', async ({ runtime, tenantId, operationId, principal, request, pinned }) => {
+  const input = request as ImportRequest;
+  const client = await readClient(runtime, tenantId, input.client_id);
+  const file = readImportFile(input.format, input.content);
+  const state = await readCatalogState(runtime, client.id, file.products);
+  assertUnchanged(pinned, file.products, state);
+  const { items, result } = planImport(runtime, principal, client, input, file, state);
+  return {
+    post: async () => undefined,
+    commit: async () => {
+      const record: CatalogImport = { id: operationId, ...result, created_at: runtime.clock.now().toISOString() };
+      return {
+        items: [
+          ...items,
+          { Put: { TableName: runtime.table, Item: { ...catalogKeys.import(record.id), entity: 'catalog_import', tenant_id: tenantId, ...record }, ConditionExpression: 'attribute_not_exists(pk)' } },
+          outboxItem(runtime, { type: 'import.completed', tenantId, clientId: client.id, data: { import: record } }).item,
+        ],
+        status: 201,
+        body: record,
+      };
+    },
+  };
+});
+
+/**
+ * What the first try pins: the versions of what the file touches, read before the key is written
+ * (a retry of a key already there pins nothing new: the key keeps its first try's). An unreadable
+ * file pins nothing; the operation refuses it.
+ */
+async function firstRead(deps: StoreDeps, clientId: string, request: ImportRequest): Promise<ImportPin> {
+  let products: ImportProduct[];
+  try {
+    products = readImportFile(request.format, request.content).products;
+  } catch (error) {
+    if (error instanceof AppError && error.status < 500) return {};
+    throw error;
+  }
+  return pinOf(products, await readCatalogState(deps, clientId, products));
+}
 
 /**
  * Imports a file into the client's catalog once per Idempotency-Key; a dry run plans and answers
  * without writing anything (not even the key). Refuses: invalid_request (the file, with every error
  * found, or too many writes), idempotency_key_reuse, idempotency_in_flight (a concurrent change to
- * the same products committed first: retry).
+ * the same products committed first: retry), conflict (what the file touches changed after the
+ * first try read it: an import answered idempotency_in_flight and retried or swept after a change
+ * is refused, never applied over it).
  */
 export async function importCatalog(
   runtime: WalletDeps,
@@ -237,9 +272,11 @@ export async function importCatalog(
 ): Promise<Outcome> {
   const request: ImportRequest = { ...body, client_id: client.id };
   if (body.dry_run) {
-    const { result } = await planImport(runtime, principal, client, request);
+    const file = readImportFile(request.format, request.content);
+    const { result } = planImport(runtime, principal, client, request, file, await readCatalogState(runtime, client.id, file.products));
     const record: CatalogImport = { id: runtime.ids(), ...result, created_at: runtime.clock.now().toISOString() };
     return { status: 200, body: JSON.stringify(record), replayed: false };
   }
-  return runOperation(runtime, { operation: CATALOG_IMPORT, tenantId: client.tenant_id, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId });
+  const pinned = await firstRead(runtime, client.id, request);
+  return runOperation(runtime, { operation: CATALOG_IMPORT, tenantId: client.tenant_id, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned });
 }
