@@ -360,3 +360,39 @@ describe('a change racing a charge the ledger has posted', () => {
     expect(await available(payer.id)).toBe(8_000);
   });
 });
+
+describe('resuming', () => {
+  it('charges under a key of its own: a payer refused before the pause and funded since is charged, not refused again from the ledger\'s memory', async () => {
+    const payer = await subscriber(1_000);
+    const subscription = (await subscribe(payer.token)).body;
+    clock.advance(7 * DAY);
+    await bill();
+    expect(await read(subscription.id)).toMatchObject({ status: 'past_due', retry_count: 1 });
+    expect((await api('POST', `/v1/subscriptions/${subscription.id}/pause`, { token: apiKey })).body.status).toBe('paused');
+    await fund(payer.id, 3_000);
+
+    const resumed = await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey });
+    expect(resumed.body).toMatchObject({ status: 'active', retry_count: 0, periods_charged: 2 });
+    expect(await available(payer.id)).toBe(2_000);
+    expect(await expectChargesRecorded(subscription.id)).toEqual(['0', '1']);
+  });
+
+  it('starts dunning again from its first try', async () => {
+    const payer = await subscriber(1_000);
+    const subscription = (await subscribe(payer.token)).body;
+    await api('POST', `/v1/subscriptions/${subscription.id}/pause`, { token: apiKey });
+    expect((await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey })).body).toMatchObject({ status: 'past_due', retry_count: 1 });
+    for (const [days, tries] of [[1, 2], [2, 3]] as const) {
+      clock.advance(days * DAY);
+      await bill();
+      expect(await read(subscription.id)).toMatchObject({ status: 'past_due', retry_count: tries });
+    }
+    clock.advance(4 * DAY);
+    await bill();
+    expect(await read(subscription.id)).toMatchObject({ status: 'paused', pause_reason: 'dunning_exhausted', retry_count: 4 });
+    // Resumed again (still without the money): a fresh first try, on a key of its own.
+    expect((await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey })).body).toMatchObject({ status: 'past_due', retry_count: 1, periods_charged: 1 });
+    expect(await expectChargesRecorded(subscription.id)).toEqual(['0']);
+  });
+
+});

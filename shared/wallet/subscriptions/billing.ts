@@ -18,7 +18,7 @@ import { dueAt, subscriptionItem, toSubscription, type ChargeClaim, type Subscri
 /**
  * Charging a subscription's periods (docs/subscriptions.md). A charge is one ledger posting payer →
  * merchant settlement (+ platform revenue: the subscription fee and the commission fixed at
- * signup) under a key derived from (subscription, period, try). Before it posts, the worker CLAIMS the charge on the
+ * signup) under a key of its own per try. Before it posts, the worker CLAIMS the charge on the
  * subscription (a versioned write pinning period, try and ledger key); what the ledger answered is
  * then committed onto the subscription as it is by then, releasing the claim. Whoever finds a claim
  * (the next billing run after a crash, a cancel, pause or resume) finishes that charge first, under
@@ -30,9 +30,17 @@ import { dueAt, subscriptionItem, toSubscription, type ChargeClaim, type Subscri
 export const chargeOf = (record: Pick<SubscriptionRecord, 'amount' | 'commission' | 'quote'>) =>
   splitCharge(record.amount, computeFee(record.quote.fee_rule, record.amount), record.commission, record.quote.commission_mode);
 
-/** The ledger key of one try of one period: the same for every worker and every retry of that try. */
-export const chargeKey = (record: Pick<SubscriptionRecord, 'tenant_id' | 'id'>, period: number, attempt: number) =>
-  ledgerKeyOf(record.tenant_id, record.id, `period-${period}-try-${attempt}`);
+/**
+ * The ledger key of one try of one period: the same for every worker and every retry of that try,
+ * and never the same for two tries. A resume starts the period's tries again from 0, so after one
+ * the key carries the resume's number: the tries before it were refused, and the ledger remembers a
+ * refusal under its key (24 h). Never resumed: the first format, the one charges posted before
+ * resumes were counted carry.
+ */
+export const chargeKey = (record: Pick<SubscriptionRecord, 'tenant_id' | 'id' | 'resumes'>, period: number, attempt: number) => {
+  const resumes = record.resumes ?? 0;
+  return ledgerKeyOf(record.tenant_id, record.id, resumes === 0 ? `period-${period}-try-${attempt}` : `period-${period}-resume-${resumes}-try-${attempt}`);
+};
 
 /** Posts the claimed try under its pinned key: a second post (another worker, a resume after a crash) replays the first. */
 function postClaimed(runtime: WalletDeps, record: SubscriptionRecord, claim: ChargeClaim): Promise<Transaction> {

@@ -62,8 +62,8 @@ export async function pauseSubscription(runtime: WalletDeps, scope: OwnerScope, 
 
 /**
  * Resumes a paused subscription: the current period is charged at once and billing goes on from
- * now. A refused charge starts dunning (past_due). Resuming an active one changes nothing.
- * Refuses: not_found, invalid_transition (canceled).
+ * now. A refused charge starts dunning again from its first try (past_due), under ledger keys of
+ * its own. Resuming an active one changes nothing. Refuses: not_found, invalid_transition (canceled).
  */
 export async function resumeSubscription(runtime: WalletDeps, scope: OwnerScope, id: string): Promise<Subscription> {
   const resumed = await change(runtime, scope, id, (before, now) => {
@@ -75,6 +75,8 @@ export async function resumeSubscription(runtime: WalletDeps, scope: OwnerScope,
         status: 'active',
         pause_reason: null,
         retry_count: 0,
+        // Counted into every later try's ledger key: try 0 again must not be the key of a try before.
+        resumes: (before.resumes ?? 0) + 1,
         anchor_at: now,
         anchor_period: before.periods_charged,
         next_charge_at: now,

@@ -41,6 +41,8 @@ export interface SubscriptionRecord extends Subscription {
   };
   /** The charge holding the subscription; absent or null when none does. */
   charging?: ChargeClaim | null;
+  /** Resumes so far (absent: none): part of the ledger key of every try after one, so no try reuses a key the ledger remembers. */
+  resumes?: number;
   version: number;
 }
 
