@@ -395,4 +395,24 @@ describe('resuming', () => {
     expect(await expectChargesRecorded(subscription.id)).toEqual(['0']);
   });
 
+  it('a subscription set to cancel at the period\'s end: charges the current period at once, then cancels at the end of that period', async () => {
+    const payer = await subscriber(10_000);
+    const subscription = (await subscribe(payer.token)).body;
+    await api('POST', `/v1/subscriptions/${subscription.id}/cancel`, { token: payer.token, body: { at_period_end: true } });
+    expect((await api('POST', `/v1/subscriptions/${subscription.id}/pause`, { token: payer.token })).body).toMatchObject({ status: 'paused', cancel_at_period_end: true });
+    clock.advance(3 * DAY);
+
+    const resumed = await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey });
+    expect(resumed.body).toMatchObject({ status: 'active', cancel_at_period_end: true, periods_charged: 2 });
+    expect(new Date(resumed.body.next_charge_at).getTime() - clock.now().getTime()).toBe(7 * DAY);
+    expect(await eventsFor(subscription.id, 'subscription.canceled')).toEqual([]);
+    expect(await available(payer.id)).toBe(8_000);
+
+    clock.advance(7 * DAY);
+    await bill();
+    expect(await read(subscription.id)).toMatchObject({ status: 'canceled', periods_charged: 2, next_charge_at: null });
+    expect(await eventsFor(subscription.id, 'subscription.canceled')).toHaveLength(1);
+    expect(await expectChargesRecorded(subscription.id)).toEqual(['0', '1']);
+    expect(await available(payer.id)).toBe(8_000);
+  });
 });

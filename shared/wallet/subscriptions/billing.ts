@@ -82,15 +82,16 @@ export interface ChargeFaults {
 
 /**
  * The due period's charge: a claim held is finished first; a subscription set to cancel at the
- * period's end is canceled instead; otherwise the try is claimed, posted and committed: charged, or
- * a refusal's dunning step (retry scheduled, or paused after the last try, or at once for a frozen
- * or closed account). Returns what happened; `skipped` when another writer changed the subscription first or the ledger's answer is
+ * period's end is canceled instead (except the period its anchor starts: the one a resume charges);
+ * otherwise the try is claimed, posted and committed: charged, or a refusal's dunning step (retry
+ * scheduled, or paused after the last try, or at once for a frozen or closed account). Returns what
+ * happened; `skipped` when another writer changed the subscription first or the ledger's answer is
  * not known yet (the claim then stays, for the next run or change).
  */
 export async function chargeDue(runtime: WalletDeps, record: SubscriptionRecord, faults: ChargeFaults = {}): Promise<ChargeResult> {
   if (record.charging) return settleOrSkip(runtime, record, faults);
   const now = runtime.clock.now().toISOString();
-  if (record.cancel_at_period_end) {
+  if (record.cancel_at_period_end && record.periods_charged > record.anchor_period) {
     const after: SubscriptionRecord = { ...record, status: 'canceled', next_charge_at: null, canceled_at: now, updated_at: now, version: record.version + 1 };
     const items = [versionedPut(runtime, subscriptionItem(after), record.version), outboxItem(runtime, { type: 'subscription.canceled', tenantId: record.tenant_id, data: { subscription: toSubscription(after) } }).item];
     return (await writtenOnRead(runtime, items)) ? 'canceled' : 'skipped';

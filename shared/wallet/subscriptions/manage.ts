@@ -63,7 +63,8 @@ export async function pauseSubscription(runtime: WalletDeps, scope: OwnerScope, 
 /**
  * Resumes a paused subscription: the current period is charged at once and billing goes on from
  * now. A refused charge starts dunning again from its first try (past_due), under ledger keys of
- * its own. Resuming an active one changes nothing. Refuses: not_found, invalid_transition (canceled).
+ * its own. One set to cancel at the period's end still does, at the end of the period charged now.
+ * Resuming an active one changes nothing. Refuses: not_found, invalid_transition (canceled).
  */
 export async function resumeSubscription(runtime: WalletDeps, scope: OwnerScope, id: string): Promise<Subscription> {
   const resumed = await change(runtime, scope, id, (before, now) => {
