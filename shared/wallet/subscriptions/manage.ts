@@ -14,7 +14,8 @@ import type { OwnerScope } from '../principals';
  * cancels it. Each change is conditioned on the version read (a concurrent change makes the call
  * read again) and emits its event in the same transaction. A change never lands between a charge
  * the ledger posted and its record: it finds the charge's claim and finishes that charge first, so
- * it is ordered after it. Resume charges the current period at once (billing dates count again from
+ * it is ordered after it (each change also refuses service_unavailable while the ledger cannot be
+ * reached to finish one: the client retries). Resume charges the current period at once (billing dates count again from
  * then); cancel ends it now, or at the period's end.
  */
 
@@ -29,7 +30,7 @@ async function change(runtime: WalletDeps, scope: OwnerScope, id: string, decide
       } catch (error) {
         if (!(error instanceof ChargeUnanswered)) throw error;
         // The ledger busy with that key has an answer in a moment: wait for it. Unreachable, it
-        // has none to give now: the change waits for the client's retry instead of holding it.
+        // has none to give: answer now, and the client's retry finishes the charge.
         if (!error.busy) throw new AppError('service_unavailable', 'A charge of this subscription is being completed; retry the request.');
       }
       throw new StaleRead();
