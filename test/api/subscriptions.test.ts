@@ -1,10 +1,15 @@
 import { type DocumentClient } from '../../shared/aws/dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDocumentClient } from '../../local/dynamodb';
+import { loadHandler } from '../../local/gateway';
 import type { Platform } from '../../local/platform';
 import { ManualClock, systemClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { LedgerClient } from '../../shared/ledger-client/client';
+import type { LedgerOperations } from '../../shared/ledger-client/loader';
+import type { Transaction } from '../../shared/ledger-client/contract';
+import { walletRuntime } from '../../shared/runtime/wallet';
+import { chargeDueSubscriptions } from '../../shared/wallet/subscriptions/billing';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { clientOf } from '../support/catalog';
@@ -17,7 +22,7 @@ import { startTestPlatform } from '../support/platform';
  * Subscriptions over HTTP on a clock the test moves: subscribe from Explore with a consumer token
  * (the first period charged at once), later periods charged by the scheduled worker exactly once
  * even when it runs twice at once, dunning to paused, a retry within a minute of the payer being
- * credited, pause, resume and cancel.
+ * credited, pause, resume and cancel, and a cancel or pause racing a charge the ledger has posted.
  */
 
 const DAY = 86_400_000;
@@ -33,8 +38,38 @@ let apiKey: string;
 let clientId: string;
 let plan: string;
 
+/**
+ * What the billing worker meets after the ledger posted one subscription's charge and before the
+ * worker commits it: a call over HTTP (a cancel racing it), or a crash. The worker runs in this
+ * process, so the hook sits on the ledger it posts through; every other handler is the real one.
+ */
+let afterPosting: { subscriptionId: string; then: () => Promise<void> } | undefined;
+
+function racingLedger(ledger: LedgerOperations): LedgerOperations {
+  return new Proxy(ledger, {
+    get(target, name) {
+      const value = Reflect.get(target, name) as unknown;
+      if (name !== 'post' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+      return async (...args: Parameters<LedgerOperations['post']>) => {
+        const posted = await target.post(...args);
+        const hook = afterPosting;
+        if (hook && args[1].reference_id === hook.subscriptionId) {
+          afterPosting = undefined;
+          await hook.then();
+        }
+        return posted;
+      };
+    },
+  });
+}
+
+const racingBilling = async () => {
+  const runtime = walletRuntime();
+  return chargeDueSubscriptions({ ...runtime, ledger: () => racingLedger(runtime.ledger()) });
+};
+
 beforeAll(async () => {
-  platform = await startTestPlatform({ clock });
+  platform = await startTestPlatform({ clock, handlerFor: async (entry) => (entry === 'subscriptions/charge-due' ? racingBilling : loadHandler(entry)) });
   base = platform.urls.public;
   documents = localDocumentClient(platform.dynamodbEndpoint);
   ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
@@ -70,8 +105,44 @@ const subscribe = (token: string, offeringId = plan, key = uuidv7()) => api('POS
 const read = async (id: string) => (await api('GET', `/v1/subscriptions/${id}`, { token: apiKey })).body;
 const available = async (userId: string) => (await api('GET', `/v1/users/${userId}/balances`, { token: apiKey })).body.available as number;
 const bill = () => platform.scheduler.run('subscriptionsChargeDue');
-const eventsFor = async (id: string, type: string) =>
-  (await api('GET', `/v1/webhook_events?limit=100`, { token: apiKey })).body.data.filter((e: { type: string; data: { subscription?: { id: string } } }) => e.type === type && e.data.subscription?.id === id);
+async function eventsFor(id: string, type: string) {
+  const found = [];
+  let cursor: string | null = null;
+  do {
+    const page: { data: { type: string; data: { subscription?: { id: string } } }[]; next_cursor: string | null } = (
+      await api('GET', `/v1/webhook_events?type=${type}&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: apiKey })
+    ).body;
+    found.push(...page.data.filter((e) => e.type === type && e.data.subscription?.id === id));
+    cursor = page.next_cursor;
+  } while (cursor);
+  return found as any[];
+}
+
+/** The ledger's postings for a subscription's charges. */
+async function postings(subscriptionId: string): Promise<Transaction[]> {
+  const tenant = await getTenantRecord(deps(), tenantId);
+  const found: Transaction[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await ledger.listTransactions(tenant.ledger_id, { type: 'subscription', limit: 100, cursor });
+    found.push(...page.data.filter((t) => t.metadata.subscription_id === subscriptionId));
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor);
+  return found;
+}
+
+/**
+ * What a payer and a merchant depend on: every charge the ledger posted is one the wallet
+ * recorded (a `subscription.charged` naming that ledger transaction, and counted in periods_charged),
+ * and nothing else. Answers the periods charged.
+ */
+async function expectChargesRecorded(subscriptionId: string): Promise<string[]> {
+  const posted = await postings(subscriptionId);
+  const recorded = await eventsFor(subscriptionId, 'subscription.charged');
+  expect(recorded.map((e) => e.data.charge.ledger_transaction_id).sort()).toEqual(posted.map((t) => t.id).sort());
+  expect((await read(subscriptionId)).periods_charged).toBe(posted.length);
+  return posted.map((t) => t.metadata.period!).sort();
+}
 
 describe('subscribing', () => {
   it('charges the first period at once with the fee and the commission fixed at signup, and answers a retry byte for byte', async () => {
@@ -246,5 +317,102 @@ describe('managing', () => {
     expect(await available(payer.id)).toBe(9_000);
     const stranger = await subscriber(0);
     expectProblem(await api('GET', `/v1/subscriptions/${subscription.id}`, { token: stranger.token }), 'not_found');
+  });
+});
+
+describe('a change racing a charge the ledger has posted', () => {
+  it.each(['cancel', 'pause'] as const)('a %s landing between the posting and its record comes after the charge: the charge is recorded', async (change) => {
+    const payer = await subscriber(10_000);
+    const subscription = (await subscribe(payer.token)).body;
+    clock.advance(7 * DAY);
+    let raced: { status: number; body: any } | undefined;
+    afterPosting = {
+      subscriptionId: subscription.id,
+      then: async () => {
+        raced = await api('POST', `/v1/subscriptions/${subscription.id}/${change}`, { token: apiKey, ...(change === 'cancel' ? { body: {} } : {}) });
+      },
+    };
+    await bill();
+    expect(raced?.status).toBe(200);
+    const status = change === 'cancel' ? 'canceled' : 'paused';
+    // Ordered after the charge: the change answers, and its event carries, the period charged.
+    expect(raced?.body).toMatchObject({ status, periods_charged: 2, next_charge_at: null });
+    expect(await read(subscription.id)).toMatchObject({ status, periods_charged: 2, next_charge_at: null });
+    expect(await expectChargesRecorded(subscription.id)).toEqual(['0', '1']);
+    expect((await eventsFor(subscription.id, `subscription.${status}`)).map((e) => e.data.subscription.periods_charged)).toEqual([2]);
+    expect(await available(payer.id)).toBe(8_000);
+    // Nothing is left for the next run: no second charge, no second record.
+    await bill();
+    expect(await expectChargesRecorded(subscription.id)).toEqual(['0', '1']);
+  });
+
+  it('a cancel after a crash between the posting and its record finishes the charge first, under the key the ledger posted', async () => {
+    const payer = await subscriber(10_000);
+    const subscription = (await subscribe(payer.token)).body;
+    clock.advance(7 * DAY);
+    afterPosting = { subscriptionId: subscription.id, then: () => Promise.reject(new Error('crashed after the ledger posting')) };
+    await bill();
+    expect(await postings(subscription.id)).toHaveLength(2);
+
+    const canceled = await api('POST', `/v1/subscriptions/${subscription.id}/cancel`, { token: apiKey, body: {} });
+    expect(canceled.body).toMatchObject({ status: 'canceled', periods_charged: 2 });
+    expect(await expectChargesRecorded(subscription.id)).toEqual(['0', '1']);
+    expect(await available(payer.id)).toBe(8_000);
+  });
+});
+
+describe('resuming', () => {
+  it('charges under a key of its own: a payer refused before the pause and funded since is charged, not refused again from the ledger\'s memory', async () => {
+    const payer = await subscriber(1_000);
+    const subscription = (await subscribe(payer.token)).body;
+    clock.advance(7 * DAY);
+    await bill();
+    expect(await read(subscription.id)).toMatchObject({ status: 'past_due', retry_count: 1 });
+    expect((await api('POST', `/v1/subscriptions/${subscription.id}/pause`, { token: apiKey })).body.status).toBe('paused');
+    await fund(payer.id, 3_000);
+
+    const resumed = await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey });
+    expect(resumed.body).toMatchObject({ status: 'active', retry_count: 0, periods_charged: 2 });
+    expect(await available(payer.id)).toBe(2_000);
+    expect(await expectChargesRecorded(subscription.id)).toEqual(['0', '1']);
+  });
+
+  it('starts dunning again from its first try', async () => {
+    const payer = await subscriber(1_000);
+    const subscription = (await subscribe(payer.token)).body;
+    await api('POST', `/v1/subscriptions/${subscription.id}/pause`, { token: apiKey });
+    expect((await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey })).body).toMatchObject({ status: 'past_due', retry_count: 1 });
+    for (const [days, tries] of [[1, 2], [2, 3]] as const) {
+      clock.advance(days * DAY);
+      await bill();
+      expect(await read(subscription.id)).toMatchObject({ status: 'past_due', retry_count: tries });
+    }
+    clock.advance(4 * DAY);
+    await bill();
+    expect(await read(subscription.id)).toMatchObject({ status: 'paused', pause_reason: 'dunning_exhausted', retry_count: 4 });
+    // Resumed again (still without the money): a fresh first try, on a key of its own.
+    expect((await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey })).body).toMatchObject({ status: 'past_due', retry_count: 1, periods_charged: 1 });
+    expect(await expectChargesRecorded(subscription.id)).toEqual(['0']);
+  });
+
+  it('a subscription set to cancel at the period\'s end: charges the current period at once, then cancels at the end of that period', async () => {
+    const payer = await subscriber(10_000);
+    const subscription = (await subscribe(payer.token)).body;
+    await api('POST', `/v1/subscriptions/${subscription.id}/cancel`, { token: payer.token, body: { at_period_end: true } });
+    expect((await api('POST', `/v1/subscriptions/${subscription.id}/pause`, { token: payer.token })).body).toMatchObject({ status: 'paused', cancel_at_period_end: true });
+    clock.advance(3 * DAY);
+
+    const resumed = await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey });
+    expect(resumed.body).toMatchObject({ status: 'active', cancel_at_period_end: true, periods_charged: 2 });
+    expect(new Date(resumed.body.next_charge_at).getTime() - clock.now().getTime()).toBe(7 * DAY);
+    expect(await eventsFor(subscription.id, 'subscription.canceled')).toEqual([]);
+    expect(await available(payer.id)).toBe(8_000);
+
+    clock.advance(7 * DAY);
+    await bill();
+    expect(await read(subscription.id)).toMatchObject({ status: 'canceled', periods_charged: 2, next_charge_at: null });
+    expect(await eventsFor(subscription.id, 'subscription.canceled')).toHaveLength(1);
+    expect(await expectChargesRecorded(subscription.id)).toEqual(['0', '1']);
+    expect(await available(payer.id)).toBe(8_000);
   });
 });

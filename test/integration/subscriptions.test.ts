@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../shared/http/principal';
 import { ManualClock } from '../../shared/kernel/clock';
+import { AppError } from '../../shared/kernel/errors';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { changeClient, createClient, readClient } from '../../shared/wallet/catalog/clients';
 import { createOffering } from '../../shared/wallet/catalog/offerings';
@@ -19,7 +20,7 @@ import { crashAfterLedger, tenancyFixture, type TenancyFixture } from './tenancy
  * Crash safety of subscription charges on DynamoDB Local and the real ledger: the process dies
  * after the ledger posted a charge and before the subscription recorded it. The first period's
  * saga is finished by the sweeper; a later period by the next billing run, under the same ledger
- * key. Either way: one posting, one charge, one event.
+ * key (the one its claim pinned). Either way: one posting, one charge, one event.
  */
 
 let f: TenancyFixture;
@@ -84,6 +85,26 @@ describe('a crash between a charge\'s posting and the subscription\'s commit', (
     expect(await postings(w.tenant, id)).toHaveLength(2);
     expect((await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id)).periods_charged).toBe(2);
     expect(await chargeDueSubscriptions(runtime)).toMatchObject({ charged: 0 });
+  });
+});
+
+describe('a claim left before the posting', () => {
+  it('the ledger unreachable: the claim stays on the subscription, and the next run posts under its key once', async () => {
+    const w = await world();
+    const created = await subscribe(runtime, w.consumer, w.plan.id, { idempotencyKey: uuidv7(), requestId: uuidv7() });
+    const id = JSON.parse(created.body).id as string;
+    clock.advance(31 * 86_400_000);
+    const unreachable: WalletDeps = { ...runtime, ledger: () => ({ ...runtime.ledger(), post: () => Promise.reject(new AppError('service_unavailable', 'The ledger did not answer.')) }) };
+    await chargeDueSubscriptions(unreachable);
+    const held = await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id);
+    expect(held).toMatchObject({ periods_charged: 1, charging: { period: 1, try: 0 } });
+    expect(await postings(w.tenant, id)).toHaveLength(1);
+
+    await chargeDueSubscriptions(runtime);
+    const after = await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id);
+    expect(after).toMatchObject({ periods_charged: 2, status: 'active' });
+    expect(after.charging).toBeUndefined();
+    expect(await postings(w.tenant, id)).toHaveLength(2);
   });
 });
 

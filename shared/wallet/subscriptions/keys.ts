@@ -8,7 +8,7 @@ export const subscriptionKeys = {
   indexes: (tenantId: string, userId: string, id: string) => ({ gsi1pk: `TENANT#${tenantId}#SUBSCRIPTIONS`, gsi1sk: id, gsi2pk: `USER#${userId}#SUBSCRIPTIONS`, gsi2sk: id }),
   tenantSubscriptions: (tenantId: string) => `TENANT#${tenantId}#SUBSCRIPTIONS`,
   userSubscriptions: (userId: string) => `USER#${userId}#SUBSCRIPTIONS`,
-  /** gsi3 while a charge is due at next_charge_at (active or retrying); gone when paused or canceled. */
+  /** gsi3 while a charge is due at next_charge_at (active or retrying) or a claimed one is held; gone when paused or canceled. */
   due: (id: string, at: string) => ({ gsi3pk: `SUBSCRIPTIONS_DUE#${parseInt(id.slice(-2), 16) % SUBSCRIPTION_SHARDS}`, gsi3sk: `${at}#${id}` }),
   dueShard: (shard: number) => `SUBSCRIPTIONS_DUE#${shard}`,
   /**

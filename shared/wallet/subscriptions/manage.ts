@@ -1,10 +1,10 @@
 import type { DynamoDBRecord } from 'aws-lambda';
-import { commitVersioned, versionedPut, withFreshReads } from '../../aws/fresh-reads';
+import { commitVersioned, StaleRead, versionedPut, withFreshReads } from '../../aws/fresh-reads';
 import { getItems, queryAll, updateItem, isConditionalCheckFailed } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps, WalletDeps } from '../deps';
-import { chargeDue } from './billing';
+import { ChargeUnanswered, chargeDue, settleClaim } from './billing';
 import { subscriptionKeys } from './keys';
 import { subscriptionItem, subscriptionRecord, toSubscription, type Subscription, type SubscriptionRecord } from './records';
 import type { OwnerScope } from '../principals';
@@ -12,20 +12,36 @@ import type { OwnerScope } from '../principals';
 /**
  * Managing a subscription (docs/subscriptions.md): the subscriber or the tenant pauses, resumes or
  * cancels it. Each change is conditioned on the version read (a concurrent change makes the call
- * read again) and emits its event in the same transaction. Resume charges the current period at
- * once (billing dates count again from then); cancel ends it now, or at the period's end.
+ * read again) and emits its event in the same transaction. A change never lands between a charge
+ * the ledger posted and its record: it finds the charge's claim and finishes that charge first, so
+ * it is ordered after it (each change also refuses service_unavailable while the ledger cannot be
+ * reached to finish one: the client retries). Resume charges the current period at once (billing dates count again from
+ * then); cancel ends it now, or at the period's end.
  */
 
-async function change(deps: StoreDeps, scope: OwnerScope, id: string, decide: (before: SubscriptionRecord, now: string) => { after: SubscriptionRecord; type?: string; data?: Record<string, unknown> } | null): Promise<SubscriptionRecord> {
+async function change(runtime: WalletDeps, scope: OwnerScope, id: string, decide: (before: SubscriptionRecord, now: string) => { after: SubscriptionRecord; type?: string; data?: Record<string, unknown> } | null): Promise<SubscriptionRecord> {
   return withFreshReads(async () => {
-    const before = await subscriptionRecord(deps, scope, id);
-    const decided = decide(before, deps.clock.now().toISOString());
+    const before = await subscriptionRecord(runtime, scope, id);
+    if (before.charging) {
+      // A charge holds the subscription, and the ledger may have posted it: finish it under its
+      // key, then decide on the subscription as the charge left it (read again).
+      try {
+        await settleClaim(runtime, before);
+      } catch (error) {
+        if (!(error instanceof ChargeUnanswered)) throw error;
+        // The ledger busy with that key has an answer in a moment: wait for it. Unreachable, it
+        // has none to give: answer now, and the client's retry finishes the charge.
+        if (!error.busy) throw new AppError('service_unavailable', 'A charge of this subscription is being completed; retry the request.');
+      }
+      throw new StaleRead();
+    }
+    const decided = decide(before, runtime.clock.now().toISOString());
     if (!decided) return before;
     await commitVersioned(
-      deps,
+      runtime,
       [
-        versionedPut(deps, subscriptionItem(decided.after), before.version),
-        ...(decided.type ? [outboxItem(deps, { type: decided.type, tenantId: before.tenant_id, data: { subscription: toSubscription(decided.after), ...decided.data } }).item] : []),
+        versionedPut(runtime, subscriptionItem(decided.after), before.version),
+        ...(decided.type ? [outboxItem(runtime, { type: decided.type, tenantId: before.tenant_id, data: { subscription: toSubscription(decided.after), ...decided.data } }).item] : []),
       ],
       [0],
     );
@@ -36,8 +52,8 @@ async function change(deps: StoreDeps, scope: OwnerScope, id: string, decide: (b
 const ended = (record: SubscriptionRecord) => new AppError('invalid_transition', `A ${record.status} subscription cannot change.`);
 
 /** Pauses an active or past-due subscription (nothing is charged while paused). Refuses: not_found, invalid_transition (canceled). */
-export async function pauseSubscription(deps: StoreDeps, scope: OwnerScope, id: string): Promise<Subscription> {
-  const after = await change(deps, scope, id, (before, now) => {
+export async function pauseSubscription(runtime: WalletDeps, scope: OwnerScope, id: string): Promise<Subscription> {
+  const after = await change(runtime, scope, id, (before, now) => {
     if (before.status === 'canceled') throw ended(before);
     if (before.status === 'paused') return null;
     return { after: { ...before, status: 'paused', pause_reason: 'requested', next_charge_at: null, updated_at: now, version: before.version + 1 }, type: 'subscription.paused', data: { reason: 'requested' } };
@@ -47,15 +63,28 @@ export async function pauseSubscription(deps: StoreDeps, scope: OwnerScope, id: 
 
 /**
  * Resumes a paused subscription: the current period is charged at once and billing goes on from
- * now. A refused charge starts dunning (past_due). Resuming an active one changes nothing.
- * Refuses: not_found, invalid_transition (canceled).
+ * now. A refused charge starts dunning again from its first try (past_due), under ledger keys of
+ * its own. One set to cancel at the period's end still does, at the end of the period charged now.
+ * Resuming an active one changes nothing. Refuses: not_found, invalid_transition (canceled).
  */
 export async function resumeSubscription(runtime: WalletDeps, scope: OwnerScope, id: string): Promise<Subscription> {
   const resumed = await change(runtime, scope, id, (before, now) => {
     if (before.status === 'canceled') throw ended(before);
     if (before.status !== 'paused') return null;
     return {
-      after: { ...before, status: 'active', pause_reason: null, retry_count: 0, anchor_at: now, anchor_period: before.periods_charged, next_charge_at: now, updated_at: now, version: before.version + 1 },
+      after: {
+        ...before,
+        status: 'active',
+        pause_reason: null,
+        retry_count: 0,
+        // Counted into every later try's ledger key: try 0 again must not be the key of a try before.
+        resumes: (before.resumes ?? 0) + 1,
+        anchor_at: now,
+        anchor_period: before.periods_charged,
+        next_charge_at: now,
+        updated_at: now,
+        version: before.version + 1,
+      },
       type: 'subscription.resumed',
     };
   });
@@ -64,8 +93,8 @@ export async function resumeSubscription(runtime: WalletDeps, scope: OwnerScope,
 }
 
 /** Cancels now (nothing is charged after), or at the end of the paid period. Refuses: not_found, invalid_transition (already canceled). */
-export async function cancelSubscription(deps: StoreDeps, scope: OwnerScope, id: string, atPeriodEnd: boolean): Promise<Subscription> {
-  const after = await change(deps, scope, id, (before, now) => {
+export async function cancelSubscription(runtime: WalletDeps, scope: OwnerScope, id: string, atPeriodEnd: boolean): Promise<Subscription> {
+  const after = await change(runtime, scope, id, (before, now) => {
     if (before.status === 'canceled') throw ended(before);
     if (atPeriodEnd && before.status !== 'paused') {
       if (before.cancel_at_period_end) return null;

@@ -13,6 +13,18 @@ import type { OwnerScope } from '../principals';
 
 export type Subscription = z.infer<typeof subscription>;
 
+/**
+ * A charge holding the subscription (docs/subscriptions.md, "The claim"): the period and try a
+ * worker is charging and the ledger key pinned for that try, written before the ledger is asked.
+ * Whoever finds it (the worker's next run, a cancel, pause or resume) finishes that charge under
+ * that key before anything else changes the subscription.
+ */
+export interface ChargeClaim {
+  period: number;
+  try: number;
+  key: string;
+}
+
 export interface SubscriptionRecord extends Subscription {
   tenant_id: string;
   /** Billing dates count from here (signup, or the last resume): period n is due at anchor + (n − anchor_period) intervals. */
@@ -27,6 +39,10 @@ export interface SubscriptionRecord extends Subscription {
     fee_rule: FeeRule;
     commission_mode: CommissionMode;
   };
+  /** The charge holding the subscription; absent or null when none does. */
+  charging?: ChargeClaim | null;
+  /** Resumes so far (absent: none): part of the ledger key of every try after one, so no try reuses a key the ledger remembers. */
+  resumes?: number;
   version: number;
 }
 
@@ -56,14 +72,18 @@ export const toSubscription = (r: SubscriptionRecord): Subscription => {
   };
 };
 
-/** The item: its keys, its listings, and the due index while a charge is due. */
+/**
+ * The item: its keys, its listings, and the due index while a charge is due, or held: a claim a
+ * crash left stays where the billing worker finds it, whatever the subscription's state.
+ */
 export function subscriptionItem(record: SubscriptionRecord): Item {
   const fields = recordFields(record);
-  const due = (record.status === 'active' || record.status === 'past_due') && record.next_charge_at !== null;
+  const live = (record.status === 'active' || record.status === 'past_due') && record.next_charge_at !== null;
+  const indexedAt = record.charging ? (record.next_charge_at ?? record.updated_at) : live ? record.next_charge_at : null;
   return {
     ...subscriptionKeys.subscription(record.id),
     ...subscriptionKeys.indexes(record.tenant_id, record.user_id, record.id),
-    ...(due ? subscriptionKeys.due(record.id, record.next_charge_at!) : {}),
+    ...(indexedAt !== null ? subscriptionKeys.due(record.id, indexedAt) : {}),
     entity: 'subscription',
     ...fields,
   };

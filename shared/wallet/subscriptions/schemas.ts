@@ -25,7 +25,7 @@ export const subscription = z
     pause_reason: z.enum(['requested', 'dunning_exhausted', 'account_frozen', 'account_closed']).nullable(),
     /** When the next charge (or dunning retry) is due; null when paused or canceled. */
     next_charge_at: timestamp.nullable(),
-    /** Failed tries of the current period's charge. */
+    /** Failed tries of the current period's charge (since the last resume: a resume starts dunning again). */
     retry_count: z.number().int(),
     /** Periods charged so far. */
     periods_charged: z.number().int(),
