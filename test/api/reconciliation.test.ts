@@ -280,6 +280,16 @@ describe('the reconciliation worker', () => {
         detected_at: expect.any(String),
       },
     ]);
+
+    // The money posted and the record corrected to name it: matched on both sides, off the list.
+    const posting = await postAround(tenant, bob.id, { type: 'transfer', reference_id: id, amount: 700 });
+    await transact(deps(), [
+      { Update: { TableName: platform.tables.wallet.name, Key: transferKeys.transfer(tenant.id, id), UpdateExpression: 'SET ledger_transaction_id = :txn', ExpressionAttributeValues: { ':txn': posting.id } } },
+    ]);
+    pastTheGrace();
+    const run = await reconcile();
+    expect(run.resolved).toBeGreaterThanOrEqual(1);
+    expect((await reconciliation(tenant.key)).orphans).toEqual([]);
   }, 60_000);
 });
 

@@ -47,12 +47,14 @@ export interface Claim {
   commodity: string;
   /** When the record was written (its event's time). */
   since: string;
+  /** Where the record is and which of its fields names the transaction: read again when the claim is checked again. */
+  record?: { key: { pk: string; sk: string }; field: 'ledger_transaction_id' | 'grants.cashback' | 'grants.points' };
 }
 
 /** A claim before its record is read. */
-interface Witness extends Omit<Claim, 'ledger_transaction_id'> {
+interface Witness extends Omit<Claim, 'ledger_transaction_id' | 'record'> {
   /** The record, and the transaction id it names; absent for a record with no key of its own (a conversion's history entry), whose event is its copy. */
-  read?: { key: { pk: string; sk: string }; names: (item: Item) => unknown };
+  read?: NonNullable<Claim['record']>;
   /** The transaction id as the event carries it. */
   copy: unknown;
 }
@@ -70,8 +72,14 @@ export const MONEY_EVENTS = [
   'points.converted',
 ] as const;
 
-const txnOf = (item: Item) => item.ledger_transaction_id;
-const grantTxn = (grant: 'cashback' | 'points') => (item: Item) => (item.grants as Record<string, { ledger_transaction_id?: string } | null> | undefined)?.[grant]?.ledger_transaction_id;
+type NamingField = NonNullable<Claim['record']>['field'];
+
+/** The transaction id a record names in `field`. Pure. */
+function namedBy(item: Item, field: NamingField): unknown {
+  if (field === 'ledger_transaction_id') return item.ledger_transaction_id;
+  const grant = field === 'grants.cashback' ? 'cashback' : 'points';
+  return (item.grants as Record<string, { ledger_transaction_id?: string } | null> | undefined)?.[grant]?.ledger_transaction_id;
+}
 
 /** The claim a money event's record makes, before the record is read; undefined for other events. Pure. */
 function witnessOf(envelope: EventEnvelope, currency: string): Witness | undefined {
@@ -83,27 +91,27 @@ function witnessOf(envelope: EventEnvelope, currency: string): Witness | undefin
     case 'transfer.completed': {
       const transfer = data.transfer!;
       const id = String(transfer.id);
-      return { ...common('transfer', id, ['transfer']), amount: Number(transfer.amount) + Number(transfer.fee ?? 0), commodity: String(transfer.currency), read: { key: transferKeys.transfer(tenantId, id), names: txnOf }, copy: transfer.ledger_transaction_id };
+      return { ...common('transfer', id, ['transfer']), amount: Number(transfer.amount) + Number(transfer.fee ?? 0), commodity: String(transfer.currency), read: { key: transferKeys.transfer(tenantId, id), field: 'ledger_transaction_id' }, copy: transfer.ledger_transaction_id };
     }
     case 'topup.succeeded': {
       const topup = data.topup!;
       const id = String(topup.id);
-      return { ...common('topup', id, ['topup']), amount: Number(topup.amount), commodity: String(topup.currency), read: { key: topupKeys.topup(id), names: txnOf }, copy: topup.ledger_transaction_id };
+      return { ...common('topup', id, ['topup']), amount: Number(topup.amount), commodity: String(topup.currency), read: { key: topupKeys.topup(id), field: 'ledger_transaction_id' }, copy: topup.ledger_transaction_id };
     }
     case 'payment.captured': {
       const payment = data.payment!;
       const id = String(payment.id);
-      return { ...common('payment', id, ['payment', 'payment_capture']), amount: Number(payment.captured_amount ?? payment.amount), commodity: String(payment.currency), read: { key: paymentKeys.payment(id), names: txnOf }, copy: undefined };
+      return { ...common('payment', id, ['payment', 'payment_capture']), amount: Number(payment.captured_amount ?? payment.amount), commodity: String(payment.currency), read: { key: paymentKeys.payment(id), field: 'ledger_transaction_id' }, copy: undefined };
     }
     case 'refund.completed': {
       const refund = data.refund!;
       const id = String(refund.id);
-      return { ...common('refund', id, ['refund']), amount: Number(refund.amount), commodity: String(refund.currency), read: { key: paymentKeys.refund(id), names: txnOf }, copy: refund.ledger_transaction_id };
+      return { ...common('refund', id, ['refund']), amount: Number(refund.amount), commodity: String(refund.currency), read: { key: paymentKeys.refund(id), field: 'ledger_transaction_id' }, copy: refund.ledger_transaction_id };
     }
     case 'payout.paid': {
       const payout = data.payout!;
       const id = String(payout.id);
-      return { ...common('payout', id, ['payout']), amount: Number(payout.amount) + Number(payout.fee ?? 0), commodity: String(payout.currency), read: { key: payoutKeys.payout(id), names: txnOf }, copy: payout.ledger_transaction_id };
+      return { ...common('payout', id, ['payout']), amount: Number(payout.amount) + Number(payout.fee ?? 0), commodity: String(payout.currency), read: { key: payoutKeys.payout(id), field: 'ledger_transaction_id' }, copy: payout.ledger_transaction_id };
     }
     case 'subscription.charged': {
       const charge = data.charge!;
@@ -114,19 +122,19 @@ function witnessOf(envelope: EventEnvelope, currency: string): Witness | undefin
         key: `subscription_charge:${id}:${period}`,
         amount: Number(charge.amount),
         commodity: String(data.subscription?.currency ?? currency),
-        read: { key: subscriptionKeys.charge(id, period), names: txnOf },
+        read: { key: subscriptionKeys.charge(id, period), field: 'ledger_transaction_id' },
         copy: charge.ledger_transaction_id,
       };
     }
     case 'cashback.granted': {
       const grant = data.cashback!;
       const id = String(grant.payment_id);
-      return { ...common('cashback', id, ['cashback']), amount: Number(grant.amount), commodity: currency, read: { key: rewardKeys.earned(id), names: grantTxn('cashback') }, copy: grant.ledger_transaction_id };
+      return { ...common('cashback', id, ['cashback']), amount: Number(grant.amount), commodity: currency, read: { key: rewardKeys.earned(id), field: 'grants.cashback' }, copy: grant.ledger_transaction_id };
     }
     case 'points.accrued': {
       const grant = data.points!;
       const id = String(grant.payment_id);
-      return { ...common('points_accrual', id, ['points_accrual']), amount: Number(grant.points), commodity: String(grant.commodity), read: { key: rewardKeys.earned(id), names: grantTxn('points') }, copy: grant.ledger_transaction_id };
+      return { ...common('points_accrual', id, ['points_accrual']), amount: Number(grant.points), commodity: String(grant.commodity), read: { key: rewardKeys.earned(id), field: 'grants.points' }, copy: grant.ledger_transaction_id };
     }
     case 'points.converted': {
       const conversion = data.conversion!;
@@ -167,7 +175,22 @@ export async function claimsOf(deps: StoreDeps, envelopes: readonly EventEnvelop
   return witnesses.map(({ read, copy, ...claim }) => {
     const record = read ? byKey.get(keyOf(read.key)) : undefined;
     // The record names the transaction; its event (same commit) stands in only where there is no record to read.
-    const named = record && read ? read.names(record) : copy;
+    const named = record && read ? namedBy(record, read.field) : copy;
+    return { ...claim, ...(read ? { record: read } : {}), ledger_transaction_id: typeof named === 'string' ? named : null };
+  });
+}
+
+/** Claims checked again with what their records name now (a record corrected since). */
+export async function reread(deps: StoreDeps, claims: readonly Claim[]): Promise<Claim[]> {
+  const keyOf = (key: { pk: string; sk: string }) => `${key.pk}\n${key.sk}`;
+  const distinct = new Map<string, { pk: string; sk: string }>();
+  for (const claim of claims) if (claim.record) distinct.set(keyOf(claim.record.key), claim.record.key);
+  const items = await getItems(deps, [...distinct.values()], { consistent: false });
+  const byKey = new Map([...distinct.keys()].map((key, at) => [key, items[at]]));
+  return claims.map((claim) => {
+    const item = claim.record ? byKey.get(keyOf(claim.record.key)) : undefined;
+    if (!item || !claim.record) return claim;
+    const named = namedBy(item, claim.record.field);
     return { ...claim, ledger_transaction_id: typeof named === 'string' ? named : null };
   });
 }

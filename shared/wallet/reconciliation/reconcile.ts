@@ -6,7 +6,7 @@ import { logger } from '../../kernel/log';
 import type { Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
 import { allTenantRecords, type TenantRecord } from '../tenancy/tenants';
-import { claimsOf, moneyEvents, unbackedClaims } from './claims';
+import { claimsOf, moneyEvents, reread, unbackedClaims } from './claims';
 import { reconciliationKeys } from './keys';
 import { CLOCK_SKEW_MS, unexplainedTransactions } from './matcher';
 import { countOpenOrphans, listOrphans, openOrphans, recordOrphan, transactionOrphan, unlistOrphans, type StoredOrphan } from './orphans';
@@ -204,7 +204,7 @@ async function matchedNow(runtime: WalletDeps, tenant: TenantRecord, open: reado
   const claims = open.flatMap((stored) => (stored.claim ? [stored.claim] : []));
   const [unexplained, unbacked] = await Promise.all([
     unexplainedTransactions(runtime, tenant.id, transactions),
-    unbackedClaims(runtime.ledger(), tenant.ledger_id, claims, new Map()),
+    reread(runtime, claims).then((now) => unbackedClaims(runtime.ledger(), tenant.ledger_id, now, new Map())),
   ]);
   return open
     .filter((stored) => (stored.transaction ? !unexplained.has(stored.transaction.id) : stored.claim ? !unbacked.has(stored.claim.key) : false))
