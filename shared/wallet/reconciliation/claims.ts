@@ -195,6 +195,9 @@ export async function reread(deps: StoreDeps, claims: readonly Claim[]): Promise
   });
 }
 
+/** What the record side needs of a transaction the feed gave. */
+export type Seen = Pick<Transaction, 'type' | 'reference_id' | 'created_at'>;
+
 /** Ledger reads at once while claims are checked. */
 const LEDGER_CONCURRENCY = 8;
 
@@ -207,7 +210,7 @@ export async function unbackedClaims(
   ledger: Pick<LedgerOperations, 'getTransaction'>,
   ledgerId: string,
   claims: readonly Claim[],
-  seen: ReadonlyMap<string, Transaction>,
+  seen: ReadonlyMap<string, Seen>,
 ): Promise<Map<string, RecordReason>> {
   const verdicts = new Map<string, RecordReason>();
   const check = async (claim: Claim) => {

@@ -6,7 +6,7 @@ import { logger } from '../../kernel/log';
 import type { Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
 import { allTenantRecords, type TenantRecord } from '../tenancy/tenants';
-import { claimsOf, moneyEvents, reread, unbackedClaims } from './claims';
+import { claimsOf, moneyEvents, reread, unbackedClaims, type Seen } from './claims';
 import { reconciliationKeys } from './keys';
 import { CLOCK_SKEW_MS, unexplainedTransactions } from './matcher';
 import { countOpenOrphans, listOrphans, openOrphans, recordOrphan, transactionOrphan, unlistOrphans, type StoredOrphan } from './orphans';
@@ -128,8 +128,42 @@ async function reconcileTenant(runtime: WalletDeps, tenant: TenantRecord, stopAt
   const open = await openOrphans(runtime, tenant.id, RECHECK_LIMIT);
   outcome.resolved = await unlistOrphans(runtime, await matchedNow(runtime, tenant, open));
 
+  // The wallet side: money records written before checked_through, stretch by stretch from the
+  // mark, after every feed page (so `seen` holds the transactions they name, and stays small).
+  const seen = new Map<string, Seen>();
+  const retained = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000).toISOString();
+  const checkRecords = async () => {
+    while (state?.checked_through && Date.now() < stopAt) {
+      const from = state.records_through ?? later(tenant.created_at, retained)!;
+      if (from >= state.checked_through) return;
+      const to = earlier(new Date(Date.parse(from) + RECORD_STRETCH_MS).toISOString(), state.checked_through);
+      let batch: EventEnvelope[] = [];
+      const checkBatch = async () => {
+        const claims = await claimsOf(runtime, batch, tenant.currency);
+        const verdicts = await unbackedClaims(ledger, tenant.ledger_id, claims, seen);
+        const orphans = claims.flatMap((claim) => {
+          const reason = verdicts.get(claim.key);
+          return reason ? [recordOrphan(tenant.id, claim, reason, detectedAt)] : [];
+        });
+        outcome.found += await listOrphans(runtime, tenant.id, orphans);
+        batch = [];
+      };
+      // From a little before the mark: an event's id comes from its writer's clock, not ours, and
+      // one read twice is listed once.
+      const overlap = new Date(Date.parse(from) - CLOCK_SKEW_MS).toISOString();
+      for await (const envelope of moneyEvents(runtime, tenant.id, overlap, to)) {
+        batch.push(envelope);
+        if (batch.length === CLAIM_BATCH) await checkBatch();
+      }
+      if (batch.length > 0) await checkBatch();
+      await save({ records_through: to });
+      // A later stretch's records name transactions from about its own time on (one older is read by id).
+      const forgotten = new Date(Date.parse(to) - 2 * CLOCK_SKEW_MS).toISOString();
+      for (const [id, transaction] of seen) if (transaction.created_at < forgotten) seen.delete(id);
+    }
+  };
+
   // The ledger side: the feed from the mark, up to the horizon (younger transactions are pending).
-  const seen = new Map<string, Transaction>();
   while (state && Date.now() < stopAt) {
     const page = await ledger.listEvents(tenant.ledger_id, { ...(state.cursor ? { cursor: state.cursor } : {}), limit: FEED_PAGE });
     const settled: Transaction[] = [];
@@ -146,7 +180,7 @@ async function reconcileTenant(runtime: WalletDeps, tenant: TenantRecord, stopAt
         return reason ? [transactionOrphan(tenant.id, transaction, reason, detectedAt)] : [];
       });
       outcome.found += await listOrphans(runtime, tenant.id, orphans);
-      for (const transaction of settled) seen.set(transaction.id, transaction);
+      for (const { id, type, reference_id, created_at } of settled) seen.set(id, { type, reference_id, created_at });
       outcome.checked += settled.length;
     }
     const last = settled[settled.length - 1];
@@ -157,36 +191,11 @@ async function reconcileTenant(runtime: WalletDeps, tenant: TenantRecord, stopAt
         checked_through: later(state.checked_through, checkedThrough),
       });
     }
+    await checkRecords();
     if (caughtUp) break;
   }
-
-  // The wallet side: money records written before checked_through, stretch by stretch from the mark.
-  const retained = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000).toISOString();
-  while (state?.checked_through && Date.now() < stopAt) {
-    const from = state.records_through ?? later(tenant.created_at, retained)!;
-    if (from >= state.checked_through) break;
-    const to = earlier(new Date(Date.parse(from) + RECORD_STRETCH_MS).toISOString(), state.checked_through);
-    let batch: EventEnvelope[] = [];
-    const checkBatch = async () => {
-      const claims = await claimsOf(runtime, batch, tenant.currency);
-      const verdicts = await unbackedClaims(ledger, tenant.ledger_id, claims, seen);
-      const orphans = claims.flatMap((claim) => {
-        const reason = verdicts.get(claim.key);
-        return reason ? [recordOrphan(tenant.id, claim, reason, detectedAt)] : [];
-      });
-      outcome.found += await listOrphans(runtime, tenant.id, orphans);
-      batch = [];
-    };
-    // From a little before the mark: an event's id comes from its writer's clock, not ours, and
-    // one read twice is listed once.
-    const overlap = new Date(Date.parse(from) - CLOCK_SKEW_MS).toISOString();
-    for await (const envelope of moneyEvents(runtime, tenant.id, overlap, to)) {
-      batch.push(envelope);
-      if (batch.length === CLAIM_BATCH) await checkBatch();
-    }
-    if (batch.length > 0) await checkBatch();
-    await save({ records_through: to });
-  }
+  // Records left behind by an earlier run that stopped at its budget.
+  await checkRecords();
 
   if (!state) return { ...outcome, open: before };
   // Counted, not added up: exact whatever another run did at the same time.
