@@ -174,6 +174,7 @@ export class LedgerStack extends Stack {
     this.api.addExtraMethod('/.well-known/jwks.json', 'GET', new apigateway.HttpIntegration(`${issuer}/.well-known/jwks.json`, { httpMethod: 'GET', proxy: true }));
 
     new Workers(this, 'Workers', {
+      stage: props.stage,
       workers,
       functions,
       queues: new Map(),

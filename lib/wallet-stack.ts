@@ -213,6 +213,7 @@ export class WalletStack extends Stack {
     }
 
     this.workers = new Workers(this, 'Workers', {
+      stage: props.stage,
       workers,
       functions,
       queues: this.queues,

@@ -6,7 +6,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { QueueDefinition, WorkerDefinition } from '../shared/workers';
+import { METRICS_NAMESPACE } from '../shared/kernel/metrics';
+import type { QueueDefinition, WorkerAlarm, WorkerDefinition } from '../shared/workers';
 import { buildFunction, FunctionRoles, type AccessProfile, type FunctionContext, type ProjectFunction } from './function';
 
 /**
@@ -26,6 +27,28 @@ function deadLetterAlarm(scope: Construct, id: string, queue: sqs.IQueue, descri
     metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
     threshold: 1,
     comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+}
+
+/**
+ * An alarm on a metric a worker writes (EMF, shared/kernel/metrics.ts), over one period of the
+ * worker's schedule: its maximum above the threshold breaches; no data (the worker did not run,
+ * or ran before the first point) does not.
+ */
+function metricAlarm(scope: Construct, alarm: WorkerAlarm, stage: string, periodMinutes: number): cloudwatch.Alarm {
+  return new cloudwatch.Alarm(scope, `${alarm.metric}Alarm`, {
+    alarmDescription: alarm.description,
+    metric: new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: alarm.metric,
+      dimensionsMap: { Stage: stage },
+      statistic: 'Maximum',
+      period: Duration.minutes(periodMinutes),
+    }),
+    threshold: alarm.above,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
     evaluationPeriods: 1,
     treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
   });
@@ -56,6 +79,8 @@ export class ProjectQueue extends Construct {
 }
 
 export interface WorkersProps {
+  /** The deployment stage: the Stage dimension of the metrics the workers write. */
+  stage: string;
   workers: readonly WorkerDefinition[];
   functions: FunctionContext;
   queues: ReadonlyMap<string, ProjectQueue>;
@@ -82,6 +107,8 @@ export class Workers extends Construct {
       });
       this.functions.set(worker.name, fn);
       this.addTrigger(worker, fn, timeoutSeconds, props);
+      const periodMinutes = worker.trigger.kind === 'schedule' ? worker.trigger.rateMinutes : 5;
+      for (const alarm of worker.alarms ?? []) this.alarms.push(metricAlarm(fn, alarm, props.stage, periodMinutes));
     }
   }
 

@@ -183,6 +183,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       // Sandbox webhook receivers here listen on 127.0.0.1: loopback only unless the developer says
       // otherwise (`true` opens private networks, `false` closes loopback); AWS never sets it.
       WEBHOOK_ALLOW_PRIVATE_TARGETS: process.env.WEBHOOK_ALLOW_PRIVATE_TARGETS ?? 'loopback',
+      // CloudWatch metrics (EMF lines on stdout) mean nothing here: none unless METRICS=stdout.
+      METRICS: process.env.METRICS ?? 'off',
       ...options.env,
     });
 

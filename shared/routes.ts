@@ -4,6 +4,7 @@ import { exploreRoutes } from './wallet/catalog/explore-routes';
 import { offeringRoutes } from './wallet/catalog/routes';
 import { orderRoutes } from './wallet/orders/routes';
 import { subscriptionRoutes } from './wallet/subscriptions/routes';
+import { reconciliationRoutes } from './wallet/reconciliation/routes';
 import { rewardRoutes } from './wallet/rewards/routes';
 import { authRoutes } from './wallet/auth/routes';
 import { consoleRoutes } from './wallet/console/routes';
@@ -39,4 +40,5 @@ export const routes: readonly AnyRoute[] = [
   ...Object.values(orderRoutes),
   ...Object.values(subscriptionRoutes),
   ...Object.values(rewardRoutes),
+  ...Object.values(reconciliationRoutes),
 ];

@@ -51,6 +51,18 @@ export interface WorkerDefinition {
   /** Needs the ledger API (its URL and client credentials). */
   callsLedger?: boolean;
   timeoutSeconds?: number;
+  /**
+   * Metrics the worker writes (shared/kernel/metrics.ts: namespace WalletPlatform, dimension Stage)
+   * that page someone: the stack adds an alarm on each, in breach when the metric's maximum over
+   * one period of the schedule is above `above`. No data (the worker did not run) is no breach.
+   */
+  alarms?: readonly WorkerAlarm[];
+}
+
+export interface WorkerAlarm {
+  metric: string;
+  above: number;
+  description: string;
 }
 
 export const queues: readonly QueueDefinition[] = [
@@ -158,6 +170,18 @@ export const workers: readonly WorkerDefinition[] = [
       filters: [{ dynamodb: { NewImage: { entity: { S: ['event'] }, envelope: { M: { type: { S: ['topup.succeeded', 'transfer.completed'] } } } } } }],
     },
     tables: { wallet: 'RW' },
+  },
+  {
+    name: 'walletReconcileLedgers',
+    handler: 'reconciliation/reconcile-ledgers',
+    description: "Matches every tenant's ledger transactions to the wallet records that explain them and back, lists orphans past the grace, writes their count",
+    // Each run goes on from its marks; five minutes is the grace an orphan waits anyway.
+    trigger: { kind: 'schedule', rateMinutes: 5 },
+    tables: { wallet: 'RW' },
+    callsLedger: true,
+    // A run stops starting work at 240 s (shared/wallet/reconciliation/reconcile.ts RUN_BUDGET_MS).
+    timeoutSeconds: 300,
+    alarms: [{ metric: 'ReconciliationOrphans', above: 0, description: 'Money without its record, or a record without its money: GET /v1/ledger/reconciliation lists them (docs/reconciliation.md)' }],
   },
   {
     name: 'ordersExpire',

@@ -851,6 +851,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/ledger/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How far the tenant's ledger and wallet records have been matched, and the orphans: money without its record, or a record without its money
+         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         *
+         *     Requires one of the scopes: `ledger:read`.
+         */
+        get: operations["getLedgerReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ledger/summary": {
         parameters: {
             query?: never;
@@ -2805,6 +2827,58 @@ export interface components {
         };
         ProductUpdatedEventData: {
             offering: components["schemas"]["Offering"];
+        };
+        Reconciliation: {
+            /**
+             * Format: date-time
+             * @description Every transaction posted and every money record written before this time has been matched; null before the first run.
+             */
+            checked_through: string | null;
+            /** @description Ledger transactions the worker has matched in the tenant's ledger so far. */
+            transactions_checked: number;
+            /** @description Open orphans, newest first (by since); an orphan that is matched later leaves the list. */
+            orphans: components["schemas"]["ReconciliationOrphan"][];
+            /** @description Pass as `cursor` for more orphans; null on the last page. */
+            next_cursor: string | null;
+        };
+        ReconciliationOrphan: {
+            /**
+             * @description `ledger_transaction`: money the ledger moved that no wallet record explains; `wallet_record`: a money record the ledger does not back.
+             * @enum {string}
+             */
+            kind: "ledger_transaction" | "wallet_record";
+            /**
+             * Format: uuid
+             * @description The ledger transaction, or the wallet record (a subscription charge: its subscription; cashback and points: their payment).
+             */
+            id: string;
+            /** @description The transaction's type (transfer, payment, ...), or the record's (transfer, payment, subscription_charge, ...). */
+            type: string;
+            /** @description The transaction's reference, or the one the record's posting carries. */
+            reference_id: string | null;
+            /**
+             * Format: uuid
+             * @description The transaction: the orphan itself, or the one the record names (null: it names none).
+             */
+            ledger_transaction_id: string | null;
+            /** @description Minor units of `commodity`: a transaction's debits in its first leg's commodity, a record's amount. */
+            amount: number;
+            commodity: string;
+            /**
+             * @description no_record, record_names_other, no_reference, unknown_type, reversal (a transaction); no_transaction, transaction_missing, transaction_mismatch (a record).
+             * @enum {string}
+             */
+            reason: "no_record" | "record_names_other" | "no_reference" | "unknown_type" | "reversal" | "no_transaction" | "transaction_missing" | "transaction_mismatch";
+            /**
+             * Format: date-time
+             * @description When the transaction was posted or the record written.
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When the worker first listed it.
+             */
+            detected_at: string;
         };
         Refund: {
             /** Format: uuid */
@@ -7147,6 +7221,72 @@ export interface operations {
                 };
             };
             /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    getLedgerReconciliation: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reconciliation: checked_through, transactions_checked and a page of open orphans, newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Reconciliation"];
+                };
+            };
+            /** @description `invalid_request`: Invalid request. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Authentication required. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

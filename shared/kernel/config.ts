@@ -54,6 +54,12 @@ const schema = z.object({
   PAYMENT_HOLD_SECONDS: z.coerce.number().int().min(1).default(7 * 24 * 3600),
   /** How long an open order holds its stock (docs/orders.md). */
   ORDER_HOLD_SECONDS: z.coerce.number().int().min(1).default(900),
+  /**
+   * Where CloudWatch metrics go (./metrics.ts): `stdout`, as Embedded Metric Format log lines
+   * CloudWatch turns into metrics (AWS); `off` writes none (the embedded platform's default:
+   * `METRICS=stdout npm start` shows them).
+   */
+  METRICS: z.enum(['stdout', 'off']).default('stdout'),
   /** The embedded platform checks every response against the manifest's schema. */
   VALIDATE_RESPONSES: z.stringbool().default(false),
   /**

@@ -1,7 +1,7 @@
 import type { Clock } from '../kernel/clock';
 import { AppError } from '../kernel/errors';
 import { httpSend, type HttpSend, type OutboundResponse } from '../http/outbound';
-import type { Account, Entry, Ledger, Pending, Transaction } from './contract';
+import type { Account, Entry, FeedEvent, Ledger, Pending, Transaction } from './contract';
 
 /**
  * The wallet's way to the ledger: its public HTTP contract with an OIDC client-credentials token,
@@ -91,6 +91,17 @@ export class LedgerClient {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
     return this.call('GET', `/v1/ledgers/${ledgerId}/transactions${params.size ? `?${params}` : ''}`);
+  }
+
+  /**
+   * The ledger's feed of committed transactions, oldest first after `cursor` (the id of the last
+   * event read); the ledger holds back the last seconds (its settle window), so a reader that keeps
+   * `next_cursor` misses none.
+   */
+  listEvents(ledgerId: string, query: { cursor?: string; limit?: number }): Promise<{ data: FeedEvent[]; next_cursor: string | null }> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
+    return this.call('GET', `/v1/ledgers/${ledgerId}/events${params.size ? `?${params}` : ''}`);
   }
 
   rollup(ledgerId: string): Promise<{

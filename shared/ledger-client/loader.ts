@@ -111,6 +111,9 @@ export class DeferredLedger implements LedgerOperations {
   async listTransactions(...args: Parameters<LedgerClient['listTransactions']>) {
     return (await this.client()).listTransactions(...args);
   }
+  async listEvents(...args: Parameters<LedgerClient['listEvents']>) {
+    return (await this.client()).listEvents(...args);
+  }
   async rollup(...args: Parameters<LedgerClient['rollup']>) {
     return (await this.client()).rollup(...args);
   }

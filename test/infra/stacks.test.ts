@@ -7,6 +7,8 @@ import { gatewayOf } from '../../shared/http/gateways';
 import { routes } from '../../shared/routes';
 import { queues, workers } from '../../shared/workers';
 import { ledgerTable, walletTable } from '../../shared/tables';
+import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
+import { ORPHANS_METRIC } from '../../shared/wallet/reconciliation/reconcile';
 import { unacknowledgedFindings } from './nag';
 import {
   actionsOf,
@@ -422,5 +424,31 @@ describe('events and queues of the real manifest', () => {
       const patterns = ((mapping.Properties?.FilterCriteria as { Filters?: { Pattern: string }[] } | undefined)?.Filters ?? []).map((f) => JSON.parse(f.Pattern) as unknown);
       expect(patterns, worker.name).toEqual(trigger.filters ?? []);
     }
+  });
+});
+
+describe('reconciliation', () => {
+  it('runs the worker every five minutes in the ledger VPC, and alarms on any orphan it counts (missing data is no breach)', () => {
+    const worker = workers.find((w) => w.name === 'walletReconcileLedgers')!;
+    expect(worker.trigger).toEqual({ kind: 'schedule', rateMinutes: 5 });
+    const templates = allTemplates(synth.stacks.wallet);
+    const [fnId, fn] = templates.flatMap((t) => resourcesOfType(t, 'AWS::Lambda::Function')).find(([, f]) => String(f.Properties?.Description).includes(`(${worker.handler})`))!;
+    expect(fn.Properties).toMatchObject({ Timeout: 300, VpcConfig: expect.anything() });
+    const rules = templates.flatMap((t) => resourcesOfType(t, 'AWS::Events::Rule')).filter(([, rule]) => JSON.stringify(rule.Properties?.Targets).includes(fnId));
+    expect(rules.map(([, rule]) => rule.Properties?.ScheduleExpression)).toEqual(['rate(5 minutes)']);
+
+    const alarms = templates.flatMap((t) => resourcesOfType(t, 'AWS::CloudWatch::Alarm')).filter(([, alarm]) => alarm.Properties?.MetricName === ORPHANS_METRIC);
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]![1].Properties).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: 'ReconciliationOrphans',
+      Dimensions: [{ Name: 'Stage', Value: 'test' }],
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 1,
+      TreatMissingData: 'notBreaching',
+    });
   });
 });

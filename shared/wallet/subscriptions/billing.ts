@@ -67,7 +67,7 @@ export function chargeItems(runtime: WalletDeps, after: SubscriptionRecord, peri
   const amounts = chargeOf(after);
   const charge = { subscription_id: after.id, period, amount: after.amount, fee: amounts.fee, commission: amounts.commission, ledger_transaction_id: posted.id, charged_at: after.updated_at };
   return [
-    { Put: { TableName: runtime.table, Item: { pk: subscriptionKeys.subscription(after.id).pk, sk: `CHARGE#${String(period).padStart(6, '0')}`, entity: 'subscription_charge', tenant_id: after.tenant_id, ...charge }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Put: { TableName: runtime.table, Item: { ...subscriptionKeys.charge(after.id, period), entity: 'subscription_charge', tenant_id: after.tenant_id, ...charge }, ConditionExpression: 'attribute_not_exists(pk)' } },
     outboxItem(runtime, { type: 'subscription.charged', tenantId: after.tenant_id, data: { subscription: toSubscription(after), charge } }).item,
   ];
 }

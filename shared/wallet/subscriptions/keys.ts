@@ -4,6 +4,8 @@ export const SUBSCRIPTION_SHARDS = 4;
 
 export const subscriptionKeys = {
   subscription: (id: string) => ({ pk: `SUBSCRIPTION#${id}`, sk: 'SUBSCRIPTION' }),
+  /** One charged period, beside its subscription (the charge history, and what reconciliation reads). */
+  charge: (id: string, period: number) => ({ pk: `SUBSCRIPTION#${id}`, sk: `CHARGE#${String(period).padStart(6, '0')}` }),
   /** gsi1: a tenant's subscriptions; gsi2: a subscriber's; newest first. */
   indexes: (tenantId: string, userId: string, id: string) => ({ gsi1pk: `TENANT#${tenantId}#SUBSCRIPTIONS`, gsi1sk: id, gsi2pk: `USER#${userId}#SUBSCRIPTIONS`, gsi2sk: id }),
   tenantSubscriptions: (tenantId: string) => `TENANT#${tenantId}#SUBSCRIPTIONS`,

@@ -1,0 +1,11 @@
+import type { ScheduledEvent } from 'aws-lambda';
+import { logger } from '../../shared/kernel/log';
+import { walletRuntime } from '../../shared/runtime/wallet';
+import { reconcileLedgers } from '../../shared/wallet/reconciliation/reconcile';
+
+/** Scheduled: matches every tenant's ledger transactions and money records, lists orphans, writes their count. */
+export const handler = async (_event: ScheduledEvent) => {
+  const result = await reconcileLedgers(walletRuntime());
+  if (result.found > 0 || result.resolved > 0 || result.orphans > 0) logger.info('reconciliation', { ...result });
+  return result;
+};
