@@ -48,6 +48,9 @@ export interface GatewayOptions {
 /** Generous on a laptop: it protects the process, not a Lambda quota. GATEWAY_MAX_IN_FLIGHT changes it. */
 export const DEFAULT_MAX_IN_FLIGHT_PER_ROUTE = 256;
 
+/** How long an idle keep-alive connection stays open (the server side of the race a client must never lose). */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export interface LocalGateway {
   name: GatewayName;
   url: string;
@@ -78,6 +81,11 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
     });
   });
   server.on('clientError', answerMalformed);
+  // Idle keep-alive connections outlive any client's (undici keeps one 4 s after a 5 s hint): with
+  // Node's 5 s default, a busy machine's client reused a socket the server had just closed, and
+  // the request died with ECONNRESET. As a load balancer does (ALB: 60 s), the server closes last.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = uuidv7();

@@ -17,6 +17,7 @@ import {
 import { systemClock, epochSeconds, type Clock } from '../shared/kernel/clock';
 import { LocalStartError } from './errors';
 import { listenError } from './ports';
+import { KEEP_ALIVE_TIMEOUT_MS } from './gateway';
 
 /**
  * The development OIDC issuer: it stands in for the Amazon Cognito user pool that issues ledger
@@ -119,6 +120,9 @@ export async function startDevIssuer(options: DevIssuerOptions): Promise<DevIssu
       else response.destroy();
     });
   });
+  // As the gateways' (local/gateway.ts): idle connections outlive the client's, so none is reset under load.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => reject(listenError(error, options.port, 'the dev OIDC issuer', 'OIDC_PORT')));
     server.listen(options.port, host, () => resolve());
