@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { platformClock } from './clock';
 
 /**
  * UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then random bits, so ids sort by creation time.
@@ -30,7 +31,9 @@ function randomFromPool(size: number): Buffer {
 export type IdGenerator = () => string;
 
 export const uuidv7: IdGenerator = () => {
-  let ms = Date.now();
+  // The platform's clock (the system's in AWS): an id's instant is the clock's, so the embedded
+  // platform on a test's moved clock makes ids of the time its records say.
+  let ms = platformClock.now().getTime();
   if (ms <= lastMs) {
     sequence += 1;
     if (sequence > 0xfff) {
