@@ -13,6 +13,7 @@ import { ORDER_SHARDS, orderKeys } from './keys';
 import { orderItem, orderRecord, toOrder, type Order, type OrderRecord } from './records';
 import { stockStep } from './stock';
 import type { OwnerScope } from '../principals';
+import { faultPoint } from '../saga/faults';
 
 /**
  * Ending an open order without a sale (docs/orders.md): the shopper or the client cancels it
@@ -79,6 +80,9 @@ export async function cancelOrder(runtime: WalletDeps, principal: Principal, sco
 
 const WORKER: Actor = { kind: 'system', id: 'orders-expiry' };
 
+/** An order's expiry as the fault harness names it. */
+export const ORDER_EXPIRE = 'order.expire';
+
 /**
  * The expiry worker: every open order past expires_at is expired and its stock released, exactly
  * once even when two runs overlap (the order's write is conditioned on `open`; the loser skips).
@@ -92,6 +96,7 @@ export async function expireOrders(runtime: WalletDeps): Promise<number> {
       const order = (await getItem(runtime, { pk: due.pk, sk: due.sk })) as unknown as OrderRecord | undefined;
       if (!order || order.status !== 'open' || order.expires_at > now) return false;
       const { items } = await endWrites(runtime, WORKER, order, 'expired');
+      await faultPoint(ORDER_EXPIRE, 'beforeCommit');
       try {
         await transact(runtime, items);
         return true;

@@ -3,8 +3,12 @@ import { ConditionsFailed, getItem, transact } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
 import type { WalletDeps } from '../deps';
 import { ledgerKeyOf } from '../saga/registry';
+import { faultPoint } from '../saga/faults';
 import { HOLD_SHARDS, paymentKeys } from './keys';
 import { statusUpdate, toPayment } from './records';
+
+/** A hold's expiry as the fault harness names it. */
+export const PAYMENT_EXPIRE = 'payment.expire';
 
 /**
  * The expiry worker: voids every authorization whose hold has passed (status `expired`, one
@@ -23,6 +27,7 @@ export async function expireHolds(runtime: WalletDeps): Promise<number> {
       // commits. Anything else is transient: the next run tries again.
       continue;
     }
+    await faultPoint(PAYMENT_EXPIRE, 'afterLedger');
     const at = runtime.clock.now().toISOString();
     const payment = toPayment({ ...item, status: 'expired', updated_at: at });
     const event = outboxItem(runtime, { type: 'payment.expired', tenantId: String(item.tenant_id), data: { payment } });

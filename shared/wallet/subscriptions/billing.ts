@@ -10,6 +10,7 @@ import type { WalletDeps } from '../deps';
 import { splitCharge } from '../payments/fees';
 import { captureLegs } from '../payments/records';
 import { ledgerKeyOf } from '../saga/registry';
+import { faultPoint } from '../saga/faults';
 import { computeFee } from '../tenancy/fees';
 import { SUBSCRIPTION_SHARDS, subscriptionKeys } from './keys';
 import { DUNNING_DELAYS_MS, MAX_TRIES } from './periods';
@@ -71,6 +72,9 @@ export function chargeItems(runtime: WalletDeps, after: SubscriptionRecord, peri
     outboxItem(runtime, { type: 'subscription.charged', tenantId: after.tenant_id, data: { subscription: toSubscription(after), charge } }).item,
   ];
 }
+
+/** The charge of a period as the fault harness names it (not a saga of the engine: the claim is its key record). */
+export const SUBSCRIPTION_CHARGE = 'subscription.charge';
 
 export type ChargeResult = 'charged' | 'retry_scheduled' | 'paused' | 'canceled' | 'skipped';
 
@@ -146,6 +150,7 @@ export class ChargeUnanswered extends Error {
  */
 export async function settleClaim(runtime: WalletDeps, record: SubscriptionRecord, faults: ChargeFaults = {}): Promise<ChargeResult> {
   const claim = record.charging!;
+  await faultPoint(SUBSCRIPTION_CHARGE, 'beforeLedger');
   let answer: { posted: Transaction } | { refused: string };
   try {
     answer = { posted: await postClaimed(runtime, record, claim) };
@@ -159,7 +164,10 @@ export async function settleClaim(runtime: WalletDeps, record: SubscriptionRecor
     answer = { refused: error.code };
   }
   if ('posted' in answer) await faults.afterLedger?.();
-  return commitClaimed(runtime, record.id, claim, answer);
+  await faultPoint(SUBSCRIPTION_CHARGE, 'afterLedger');
+  const result = await commitClaimed(runtime, record.id, claim, answer);
+  await faultPoint(SUBSCRIPTION_CHARGE, 'afterCommit');
+  return result;
 }
 
 /** Ledger answers that say nothing final about a try: its key busy (or, a bug, taken), a rate limit, a credential refused. */
