@@ -69,7 +69,7 @@ async function settled(s: Shop, id: string): Promise<Record<string, any>> {
     await platform.queues.drain();
     last = (await s.api('GET', `/v1/payouts/${id}`)).body;
     return last.status !== 'pending';
-  }, 15_000, `payout ${id} to settle`);
+  }, 60_000, `payout ${id} to settle`);
   return last;
 }
 
