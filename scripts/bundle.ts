@@ -92,6 +92,25 @@ export const sdkExports: Plugin = {
   },
 };
 
+/**
+ * A Lambda function's credentials are its execution role's, which Lambda puts in the environment
+ * (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN; LocalStack's Lambdas too), the
+ * first place the SDK's default chain looks. The rest of the chain (SSO, ini files, processes, web
+ * identity, container and instance metadata) is 90 KiB and a tenth of a function's import, and can
+ * never answer inside Lambda: bundles take the SDK's own environment provider as `defaultProvider`.
+ * Local tools and scripts, not bundled, keep the whole chain.
+ */
+export const lambdaCredentials: Plugin = {
+  name: 'lambda-credentials',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, (args) => ({ path: args.path, namespace: 'lambda-credentials' }));
+    plugin.onLoad({ filter: /.*/, namespace: 'lambda-credentials' }, () => {
+      const env = join(dirname(requireHere.resolve('@aws-sdk/credential-provider-env/package.json', { paths: [repoRoot] })), 'dist-es', 'index.js');
+      return { contents: `export { fromEnv as defaultProvider } from ${JSON.stringify(env)};`, resolveDir: dirname(env), loader: 'js' };
+    });
+  },
+};
+
 export interface BundleOptions {
   outdir?: string;
   /** Entries to bundle; the manifest's by default. */
@@ -129,7 +148,7 @@ export const BUNDLE_OPTIONS = {
   // than the runtime's copy), tree-shaken to the commands it sends (sdkExports) and pinned to
   // what we tested.
   external: [],
-  plugins: [sdkExports],
+  plugins: [sdkExports, lambdaCredentials],
   banner: { js: banner },
   legalComments: 'none',
   logLevel: 'warning',

@@ -79,6 +79,14 @@ describe('bundle', () => {
     expect(withEventBridge).toEqual(['events/relay']);
   });
 
+  it("gives every function the SDK's environment credentials (a Lambda role's), not the rest of the default chain", () => {
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs).toContain('lambda-credentials:@aws-sdk/credential-provider-node');
+    expect(inputs.some((input) => input.includes('@aws-sdk/credential-provider-env/'))).toBe(true);
+    // SSO, ini files, processes, web identity and instance metadata can never answer inside Lambda.
+    expect(inputs.filter((input) => /@aws-sdk\/credential-provider-(node|ini|sso|process|web-identity|http)\/|@smithy\/credential-provider-imds\//.test(input))).toEqual([]);
+  });
+
   it('ships the files a function reads at run time beside it', () => {
     for (const [handler, files] of Object.entries(HANDLER_FILES)) {
       for (const file of files) expect(readFileSync(join(outdir, handler, file.as), 'utf8'), `${handler}/${file.as}`).toBe(readFileSync(join(repoRoot, file.from), 'utf8'));
