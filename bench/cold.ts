@@ -1,43 +1,137 @@
 /**
- * `npm run bench:cold`: every Lambda bundle's size and cold import, as Lambda pays it: bundles
- * (scripts/bundle.ts, into a temporary directory), then imports each function in fresh Node.js
- * processes one at a time (BENCH_RUNS, default the budget's import_runs) and prints the medians of the import's wall
- * and CPU time, the largest first, against scripts/bundle-budget.json. Writes JSON to bench/results/.
- * Wall time is the figure on a quiet machine; CPU time is what the budget's max_import_cpu_ms is
- * compared with, because it moves less when the machine is busy with other work. `npm test` holds
- * both through `npm run check:bundles` (docs/performance.md, "Bundles and cold imports").
+ * `npm run bench:cold`: every Lambda bundle's size and cold import, as Lambda pays it, beside its
+ * SDK reference. Bundles every function (scripts/bundle.ts, into a temporary directory) and, for
+ * each set of AWS SDK clients a function carries, a reference bundle that imports only those
+ * clients and the commands the platform sends of them, built the same way and loaded the same way
+ * (DynamoDB at import, as the store does; KMS, Secrets Manager, SQS and EventBridge on first use,
+ * as shared/aws/kms.ts, secrets.ts, queue.ts and bus.ts do). No function that calls these clients
+ * can import faster than its reference: it is the SDK's floor. Then each function and its
+ * reference are imported in fresh Node.js processes, interleaved (BENCH_RUNS rounds, default 5), and
+ * the medians of the import's CPU (and wall) time are printed with their ratio. Targets: every
+ * bundle within scripts/bundle-budget.json (600 KiB), every ratio within REFERENCE_RATIO_TARGET.
+ * Writes JSON to bench/results/. Nothing in `npm test` measures a time (docs/performance.md,
+ * "Bundles and cold imports").
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundle, handlerEntries, repoRoot } from '../scripts/bundle';
-import { coldImports, median, readBudget } from '../scripts/cold-imports';
+import { build, type Metafile } from 'esbuild';
+import { BUNDLE_OPTIONS, bundle, handlerEntries, repoRoot, SDK_EXPORTS } from '../scripts/bundle';
+import { coldImportPair, median, readBudget, round } from '../scripts/cold-imports';
 import { benchSetting } from './measure';
 
+/** A function's import may take at most this many times its SDK reference's. */
+const REFERENCE_RATIO_TARGET = 1.3;
+
+/** Loaded at import by the functions that carry them (the store's DynamoDB); every other client on first use. */
+const STATIC_PACKAGES = new Set(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']);
+
 const budget = readBudget(repoRoot);
-const runs = benchSetting('BENCH_RUNS', budget.import_runs, { integer: true });
+const runs = benchSetting('BENCH_RUNS', 5, { integer: true });
 const outdir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
+
+/** The SDK packages in one function's bundle (the sdk-exports modules it loaded), sorted. */
+function sdkPackagesOf(metafile: Metafile, handler: string): string[] {
+  const output = metafile.outputs[Object.keys(metafile.outputs).find((file) => file.endsWith(`${handler}/index.mjs`))!]!;
+  return Object.keys(output.inputs)
+    .filter((input) => input.startsWith('sdk-exports:'))
+    .map((input) => input.slice('sdk-exports:'.length))
+    .sort();
+}
+
+/** The reference module of a set of SDK packages, and one module per package loaded on first use. */
+function referenceSources(packages: readonly string[]): Record<string, string> {
+  const named = (pkg: string) => Object.keys(SDK_EXPORTS[pkg]!);
+  const files: Record<string, string> = {};
+  const lines: string[] = [];
+  const kept: string[] = [];
+  const lazy: string[] = [];
+  for (const [i, pkg] of packages.entries()) {
+    if (STATIC_PACKAGES.has(pkg)) {
+      const names = named(pkg).map((name) => `${name} as s${i}_${name}`);
+      lines.push(`import { ${names.join(', ')} } from ${JSON.stringify(pkg)};`);
+      kept.push(...named(pkg).map((name) => `s${i}_${name}`));
+    } else {
+      files[`lazy${i}.js`] = `export { ${named(pkg).join(', ')} } from ${JSON.stringify(pkg)};\n`;
+      lazy.push(`() => import('./lazy${i}.js')`);
+    }
+  }
+  lines.push(`export const sdk = [${kept.join(', ')}];`, `export const onFirstUse = [${lazy.join(', ')}];`, 'export const handler = async () => sdk.length + onFirstUse.length;');
+  files['index.js'] = `${lines.join('\n')}\n`;
+  return files;
+}
+
 try {
-  const { sizes } = await bundle({ outdir });
-  const timings = await coldImports(outdir, handlerEntries(), runs);
-  const rows = timings.map((timing) => ({ ...timing, kib: Math.round((sizes[timing.handler]! / 1024) * 10) / 10 })).sort((a, b) => b.kib - a.kib);
+  const { sizes, metafile } = await bundle({ outdir });
+  const handlers = handlerEntries();
+  const packagesOf = new Map(handlers.map((handler) => [handler, sdkPackagesOf(metafile, handler)]));
+
+  // One reference per distinct set of clients.
+  const sets = [...new Set([...packagesOf.values()].filter((set) => set.length > 0).map((set) => set.join(',')))];
+  const referenceDir = join(outdir, '_reference');
+  const referenceOf = new Map<string, { file: string; bytes: number }>();
+  for (const [n, set] of sets.entries()) {
+    const dir = join(referenceDir, `src${n}`);
+    mkdirSync(dir, { recursive: true });
+    for (const [name, text] of Object.entries(referenceSources(set.split(',')))) writeFileSync(join(dir, name), text);
+    const result = await build({ ...BUNDLE_OPTIONS, absWorkingDir: repoRoot, entryPoints: { [`ref${n}/index`]: join(dir, 'index.js') }, outdir: referenceDir, metafile: true });
+    const [file, output] = Object.entries(result.metafile.outputs).find(([name]) => name.endsWith(`ref${n}/index.mjs`))!;
+    referenceOf.set(set, { file: join(repoRoot, file), bytes: output.bytes });
+  }
+
+  const rows = [];
+  for (const handler of handlers) {
+    const packages = packagesOf.get(handler)!;
+    const reference = referenceOf.get(packages.join(','));
+    const kib = Math.round((sizes[handler]! / 1024) * 10) / 10;
+    if (!reference) {
+      // No SDK client (the fallback, probes): no floor to compare with; timed alone.
+      const [own] = await coldImportPair([join(outdir, handler, 'index.mjs'), join(outdir, handler, 'index.mjs')], runs);
+      rows.push({ handler, kib, clients: [] as string[], cpuMs: own.cpuMs, wallMs: own.wallMs, referenceKib: null, referenceCpuMs: null, ratio: null });
+      continue;
+    }
+    const [own, floor] = await coldImportPair([join(outdir, handler, 'index.mjs'), reference.file], runs);
+    rows.push({
+      handler,
+      kib,
+      clients: packages.map((pkg) => pkg.replace('@aws-sdk/', '')),
+      cpuMs: own.cpuMs,
+      wallMs: own.wallMs,
+      referenceKib: Math.round((reference.bytes / 1024) * 10) / 10,
+      referenceCpuMs: floor.cpuMs,
+      ratio: Math.round((own.cpuMs / floor.cpuMs) * 100) / 100,
+    });
+  }
+  rows.sort((a, b) => (b.ratio ?? 0) - (a.ratio ?? 0) || b.kib - a.kib);
+
   const width = Math.max(...rows.map((row) => row.handler.length));
-  console.log(`${'function'.padEnd(width)}  ${'KiB'.padStart(7)}  ${'wall ms'.padStart(8)}  ${'cpu ms'.padStart(7)}`);
-  for (const row of rows) console.log(`${row.handler.padEnd(width)}  ${String(row.kib).padStart(7)}  ${String(row.wallMs).padStart(8)}  ${String(row.cpuMs).padStart(7)}`);
+  console.log(`${'function'.padEnd(width)}  ${'KiB'.padStart(6)}  ${'cpu ms'.padStart(6)}  ${'ref KiB'.padStart(7)}  ${'ref ms'.padStart(6)}  ${'ratio'.padStart(5)}  clients (besides DynamoDB: loaded on first use)`);
+  for (const row of rows) {
+    const cells = [row.handler.padEnd(width), String(row.kib).padStart(6), String(row.cpuMs).padStart(6), String(row.referenceKib ?? '-').padStart(7), String(row.referenceCpuMs ?? '-').padStart(6), String(row.ratio ?? '-').padStart(5)];
+    console.log(`${cells.join('  ')}  ${row.clients.filter((c) => c !== 'client-dynamodb' && c !== 'lib-dynamodb').join(' ') || (row.clients.length ? '' : 'no SDK client')}`);
+  }
+  const compared = rows.filter((row) => row.ratio !== null);
+  const ratios = compared.map((row) => row.ratio!);
+  const largest = rows.reduce((a, b) => (b.kib > a.kib ? b : a));
   const summary = {
     functions: rows.length,
     runs_per_function: runs,
-    largest_kib: rows[0]!.kib,
+    largest: { handler: largest.handler, kib: largest.kib },
     median_kib: median(rows.map((row) => row.kib)),
-    slowest_wall_ms: Math.max(...rows.map((row) => row.wallMs)),
-    median_wall_ms: median(rows.map((row) => row.wallMs)),
-    slowest_cpu_ms: Math.max(...rows.map((row) => row.cpuMs)),
+    ratio_max: Math.max(...ratios),
+    ratio_median: median(ratios),
+    median_cpu_ms: median(rows.map((row) => row.cpuMs)),
+    reference_cpu_ms: [...new Set(compared.map((row) => row.referenceCpuMs!))].sort((a, b) => a - b),
     over_bytes: rows.filter((row) => sizes[row.handler]! > budget.max_bytes).map((row) => row.handler),
-    over_cpu_ms: rows.filter((row) => row.cpuMs > budget.max_import_cpu_ms).map((row) => row.handler),
+    over_ratio: compared.filter((row) => row.ratio! > REFERENCE_RATIO_TARGET).map((row) => row.handler),
   };
   console.log(
-    `\n${summary.functions} functions: largest ${summary.largest_kib} KiB (median ${summary.median_kib}); import wall median ${summary.median_wall_ms} ms, slowest ${summary.slowest_wall_ms} ms; slowest CPU ${summary.slowest_cpu_ms} ms. ` +
-      `Budget ${budget.max_bytes / 1024} KiB, ${budget.max_import_cpu_ms} ms: ${summary.over_bytes.length + summary.over_cpu_ms.length === 0 ? 'all within' : `over: ${[...summary.over_bytes, ...summary.over_cpu_ms].join(', ')}`}`,
+    `\n${summary.functions} functions (${compared.length} with SDK clients), ${runs} interleaved rounds each: largest ${largest.handler} ${largest.kib} KiB (median ${summary.median_kib}); ` +
+      `import CPU / reference: max ${summary.ratio_max}, median ${summary.ratio_median}. ` +
+      `Targets ${round(budget.max_bytes / 1024)} KiB and ${REFERENCE_RATIO_TARGET}x: ` +
+      (summary.over_bytes.length + summary.over_ratio.length === 0
+        ? 'all within'
+        : `over the size: ${summary.over_bytes.join(', ') || 'none'}; over the ratio: ${summary.over_ratio.join(', ') || 'none'}`),
   );
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });

@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { localDocumentClient } from '../local/dynamodb';
-import { GetCommand, type DocumentClient, type DocumentCommand } from '../shared/aws/dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient, type DocumentCommand } from '../shared/aws/dynamodb';
 import { startPlatform } from '../local/platform';
 import { TENANT_SCOPES } from '../shared/wallet/auth/scopes';
 import { systemClock } from '../shared/kernel/clock';
@@ -85,10 +85,10 @@ class CapacityMeter {
 
   wrap(client: DocumentClient, label: string): void {
     const send = client.send.bind(client);
-    (client as { send: DocumentClient['send'] }).send = async (call: DocumentCommand) => {
+    (client as { send: DocumentClient['send'] }).send = (async (call: DocumentCommand) => {
         const input = call.input as Record<string, unknown>;
         input.ReturnConsumedCapacity = 'TOTAL';
-        const command = call.operation;
+        const command = operationOf(call);
         const actions = writeActions(command, input);
         // A put replaces what was there: the item it replaces leaves the indexes the new one is not in.
         for (const action of actions) {
@@ -108,7 +108,7 @@ class CapacityMeter {
         }
         if (actions.length > 0) await this.model(label, command, actions);
         return result;
-    };
+    }) as DocumentClient['send'];
   }
 
   private tableOf(name: string | undefined): string {
@@ -159,6 +159,18 @@ class CapacityMeter {
       reported,
     };
   }
+}
+
+/** The DynamoDB operation a document command sends. */
+function operationOf(call: DocumentCommand): string {
+  if (call instanceof GetCommand) return 'GetItem';
+  if (call instanceof PutCommand) return 'PutItem';
+  if (call instanceof UpdateCommand) return 'UpdateItem';
+  if (call instanceof QueryCommand) return 'Query';
+  if (call instanceof BatchGetCommand) return 'BatchGetItem';
+  if (call instanceof BatchWriteCommand) return 'BatchWriteItem';
+  if (call instanceof TransactWriteCommand) return 'TransactWriteItems';
+  return 'Unknown';
 }
 
 function writeActions(command: string, input: Record<string, unknown>): WriteAction[] {

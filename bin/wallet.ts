@@ -3,7 +3,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { bundle } from '../scripts/bundle';
 import { FunctionCode, skipBundling } from '../lib/function';
 import { LedgerStack } from '../lib/ledger-stack';
-import { idpFromContext, WalletStack } from '../lib/wallet-stack';
+import { idpFromContext, provisionedConcurrencyFromContext, WalletStack } from '../lib/wallet-stack';
 
 /**
  * The CDK app: `npx cdk synth` (bundles first) or `npx cdk synth -c skipBundling=true`.
@@ -30,6 +30,8 @@ new WalletStack(app, 'Wallet', {
   ledger: ledger.exports,
   // Optional: -c idpIssuer=https://... [-c idpAudience=...] [-c idpJwksUrl=https://...]
   idp: idpFromContext(app),
+  // Optional: -c provisionedConcurrency=money:2,payments:2,orders:1 (latency-critical routes by tag or operationId)
+  provisionedConcurrency: provisionedConcurrencyFromContext(app),
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -22,8 +22,29 @@ const NOT_RUNTIME = [
   './shared/workers.ts',
   './shared/tables.ts',
 ];
-/** DynamoDB commands are sent by the one store (shared/aws/store.ts) and nowhere else in shared/. */
+/**
+ * DynamoDB commands are sent by the one store (shared/aws/store.ts) and nowhere else in shared/:
+ * lib-dynamodb's document commands (which shared/aws/dynamodb.ts re-exports) and the SDK client's
+ * own, and the clients that would send them.
+ */
+const DYNAMODB_CLIENT_COMMANDS = [
+  'DynamoDBClient',
+  'GetItemCommand',
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'BatchGetItemCommand',
+  'BatchWriteItemCommand',
+  'TransactWriteItemsCommand',
+  'TransactGetItemsCommand',
+  'ExecuteStatementCommand',
+  'ExecuteTransactionCommand',
+  'BatchExecuteStatementCommand',
+];
 const DYNAMODB_COMMANDS = [
+  'DynamoDBDocumentClient',
   'GetCommand',
   'PutCommand',
   'UpdateCommand',
@@ -96,12 +117,19 @@ export function layerRules(root) {
     },
     {
       files: ['shared/**/*.ts'],
-      ignores: ['shared/aws/**'],
+      // The store sends; dynamodb.ts builds the clients and names the commands for it.
+      ignores: ['shared/aws/store.ts', 'shared/aws/dynamodb.ts'],
       rules: {
         'no-restricted-imports': [
           'error',
           {
             paths: [
+              {
+                name: '@aws-sdk/client-dynamodb',
+                importNames: DYNAMODB_CLIENT_COMMANDS,
+                allowTypeImports: true,
+                message: 'Read and write through shared/aws/store.ts: one retry policy, one paging, one decoding of cancellations.',
+              },
               {
                 name: '@aws-sdk/lib-dynamodb',
                 importNames: DYNAMODB_COMMANDS,
@@ -111,7 +139,7 @@ export function layerRules(root) {
             ],
             patterns: [
               {
-                group: ['**/aws/dynamodb'],
+                group: ['**/aws/dynamodb', './dynamodb'],
                 importNames: DYNAMODB_COMMANDS,
                 allowTypeImports: true,
                 message: 'Read and write through shared/aws/store.ts: one retry policy, one paging, one decoding of cancellations.',

@@ -37,8 +37,25 @@ export interface ThrottleSettings {
   burstLimit: number;
 }
 
+/**
+ * Provisioned concurrency per route, by operationId (`createTransfer`) or by route tag
+ * (`money` for transfers, `payments`, `orders`): the number of environments kept initialized. An operationId
+ * wins over a tag; a route named by neither has none.
+ */
+export type ProvisionedConcurrency = Readonly<Record<string, number>>;
+
+/** A route's provisioned concurrency under `settings` (0: none). */
+export function provisionedConcurrencyOf(route: AnyRoute, settings: ProvisionedConcurrency | undefined): number {
+  if (!settings) return 0;
+  const value = settings[route.operationId] ?? Math.max(0, ...route.tags.map((tag) => settings[tag] ?? 0));
+  if (!Number.isInteger(value) || value < 0) throw new Error(`provisioned concurrency of ${route.operationId} must be a whole number; got ${String(value)}`);
+  return value;
+}
+
 export interface ProjectApiProps {
   gateway: GatewayName;
+  /** Latency-critical routes' provisioned concurrency (none by default). */
+  provisionedConcurrency?: ProvisionedConcurrency;
   /** The routes this gateway serves (already filtered by api). */
   routes: readonly AnyRoute[];
   endpoint: ApiEndpoint;
@@ -158,6 +175,7 @@ export class ProjectApi extends Construct {
         functions: props.functions,
         profileFor: props.profileFor,
         environmentFor: props.environmentFor ?? (() => ({})),
+        ...(props.provisionedConcurrency ? { provisionedConcurrency: props.provisionedConcurrency } : {}),
       });
       this.groups.push(group);
       for (const [operationId, built] of group.built) this.routeMethods.set(operationId, { ...built, group });
@@ -352,6 +370,7 @@ interface RouteGroupProps {
   functions: FunctionContext;
   profileFor(route: AnyRoute): AccessProfile;
   environmentFor(route: AnyRoute): Record<string, string>;
+  provisionedConcurrency?: ProvisionedConcurrency;
 }
 
 /** The functions, methods and permissions of one route group, in a nested stack. */
@@ -393,16 +412,17 @@ export class RouteGroupStack extends NestedStack {
         ...(route.function?.timeoutSeconds ? { timeoutSeconds: route.function.timeoutSeconds } : {}),
         ...(route.function?.memoryMb ? { memoryMb: route.function.memoryMb } : {}),
         ...(bulkheadScale(this) > 0 ? { reservedConcurrency: Math.max(1, Math.round(bulkheadOf(route) * bulkheadScale(this))) } : {}),
+        ...(provisionedConcurrencyOf(route, props.provisionedConcurrency) > 0 ? { provisionedConcurrency: provisionedConcurrencyOf(route, props.provisionedConcurrency) } : {}),
       });
-      // Scoped to this method and path on any stage.
-      fn.function.addPermission('InvokeFromApi', {
+      // Scoped to this method and path on any stage; on the alias when it has provisioned concurrency.
+      fn.target.addPermission('InvokeFromApi', {
         principal: new iam.ServicePrincipal('apigateway.amazonaws.com'),
         sourceArn: api.arnForExecuteApi(route.method, arnPath(route.path), '*'),
       });
       const method = new apigateway.Method(this, `${route.operationId}Method`, {
         resource: resourceAt(route.path),
         httpMethod: route.method,
-        integration: lambdaProxy(fn.function),
+        integration: lambdaProxy(fn.target),
         options: { operationName: route.operationId },
       });
       this.built.set(route.operationId, { method, fn });

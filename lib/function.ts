@@ -183,11 +183,18 @@ export interface ProjectFunctionProps {
   memoryMb?: number;
   /** Reserved concurrency: the function's bulkhead (shared/http/bulkheads.ts); none when absent. */
   reservedConcurrency?: number;
+  /**
+   * Provisioned concurrency: environments initialized ahead of requests (no cold start), on an
+   * alias `live` of the function's current version, which callers then invoke (`target`).
+   */
+  provisionedConcurrency?: number;
   logRetention?: logs.RetentionDays;
 }
 
 export class ProjectFunction extends Construct {
   readonly function: lambda.Function;
+  /** What callers invoke: the `live` alias when the function has provisioned concurrency, else the function. */
+  readonly target: lambda.IFunction;
   readonly logGroup: logs.LogGroup;
   readonly role: iam.Role;
 
@@ -221,6 +228,9 @@ export class ProjectFunction extends Construct {
         ? { vpc: props.network.vpc, vpcSubnets: props.network.subnets, securityGroups: props.network.securityGroups }
         : {}),
     });
+    this.target = props.provisionedConcurrency
+      ? new lambda.Alias(this, 'Live', { aliasName: 'live', version: this.function.currentVersion, provisionedConcurrentExecutions: props.provisionedConcurrency })
+      : this.function;
   }
 
   addEnvironment(name: string, value: string): this {
@@ -273,6 +283,7 @@ export function buildFunction(
     timeoutSeconds?: number;
     memoryMb?: number;
     reservedConcurrency?: number;
+    provisionedConcurrency?: number;
   },
 ): ProjectFunction {
   const fn = new ProjectFunction(scope, {
@@ -286,6 +297,7 @@ export function buildFunction(
     ...(spec.timeoutSeconds ? { timeoutSeconds: spec.timeoutSeconds } : {}),
     ...(spec.memoryMb ? { memoryMb: spec.memoryMb } : {}),
     ...(spec.reservedConcurrency ? { reservedConcurrency: spec.reservedConcurrency } : {}),
+    ...(spec.provisionedConcurrency ? { provisionedConcurrency: spec.provisionedConcurrency } : {}),
   });
   for (const [key, access] of Object.entries(spec.profile.tables) as [TableKey, 'RO' | 'RW'][]) {
     const table = context.tables[key];

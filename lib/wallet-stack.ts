@@ -14,7 +14,7 @@ import {
   type QueueDefinition,
   type WorkerDefinition,
 } from '../shared/workers';
-import { ProjectApi, type ThrottleSettings } from './api';
+import { ProjectApi, type ProvisionedConcurrency, type ThrottleSettings } from './api';
 import { FunctionCode, type AccessProfile, type Capability, type FunctionContext, type FunctionNetwork } from './function';
 import type { LedgerExports } from './ledger-stack';
 import { baseEnvironment, isLedgerWorker, routeCallsLedger, routeSignsTokens } from './manifest';
@@ -41,6 +41,28 @@ export interface WalletStackProps extends StackProps {
   signingKeys?: SigningKeyGenerations;
   /** The identity provider whose access tokens are wallet credentials; absent, IdP tokens are refused. */
   idp?: IdpSettings;
+  /**
+   * Provisioned concurrency for latency-critical public routes, by route tag or operationId, e.g.
+   * `{ money: 2, payments: 2, orders: 1 }` (transfers are tagged `money`; lib/api.ts ProvisionedConcurrency); none by default.
+   * `-c provisionedConcurrency=money:2,payments:2,orders:1` sets it from the CLI (bin/wallet.ts).
+   */
+  provisionedConcurrency?: ProvisionedConcurrency;
+}
+
+/** `-c provisionedConcurrency=money:2,payments:2,createOrder:1` (a tag or an operationId each); absent or empty, none. */
+export function provisionedConcurrencyFromContext(scope: Construct): ProvisionedConcurrency | undefined {
+  const value: unknown = scope.node.tryGetContext('provisionedConcurrency');
+  if (value === undefined || value === null || value === '') return undefined;
+  const entries = String(value)
+    .split(',')
+    .filter(Boolean)
+    .map((part) => {
+      const [name, count] = part.split(':');
+      const units = Number(count);
+      if (!name || !Number.isInteger(units) || units < 1) throw new Error(`-c provisionedConcurrency takes name:count pairs (transfers:2,payments:2); got ${part}`);
+      return [name.trim(), units] as const;
+    });
+  return Object.fromEntries(entries);
 }
 
 /** IDP_ISSUER / IDP_AUDIENCE / IDP_JWKS_URL of the wallet functions. */
@@ -184,6 +206,7 @@ export class WalletStack extends Stack {
 
     this.publicApi = new ProjectApi(this, 'PublicApi', {
       gateway: 'public',
+      ...(props.provisionedConcurrency ? { provisionedConcurrency: props.provisionedConcurrency } : {}),
       routes: allRoutes.filter((route) => gateways.public.apis.includes(route.api)),
       endpoint: { kind: 'regional' },
       stageName: props.stage,

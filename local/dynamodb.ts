@@ -3,8 +3,8 @@ import { createRequire } from 'node:module';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { DeleteTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { createDocumentClient, databaseCredentials, localDatabaseOf, type DocumentClient } from '../shared/aws/dynamodb';
+import { DeleteTableCommand, ListTablesCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient, databaseCredentials, dynamoDbClient, localDatabaseOf, type DocumentClient } from '../shared/aws/dynamodb';
 import { LocalStartError } from './errors';
 import { assertPortFree, freePort } from './ports';
 
@@ -31,9 +31,9 @@ export const LOCAL_REGION = 'us-east-1';
 /** The document client every service uses, on DynamoDB Local (the embedded platform, scripts and tests): each table in its database. */
 export const localDocumentClient = (endpoint: string): DocumentClient => createDocumentClient({ endpoint, region: LOCAL_REGION });
 
-/** An SDK client for one database of DynamoDB Local (creating and listing its tables). */
+/** An SDK client for one database of DynamoDB Local (creating and listing its tables), with the functions' settings (shared/aws/clients.ts). */
 const localDatabaseClient = (endpoint: string, database: string, maxAttempts?: number): DynamoDBClient =>
-  new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: databaseCredentials(database), ...(maxAttempts ? { maxAttempts } : {}) });
+  dynamoDbClient({ endpoint, region: LOCAL_REGION, credentials: databaseCredentials(database), ...(maxAttempts ? { maxAttempts } : {}) });
 
 /** An SDK client for one table's database on DynamoDB Local (creating tables, reading their streams). */
 export const localSdkClient = (endpoint: string, table: string): DynamoDBClient => localDatabaseClient(endpoint, localDatabaseOf(table));

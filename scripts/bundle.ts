@@ -1,7 +1,8 @@
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
+import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { DOCS_RENDERER_FILE, DOCS_RENDERER_PACKAGE_PATH } from '../shared/http/docs-page';
 import { routes } from '../shared/routes';
 import { workers } from '../shared/workers';
@@ -36,6 +37,80 @@ export function handlerEntries(): string[] {
   return [...new Set(named)].sort();
 }
 
+/**
+ * What shipped code takes from each AWS SDK package: the export and its module under the
+ * package's dist-es/. Each package's index re-exports every command (`export *`), which esbuild
+ * tree-shakes only while no module on the way is loaded lazily: once a function reaches the store
+ * through an `import()` (a route that loads a service on first use does), every module below it is
+ * wrapped for lazy evaluation, and a wrapped `export *` barrel keeps every command of the service
+ * (DynamoDB's 57, with their schemas and waiters: 44 KiB more per function). `sdkExports` loads,
+ * in place of each index, a module that re-exports exactly these; an import of any other name
+ * fails the build, naming it, so a new command is added here on purpose.
+ */
+export const SDK_EXPORTS: Record<string, Record<string, string>> = {
+  '@aws-sdk/client-dynamodb': {
+    DynamoDBClient: 'DynamoDBClient',
+    GetItemCommand: 'commands/GetItemCommand',
+    PutItemCommand: 'commands/PutItemCommand',
+    UpdateItemCommand: 'commands/UpdateItemCommand',
+    QueryCommand: 'commands/QueryCommand',
+    BatchGetItemCommand: 'commands/BatchGetItemCommand',
+    BatchWriteItemCommand: 'commands/BatchWriteItemCommand',
+    TransactWriteItemsCommand: 'commands/TransactWriteItemsCommand',
+  },
+  '@aws-sdk/lib-dynamodb': {
+    DynamoDBDocumentClient: 'DynamoDBDocumentClient',
+    GetCommand: 'commands/GetCommand',
+    PutCommand: 'commands/PutCommand',
+    UpdateCommand: 'commands/UpdateCommand',
+    QueryCommand: 'commands/QueryCommand',
+    BatchGetCommand: 'commands/BatchGetCommand',
+    BatchWriteCommand: 'commands/BatchWriteCommand',
+    TransactWriteCommand: 'commands/TransactWriteCommand',
+  },
+  '@aws-sdk/client-kms': { KMSClient: 'KMSClient', SignCommand: 'commands/SignCommand', GetPublicKeyCommand: 'commands/GetPublicKeyCommand' },
+  '@aws-sdk/client-secrets-manager': { SecretsManagerClient: 'SecretsManagerClient', GetSecretValueCommand: 'commands/GetSecretValueCommand' },
+  '@aws-sdk/client-sqs': { SQSClient: 'SQSClient', SendMessageCommand: 'commands/SendMessageCommand' },
+  '@aws-sdk/client-eventbridge': { EventBridgeClient: 'EventBridgeClient', PutEventsCommand: 'commands/PutEventsCommand' },
+};
+
+const requireHere = createRequire(import.meta.url);
+
+/** Loads SDK_EXPORTS' narrow module in place of each SDK package's index (see there). */
+export const sdkExports: Plugin = {
+  name: 'sdk-exports',
+  setup(plugin) {
+    const names = Object.keys(SDK_EXPORTS).map((name) => name.replace(/[/.-]/g, '\\$&'));
+    plugin.onResolve({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) => ({ path: args.path, namespace: 'sdk-exports' }));
+    plugin.onLoad({ filter: /.*/, namespace: 'sdk-exports' }, (args) => {
+      const dir = join(dirname(requireHere.resolve(`${args.path}/package.json`, { paths: [repoRoot] })), 'dist-es');
+      const contents = Object.entries(SDK_EXPORTS[args.path]!)
+        .map(([name, file]) => `export { ${name} } from ${JSON.stringify(join(dir, `${file}.js`))};`)
+        .join('\n');
+      return { contents, resolveDir: dir, loader: 'js' };
+    });
+  },
+};
+
+/**
+ * A Lambda function's credentials are its execution role's, which Lambda puts in the environment
+ * (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN; LocalStack's Lambdas too), the
+ * first place the SDK's default chain looks. The rest of the chain (SSO, ini files, processes, web
+ * identity, container and instance metadata) is 90 KiB and a tenth of a function's import, and can
+ * never answer inside Lambda: bundles take the SDK's own environment provider as `defaultProvider`.
+ * Local tools and scripts, not bundled, keep the whole chain.
+ */
+export const lambdaCredentials: Plugin = {
+  name: 'lambda-credentials',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^@aws-sdk\/credential-provider-node$/ }, (args) => ({ path: args.path, namespace: 'lambda-credentials' }));
+    plugin.onLoad({ filter: /.*/, namespace: 'lambda-credentials' }, () => {
+      const env = join(dirname(requireHere.resolve('@aws-sdk/credential-provider-env/package.json', { paths: [repoRoot] })), 'dist-es', 'index.js');
+      return { contents: `export { fromEnv as defaultProvider } from ${JSON.stringify(env)};`, resolveDir: dirname(env), loader: 'js' };
+    });
+  },
+};
+
 export interface BundleOptions {
   outdir?: string;
   /** Entries to bundle; the manifest's by default. */
@@ -59,6 +134,26 @@ const banner = [
   'const require = __bundleCreateRequire(import.meta.url);',
 ].join('\n');
 
+/** How every function is bundled (bench/cold.ts builds its SDK reference bundles the same way). */
+export const BUNDLE_OPTIONS = {
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  // Prefer ES module builds so tree-shaking can drop what a handler does not use.
+  mainFields: ['module', 'main'],
+  minify: true,
+  // Nothing external: the AWS SDK clients a function uses are bundled (they cold-start faster
+  // than the runtime's copy), tree-shaken to the commands it sends (sdkExports) and pinned to
+  // what we tested.
+  external: [],
+  plugins: [sdkExports, lambdaCredentials],
+  banner: { js: banner },
+  legalComments: 'none',
+  logLevel: 'warning',
+} satisfies BuildOptions;
+
 export async function bundle(options: BundleOptions = {}): Promise<BundleResult> {
   const outdir = options.outdir ?? defaultOutdir;
   const entries = options.entries ?? handlerEntries();
@@ -69,28 +164,15 @@ export async function bundle(options: BundleOptions = {}): Promise<BundleResult>
   mkdirSync(outdir, { recursive: true });
 
   const result = await build({
+    ...BUNDLE_OPTIONS,
     absWorkingDir: repoRoot,
     entryPoints: Object.fromEntries(entries.map((entry) => [`${entry}/index`, join(repoRoot, 'functions', `${entry}.ts`)])),
     outdir,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
-    // Prefer ES module builds so tree-shaking can drop what a handler does not use.
-    mainFields: ['module', 'main'],
-    minify: true,
     // Logged stack traces are mapped through them on the first error (shared/kernel/stack.ts), not
     // by --enable-source-maps at every cold start; sources are left out to keep the packages small.
     sourcemap: true,
     sourcesContent: false,
-    // Nothing external: what a function uses of the AWS SDK (util-dynamodb's marshaller; no client,
-    // shared/aws/aws-json.ts speaks to AWS) is bundled, tree-shaken and pinned to what we tested.
-    external: [],
-    banner: { js: banner },
     metafile: true,
-    legalComments: 'none',
-    logLevel: 'warning',
   });
 
   const sizes: Record<string, number> = {};

@@ -1,6 +1,5 @@
 import '../local/sdk-node-warning';
 import { readFileSync } from 'node:fs';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import type { DocumentClientOptions } from '../shared/aws/dynamodb';
 import * as z from 'zod';
 import { bootstrapFileOf, dataDirFromEnv, isAlive, stateFileOf } from '../local/data-dir';
@@ -77,7 +76,7 @@ export function resolveTableTarget(envVar: 'LEDGER_TABLE' | 'WALLET_TABLE', tabl
       tableName,
       where: endpoint ?? `AWS ${region}`,
       // An operator's laptop: the SDK's whole credential chain (profiles, SSO, the environment).
-      clientOptions: { region, credentials: defaultProvider(), maxAttempts: 3, ...(endpoint ? { endpoint } : {}) },
+      clientOptions: { region, localDatabases: false, ...(endpoint ? { endpoint } : {}) },
     };
   }
   const state = readPlatformState();

@@ -5,7 +5,8 @@ import { tableName } from '../../shared/kernel/config';
 import { createRelayHandler, type RelayDeps } from '../../shared/wallet/webhooks/relay';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { logger } from '../../shared/kernel/log';
-import { eventBusTransport, queueTransport } from '../../shared/aws/transport';
+import { eventBusTransport } from '../../shared/aws/bus';
+import { queueTransport } from '../../shared/aws/queue';
 
 /** Stream worker: the outbox relay (EventBridge and webhook deliveries; shared/wallet/webhooks/relay.ts). */
 let deps: RelayDeps | undefined;

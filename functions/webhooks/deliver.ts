@@ -4,7 +4,7 @@ import { platformClock } from '../../shared/kernel/clock';
 import { config, tableName } from '../../shared/kernel/config';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { logger } from '../../shared/kernel/log';
-import { queueTransport } from '../../shared/aws/transport';
+import { queueTransport } from '../../shared/aws/queue';
 import { DELIVERY_TIMEOUT_MS } from '../../shared/wallet/webhooks/deliveries';
 import type { DeliveryDeps } from '../../shared/wallet/webhooks/attempts';
 import { sandboxTargetsOf } from '../../shared/wallet/webhooks/addresses';

@@ -1,14 +1,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { AwsJsonClient } from '../../shared/aws/aws-json';
+import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record as WireRecord, type AttributeValue } from '@aws-sdk/client-dynamodb-streams';
 import type { StreamFilterNode, StreamFilterPattern } from '../../shared/workers';
+import { sdkClientConfig } from '../../shared/aws/clients';
 import { localDatabaseCredentials } from '../../shared/aws/dynamodb';
 import { LOCAL_REGION } from '../dynamodb';
 import { workerContext } from './context';
 
 /**
- * Polls a DynamoDB Local stream for real (DescribeStream, GetShardIterator, GetRecords, through the
- * platform's own AWS JSON client: the records arrive in the wire form Lambda hands over) and invokes
+ * Polls a DynamoDB Local stream for real (DescribeStream, GetShardIterator, GetRecords, through
+ * @aws-sdk/client-dynamodb-streams with the platform's client settings; each record is turned back
+ * into the JSON form Lambda hands over: base64 binaries, epoch-seconds times) and invokes
  * each stream worker with the DynamoDBStreamEvent Lambda's event source mapping would build: a page
  * of up to 1,000 records read, filtered, and handed over in batches of up to the worker's batch
  * size. Each worker keeps its own position per shard, like one event source mapping per function. A failed
@@ -43,7 +45,7 @@ export interface StreamDriverOptions {
 type Checkpoints = Record<string, Record<string, string>>; // worker -> shard -> last sequence number
 
 export class StreamDriver {
-  private readonly client: AwsJsonClient;
+  private readonly client: DynamoDBStreamsClient;
   private readonly checkpoints: Checkpoints;
   private readonly finishedShards = new Map<string, Set<string>>();
   private readonly activeShards = new Map<string, Set<string>>();
@@ -57,7 +59,7 @@ export class StreamDriver {
   constructor(private readonly options: StreamDriverOptions) {
     // The stream lives in its table's database: arn:aws:dynamodb:<region>:<account>:table/<name>/stream/<label>.
     const credentials = localDatabaseCredentials(options.streamArn.split('/')[1] ?? '');
-    this.client = new AwsJsonClient({ service: 'dynamodbstreams', endpoint: options.endpoint, region: LOCAL_REGION, credentials: () => credentials });
+    this.client = new DynamoDBStreamsClient(sdkClientConfig({ endpoint: options.endpoint, region: LOCAL_REGION, credentials }));
     this.checkpoints = readCheckpoints(options.checkpointFile);
   }
 
@@ -72,6 +74,7 @@ export class StreamDriver {
   async stop(): Promise<void> {
     this.stopped = true;
     await Promise.allSettled(this.loops);
+    this.client.destroy();
   }
 
   /**
@@ -95,7 +98,7 @@ export class StreamDriver {
     const shardLoops: Promise<void>[] = [];
     while (!this.stopped) {
       try {
-        const description = await this.client.call<DescribeStreamOutput>('DynamoDBStreams_20120810.DescribeStream', { StreamArn: this.options.streamArn });
+        const description = await this.client.send(new DescribeStreamCommand({ StreamArn: this.options.streamArn }));
         const finished = this.finishedShards.get(worker.name)!;
         const active = this.activeShards.get(worker.name)!;
         for (const shard of description.StreamDescription?.Shards ?? []) {
@@ -130,7 +133,7 @@ export class StreamDriver {
       let page;
       const sentAt = Date.now();
       try {
-        page = await this.client.call<GetRecordsOutput>('DynamoDBStreams_20120810.GetRecords', { ShardIterator: iterator, Limit: RECORDS_PER_READ });
+        page = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: RECORDS_PER_READ }));
       } catch (error) {
         await sleep(pollMs);
         const name = (error as { name?: string }).name;
@@ -163,7 +166,7 @@ export class StreamDriver {
       // As Lambda's poller: a page of the shard, its records filtered, then the worker invoked with
       // batches of up to batchSize of those that passed (the filter patterns read only typed
       // values, which DynamoDB Local writes as AWS does, so the wire record filters as Lambda's would).
-      const delivered = records.filter((r) => passesFilters(r as DynamoDBRecord, worker.filters)).map((r) => lambdaRecord(r, this.options.streamArn));
+      const delivered = records.map((r) => lambdaRecord(r, this.options.streamArn)).filter((r) => passesFilters(r, worker.filters));
       let retryFrom: string | undefined;
       for (let first = 0; first < delivered.length && retryFrom === undefined; first += worker.batchSize) {
         const batch = delivered.slice(first, first + worker.batchSize);
@@ -240,12 +243,14 @@ export class StreamDriver {
     type: 'TRIM_HORIZON' | 'AT_SEQUENCE_NUMBER' | 'AFTER_SEQUENCE_NUMBER',
     sequenceNumber?: string,
   ): Promise<string | undefined> {
-    const result = await this.client.call<{ ShardIterator?: string }>('DynamoDBStreams_20120810.GetShardIterator', {
-      StreamArn: this.options.streamArn,
-      ShardId: shardId,
-      ShardIteratorType: type,
-      ...(sequenceNumber === undefined ? {} : { SequenceNumber: sequenceNumber }),
-    });
+    const result = await this.client.send(
+      new GetShardIteratorCommand({
+        StreamArn: this.options.streamArn,
+        ShardId: shardId,
+        ShardIteratorType: type,
+        ...(sequenceNumber === undefined ? {} : { SequenceNumber: sequenceNumber }),
+      }),
+    );
     return result.ShardIterator;
   }
 
@@ -269,36 +274,13 @@ class PartialFailure extends Error {
   }
 }
 
-interface DescribeStreamOutput {
-  StreamDescription?: { Shards?: { ShardId?: string; ParentShardId?: string }[] };
-}
-
-/** A stream record on the wire (the DynamoDB Streams API's JSON). */
-interface StreamRecord {
-  eventID?: string;
-  eventName?: string;
-  eventVersion?: string;
-  awsRegion?: string;
-  dynamodb?: {
-    ApproximateCreationDateTime?: number;
-    Keys?: Record<string, unknown>;
-    NewImage?: Record<string, unknown>;
-    OldImage?: Record<string, unknown>;
-    SequenceNumber?: string;
-    SizeBytes?: number;
-    StreamViewType?: string;
-  };
-}
-
-interface GetRecordsOutput {
-  Records?: StreamRecord[];
-  NextShardIterator?: string;
-}
-
 type Image = NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
 
-/** The record as Lambda delivers it: epoch-seconds times, source ARN and region added, images as AWS writes them. */
-function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
+/**
+ * The record as Lambda delivers it: epoch-seconds times, source ARN and region added, images as AWS
+ * writes them into the event's JSON (binaries in base64).
+ */
+function lambdaRecord(record: WireRecord, streamArn: string): DynamoDBRecord {
   const data = record.dynamodb!;
   return {
     eventID: record.eventID,
@@ -309,8 +291,8 @@ function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
     awsRegion: LOCAL_REGION,
     eventSourceARN: streamArn,
     dynamodb: {
-      ApproximateCreationDateTime: data.ApproximateCreationDateTime === undefined ? undefined : Math.floor(data.ApproximateCreationDateTime),
-      Keys: data.Keys as Image,
+      ApproximateCreationDateTime: data.ApproximateCreationDateTime === undefined ? undefined : Math.floor(data.ApproximateCreationDateTime.getTime() / 1000),
+      Keys: data.Keys === undefined ? undefined : awsImage(data.Keys),
       NewImage: data.NewImage === undefined ? undefined : awsImage(data.NewImage),
       OldImage: data.OldImage === undefined ? undefined : awsImage(data.OldImage),
       SequenceNumber: data.SequenceNumber,
@@ -321,17 +303,21 @@ function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
 }
 
 /**
- * An image as DynamoDB's own stream writes it. DynamoDB Local writes an empty map (`{"M":{}}`, e.g.
- * a transfer's empty metadata) as an untyped `{}`; every other value keeps its type (an empty list
- * is `{"L":[]}`, an empty string `{"S":""}`, a null `{"NULL":true}`), so `{}` can only be that map.
+ * An image as DynamoDB's own stream writes it into Lambda's JSON event. DynamoDB Local writes an
+ * empty map (`{"M":{}}`, e.g. a transfer's empty metadata) as an untyped `{}`, which the SDK reads
+ * as a value of no known type; every other value keeps its type (an empty list is `{"L":[]}`, an
+ * empty string `{"S":""}`, a null `{"NULL":true}`), so such a value can only be that map. Binaries,
+ * which the SDK decodes, go back to base64 as the event carries them.
  */
-function awsImage(image: Record<string, unknown>): Image {
-  const value = (attribute: unknown): unknown => {
-    const typed = attribute as { M?: Record<string, unknown>; L?: unknown[] };
-    if (Object.keys(typed).length === 0) return { M: {} };
-    if (typed.M !== undefined) return { M: awsImage(typed.M) };
-    if (typed.L !== undefined) return { L: typed.L.map(value) };
-    return attribute;
+function awsImage(image: Record<string, AttributeValue>): Image {
+  const value = (attribute: AttributeValue): unknown => {
+    const known = Object.entries(attribute).filter(([type, v]) => type !== '$unknown' && v !== undefined);
+    if (known.length === 0) return { M: {} };
+    if (attribute.M !== undefined) return { M: awsImage(attribute.M) };
+    if (attribute.L !== undefined) return { L: attribute.L.map(value) };
+    if (attribute.B !== undefined) return { B: Buffer.from(attribute.B).toString('base64') };
+    if (attribute.BS !== undefined) return { BS: attribute.BS.map((b) => Buffer.from(b).toString('base64')) };
+    return Object.fromEntries(known);
   };
   return Object.fromEntries(Object.entries(image).map(([name, attribute]) => [name, value(attribute)])) as Image;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient } from './dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -15,12 +16,13 @@ interface CancellationReason {
 /**
  * THE store: every DynamoDB read and write of both tables goes through these few functions (the
  * table manifest and the local bootstrap aside), so retries, paging and cancellation reasons are
- * handled once. Services take a `TableDeps` (a client and a table name) and never send commands
+ * handled once. Its retries are the answers the SDK takes as final (conflicts, unprocessed batch
+ * items); the SDK retries throttling, 5xx and dropped connections itself (./clients.ts has the split). Services take a `TableDeps` (a client and a table name) and never send commands
  * of their own.
  *
  *  - `getItem`, `getItems`: items by key, strongly consistent by default;
- *  - `putItem`, `updateItem`: one conditional write, retried like a transaction when throttled or
- *    held by another transaction (a failed condition throws the SDK's
+ *  - `putItem`, `updateItem`: one conditional write, retried like a transaction when held by
+ *    another transaction (a failed condition throws the SDK's
  *    ConditionalCheckFailedException: `isConditionalCheckFailed` tells it apart);
  *  - `putItems`: unconditional puts in batches, for items every writer writes the same;
  *  - `queryPage`: one page of a partition behind an opaque cursor (listings);
@@ -136,7 +138,9 @@ async function untilProcessed<T>(deps: TransactOptions, all: readonly T[], size:
   let pending: T[] = [...all];
   for (let attempt = 1; pending.length > 0; ) {
     const batch = pending.slice(0, size);
-    const unprocessed = await send(batch);
+    const unprocessed = await send(batch).catch((error: unknown) => {
+      throw isThrottling(error) ? busy() : error;
+    });
     pending = [...unprocessed, ...pending.slice(batch.length)];
     if (unprocessed.length > 0) {
       attempt += 1;
@@ -346,10 +350,12 @@ export interface TransactOptions {
 
 /**
  * One TransactWriteItems with the retries DynamoDB asks for. A cancellation caused only by
- * another transaction on the same items (`TransactionConflict`, `TransactionInProgress`) or by
- * throttling wrote nothing, so it is sent again with full-jitter exponential backoff, at most
- * TRANSACT_ATTEMPTS times, then answered 503 `service_unavailable`. A cancellation with a failed
- * condition is thrown as `ConditionsFailed` and never retried: the condition is the answer.
+ * another transaction on the same items (`TransactionConflict`) or by item-level throttling wrote
+ * nothing, so it is sent again with full-jitter exponential backoff, at most TRANSACT_ATTEMPTS
+ * times, then answered 503 `service_unavailable`. A cancellation with a failed condition is thrown
+ * as `ConditionsFailed` and never retried: the condition is the answer. Each send carries its own
+ * `ClientRequestToken`, which the SDK's retries of that send keep (a lost answer is not applied
+ * twice); a request-level throttling error has had the SDK's attempts and is 503 at once.
  */
 export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions, items: TransactItem[], options: TransactOptions = {}): Promise<{ attempts: number }> {
   if (items.length > MAX_TRANSACT_ITEMS) throw new TransactionTooLarge(items.length);
@@ -357,10 +363,11 @@ export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions
   const startedAt = Date.now();
   for (let attempt = 1; ; attempt += 1) {
     try {
-      await deps.client.send(new TransactWriteCommand({ TransactItems: items }));
+      await deps.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: randomUUID() }));
       return { attempts: attempt };
     } catch (error) {
-      const reasons = cancellationReasons(error) ?? (isThrottling(error) ? [{ Code: 'ThrottlingError' }] : undefined);
+      if (isThrottling(error)) throw busy();
+      const reasons = cancellationReasons(error);
       if (!reasons) throw error;
       const failures = reasons.flatMap((reason, index) =>
         reason.Code === 'ConditionalCheckFailed' ? [{ index, item: reason.Item ? unmarshall(reason.Item as never) : undefined }] : [],
@@ -379,8 +386,8 @@ export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions
 
 /**
  * One single-item write under the same policy: refused only because a transaction holds the item
- * (`TransactionConflictException`) or by throttling, it wrote nothing and is sent again; a failed
- * condition is thrown as it came (`isConditionalCheckFailed`).
+ * (`TransactionConflictException`), it wrote nothing and is sent again; throttled after the SDK's
+ * attempts, it is 503 at once; a failed condition is thrown as it came (`isConditionalCheckFailed`).
  */
 async function sendWrite<T>(deps: TransactOptions, send: () => Promise<T>): Promise<T> {
   const sleep = deps.sleep ?? defaultSleep;
@@ -388,7 +395,8 @@ async function sendWrite<T>(deps: TransactOptions, send: () => Promise<T>): Prom
     try {
       return await send();
     } catch (error) {
-      const retryable = isThrottling(error) || (error as { name?: string } | undefined)?.name === 'TransactionConflictException';
+      if (isThrottling(error)) throw busy();
+      const retryable = (error as { name?: string } | undefined)?.name === 'TransactionConflictException';
       if (!retryable) throw error;
       if (attempt >= TRANSACT_ATTEMPTS) throw busy();
       await sleep(backoffMs(attempt));
@@ -406,13 +414,16 @@ const busy = () =>
 
 const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
 
-/** Throttled writes were not applied, so sending them again is safe. */
-const THROTTLING = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded']);
+/**
+ * Request-level refusals the SDK retries itself (./clients.ts); one that reaches the store has had
+ * every attempt. `TransactionInProgressException` is the same token's transaction still running:
+ * sending it again under a new token could apply it twice, so it is 503 like the others.
+ */
+const THROTTLING = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'TransactionInProgressException']);
 const isThrottling = (error: unknown): boolean => THROTTLING.has((error as { name?: string } | undefined)?.name ?? '');
 
 function cancellationReasons(error: unknown): CancellationReason[] | undefined {
   const name = (error as { name?: string } | undefined)?.name;
   if (name === 'TransactionCanceledException') return (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
-  if (name === 'TransactionInProgressException') return [{ Code: 'TransactionConflict' }];
   return undefined;
 }

@@ -1,5 +1,9 @@
-import { serviceClient } from './aws-json';
-import { queueUrlEnv } from '../workers';
+/**
+ * What functions hand work to: a queue (./queue.ts, SQS in AWS) and the event bus (./bus.ts,
+ * EventBridge in AWS). The interfaces and limits live here, apart from the SDK clients, so a
+ * module that only names them (a service taking a transport as a parameter, a delay's limit)
+ * bundles no client.
+ */
 
 /**
  * How a function hands a message to a queue. In AWS that is SQS, with the queue URL the stack put
@@ -12,28 +16,6 @@ export interface QueueTransport {
 
 /** SQS refuses longer delays; the local driver enforces the same limit so nothing works only locally. */
 export const MAX_QUEUE_DELAY_SECONDS = 900;
-
-
-const sqsTransport: QueueTransport = {
-  async send(queue, body, options = {}) {
-    const url = process.env[queueUrlEnv(queue)];
-    if (!url) throw new Error(`${queueUrlEnv(queue)} is not set: this function may not send to ${queue}`);
-    // SQS speaks the AWS JSON 1.0 protocol since 2023 (AmazonSQS.SendMessage).
-    await serviceClient('sqs').call('AmazonSQS.SendMessage', { QueueUrl: url, MessageBody: body, ...(options.delaySeconds === undefined ? {} : { DelaySeconds: options.delaySeconds }) });
-  },
-};
-
-let installed: QueueTransport | undefined;
-
-/** Called by the embedded platform only, before any handler runs. */
-export function installQueueTransport(transport: QueueTransport | undefined): void {
-  installed = transport;
-}
-
-export const queueTransport = (): QueueTransport => installed ?? sqsTransport;
-
-// ---------------------------------------------------------------------------------------------
-// The event bus
 
 /** One event for the platform's EventBridge bus (`wallet-events-<stage>`). */
 export interface BusEvent {
@@ -55,25 +37,6 @@ export interface EventBusTransport {
   publish(events: readonly BusEvent[]): Promise<void>;
 }
 
-/** PutEvents takes at most 10 entries per call. */
-const PUT_EVENTS_MAX_ENTRIES = 10;
-
-
-const eventBridgeTransport: EventBusTransport = {
-  async publish(events) {
-    const bus = process.env.EVENT_BUS_NAME;
-    if (!bus) throw new Error('EVENT_BUS_NAME is not set: this function may not publish events');
-    for (let start = 0; start < events.length; start += PUT_EVENTS_MAX_ENTRIES) {
-      const entries = events.slice(start, start + PUT_EVENTS_MAX_ENTRIES).map((event) => ({ EventBusName: bus, Source: event.source, DetailType: event.detailType, Detail: event.detail }));
-      const result = await serviceClient('events').call<{ FailedEntryCount?: number; Entries?: { ErrorCode?: string }[] }>('AWSEvents.PutEvents', { Entries: entries });
-      if ((result.FailedEntryCount ?? 0) > 0) {
-        const codes = (result.Entries ?? []).flatMap((entry) => (entry.ErrorCode ? [entry.ErrorCode] : []));
-        throw new Error(`PutEvents failed for ${result.FailedEntryCount} of ${entries.length} entries: ${[...new Set(codes)].join(', ')}`);
-      }
-    }
-  },
-};
-
 /** The embedded platform's bus: keeps the most recent events in memory (a bounded list). */
 export class InMemoryEventBus implements EventBusTransport {
   private readonly events: (BusEvent & { publishedAt: Date })[] = [];
@@ -90,12 +53,3 @@ export class InMemoryEventBus implements EventBusTransport {
     return [...this.events];
   }
 }
-
-let installedBus: EventBusTransport | undefined;
-
-/** Called by the embedded platform only, before any handler runs. */
-export function installEventBusTransport(transport: EventBusTransport | undefined): void {
-  installedBus = transport;
-}
-
-export const eventBusTransport = (): EventBusTransport => installedBus ?? eventBridgeTransport;

@@ -1,7 +1,7 @@
 import type { Agent as HttpAgent, ClientRequest, IncomingHttpHeaders, IncomingMessage, RequestOptions } from 'node:http';
 
 /**
- * HTTP requests a function sends (to AWS through ../aws/aws-json.ts, to the ledger): node:http(s) over keep-alive agents.
+ * HTTP requests a function sends (to the ledger and its token endpoint; AWS calls go through the SDK clients): node:http(s) over keep-alive agents.
  * Not the global fetch: on Node 20 an exchange through undici's fetch (WHATWG streams, a body
  * stream per response, an AbortSignal timer per call) costs about four times the CPU of the same
  * exchange through http.request, measured on loopback (docs/performance.md), and a transfer makes

@@ -45,7 +45,7 @@ export interface Synthesized {
 }
 
 /** Wallet stack settings a test may vary (IdP, signing key generations). */
-export type WalletOptions = Pick<WalletStackProps, 'idp' | 'signingKeys'>;
+export type WalletOptions = Pick<WalletStackProps, 'idp' | 'signingKeys' | 'provisionedConcurrency'>;
 
 export function synthesize(manifest: Manifest = {}, stage = 'test', walletOptions: WalletOptions = {}): Synthesized {
   // Asset and path metadata as the CLI enables them: nested templates are found through the former.

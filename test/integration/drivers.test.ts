@@ -7,7 +7,7 @@ import { LOCAL_REGION, localSdkClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { ensureTables } from '../../local/tables';
 import { ManualClock } from '../../shared/kernel/clock';
-import { queueTransport } from '../../shared/aws/transport';
+import { queueTransport } from '../../shared/aws/queue';
 import { walletTable } from '../../shared/tables';
 import type { QueueDefinition, WorkerDefinition } from '../../shared/workers';
 import { startTestPlatform } from '../support/platform';

@@ -1,4 +1,4 @@
-import { AwsServiceError } from '../../shared/aws/aws-json';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ledgerFixture } from '../support/ledger';
@@ -56,23 +56,27 @@ describe('concurrent postings', () => {
     let injectedConflicts = 0;
     let injectedThrottles = 0;
     const next = random(7);
-    // DynamoDB Local serializes transactions and never reports TransactionConflict or throttling as
-    // the real service does under contention; this wrapper makes it, before the request is sent.
+    // DynamoDB Local serializes transactions and never cancels one for a conflict or for an item's
+    // throttling as the real service does under contention; this wrapper makes it, before the
+    // request is sent (above the SDK client: the cancellations the store itself retries).
+    const cancelled = (items: readonly unknown[], code: string) =>
+      new TransactionCanceledException({
+        message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${code}]`,
+        $metadata: { httpStatusCode: 400 },
+        CancellationReasons: items.map((_, i) => ({ Code: i === items.length - 1 ? code : 'None' })),
+      });
     const flaky = (client: DocumentClient): DocumentClient => ({
-        protocol: 'aws-json',
         send: async (command) => {
           if (command instanceof TransactWriteCommand) {
             const roll = next();
             const items = command.input.TransactItems ?? [];
             if (roll < 0.3) {
               injectedConflicts += 1;
-              throw new AwsServiceError('TransactionCanceledException', 'Transaction cancelled', 400, undefined, 1, {
-                CancellationReasons: items.map((_, i) => ({ Code: i === items.length - 1 ? 'TransactionConflict' : 'None' })),
-              });
+              throw cancelled(items, 'TransactionConflict');
             }
             if (roll < 0.4) {
               injectedThrottles += 1;
-              throw new AwsServiceError('ThrottlingException', 'Rate of requests exceeds the allowed throughput.', 400, undefined, 1, {});
+              throw cancelled(items, 'ThrottlingError');
             }
           }
           return client.send(command);

@@ -1,6 +1,9 @@
-import { AwsServiceError } from '../../shared/aws/aws-json';
-import { BatchGetCommand, BatchWriteCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient } from '../../shared/aws/dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ThrottlingException, TransactionCanceledException, TransactionConflictException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, documentClientOf, dynamoDbClient, localDatabaseCredentials, type DocumentClient } from '../../shared/aws/dynamodb';
+import { SDK_MAX_ATTEMPTS } from '../../shared/aws/clients';
+import { LOCAL_REGION } from '../../local/dynamodb';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { getItem, getItems, putItem, putItems, transact, TRANSACT_ATTEMPTS } from '../../shared/aws/store';
 import type { Principal } from '../../shared/http/principal';
 import { systemClock } from '../../shared/kernel/clock';
@@ -23,14 +26,21 @@ import { storedEvents } from '../support/events';
  * The one store's retry policy, seen from each kind of caller: DynamoDB Local serializes
  * transactions and never cancels one for a conflict or throttles it, as the real service does
  * under contention, so a wrapper makes the next TransactWriteItems fail that way before it is sent.
- * Each caller must retry, succeed, and write everything exactly once.
+ * Each caller must retry, succeed, and write everything exactly once. The wrapper sits above the
+ * SDK client, where the store meets answers the SDK took as final (shared/aws/clients.ts): a
+ * cancellation (for a conflict, or for throttling of one of its items) and a single write refused
+ * for a conflict. A request throttled as a whole is the SDK's to retry: the last tests here hold
+ * that split, with the throttle injected below the SDK's retries.
  */
 
 type Failure = 'conflict' | 'throttle';
 
+const metadata = { httpStatusCode: 400, attempts: 1 };
+
 /**
  * A client whose next `failures` writes fail as DynamoDB would, without being sent: by default
- * TransactWriteItems only; `anyWrite` also single-item Puts and Updates (a conflict there is the
+ * TransactWriteItems only (cancelled for `TransactionConflict`, or for `ThrottlingError`: an item's
+ * partition throttled); `anyWrite` also single-item Puts and Updates, which only conflict (the
  * TransactionConflictException an item held by another transaction answers).
  */
 function flaky(client: DocumentClient) {
@@ -38,22 +48,21 @@ function flaky(client: DocumentClient) {
   let anyWrite = false;
   let sent = 0;
   const wrapped: DocumentClient = {
-    protocol: 'aws-json',
     send: async (command) => {
       const single = command instanceof PutCommand || command instanceof UpdateCommand;
       if (command instanceof TransactWriteCommand || (anyWrite && single)) {
         const failure = pending.shift();
-        if (failure === 'conflict' && single) {
-          throw new AwsServiceError('TransactionConflictException', 'Transaction is ongoing for the item', 400, undefined, 1, {});
+        if (failure && single) {
+          throw new TransactionConflictException({ message: 'Transaction is ongoing for the item', $metadata: metadata });
         }
-        if (failure === 'conflict') {
+        if (failure) {
           const items = (command as TransactWriteCommand).input.TransactItems ?? [];
-          throw new AwsServiceError('TransactionCanceledException', 'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict, None]', 400, undefined, 1, {
-            CancellationReasons: items.map((_, i) => ({ Code: i === 0 ? 'TransactionConflict' : 'None' })),
+          const code = failure === 'conflict' ? 'TransactionConflict' : 'ThrottlingError';
+          throw new TransactionCanceledException({
+            message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${code}, None]`,
+            $metadata: metadata,
+            CancellationReasons: items.map((_, i) => ({ Code: i === 0 ? code : 'None' })),
           });
-        }
-        if (failure === 'throttle') {
-          throw new AwsServiceError('ThrottlingException', 'Rate of requests exceeds the allowed throughput.', 400, undefined, 1, {});
         }
         sent += 1;
       }
@@ -114,7 +123,6 @@ describe('the store', () => {
     const asked: number[] = [];
     let leftOnce = false;
     const client: DocumentClient = {
-      protocol: 'aws-json',
       send: async (command) => {
         if (!(command instanceof BatchGetCommand)) return f.client.send(command);
         const requested = command.input.RequestItems![f.table]!.Keys!;
@@ -139,7 +147,6 @@ describe('the store', () => {
     const sent: number[] = [];
     let leave = 1;
     const client: DocumentClient = {
-      protocol: 'aws-json',
       send: async (command) => {
         if (!(command instanceof BatchWriteCommand)) return f.client.send(command);
         const writes = command.input.RequestItems![f.table]!;
@@ -163,6 +170,111 @@ describe('the store', () => {
     const refused = await putItems({ client, table: f.table, sleep: async () => undefined }, items.slice(0, 10)).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AppError);
     expect(refused).toMatchObject({ code: 'service_unavailable' });
+  });
+});
+
+/** What DynamoDB answers a request refused as a whole (throttled), or a transaction cancelled for a conflict. */
+const REFUSALS = {
+  throttle: { __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException', message: 'Rate of requests exceeds the allowed throughput.' },
+  conflict: {
+    __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+    message: 'Transaction cancelled, please refer cancellation reasons for specific reasons [TransactionConflict]',
+    CancellationReasons: [{ Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }],
+  },
+};
+
+/**
+ * DynamoDB answering the next requests with these refusals (HTTP 400), then as usual: the answers
+ * are made below the SDK's retry and deserialization steps, so the SDK client reads and retries
+ * them as it would the real service's.
+ */
+function refusedBelowTheSdk(client: DynamoDBClient, refusals: readonly (keyof typeof REFUSALS)[]) {
+  const left = [...refusals];
+  let requests = 0;
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      requests += 1;
+      const refusal = left.length > 0 ? left.shift()! : undefined;
+      if (!refusal) return next(args);
+      const body = JSON.stringify(REFUSALS[refusal]);
+      return { response: { statusCode: 400, reason: 'Bad Request', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'refused' }, body: Readable.from([Buffer.from(body)]) } } as never;
+    },
+    { step: 'deserialize', priority: 'low', name: 'refusedBelowTheSdk' },
+  );
+  return { requests: () => requests };
+}
+
+describe('who retries what (shared/aws/clients.ts)', () => {
+  let f: Awaited<ReturnType<typeof ledgerFixture>>;
+  beforeAll(async () => {
+    f = await ledgerFixture();
+  });
+  const sdkClient = () => dynamoDbClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: localDatabaseCredentials(f.table) });
+
+  it('the SDK retries a request DynamoDB throttled as a whole, with the platform settings, and the transaction is written once', async () => {
+    const client = sdkClient();
+    const throttled = refusedBelowTheSdk(client, Array<'throttle'>(SDK_MAX_ATTEMPTS - 1).fill('throttle'));
+    const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
+
+    const { attempts } = await transact({ client: documentClientOf(client) }, [{ Update: { TableName: f.table, Key: key, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } } }]);
+
+    expect(attempts).toBe(1); // one send of the store's
+    expect(throttled.requests()).toBe(SDK_MAX_ATTEMPTS); // the SDK's attempts within it
+    expect(await getItem({ client: f.client, table: f.table }, key)).toMatchObject({ n: 1 });
+  });
+
+  it('answers a request still throttled after the SDK\'s attempts with 503, without a retry of its own', async () => {
+    const client = sdkClient();
+    const throttled = refusedBelowTheSdk(client, Array<'throttle'>(2 * SDK_MAX_ATTEMPTS).fill('throttle'));
+    const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
+
+    const transaction = await transact({ client: documentClientOf(client), sleep: async () => undefined }, [{ Put: { TableName: f.table, Item: { ...key, n: 1 } } }]).catch((e: unknown) => e);
+    expect(transaction).toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect(throttled.requests()).toBe(SDK_MAX_ATTEMPTS);
+
+    const single = await putItem({ client: documentClientOf(client), table: f.table, sleep: async () => undefined }, { ...key, n: 2 }).catch((e: unknown) => e);
+    expect(single).toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect(throttled.requests()).toBe(2 * SDK_MAX_ATTEMPTS);
+    expect(await getItem({ client: f.client, table: f.table }, key)).toBeUndefined();
+  });
+
+  it('keeps a transaction\'s ClientRequestToken across the SDK\'s retries, and gives each send of the store its own', async () => {
+    const client = sdkClient();
+    const tokens: string[] = [];
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const request = args.request as { body?: string };
+        tokens.push(String((JSON.parse(request.body ?? '{}') as { ClientRequestToken?: string }).ClientRequestToken));
+        return next(args);
+      },
+      { step: 'finalizeRequest', priority: 'low', name: 'recordTokens' },
+    );
+    // Throttled (the SDK sends again), then cancelled for a conflict (the store sends again).
+    refusedBelowTheSdk(client, ['throttle', 'conflict']);
+    const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
+
+    const { attempts } = await transact({ client: documentClientOf(client), sleep: async () => undefined }, [{ Put: { TableName: f.table, Item: { ...key, n: 1 } } }]);
+
+    expect(attempts).toBe(2);
+    expect(tokens).toHaveLength(3);
+    expect(tokens[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(tokens[1]).toBe(tokens[0]);
+    expect(tokens[2]).not.toBe(tokens[0]);
+    expect(await getItem({ client: f.client, table: f.table }, key)).toMatchObject({ n: 1 });
+  });
+
+  it('does not retry a cancellation the SDK hands over for anything but conflicts and item throttling', async () => {
+    const wrapper = flaky(f.client);
+    const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
+    const refused: DocumentClient = {
+      send: async (command) => {
+        if (command instanceof TransactWriteCommand) {
+          throw new ThrottlingException({ message: 'Rate of requests exceeds the allowed throughput.', $metadata: metadata });
+        }
+        return wrapper.client.send(command);
+      },
+    };
+    await expect(transact({ client: refused, sleep: async () => undefined }, [{ Put: { TableName: f.table, Item: { ...key, n: 1 } } }])).rejects.toMatchObject({ code: 'service_unavailable' });
   });
 });
 
@@ -226,7 +338,7 @@ describe('wallet writers', () => {
     return { tenant, alice, bob };
   }
 
-  it.each(retried)('commit a transfer saga (single-item writes: the key, the transfer, its event, the answer) once through %s', async (...failures) => {
+  it.each(retried)('commit a transfer saga (single-item writes: the key, the transfer, its event, the answer) once through %s (a single write conflicts)', async (...failures) => {
     const { tenant, alice, bob } = await fundedPair();
     wrapper.failAnyWrite(...failures);
 

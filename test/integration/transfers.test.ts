@@ -186,7 +186,6 @@ describe('crash safety', () => {
   function diesMidBatch(client: WalletDeps['client']): WalletDeps['client'] {
     let batches = 0;
     return {
-      protocol: client.protocol,
       send: (async (command: DocumentCommand) => {
         if (!(command instanceof BatchWriteCommand)) return client.send(command);
         batches += 1;
@@ -265,7 +264,6 @@ describe('crash safety', () => {
   /** A client whose write of a key's record returns after LATE_START_MS (a slow write: the clock moves on). */
   function slowKeyStart(client: WalletDeps['client'], clock: ManualClock): WalletDeps['client'] {
     return {
-      protocol: client.protocol,
       send: (async (command: DocumentCommand) => {
         const result = await client.send(command);
         if (command instanceof PutCommand && String(command.input.Item?.pk).startsWith('IDEM#')) clock.advance(LATE_START_MS + 1);

@@ -37,8 +37,7 @@ export interface WrittenItem {
 export function meterTransactions(client: DocumentClient, reader: DocumentClient, definition: TableDefinition) {
   let written: WrittenItem[] = [];
   const metered: DocumentClient = {
-    protocol: 'aws-json',
-    send: async (command: DocumentCommand) => {
+    send: (async (command: DocumentCommand) => {
       const result = await client.send(command);
       if (command instanceof TransactWriteCommand) {
         for (const entry of command.input.TransactItems ?? []) {
@@ -61,7 +60,7 @@ export function meterTransactions(client: DocumentClient, reader: DocumentClient
         }
       }
       return result;
-    },
+    }) as DocumentClient['send'],
   };
   return {
     client: metered,

@@ -1,54 +1,39 @@
 import { createSign, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { GetPublicKeyCommand, KMSClient, SignCommand, type SignCommandInput } from '@aws-sdk/client-kms';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { mockClient } from 'aws-sdk-client-mock';
 import { jwtVerify } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AwsJsonClient, type AwsService } from '../../shared/aws/aws-json';
+import { SDK_MAX_ATTEMPTS } from '../../shared/aws/clients';
+import { eventBridgeTransport } from '../../shared/aws/bus';
+import { sqsTransport } from '../../shared/aws/queue';
+import type { BusEvent } from '../../shared/aws/transport';
 import type { HttpSend } from '../../shared/http/outbound';
+import { queueUrlEnv } from '../../shared/workers';
 
 /**
- * The wallet's two AWS dependencies outside DynamoDB: KMS signs wallet tokens, Secrets Manager holds
- * the ledger client credentials. Nothing local can stand in for either, so the platform's AWS
- * JSON client (shared/aws/aws-json.ts) talks to a loopback HTTP server that records the request it
- * sends and answers the way the service documents; the assertions are on those requests and on
- * what the code makes of the answers (a token that verifies with the stub's public key).
+ * The platform's AWS calls outside DynamoDB: KMS signs wallet tokens, Secrets Manager holds the
+ * ledger client credentials, SQS takes queued work (webhook deliveries, sandbox confirmations) and
+ * EventBridge the domain events. No local stand-in runs any of them, so their SDK clients are
+ * mocked with aws-sdk-client-mock (the SDK's own ecosystem mock, which replaces `send` of every
+ * instance of a client class: the containers' own clients included). The assertions are on the
+ * commands we send and on what the code makes of the answers (a token that verifies with the
+ * mocked key's public half). DynamoDB is never mocked: every DynamoDB test runs on DynamoDB Local.
  */
 
-interface Recorded {
-  target: string;
-  body: Record<string, unknown>;
-  authorization: string;
-}
+const kmsMock = mockClient(KMSClient);
+const secretsMock = mockClient(SecretsManagerClient);
+const sqsMock = mockClient(SQSClient);
+const eventsMock = mockClient(EventBridgeClient);
 
-type Answer = { status?: number; body: Record<string, unknown> };
+afterAll(() => {
+  for (const mock of [kmsMock, secretsMock, sqsMock, eventsMock]) mock.restore();
+});
 
-const servers: Server[] = [];
-afterAll(() => Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve)))));
-
-/** A loopback stand-in for an AWS JSON-protocol service: records each request, answers with `answer`. */
-async function stubService(service: AwsService, answer: (request: Recorded) => Answer) {
-  const requests: Recorded[] = [];
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const recorded = { target: String(req.headers['x-amz-target'] ?? ''), body: JSON.parse(Buffer.concat(chunks).toString() || '{}') as Record<string, unknown>, authorization: String(req.headers.authorization ?? '') };
-      requests.push(recorded);
-      const { status = 200, body } = answer(recorded);
-      res.writeHead(status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': 'stub' }).end(JSON.stringify(body));
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const client = new AwsJsonClient({
-    service,
-    region: 'eu-west-1',
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    credentials: () => ({ accessKeyId: 'AKIDSTUB', secretAccessKey: 'stub' }),
-    maxAttempts: 1,
-  });
-  return { requests, client };
-}
+/** A refusal as the SDK throws it: the exception's name, its fault and metadata. */
+const refusal = (name: string, message: string) => Object.assign(new Error(message), { name, $fault: 'client', $metadata: { httpStatusCode: 400 } });
 
 const KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const PREVIOUS_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/0000abcd-12ab-34cd-56ef-1234567890ab';
@@ -56,6 +41,29 @@ const PREVIOUS_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/0000abcd-12ab-34cd-
 afterEach(() => {
   vi.unstubAllEnvs();
   vi.resetModules();
+  for (const mock of [kmsMock, secretsMock, sqsMock, eventsMock]) mock.reset();
+});
+
+describe('the SDK clients', () => {
+  it('are built with the platform settings: the region configured, adaptive retries, the one attempt count', async () => {
+    vi.stubEnv('AWS_REGION', 'eu-west-1');
+    vi.resetModules();
+    const built = [
+      (await import('../../shared/aws/kms-client')).newKmsClient(),
+      (await import('../../shared/aws/secrets-client')).newSecretsClient(),
+      (await import('../../shared/aws/queue-client')).newSqsClient(),
+      (await import('../../shared/aws/bus-client')).newEventBridgeClient(),
+      (await import('../../shared/aws/dynamodb')).dynamoDbClient(),
+    ];
+    // A resolved setting is a value or a provider of it.
+    const value = async (setting: unknown) => (typeof setting === 'function' ? await (setting as () => Promise<unknown>)() : setting);
+    for (const client of built) {
+      expect(await value(client.config.region)).toBe('eu-west-1');
+      expect(await value(client.config.maxAttempts)).toBe(SDK_MAX_ATTEMPTS);
+      expect(await value(client.config.retryMode)).toBe('adaptive');
+      client.destroy();
+    }
+  });
 });
 
 describe('the KMS token signer', () => {
@@ -66,81 +74,81 @@ describe('the KMS token signer', () => {
   });
 
   /** What KMS answers: RSASSA_PKCS1_V1_5_SHA_256 over the raw message; public keys as DER SPKI. */
-  const kms = (refuse?: () => boolean) =>
-    stubService('kms', ({ target, body }) => {
-      const pair = keys.get(String(body.KeyId));
-      if (!pair || refuse?.()) return { status: 400, body: { __type: 'AccessDeniedException', message: 'not allowed' } };
-      if (target === 'TrentService.Sign') {
-        const signature = createSign('RSA-SHA256').update(Buffer.from(String(body.Message), 'base64')).sign(pair.privateKey);
-        return { body: { KeyId: body.KeyId, Signature: signature.toString('base64'), SigningAlgorithm: body.SigningAlgorithm } };
-      }
-      if (target === 'TrentService.GetPublicKey') {
-        const der = pair.publicKey.export({ format: 'der', type: 'spki' });
-        return {
-          body: { KeyId: body.KeyId, PublicKey: der.toString('base64'), KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY', SigningAlgorithms: ['RSASSA_PKCS1_V1_5_SHA_256'] },
-        };
-      }
-      return { status: 400, body: { __type: 'UnsupportedOperationException', message: target } };
+  function answerAsKms(refuse?: () => boolean) {
+    kmsMock.on(SignCommand).callsFake((input: SignCommandInput) => {
+      const pair = keys.get(String(input.KeyId));
+      if (!pair || refuse?.()) throw refusal('AccessDeniedException', 'not allowed');
+      return { KeyId: input.KeyId, Signature: new Uint8Array(createSign('RSA-SHA256').update(input.Message!).sign(pair.privateKey)), SigningAlgorithm: input.SigningAlgorithm };
     });
+    kmsMock.on(GetPublicKeyCommand).callsFake((input: { KeyId?: string }) => {
+      const pair = keys.get(String(input.KeyId));
+      if (!pair || refuse?.()) throw refusal('AccessDeniedException', 'not allowed');
+      const der = pair.publicKey.export({ format: 'der', type: 'spki' });
+      return { KeyId: input.KeyId, PublicKey: new Uint8Array(der), KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY', SigningAlgorithms: ['RSASSA_PKCS1_V1_5_SHA_256'] };
+    });
+  }
 
-  async function signerFromConfig(client: AwsJsonClient) {
+  /** The signer as a wallet function builds it from its configuration: the container's KMS client. */
+  async function signerFromConfig() {
     vi.stubEnv('WALLET_SIGNING_KEYS', undefined);
     vi.stubEnv('WALLET_SIGNING_KMS_KEY_ID', KEY_ARN);
     vi.stubEnv('WALLET_SIGNING_KMS_PREVIOUS_KEY_ID', PREVIOUS_ARN);
     vi.stubEnv('WALLET_ISSUER', 'urn:wallet:test');
     vi.resetModules();
     const tokens = await import('../../shared/wallet/auth/tokens');
-    const { createKmsSigningPort } = await import('../../shared/aws/kms');
-    return { tokens, signer: await tokens.loadTokenSigner({ kms: createKmsSigningPort(client) }) };
+    return { tokens, signer: await tokens.loadTokenSigner() };
   }
 
   it('sends Sign with the configured key, RAW message type and RSASSA_PKCS1_V1_5_SHA_256, and the token verifies with the public key', async () => {
-    const { requests, client } = await kms();
-    const { tokens, signer } = await signerFromConfig(client);
+    answerAsKms();
+    const { tokens, signer } = await signerFromConfig();
     const { token } = await tokens.mintWalletToken(signer, { use: 'user', subject: 'user-1', scopes: ['balances:read'], ttlSeconds: 300, claims: { tenant_id: 't-1' } });
 
-    expect(requests).toHaveLength(1);
-    const [{ target, body, authorization }] = requests as [Recorded];
-    expect(target).toBe('TrentService.Sign');
-    expect(authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDSTUB\/\d{8}\/eu-west-1\/kms\/aws4_request, SignedHeaders=content-type;host;x-amz-content-sha256;x-amz-date;x-amz-target, Signature=[0-9a-f]{64}$/);
+    const calls = kmsMock.commandCalls(SignCommand);
+    expect(calls).toHaveLength(1);
     const signingInput = token.split('.').slice(0, 2).join('.');
-    expect(body).toEqual({ KeyId: KEY_ARN, Message: Buffer.from(signingInput).toString('base64'), MessageType: 'RAW', SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256' });
+    const { Message, ...rest } = calls[0]!.args[0].input;
+    expect(rest).toEqual({ KeyId: KEY_ARN, MessageType: 'RAW', SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256' });
+    expect(Buffer.from(Message!).toString()).toBe(signingInput);
 
-    // Independently of our verifier: the stub's public key and jose.
+    // Independently of our verifier: the mocked key's public half and jose.
     const { payload, protectedHeader } = await jwtVerify(token, keys.get(KEY_ARN)!.publicKey, { issuer: 'urn:wallet:test', audience: 'wallet', algorithms: ['RS256'] });
     expect(protectedHeader).toEqual({ alg: 'RS256', kid: tokens.kmsKid(KEY_ARN), typ: 'JWT' });
     expect(payload).toMatchObject({ sub: 'user-1', tenant_id: 't-1', token_use: 'user' });
   });
 
   it('publishes both keys from GetPublicKey, and verifies its tokens with them', async () => {
-    const { requests, client } = await kms();
-    const { tokens, signer } = await signerFromConfig(client);
+    answerAsKms();
+    const { tokens, signer } = await signerFromConfig();
     const { keys: published } = await signer.jwks();
 
-    expect(requests.map((r) => [r.target, r.body])).toEqual([
-      ['TrentService.GetPublicKey', { KeyId: KEY_ARN }],
-      ['TrentService.GetPublicKey', { KeyId: PREVIOUS_ARN }],
-    ]);
+    expect(kmsMock.commandCalls(GetPublicKeyCommand).map((call) => call.args[0].input)).toEqual([{ KeyId: KEY_ARN }, { KeyId: PREVIOUS_ARN }]);
     const expected = (arn: string) => {
       const jwk = keys.get(arn)!.publicKey.export({ format: 'jwk' });
       return { kty: 'RSA', n: jwk.n, e: jwk.e, kid: tokens.kmsKid(arn), alg: 'RS256', use: 'sig' };
     };
     expect(published).toEqual([expected(KEY_ARN), expected(PREVIOUS_ARN)]);
     await signer.jwks();
-    expect(requests).toHaveLength(2); // once per container
+    expect(kmsMock.commandCalls(GetPublicKeyCommand)).toHaveLength(2); // once per container
 
     const { token } = await tokens.mintWalletToken(signer, { use: 'staff', subject: 'staff-1', scopes: [], ttlSeconds: 300, claims: { role: 'platform' } });
     await expect(tokens.verifyWalletToken(token, 'staff', { signer })).resolves.toMatchObject({ sub: 'staff-1', role: 'platform' });
   });
 
+  it('refuses a key of another kind at the first read', async () => {
+    kmsMock.on(GetPublicKeyCommand).resolves({ KeyId: KEY_ARN, PublicKey: new Uint8Array([1, 2, 3]), KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+    const { createKmsSigningPort } = await import('../../shared/aws/kms');
+    await expect(createKmsSigningPort().publicKey(KEY_ARN)).rejects.toThrow(/ECC_NIST_P256\/SIGN_VERIFY; wallet tokens need an RSA SIGN_VERIFY key/);
+  });
+
   it('answers service_unavailable when KMS refuses, and asks again on the next call', async () => {
     let refusals = 1;
-    const { requests, client } = await kms(() => refusals-- > 0);
-    const { signer } = await signerFromConfig(client);
+    answerAsKms(() => refusals-- > 0);
+    const { signer } = await signerFromConfig();
 
     await expect(signer.jwks()).rejects.toMatchObject({ code: 'service_unavailable' });
     await expect(signer.jwks()).resolves.toMatchObject({ keys: [expect.anything(), expect.anything()] });
-    expect(requests.filter((r) => r.target === 'TrentService.GetPublicKey').length).toBeGreaterThanOrEqual(3);
+    expect(kmsMock.commandCalls(GetPublicKeyCommand).length).toBeGreaterThanOrEqual(3);
   });
 
   it('builds the KMS signer from the configuration alone, calling nothing until a token is signed or verified', async () => {
@@ -149,18 +157,12 @@ describe('the KMS token signer', () => {
     vi.resetModules();
     const tokens = await import('../../shared/wallet/auth/tokens');
     await expect(tokens.loadTokenSigner()).resolves.toMatchObject({ kid: tokens.kmsKid(KEY_ARN) });
+    expect(kmsMock.calls()).toHaveLength(0);
   });
 });
 
 describe('the ledger credentials', () => {
   const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:111122223333:secret:WalletLedgerCredentials-AbCdEf';
-
-  const secrets = (value: () => unknown) =>
-    stubService('secretsmanager', ({ target, body }) =>
-      target === 'secretsmanager.GetSecretValue'
-        ? { body: { ARN: body.SecretId, Name: 'WalletLedgerCredentials', SecretString: JSON.stringify(value()), VersionId: 'v1' } }
-        : { status: 400, body: { __type: 'InvalidRequestException', message: target } },
-    );
 
   async function runtimeWithSecret() {
     vi.stubEnv('LEDGER_CREDENTIALS_SECRET_ARN', SECRET_ARN);
@@ -177,11 +179,19 @@ describe('the ledger credentials', () => {
   }
 
   it('reads {client_id, client_secret} with GetSecretValue(SecretId = LEDGER_CREDENTIALS_SECRET_ARN)', async () => {
-    const { requests, client } = await secrets(() => ({ client_id: 'wallet-client', client_secret: 's3cret' }));
-    const { runtime, secrets: sm } = await runtimeWithSecret();
+    secretsMock.on(GetSecretValueCommand).resolves({ ARN: SECRET_ARN, Name: 'WalletLedgerCredentials', SecretString: JSON.stringify({ client_id: 'wallet-client', client_secret: 's3cret' }), VersionId: 'v1' });
+    const { runtime } = await runtimeWithSecret();
 
-    await expect(runtime.loadLedgerCredentials((id) => sm.readJsonSecret(id, client))).resolves.toEqual({ clientId: 'wallet-client', clientSecret: 's3cret' });
-    expect(requests.map(({ target, body }) => ({ target, body }))).toEqual([{ target: 'secretsmanager.GetSecretValue', body: { SecretId: SECRET_ARN } }]);
+    // The default reader: the container's Secrets Manager client.
+    await expect(runtime.loadLedgerCredentials()).resolves.toEqual({ clientId: 'wallet-client', clientSecret: 's3cret' });
+    expect(secretsMock.commandCalls(GetSecretValueCommand).map((call) => call.args[0].input)).toEqual([{ SecretId: SECRET_ARN }]);
+  });
+
+  it('refuses a binary or non-JSON secret as a deployment error', async () => {
+    const { secrets: sm } = await runtimeWithSecret();
+    secretsMock.on(GetSecretValueCommand).resolvesOnce({ SecretBinary: new Uint8Array([1]) }).resolvesOnce({ SecretString: 'not json' });
+    await expect(sm.readJsonSecret(SECRET_ARN)).rejects.toThrow(/has no string value/);
+    await expect(sm.readJsonSecret(SECRET_ARN)).rejects.toThrow(/is not JSON/);
   });
 
   it('refuses a secret of another shape as a deployment error, and a failed read as service_unavailable', async () => {
@@ -240,6 +250,63 @@ describe('the ledger credentials', () => {
     const read = vi.fn();
     await expect(runtime.loadLedgerCredentials(read)).resolves.toEqual({ clientId: 'local-id', clientSecret: 'local-secret' });
     expect(read).not.toHaveBeenCalled();
+  });
+});
+
+describe('the queue transport (SQS)', () => {
+  it('sends SendMessage to the queue URL its stack set, with the delay asked for', async () => {
+    vi.stubEnv(queueUrlEnv('webhookDeliveries'), 'https://sqs.eu-west-1.amazonaws.com/111122223333/deliveries');
+    sqsMock.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
+    const transport = sqsTransport();
+
+    await transport.send('webhookDeliveries', '{"delivery":"d-1"}', { delaySeconds: 120 });
+    await transport.send('webhookDeliveries', '{"delivery":"d-2"}');
+
+    expect(sqsMock.commandCalls(SendMessageCommand).map((call) => call.args[0].input)).toEqual([
+      { QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/111122223333/deliveries', MessageBody: '{"delivery":"d-1"}', DelaySeconds: 120 },
+      { QueueUrl: 'https://sqs.eu-west-1.amazonaws.com/111122223333/deliveries', MessageBody: '{"delivery":"d-2"}' },
+    ]);
+  });
+
+  it('refuses a queue its function was not given, without calling SQS', async () => {
+    vi.stubEnv(queueUrlEnv('webhookDeliveries'), undefined);
+    await expect(sqsTransport().send('webhookDeliveries', '{}')).rejects.toThrow(/QUEUE_URL_WEBHOOK_DELIVERIES is not set/);
+    expect(sqsMock.calls()).toHaveLength(0);
+  });
+
+  it('passes an SQS refusal to the caller as the SDK threw it', async () => {
+    vi.stubEnv(queueUrlEnv('webhookDeliveries'), 'https://sqs.eu-west-1.amazonaws.com/111122223333/deliveries');
+    sqsMock.on(SendMessageCommand).rejects(refusal('QueueDoesNotExist', 'The specified queue does not exist.'));
+    await expect(sqsTransport().send('webhookDeliveries', '{}')).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
+  });
+});
+
+describe('the event bus transport (EventBridge)', () => {
+  const events = (n: number): BusEvent[] => Array.from({ length: n }, (_, i) => ({ source: 'wallet', detailType: 'transfer.completed', detail: JSON.stringify({ n: i }) }));
+
+  it('sends PutEvents on EVENT_BUS_NAME, ten entries a call, each with its source, type and detail', async () => {
+    vi.stubEnv('EVENT_BUS_NAME', 'wallet-events-dev');
+    eventsMock.on(PutEventsCommand).callsFake((input: { Entries?: unknown[] }) => ({ FailedEntryCount: 0, Entries: (input.Entries ?? []).map((_, i) => ({ EventId: `e-${i}` })) }));
+
+    await eventBridgeTransport().publish(events(23));
+
+    const sent = eventsMock.commandCalls(PutEventsCommand).map((call) => call.args[0].input.Entries ?? []);
+    expect(sent.map((entries) => entries.length)).toEqual([10, 10, 3]);
+    expect(sent[0]![0]).toEqual({ EventBusName: 'wallet-events-dev', Source: 'wallet', DetailType: 'transfer.completed', Detail: '{"n":0}' });
+    expect(sent.flat().map((entry) => JSON.parse(entry.Detail!).n)).toEqual(Array.from({ length: 23 }, (_, i) => i));
+  });
+
+  it('throws, naming the codes, when PutEvents answers failed entries (the relay retries its batch)', async () => {
+    vi.stubEnv('EVENT_BUS_NAME', 'wallet-events-dev');
+    eventsMock.on(PutEventsCommand).resolves({ FailedEntryCount: 2, Entries: [{ ErrorCode: 'ThrottlingException' }, { EventId: 'e-1' }, { ErrorCode: 'ThrottlingException' }] });
+
+    await expect(eventBridgeTransport().publish(events(3))).rejects.toThrow('PutEvents failed for 2 of 3 entries: ThrottlingException');
+  });
+
+  it('refuses to publish without EVENT_BUS_NAME, without calling EventBridge', async () => {
+    vi.stubEnv('EVENT_BUS_NAME', undefined);
+    await expect(eventBridgeTransport().publish(events(1))).rejects.toThrow(/EVENT_BUS_NAME is not set/);
+    expect(eventsMock.calls()).toHaveLength(0);
   });
 });
 

@@ -33,6 +33,8 @@ describe('the layer rules', () => {
     ['wallet/around-the-client.ts', 'import-x/no-restricted-paths', 'only through shared/ledger-client'],
     ['wallet/uses-the-root.ts', 'import-x/no-restricted-paths', 'composition roots'],
     ['wallet/own-store.ts', 'no-restricted-imports', 'shared/aws/store.ts'],
+    ['wallet/raw-client.ts', 'no-restricted-imports', 'shared/aws/store.ts'],
+    ['aws/sends-its-own.ts', 'no-restricted-imports', 'shared/aws/store.ts'],
     ['wallet/cycle-a.ts', 'import-x/no-cycle', 'cycle'],
     ['wallet/cycle-b.ts', 'import-x/no-cycle', 'cycle'],
   ])('refuse %s (%s)', (file, rule, says) => {

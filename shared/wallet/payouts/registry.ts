@@ -1,4 +1,4 @@
-import { queueTransport } from '../../aws/transport';
+import { queueTransport } from '../../aws/queue';
 import { config } from '../../kernel/config';
 import { AppError } from '../../kernel/errors';
 import { CURRENCY_MINOR_UNITS } from '../tenancy/currencies';

@@ -1,5 +1,5 @@
 import { config } from '../../kernel/config';
-import { queueTransport } from '../../aws/transport';
+import { queueTransport } from '../../aws/queue';
 import { CURRENCY_MINOR_UNITS } from '../tenancy/currencies';
 import type { ProcessorRegistry, TopupProcessor } from './processors';
 import { createSandboxProcessor, SANDBOX_GATEWAY } from './sandbox';
