@@ -181,7 +181,6 @@ describe('a CSV import', () => {
 async function firstTry(clientId: string, content: Record<string, unknown>, key: string, race: () => Promise<void>) {
   let raced = false;
   const racing: DocumentClient = {
-    protocol: 'aws-json',
     send: async (command) => {
       if (command instanceof TransactWriteCommand && !raced) {
         raced = true;
