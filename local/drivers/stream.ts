@@ -78,6 +78,22 @@ export class StreamDriver {
   }
 
   /**
+   * Stops reading until `resume`, keeping every position: what is written meanwhile is read after,
+   * in pages, as Lambda's poller reads a backlog (a test that must write a stretch before any of
+   * it is read, whatever the machine's speed).
+   */
+  async pause(): Promise<void> {
+    this.stopped = true;
+    await Promise.allSettled(this.loops);
+    this.loops.length = 0;
+  }
+
+  resume(): void {
+    this.stopped = false;
+    this.start();
+  }
+
+  /**
    * Resolves once every worker has read each of its shards to the end since this call (a GetRecords
    * sent after it came back empty), handles nothing, and has handled no record for `quietMs`: what
    * was written before the call has then reached every worker whose filters admit it (tests wait on

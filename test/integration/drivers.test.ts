@@ -138,6 +138,8 @@ describe('the stream driver', () => {
   it("reads pages of the shard and invokes a worker with batches of up to its batch size of the records its filters admit, as Lambda's poller does", async () => {
     // Wanted and unwanted records interleaved, written 24 at a time: read ten at a time, then filtered, no batch would be full.
     const wanted = Array.from({ length: 36 }, (_, n) => `BATCH#${String(n).padStart(2, '0')}`);
+    // All written before any is read, whatever the machine's speed: a page then holds them all.
+    await platform.streams!.pause();
     for (let round = 0; round < 3; round += 1) {
       const writes = wanted.slice(round * 12, round * 12 + 12).flatMap((pk) => [
         { PutRequest: { Item: { pk: { S: pk }, sk: { S: 'A' }, kind: { S: 'wanted' } } } },
@@ -145,6 +147,7 @@ describe('the stream driver', () => {
       ]);
       await client.send(new BatchWriteItemCommand({ RequestItems: { [platform.tables.wallet.name]: writes } }));
     }
+    platform.streams!.resume();
     const batches = () => filteredEvents.map((e) => e.Records.filter((r) => r.dynamodb?.Keys?.pk?.S?.startsWith('BATCH#'))).filter((records) => records.length > 0);
     await until(() => batches().flat().length >= wanted.length);
     await platform.streams!.settle();
