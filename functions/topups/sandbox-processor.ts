@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { systemClock } from '../../shared/kernel/clock';
+import { platformClock } from '../../shared/kernel/clock';
 import { config } from '../../shared/kernel/config';
 import { logger } from '../../shared/kernel/log';
 import { deliverSandboxConfirmations, SANDBOX_GATEWAY } from '../../shared/wallet/topups/sandbox';
@@ -10,7 +10,8 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
   return deliverSandboxConfirmations(event, {
     secret: config.SANDBOX_PROCESSOR_SECRET,
     webhookUrl: `${config.WALLET_PUBLIC_URL.replace(/\/+$/, '')}/v1/processor_webhooks/${SANDBOX_GATEWAY}`,
-    clock: systemClock,
+    // The platform's clock (the system's in AWS): the wallet checks the signature's age against its own.
+    clock: platformClock,
     log: (message, details) => logger.warn(message, details),
   });
 };

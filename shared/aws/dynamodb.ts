@@ -19,6 +19,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../kernel/config';
 import { sdkClientConfig, type SdkCredentials } from './clients';
+import { AppError } from '../kernel/errors';
 
 /**
  * The DynamoDB document client: @aws-sdk/lib-dynamodb over @aws-sdk/client-dynamodb (native values
@@ -80,10 +81,27 @@ function tableOf(command: DocumentCommand): string {
 class SdkDocumentClient implements DocumentClient {
   constructor(private readonly clients: DynamoDBDocumentClient | ((table: string) => DynamoDBDocumentClient)) {}
 
-  send<C extends DocumentCommand>(command: C): Promise<OutputOf<C>> {
+  async send<C extends DocumentCommand>(command: C): Promise<OutputOf<C>> {
     const client = typeof this.clients === 'function' ? this.clients(tableOf(command)) : this.clients;
-    return client.send(command as never) as Promise<OutputOf<C>>;
+    try {
+      return (await client.send(command as never)) as OutputOf<C>;
+    } catch (error) {
+      // The SDK has spent its attempts on a request that never got an answer (a timeout, a dropped
+      // connection, a 5xx): the outcome is unknown, so the client retries (with its key), as it
+      // would a throttle. Not a 500: nothing is wrong with the request or the code.
+      if (isTransient(error)) throw new AppError('service_unavailable', 'The database did not answer in time; retry the request (with the same Idempotency-Key, if it has one).');
+      throw error;
+    }
   }
+}
+
+const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'NetworkingError', 'InternalServerError', 'ServiceUnavailable']);
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** A failure of the exchange, not an answer: the SDK's timeouts and connection errors, and a 5xx. */
+function isTransient(error: unknown): boolean {
+  const failure = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  return TRANSIENT_NAMES.has(failure?.name ?? '') || TRANSIENT_CODES.has(failure?.code ?? '') || (failure?.$metadata?.httpStatusCode ?? 0) >= 500;
 }
 
 /** The document client over one SDK DynamoDB client (its retries, credentials and endpoint). */

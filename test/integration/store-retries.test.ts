@@ -238,6 +238,22 @@ describe('who retries what (shared/aws/clients.ts)', () => {
     expect(await getItem({ client: f.client, table: f.table }, key)).toBeUndefined();
   });
 
+  it('answers a request that never got an answer after the SDK\'s attempts (a timeout, a dropped connection) with 503, not 500', async () => {
+    const client = sdkClient();
+    let requests = 0;
+    client.middlewareStack.add(
+      () => async () => {
+        requests += 1;
+        throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError', code: 'ECONNRESET' });
+      },
+      { step: 'deserialize', priority: 'low', name: 'neverAnswered' },
+    );
+    const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
+    const lost = await putItem({ client: documentClientOf(client), table: f.table, sleep: async () => undefined }, { ...key, n: 1 }).catch((e: unknown) => e);
+    expect(lost).toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect(requests).toBe(SDK_MAX_ATTEMPTS);
+  });
+
   it('keeps a transaction\'s ClientRequestToken across the SDK\'s retries, and gives each send of the store its own', async () => {
     const client = sdkClient();
     const tokens: string[] = [];
