@@ -59,11 +59,15 @@ export interface RequestSaga {
   races: Race[];
 }
 
-/** A saga a scheduled worker runs (a period's charge, a hold's expiry): finished by its next run. */
+/**
+ * A saga the platform runs by itself, from a schedule (a period's charge, a hold's expiry) or a
+ * queue (a processor's or a rail's confirmation): `worker` names the scheduled worker, or `queue`
+ * says the saga rides a queued message (it is delivered again after its visibility timeout).
+ */
 export interface WorkerSaga {
   kind: 'worker';
   operation: string;
-  worker: string;
+  worker: string | 'queue';
   /** The boundaries its code marks (a request saga's engine marks all four). */
   boundaries: FaultBoundary[];
   /** Makes the entities, then moves the clock until the worker has them due. */
@@ -286,6 +290,50 @@ export const SAGAS: Record<string, Saga> = {
       { name: 'captured', run: (world, e) => world.api('POST', `/v1/payments/${e.payment}/capture`, { key: uuidv7(), body: {} }) },
       { name: 'voided', run: (world, e) => world.api('POST', `/v1/payments/${e.payment}/void`, { key: uuidv7() }) },
     ],
+  },
+  dunning: {
+    kind: 'worker',
+    operation: 'subscription.charge',
+    worker: 'subscriptionsChargeDue',
+    boundaries: ['beforeLedger', 'afterLedger', 'afterCommit'],
+    setup: async (world) => {
+      // Exactly one period's money: the next charge is refused, and dunning begins (or a credit racing it pays).
+      const subscriber = await user(world, 900);
+      const token = await consumer(world, subscriber.externalId, ['subscriptions:write', 'subscriptions:read']);
+      const subscribed = await world.api('POST', `/v1/explore/offerings/${world.shop.planId}/subscribe`, { token, key: uuidv7() });
+      expect(subscribed.status, subscribed.text).toBe(201);
+      world.clock.advance(Date.parse(subscribed.body.next_charge_at) - world.clock.now().getTime() + 1_000);
+      return { subscription: subscribed.body.id, subscriber: subscriber.id };
+    },
+    races: [
+      { name: 'payer credited', run: (world, e) => world.api('POST', '/v1/transfers', { key: uuidv7(), body: { from_user_id: world.bankId, to_user_id: e.subscriber, amount: 5_000 } }) },
+      { name: 'canceled', run: (world, e) => world.api('POST', `/v1/subscriptions/${e.subscription}/cancel`, { body: {} }) },
+    ],
+  },
+  topupSettle: {
+    kind: 'worker',
+    operation: 'topup.settle',
+    worker: 'queue',
+    boundaries: ['beforeLedger', 'afterLedger', 'beforeCommit', 'afterCommit'],
+    setup: async (world) => {
+      const payee = await user(world, 0);
+      const topup = await world.api('POST', '/v1/topups', { key: uuidv7(), body: { user_id: payee.id, amount: 2_500, currency: USD, sandbox_outcome: 'succeed' } });
+      expect(topup.status, topup.text).toBe(201);
+      return { payee: payee.id, topup: topup.body.id };
+    },
+    races: [{ name: 'payee pays at once', run: (world, e) => world.api('POST', '/v1/transfers', { key: uuidv7(), body: { from_user_id: e.payee, to_user_id: world.bankId, amount: 100 } }) }],
+  },
+  payoutSettle: {
+    kind: 'worker',
+    operation: 'payout.settle',
+    worker: 'queue',
+    boundaries: ['beforeLedger', 'afterLedger', 'beforeCommit', 'afterCommit'],
+    setup: async (world) => {
+      const payout = await world.api('POST', '/v1/payouts', { key: uuidv7(), body: { merchant_id: world.shop.merchantId, amount: 150, currency: USD } });
+      expect(payout.status, payout.text).toBe(201);
+      return { payout: payout.body.id };
+    },
+    races: [{ name: 'another payout', run: (world) => world.api('POST', '/v1/payouts', { key: uuidv7(), body: { merchant_id: world.shop.merchantId, amount: 120, currency: USD } }) }],
   },
   orderExpire: {
     kind: 'worker',
