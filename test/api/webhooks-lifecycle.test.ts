@@ -3,11 +3,12 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Platform } from '../../local/platform';
 import { ManualClock } from '../../shared/kernel/clock';
+import { randomBytes } from 'node:crypto';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
 import { webhookKeys } from '../../shared/wallet/webhooks/keys';
-import { QueryCommand } from '../../shared/aws/dynamodb';
+import { QueryCommand, UpdateCommand } from '../../shared/aws/dynamodb';
 import { localDocumentClient } from '../../local/dynamodb';
 import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken } from '../support/credentials';
@@ -153,7 +154,7 @@ describe('Standard Webhooks alongside X-Wallet-Signature', () => {
   it('signs every attempt so that the standardwebhooks package, stripe and verifyWebhook accept it, with webhook-id the event id', async () => {
     const endpoint = await register('/standard', { event_filters: ['fee_plan.set'] });
     receiver.route('/standard', { script: [500] });
-    expect(endpoint.standard_webhooks_secret).toBe(`whsec_${Buffer.from(endpoint.secret).toString('base64')}`);
+    expect(endpoint.standard_webhooks_secret).toBe(endpoint.secret);
     const eventId = await changeFeePlan();
     await deliveredTo('/standard', eventId);
     await advance(60);
@@ -164,15 +165,61 @@ describe('Standard Webhooks alongside X-Wallet-Signature', () => {
       expect(request.headers['x-wallet-event-id']).toBe(eventId);
       expect(request.headers['webhook-timestamp']).toBe(/t=(\d+)/.exec(signatureOf(request))![1]);
       expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
-      // The reference verifier, with the secret in its own format and with ours as raw key bytes.
-      expect(verifiedByStandardWebhooks(request, endpoint.standard_webhooks_secret)).toMatchObject({ id: eventId, type: 'fee_plan.set' });
-      expect(verifiedByStandardWebhooks(request, endpoint.secret, { format: 'raw' })).toMatchObject({ id: eventId });
+      // The reference verifier, with the secret as shown.
+      expect(verifiedByStandardWebhooks(request, endpoint.secret)).toMatchObject({ id: eventId, type: 'fee_plan.set' });
       expect(() => verifiedByStripe(request, endpoint.secret)).not.toThrow();
       expect(verifyWebhook(request.body, signatureOf(request), endpoint.secret, { now: clock.now() }).ok).toBe(true);
       expect(() => verifiedByStandardWebhooks(request, `whsec_${Buffer.from('whsec_other').toString('base64')}`)).toThrow(/No matching signature/);
     }
     // Retries carry the same webhook-id (receivers deduplicate on it) and a new timestamp.
     expect(requests[1]!.headers['webhook-timestamp']).not.toBe(requests[0]!.headers['webhook-timestamp']);
+  });
+});
+
+describe('one secret for every verifier', () => {
+  it('shows a secret that standardwebhooks takes as shown for webhook-signature and stripe for X-Wallet-Signature', async () => {
+    const endpoint = await register('/one-secret', { event_filters: ['fee_plan.set'] });
+    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(endpoint.secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
+    // Deprecated: the same string.
+    expect(endpoint.standard_webhooks_secret).toBe(endpoint.secret);
+    const eventId = await changeFeePlan();
+    const [request] = await deliveredTo('/one-secret', eventId);
+
+    expect(verifiedByStandardWebhooks(request!, endpoint.secret)).toMatchObject({ id: eventId, type: 'fee_plan.set' });
+    expect(stripe.webhooks.constructEvent(request!.body, signatureOf(request!), endpoint.secret, 300, undefined, clock.now().getTime())).toMatchObject({ id: eventId });
+    expect(verifyWebhook(request!.body, signatureOf(request!), endpoint.secret, { now: clock.now() }).ok).toBe(true);
+    // webhook-signature is keyed by the decoded bytes, not the text: no raw-format verifier matches it.
+    expect(() => verifiedByStandardWebhooks(request!, endpoint.secret, { format: 'raw' })).toThrow(/No matching signature/);
+  });
+
+  it('keeps signing an endpoint created before (a base64url secret) as it did, and rotates it to a secret of the new form', async () => {
+    const endpoint = await register('/legacy-secret', { event_filters: ['fee_plan.set'] });
+    // The secret as endpoints were issued before: whsec_ + base64url of 32 bytes (43 characters).
+    const legacy = `whsec_${randomBytes(32).toString('base64url')}`;
+    const legacyStandard = `whsec_${Buffer.from(legacy).toString('base64')}`;
+    await localDocumentClient(platform.dynamodbEndpoint).send(
+      new UpdateCommand({ TableName: platform.tables.wallet.name, Key: webhookKeys.endpoint(endpoint.id), UpdateExpression: 'SET secret = :legacy', ExpressionAttributeValues: { ':legacy': legacy } }),
+    );
+    const before = await changeFeePlan();
+    const [old] = await deliveredTo('/legacy-secret', before);
+    // What its integrator holds keeps working: the secret for X-Wallet-Signature, the
+    // standard_webhooks_secret it was shown (or the secret as raw bytes) for webhook-signature.
+    expect(stripe.webhooks.constructEvent(old!.body, signatureOf(old!), legacy, 300, undefined, clock.now().getTime())).toMatchObject({ id: before });
+    expect(verifiedByStandardWebhooks(old!, legacyStandard)).toMatchObject({ id: before });
+    expect(verifiedByStandardWebhooks(old!, legacy, { format: 'raw' })).toMatchObject({ id: before });
+
+    const rotated = await api('POST', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, { token: keyA, key: uuidv7(), body: { overlap_seconds: 3_600 } });
+    expect(rotated.status, rotated.text).toBe(200);
+    const next = rotated.body as Created;
+    expect(next.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(next.standard_webhooks_secret).toBe(next.secret);
+    const during = await changeFeePlan();
+    const [overlapping] = await deliveredTo('/legacy-secret', during);
+    // Each secret verifies on its own during the overlap, each in the form its integrator has.
+    expect(verifiedByStandardWebhooks(overlapping!, next.secret)).toMatchObject({ id: during });
+    expect(verifiedByStandardWebhooks(overlapping!, legacyStandard)).toMatchObject({ id: during });
+    for (const secret of [next.secret, legacy]) expect(() => verifiedByStripe(overlapping!, secret)).not.toThrow();
   });
 });
 
@@ -194,7 +241,7 @@ describe('secret rotation', () => {
     expect(rotated.status, rotated.text).toBe(200);
     const next = rotated.body as Created & { previous_secret_expires_at: string };
     expect(next.id).toBe(created.id);
-    expect(next.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(next.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(next.secret).not.toBe(created.secret);
     expect(next.previous_secret_expires_at).toBe(new Date(clock.now().getTime() + 3_600_000).toISOString());
     // A retry answers the same secret: it does not rotate twice. Another body under the key is refused.
