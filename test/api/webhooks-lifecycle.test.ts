@@ -33,11 +33,12 @@ let platform: Platform;
 let base: string;
 const api = apiClient(() => base);
 let receiver: Receiver;
-/** Tenant A: most tests; B: another tenant's view; C: the outage, alone with its endpoints. */
+/** Tenant A: most tests; B: another tenant's view; C: the outage, alone with its endpoints; D: ordered recovery. */
 let keyA: string;
 let readKeyA: string;
 let keyB: string;
 let keyC: string;
+let keyD: string;
 let clientA: string;
 let merchantA: string;
 let merchantB: string;
@@ -60,11 +61,12 @@ beforeAll(async () => {
     expect(result.status, result.text).toBe(201);
     return result.body.id as string;
   };
-  const [a, b, c] = [await tenant('A'), await tenant('B'), await tenant('C')];
+  const [a, b, c, d] = [await tenant('A'), await tenant('B'), await tenant('C'), await tenant('D')];
   keyA = await apiKeyFor(platform, a, [...TENANT_SCOPES]);
   readKeyA = await apiKeyFor(platform, a, ['webhooks:read']);
   keyB = await apiKeyFor(platform, b, [...TENANT_SCOPES]);
   keyC = await apiKeyFor(platform, c, [...TENANT_SCOPES]);
+  keyD = await apiKeyFor(platform, d, [...TENANT_SCOPES]);
   clientA = (await clientOf(base, keyA)).id;
   const clientB = (await clientOf(base, keyA)).id;
   merchantA = await apiKeyFor(platform, a, ['webhooks:manage'], { clientId: clientA });
@@ -452,6 +454,107 @@ describe('disabling and recovery', () => {
     expect(quiet.body).toMatchObject({ attempts: 0, successes: 0, failures: 0, latency_ms: { p50: null, p99: null } });
     expectProblem(await api('GET', `/v1/webhook_endpoints/${outage.id}/stats`, { token: keyA }), 'not_found');
   }, 120_000);
+
+  it('sends recovered events one at a time, oldest first, across recoveries, a failing one holding the next through its retry', async () => {
+    const endpoint = await register('/ordered', { event_filters: ['fee_plan.set'] }, keyD);
+    receiver.route('/ordered', { thenStatus: 410 });
+    const start = clock.now();
+    const events = [await changeFeePlan(keyD)];
+    await deliveredTo('/ordered', events[0]);
+    await until(async () => (await endpointNamed(endpoint.id, keyD)).status === 'disabled', 15_000, 'disabled by the 410');
+    // Kept while disabled: skipped deliveries, created a second apart.
+    for (let i = 0; i < 4; i += 1) {
+      clock.advance(1_000);
+      events.push(await changeFeePlan(keyD));
+    }
+    clock.advance(1_000);
+    await settle();
+    expect(received('/ordered')).toHaveLength(1);
+
+    // Back, slow to answer, and failing the first recovered attempt once.
+    receiver.route('/ordered', { script: [500], thenStatus: 200, delayMs: 100 });
+    // Two windows, the second recovered while the first is still going: it extends the same chain.
+    const recover = async (body: { since: string; until?: string }) => {
+      const recovered = await api('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { token: keyD, body });
+      expect(recovered.status, recovered.text).toBe(200);
+      return recovered.body.queued as number;
+    };
+    const middle = new Date(start.getTime() + 3_000).toISOString();
+    expect(await recover({ since: new Date(start.getTime() - 60_000).toISOString(), until: middle })).toBe(3);
+    expect(await recover({ since: middle })).toBe(2);
+    const sent = () => received('/ordered').slice(1);
+    await until(
+      async () => {
+        await settle();
+        return sent().length >= 1;
+      },
+      15_000,
+      'the oldest recovered event sent',
+    );
+    // Its retry is due in 60 s: nothing newer goes before it.
+    for (let i = 0; i < 3; i += 1) await settle();
+    expect(sent().map((r) => r.headers['webhook-id'])).toEqual([events[0]]);
+
+    await advance(60);
+    await until(
+      async () => {
+        await settle();
+        return sent().length >= events.length + 1;
+      },
+      20_000,
+      'every recovered event delivered',
+    );
+    await settle();
+    expect(sent().map((r) => r.headers['webhook-id'])).toEqual([events[0], ...events]);
+    expect(sent().map((r) => r.inFlight)).toEqual(Array(events.length + 1).fill(1));
+  }, 60_000);
+
+  it('returns the rest of a recovery to the recovery index when a recovered event disables the endpoint again, for the next recovery', async () => {
+    const endpoint = await register('/ordered-gone', { event_filters: ['fee_plan.set'] }, keyD);
+    receiver.route('/ordered-gone', { thenStatus: 410 });
+    const start = clock.now();
+    const events = [await changeFeePlan(keyD)];
+    await deliveredTo('/ordered-gone', events[0]);
+    await until(async () => (await endpointNamed(endpoint.id, keyD)).status === 'disabled', 15_000, 'disabled by the 410');
+    for (let i = 0; i < 3; i += 1) {
+      clock.advance(1_000);
+      events.push(await changeFeePlan(keyD));
+    }
+    clock.advance(1_000);
+    await settle();
+
+    // The second recovered event is answered 410 again: the two after it are not sent, but kept.
+    receiver.route('/ordered-gone', { script: [200, 410], thenStatus: 200 });
+    const recover = async () => {
+      const recovered = await api('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { token: keyD, body: { since: new Date(start.getTime() - 60_000).toISOString() } });
+      expect(recovered.status, recovered.text).toBe(200);
+      return recovered.body.queued as number;
+    };
+    expect(await recover()).toBe(4);
+    const sent = () => received('/ordered-gone').slice(1).map((r) => r.headers['webhook-id']);
+    await until(
+      async () => {
+        await settle();
+        return sent().length >= 2 && (await endpointNamed(endpoint.id, keyD)).status === 'disabled';
+      },
+      15_000,
+      'two recovered events sent, the endpoint disabled again',
+    );
+    for (let i = 0; i < 3; i += 1) await settle();
+    expect(sent()).toEqual(events.slice(0, 2));
+
+    expect(await recover()).toBe(3);
+    await until(
+      async () => {
+        await settle();
+        return sent().length >= 5;
+      },
+      15_000,
+      'the rest recovered',
+    );
+    await settle();
+    expect(sent()).toEqual([...events.slice(0, 2), ...events.slice(1)]);
+  }, 60_000);
 
   it("recovers a merchant's endpoint under its client path, and answers a deleted endpoint with 404", async () => {
     const endpoint = await register('/merchant-recovering', { event_filters: ['order.*'] }, merchantA, `/v1/clients/${clientA}/webhook_endpoints`);
