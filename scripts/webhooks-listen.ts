@@ -11,8 +11,8 @@ import { runCli, UsageError } from './cli';
  * listens on a loopback port of its own, registers it as a sandbox webhook endpoint of the demo
  * tenant in the running platform, prints the endpoint's signing secret and each event as it
  * arrives, and forwards every delivery to --forward-to as it came: the same signed bytes and the
- * same headers (X-Wallet-Signature among them), so the receiver verifies the real signature with
- * the printed secret.
+ * same headers (X-Wallet-Signature and webhook-signature among them), so the receiver verifies the
+ * real signatures with the printed secret, as it is, whichever verifier it uses.
  * The platform's answer is the receiver's (so a failing receiver gets the platform's retries).
  * Ctrl-C deletes the endpoint.
  */

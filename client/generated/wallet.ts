@@ -3368,9 +3368,12 @@ export interface components {
             disabled_reason?: "gone" | "failing";
             /** Format: date-time */
             created_at: string;
-            /** @description `whsec_…`: the HMAC key of X-Wallet-Signature and webhook-signature. Shown once; store it now. */
+            /** @description `whsec_` + base64 of 32 random bytes. Shown once; store it now. Give it as shown to every verifier: X-Wallet-Signature is keyed by this string (Stripe-style verifiers), webhook-signature by the bytes its base64 stands for (Standard Webhooks and Svix verifiers). */
             secret: string;
-            /** @description The same key in the Standard Webhooks format (`whsec_` + base64 of the secret's bytes), for a Standard Webhooks verifier. */
+            /**
+             * @deprecated
+             * @description Deprecated: the same string as `secret`, which Standard Webhooks verifiers now take as it is. Kept for integrations that read it.
+             */
             standard_webhooks_secret: string;
         };
         WebhookEvent: {

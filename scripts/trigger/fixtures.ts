@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ok } from '../../client/core';
 import type { createWalletClient } from '../../client/wallet';
+import { computeFee } from '../../shared/wallet/tenancy/fees';
+import { workers } from '../../shared/workers';
 
 /**
  * What `npm run trigger` builds its events from: the typed client (client/) with the demo tenant's
@@ -18,6 +20,14 @@ export interface TriggerContext {
   runScheduled?: (worker: string) => Promise<void>;
   /** Progress lines for the person watching. */
   say: (line: string) => void;
+}
+
+/** How long an event may take to show in the history once its recipe has done its part. */
+export const EVENT_WAIT_MS = 15_000;
+
+/** What a recipe may say about its event: that it takes longer than EVENT_WAIT_MS to show. */
+export interface RecipeOutcome {
+  eventWithinMs: number;
 }
 
 export const tag = (what: string) => `trigger-${what}-${randomUUID().slice(0, 8)}`;
@@ -41,6 +51,24 @@ export async function newUser(ctx: TriggerContext, what = 'user'): Promise<{ id:
 
 export async function availableOf(ctx: TriggerContext, userId: string): Promise<number> {
   return (await ok(ctx.wallet.GET('/v1/users/{userId}/balances', { params: { path: { userId } } }))).available;
+}
+
+/** The tenant's p2p fee for an amount, by its published fee plan (the sender pays it on top). */
+export async function transferFee(ctx: TriggerContext): Promise<(amount: number) => number> {
+  const { p2p } = (await ok(ctx.wallet.GET('/v1/fee_plan'))).fees;
+  const rule = { ...p2p, max_fee: p2p.max_fee ?? null };
+  return (amount) => computeFee(rule, amount);
+}
+
+/** The most a user can send of `available`, the p2p fee on top (the fee never falls as the amount grows). */
+export function mostSendable(available: number, fee: (amount: number) => number): number {
+  let [fits, tooMuch] = [0, available + 1];
+  while (tooMuch - fits > 1) {
+    const amount = Math.floor((fits + tooMuch) / 2);
+    if (amount + fee(amount) <= available) fits = amount;
+    else tooMuch = amount;
+  }
+  return fits;
 }
 
 /** A top-up through the sandbox processor, and (for `succeed`) its confirmation. */
@@ -122,21 +150,44 @@ export async function activeSubscription(ctx: TriggerContext, payerBalance = 10_
   return { subscription, subscriber };
 }
 
+/** Beyond the schedule's period: the worker's own run, and the relay that records the event. */
+const SCHEDULE_SLACK_MS = 30_000;
+
 /**
  * Waits for a hold to run out and its expiry worker to end it: at once where the caller can run the
- * worker (tests), else the platform's schedule (every minute). A hold set far ahead (the defaults:
- * 7 days for payments, 15 minutes for orders) is explained instead of waited for.
+ * worker (tests); else on the platform's schedule, which nothing outside the platform's process can
+ * drive, so the event may take up to the schedule's period (a minute) and some more to show. A hold
+ * set far ahead (the defaults: 7 days for payments, 15 minutes for orders) is explained instead of
+ * waited for.
  */
-export async function waitForExpiry(ctx: TriggerContext, expiresAt: string, worker: string, setting: string): Promise<void> {
+export async function waitForExpiry(ctx: TriggerContext, expiresAt: string, worker: string, setting: string): Promise<RecipeOutcome> {
   const remainingMs = new Date(expiresAt).getTime() - Date.now();
   if (remainingMs > 120_000) {
     throw new TriggerRefusal(
       `it fires when a hold runs out, and this platform holds for ${Math.round(remainingMs / 1000)} s (${setting}); restart it with ${setting}=5 (for example) and trigger again`,
     );
   }
-  ctx.say(`waiting for the hold to run out at ${expiresAt}${ctx.runScheduled ? '' : ' and the expiry worker to run (every minute)'}`);
+  const runScheduled = ctx.runScheduled;
+  if (runScheduled) {
+    ctx.say(`waiting for the hold to run out at ${expiresAt}`);
+    await sleep(Math.max(0, remainingMs) + 50);
+    await runScheduled(worker);
+    return { eventWithinMs: EVENT_WAIT_MS };
+  }
+  const periodMs = schedulePeriodMs(worker);
+  const eventWithinMs = periodMs + SCHEDULE_SLACK_MS;
+  ctx.say(
+    `waiting for the hold to run out at ${expiresAt}, then for ${worker}, which runs every ${periodMs === 60_000 ? 'minute' : `${periodMs / 60_000} minutes`}: up to ${Math.round((Math.max(0, remainingMs) + eventWithinMs) / 1000)} s`,
+  );
   await sleep(Math.max(0, remainingMs) + 50);
-  await ctx.runScheduled?.(worker);
+  return { eventWithinMs };
+}
+
+/** How often the platform runs a scheduled worker (shared/workers.ts, which the embedded platform's scheduler follows). */
+function schedulePeriodMs(worker: string): number {
+  const trigger = workers.find((w) => w.name === worker)?.trigger;
+  if (trigger?.kind !== 'schedule') throw new Error(`${worker} is no scheduled worker`);
+  return trigger.rateMinutes * 60_000;
 }
 
 /** A trigger that cannot fire its event here, with the reason in words for the person. */

@@ -8,9 +8,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  *
  * Outgoing webhooks are also signed as Standard Webhooks define it (standardwebhooks.com):
  * `webhook-signature: v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, one
- * space-separated entry per live secret. Both schemes use the same HMAC key: the bytes of the
- * secret as shown (`whsec_…`, ASCII). A Standard Webhooks verifier takes a secret in its own
- * format, `whsec_<base64 of the key bytes>`: `standardWebhooksSecret` writes it.
+ * space-separated entry per live secret. Its key is what a Standard Webhooks verifier (the
+ * `standardwebhooks` and `svix` packages) takes from a `whsec_` secret: the bytes its base64 stands
+ * for (`standardWebhookKey`). A secret is `whsec_` + standard base64 of 32 random bytes, so the one
+ * string works as shown with both kinds of verifier. Secrets issued before were `whsec_` +
+ * base64url (43 characters, never a multiple of 4 long), which those verifiers refuse: their
+ * `webhook-signature` stays keyed by the secret's text, as it always was.
  */
 
 export const SIGNATURE_VERSION = 'v1';
@@ -31,12 +34,27 @@ export function signPayloadWith(secrets: readonly string[], rawBody: string | Bu
 /** The `webhook-signature` value of Standard Webhooks: `v1,<base64>` per secret, space-separated. */
 export function signStandardWebhook(secrets: readonly string[], messageId: string, timestampSeconds: number, rawBody: string | Buffer): string {
   return secrets
-    .map((secret) => `v1,${createHmac('sha256', secret).update(`${messageId}.${timestampSeconds}.`).update(rawBody).digest('base64')}`)
+    .map((secret) => `v1,${createHmac('sha256', standardWebhookKey(secret)).update(`${messageId}.${timestampSeconds}.`).update(rawBody).digest('base64')}`)
     .join(' ');
 }
 
-/** Our secret in the Standard Webhooks format: `whsec_` and the base64 of the HMAC key's bytes. */
-export const standardWebhooksSecret = (secret: string): string => `whsec_${Buffer.from(secret, 'utf8').toString('base64')}`;
+const STANDARD_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * The HMAC key of `webhook-signature` for a secret: the bytes of a `whsec_<standard base64>`
+ * secret, as a Standard Webhooks verifier decodes it; for any other secret (one issued before, in
+ * base64url and 43 characters long), its text, which is what signed its deliveries until now.
+ */
+export function standardWebhookKey(secret: string): Buffer {
+  const encoded = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : '';
+  return encoded.length > 0 && STANDARD_BASE64.test(encoded) ? Buffer.from(encoded, 'base64') : Buffer.from(secret, 'utf8');
+}
+
+/**
+ * A secret in the Standard Webhooks format: `whsec_` and the base64 of its `webhook-signature` key.
+ * For a secret issued now, the secret itself; for one issued before, the base64 of its text.
+ */
+export const standardWebhooksSecret = (secret: string): string => `whsec_${standardWebhookKey(secret).toString('base64')}`;
 
 export type SignatureCheck = { ok: true; timestamp: number } | { ok: false; reason: 'malformed' | 'stale' | 'mismatch' };
 

@@ -6,7 +6,7 @@ import { accountItem, getAccount } from './accounts';
 import { ledgerKeys } from './keys';
 import { shardsOf } from './records';
 import type { Account } from './schemas';
-import { newShardItems, sweepShards } from './shards';
+import { newShardItems, readShards, sweepShards } from './shards';
 
 /**
  * Changes to an account: its floor, its status (on every shard too) and its shard count (raised
@@ -27,25 +27,33 @@ export async function updateAccount(context: LedgerContext, consumerId: string, 
     const now = context.deps.clock.now();
     // A floor or a close is judged on the own item alone: what the shards hold moves there first.
     if (shards > 1 && (patch.floor !== undefined || patch.status === 'closed')) await sweepShards(context.deps, accountId, shards, now);
-    const items = changeItems(context, ledgerId, current, patch, now);
+    // Which shard items exist below the count the change leaves: none on an account raised from one
+    // shard, and any an earlier raise failed to create (it began at shard 1) is created now.
+    const count = Math.max(shards, patch.shards ?? 1);
+    const present = (await readShards(context.deps, accountId, count)).map((item) => item !== undefined);
+    const change = changeItems(context, ledgerId, current, patch, present, now);
     try {
-      await transact(context.deps, items);
+      await transact(context.deps, change.items);
       return await getAccount(context, consumerId, ledgerId, accountId);
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
-      const refusal = await refusalOf(context, accountId, patch, current, error);
+      const refusal = await refusalOf(context, accountId, patch, current, error, change.creations);
       if (refusal) throw refusal;
       if (attempt >= ATTEMPTS) throw new AppError('service_unavailable', 'The account kept changing under this request; retry it.');
     }
   }
 }
 
-/** The own item's update, each existing shard's status, and new shards with the sweep's marker. */
-function changeItems(context: LedgerContext, ledgerId: string, current: Record<string, unknown>, patch: Patch, now: Date): TransactItem[] {
+/**
+ * The own item's update, each existing shard's status, and every missing shard below the count
+ * (with the sweep's marker). `creations`: the indexes of the shard items it creates.
+ */
+function changeItems(context: LedgerContext, ledgerId: string, current: Record<string, unknown>, patch: Patch, present: readonly boolean[], now: Date): { items: TransactItem[]; creations: Set<number> } {
   const table = context.deps.table;
   const accountId = String(current.id);
   const shards = shardsOf(current);
   const raised = patch.shards !== undefined && patch.shards > shards ? patch.shards : undefined;
+  const missing = present.flatMap((there, shard) => (there ? [] : [shard]));
   const stamp = now.toISOString();
   const sets = ['updated_at = :now'];
   const conditions = ['#status <> :closed', 'ledger_id = :ledger'];
@@ -68,9 +76,11 @@ function changeItems(context: LedgerContext, ledgerId: string, current: Record<s
   if (raised !== undefined) {
     sets.push('shards = :shards');
     values[':shards'] = raised;
-    values[':was'] = shards;
-    // New shards take the status read: it must still hold, as must the count they extend.
-    conditions.push('(attribute_not_exists(shards) OR shards = :was)', '#status = :seen');
+  }
+  if (missing.length > 0) {
+    // New shards take the status read: it must still hold, as must the count they fill.
+    conditions.push(shards > 1 ? 'shards = :was' : 'attribute_not_exists(shards)', '#status = :seen');
+    if (shards > 1) values[':was'] = shards;
     values[':seen'] = current.status;
   }
   const items: TransactItem[] = [
@@ -86,9 +96,10 @@ function changeItems(context: LedgerContext, ledgerId: string, current: Record<s
       },
     },
   ];
-  if (patch.status !== undefined && shards > 1) {
-    for (let shard = 0; shard < shards; shard += 1) {
-      const closing = patch.status === 'closed';
+  if (patch.status !== undefined) {
+    const closing = patch.status === 'closed';
+    for (let shard = 0; shard < present.length; shard += 1) {
+      if (!present[shard]) continue;
       items.push({
         Update: {
           TableName: table,
@@ -102,17 +113,22 @@ function changeItems(context: LedgerContext, ledgerId: string, current: Record<s
       });
     }
   }
-  if (raised !== undefined) {
-    items.push(...newShardItems(table, { id: accountId, ledger_id: ledgerId, status }, { from: shards, to: raised }, stamp));
+  const creations = new Set<number>();
+  if (missing.length > 0) {
+    const first = items.length;
+    items.push(...newShardItems(table, { id: accountId, ledger_id: ledgerId, status }, { create: missing, count: present.length }, stamp));
+    missing.forEach((_, k) => creations.add(first + k));
   }
-  return items;
+  return { items, creations };
 }
 
 /** Why a change was refused, or undefined when the read it was built on went stale (try again). */
-async function refusalOf(context: LedgerContext, accountId: string, patch: Patch, read: Record<string, unknown>, error: ConditionsFailed): Promise<AppError | undefined> {
+async function refusalOf(context: LedgerContext, accountId: string, patch: Patch, read: Record<string, unknown>, error: ConditionsFailed, creations: ReadonlySet<number>): Promise<AppError | undefined> {
   const item = await getItem(context.deps, ledgerKeys.account(accountId));
   if (item?.status === 'closed') return new AppError('account_closed', 'A closed account cannot change.');
   if (item && (shardsOf(item) !== shardsOf(read) || item.status !== read.status)) return undefined;
+  // A shard this change meant to create was created by another one first: read again.
+  if (error.indexes.some((index) => creations.has(index))) return undefined;
   if (patch.status === 'closed') return new AppError('invalid', 'Only an account with nothing posted or pending can be closed.');
   if (error.indexes.some((index) => index > 0)) return undefined;
   return new AppError('insufficient_funds', 'The available balance is below the requested floor.');

@@ -9,7 +9,7 @@ import type { IdempotencyContext } from './idempotency';
 import { ledgerKeys } from './keys';
 import { shardsOf, toAccount, toEntry, type Item } from './records';
 import type { Account, Entry } from './schemas';
-import { newShardItems, readShards } from './shards';
+import { newShardItems, readShards, shardRange } from './shards';
 
 /** Accounts: opening, reading, entries (refusals documented on LedgerService; changes: ./account-changes.ts). */
 
@@ -63,7 +63,7 @@ export async function openAccount(
       },
     ];
     // A sharded account opens with all its shards, so every credit finds its shard's status there.
-    if (shards > 1) items.push(...newShardItems(table, item, { from: 0, to: shards }, stamp));
+    if (shards > 1) items.push(...newShardItems(table, item, { create: shardRange(shards), count: shards }, stamp));
     return {
       items,
       roles: items.map((_, index) => (index === 1 ? { kind: 'unique' as const } : { kind: 'record' as const })),

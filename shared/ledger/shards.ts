@@ -54,17 +54,21 @@ const shardItem = (account: { id: string; ledger_id: string; status: string }, s
 });
 
 /**
- * The writes that give an account shards `from` up to `to` (its own item at `to` shards already, or
- * in the same transaction), and the sweep's list entry saying how many it has.
+ * The writes that create the shard items `create` of an account with `count` shards (its own item at
+ * `count` already, or in the same transaction), each only if it is not there yet, and the sweep's
+ * list entry saying how many it has. Every shard below `count` must exist: a credit may land on any.
  */
-export function newShardItems(table: string, account: { id: string; ledger_id: string; status: string }, shards: { from: number; to: number }, stamp: string): TransactItem[] {
+export function newShardItems(table: string, account: { id: string; ledger_id: string; status: string }, shards: { create: readonly number[]; count: number }, stamp: string): TransactItem[] {
   return [
-    ...Array.from({ length: shards.to - shards.from }, (_, k) => ({
-      Put: { TableName: table, Item: shardItem(account, shards.from + k, stamp), ConditionExpression: 'attribute_not_exists(pk)' },
+    ...shards.create.map((shard) => ({
+      Put: { TableName: table, Item: shardItem(account, shard, stamp), ConditionExpression: 'attribute_not_exists(pk)' },
     })),
-    { Put: { TableName: table, Item: markerItem(account, shards.to) } },
+    { Put: { TableName: table, Item: markerItem(account, shards.count) } },
   ];
 }
+
+/** Shards 0 up to `count`, in order. */
+export const shardRange = (count: number): number[] => Array.from({ length: count }, (_, k) => k);
 
 /** The sweep's list entry for an account: where to find it and how many shards it has. */
 const markerItem = (account: { id: string; ledger_id: string }, shards: number): Item => ({

@@ -129,6 +129,30 @@ describe('postings over HTTP', () => {
     }
   });
 
+  it('raises an account from one shard to four like one opened with four: every credit lands, it freezes, unfreezes and closes', async () => {
+    const source = await open({ floor: null });
+    const merchant = await open({ owner_type: 'merchant', purpose: 'settlement' });
+    // Credited first by a process that has not read the account yet (one that has spreads over the shards it remembers: none).
+    expect((await api('PATCH', `${L()}/accounts/${merchant.id}`, { body: { shards: 4 } })).body).toMatchObject({ shards: 4, version: 1 });
+
+    // Each transaction picks its shard: 31 of them reach all four, shard 0 included.
+    const credits = await Promise.all(Array.from({ length: 31 }, () => post([leg(source.id, 'debit', 1), leg(merchant.id, 'credit', 1)])));
+    expect(credits.map((c) => c.status)).toEqual(Array(31).fill(201));
+    expect((await api('GET', `${L()}/accounts/${merchant.id}`)).body.balance).toMatchObject({ posted: 31, available: 31 });
+
+    const frozen = await api('PATCH', `${L()}/accounts/${merchant.id}`, { body: { status: 'frozen' } });
+    expect(frozen.status).toBe(200);
+    expect(frozen.body.status).toBe('frozen');
+    const refused = await Promise.all(Array.from({ length: 12 }, () => post([leg(source.id, 'debit', 1), leg(merchant.id, 'credit', 1)])));
+    expect(refused.map((r) => r.body.code)).toEqual(Array(12).fill('account_frozen'));
+    expect((await api('PATCH', `${L()}/accounts/${merchant.id}`, { body: { status: 'active' } })).body.status).toBe('active');
+
+    expect((await post([leg(merchant.id, 'debit', 31), leg(source.id, 'credit', 31)])).status).toBe(201);
+    const closed = await api('PATCH', `${L()}/accounts/${merchant.id}`, { body: { status: 'closed' } });
+    expect(closed.status).toBe(200);
+    expect(closed.body).toMatchObject({ status: 'closed', shards: 4, balance: { posted: 0 } });
+  });
+
   it('reserves, posts a part, refuses posting more than reserved, and voids', async () => {
     const source = await open({ floor: null });
     const payer = await open();

@@ -139,3 +139,38 @@ describe('npm run trigger', () => {
     expect(event.type).toBe(type);
   });
 });
+
+describe('npm run trigger, where the platform differs from the defaults', () => {
+  it('fires subscription.retry_scheduled when the tenant charges a p2p fee', async () => {
+    const plan = await ok(ctx.wallet.GET('/v1/fee_plan'));
+    await ok(ctx.wallet.PUT('/v1/fee_plan', { body: { p2p: { bps: 150, flat: 10, min_fee: 10, max_fee: 500 } } }));
+    try {
+      expect((await triggerEvent(ctx, 'subscription.retry_scheduled')).type).toBe('subscription.retry_scheduled');
+    } finally {
+      await ok(ctx.wallet.PUT('/v1/fee_plan', { body: { p2p: plan.fees.p2p } }));
+    }
+  });
+
+  it('waits for the expiry workers on their minute schedule when it cannot run them, and says so', async () => {
+    // The test plays the schedule: its own timers stop, and it runs the workers once, 20 s after
+    // the trigger starts waiting for them (a minute's schedule may take up to 60 s).
+    await platform.scheduler.stop();
+    const lines: string[] = [];
+    const asCli: TriggerContext = { wallet: ctx.wallet, currency: ctx.currency, say: (line) => lines.push(line) };
+    const tick = (async () => {
+      await waitFor('both triggers waiting for the workers', () => (lines.filter((line) => /every minute/.test(line)).length >= 2 ? true : undefined), 60_000);
+      await new Promise((r) => setTimeout(r, 20_000));
+      await platform.scheduler.run('paymentsExpireHolds');
+      await platform.scheduler.run('ordersExpire');
+    })();
+    const [payment, order] = await Promise.all([triggerEvent(asCli, 'payment.expired'), triggerEvent(asCli, 'order.expired'), tick]);
+    expect(payment).toMatchObject({ type: 'payment.expired' });
+    expect(order).toMatchObject({ type: 'order.expired' });
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/then for paymentsExpireHolds, which runs every minute: up to \d+ s$/),
+        expect.stringMatching(/then for ordersExpire, which runs every minute: up to \d+ s$/),
+      ]),
+    );
+  }, 120_000);
+});

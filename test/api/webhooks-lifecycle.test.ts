@@ -3,11 +3,12 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Platform } from '../../local/platform';
 import { ManualClock } from '../../shared/kernel/clock';
+import { randomBytes } from 'node:crypto';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
 import { webhookKeys } from '../../shared/wallet/webhooks/keys';
-import { QueryCommand } from '../../shared/aws/dynamodb';
+import { QueryCommand, UpdateCommand } from '../../shared/aws/dynamodb';
 import { localDocumentClient } from '../../local/dynamodb';
 import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken } from '../support/credentials';
@@ -32,11 +33,12 @@ let platform: Platform;
 let base: string;
 const api = apiClient(() => base);
 let receiver: Receiver;
-/** Tenant A: most tests; B: another tenant's view; C: the outage, alone with its endpoints. */
+/** Tenant A: most tests; B: another tenant's view; C: the outage, alone with its endpoints; D: ordered recovery. */
 let keyA: string;
 let readKeyA: string;
 let keyB: string;
 let keyC: string;
+let keyD: string;
 let clientA: string;
 let merchantA: string;
 let merchantB: string;
@@ -59,11 +61,12 @@ beforeAll(async () => {
     expect(result.status, result.text).toBe(201);
     return result.body.id as string;
   };
-  const [a, b, c] = [await tenant('A'), await tenant('B'), await tenant('C')];
+  const [a, b, c, d] = [await tenant('A'), await tenant('B'), await tenant('C'), await tenant('D')];
   keyA = await apiKeyFor(platform, a, [...TENANT_SCOPES]);
   readKeyA = await apiKeyFor(platform, a, ['webhooks:read']);
   keyB = await apiKeyFor(platform, b, [...TENANT_SCOPES]);
   keyC = await apiKeyFor(platform, c, [...TENANT_SCOPES]);
+  keyD = await apiKeyFor(platform, d, [...TENANT_SCOPES]);
   clientA = (await clientOf(base, keyA)).id;
   const clientB = (await clientOf(base, keyA)).id;
   merchantA = await apiKeyFor(platform, a, ['webhooks:manage'], { clientId: clientA });
@@ -153,7 +156,7 @@ describe('Standard Webhooks alongside X-Wallet-Signature', () => {
   it('signs every attempt so that the standardwebhooks package, stripe and verifyWebhook accept it, with webhook-id the event id', async () => {
     const endpoint = await register('/standard', { event_filters: ['fee_plan.set'] });
     receiver.route('/standard', { script: [500] });
-    expect(endpoint.standard_webhooks_secret).toBe(`whsec_${Buffer.from(endpoint.secret).toString('base64')}`);
+    expect(endpoint.standard_webhooks_secret).toBe(endpoint.secret);
     const eventId = await changeFeePlan();
     await deliveredTo('/standard', eventId);
     await advance(60);
@@ -164,15 +167,61 @@ describe('Standard Webhooks alongside X-Wallet-Signature', () => {
       expect(request.headers['x-wallet-event-id']).toBe(eventId);
       expect(request.headers['webhook-timestamp']).toBe(/t=(\d+)/.exec(signatureOf(request))![1]);
       expect(request.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
-      // The reference verifier, with the secret in its own format and with ours as raw key bytes.
-      expect(verifiedByStandardWebhooks(request, endpoint.standard_webhooks_secret)).toMatchObject({ id: eventId, type: 'fee_plan.set' });
-      expect(verifiedByStandardWebhooks(request, endpoint.secret, { format: 'raw' })).toMatchObject({ id: eventId });
+      // The reference verifier, with the secret as shown.
+      expect(verifiedByStandardWebhooks(request, endpoint.secret)).toMatchObject({ id: eventId, type: 'fee_plan.set' });
       expect(() => verifiedByStripe(request, endpoint.secret)).not.toThrow();
       expect(verifyWebhook(request.body, signatureOf(request), endpoint.secret, { now: clock.now() }).ok).toBe(true);
       expect(() => verifiedByStandardWebhooks(request, `whsec_${Buffer.from('whsec_other').toString('base64')}`)).toThrow(/No matching signature/);
     }
     // Retries carry the same webhook-id (receivers deduplicate on it) and a new timestamp.
     expect(requests[1]!.headers['webhook-timestamp']).not.toBe(requests[0]!.headers['webhook-timestamp']);
+  });
+});
+
+describe('one secret for every verifier', () => {
+  it('shows a secret that standardwebhooks takes as shown for webhook-signature and stripe for X-Wallet-Signature', async () => {
+    const endpoint = await register('/one-secret', { event_filters: ['fee_plan.set'] });
+    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(endpoint.secret.slice('whsec_'.length), 'base64')).toHaveLength(32);
+    // Deprecated: the same string.
+    expect(endpoint.standard_webhooks_secret).toBe(endpoint.secret);
+    const eventId = await changeFeePlan();
+    const [request] = await deliveredTo('/one-secret', eventId);
+
+    expect(verifiedByStandardWebhooks(request!, endpoint.secret)).toMatchObject({ id: eventId, type: 'fee_plan.set' });
+    expect(stripe.webhooks.constructEvent(request!.body, signatureOf(request!), endpoint.secret, 300, undefined, clock.now().getTime())).toMatchObject({ id: eventId });
+    expect(verifyWebhook(request!.body, signatureOf(request!), endpoint.secret, { now: clock.now() }).ok).toBe(true);
+    // webhook-signature is keyed by the decoded bytes, not the text: no raw-format verifier matches it.
+    expect(() => verifiedByStandardWebhooks(request!, endpoint.secret, { format: 'raw' })).toThrow(/No matching signature/);
+  });
+
+  it('keeps signing an endpoint created before (a base64url secret) as it did, and rotates it to a secret of the new form', async () => {
+    const endpoint = await register('/legacy-secret', { event_filters: ['fee_plan.set'] });
+    // The secret as endpoints were issued before: whsec_ + base64url of 32 bytes (43 characters).
+    const legacy = `whsec_${randomBytes(32).toString('base64url')}`;
+    const legacyStandard = `whsec_${Buffer.from(legacy).toString('base64')}`;
+    await localDocumentClient(platform.dynamodbEndpoint).send(
+      new UpdateCommand({ TableName: platform.tables.wallet.name, Key: webhookKeys.endpoint(endpoint.id), UpdateExpression: 'SET secret = :legacy', ExpressionAttributeValues: { ':legacy': legacy } }),
+    );
+    const before = await changeFeePlan();
+    const [old] = await deliveredTo('/legacy-secret', before);
+    // What its integrator holds keeps working: the secret for X-Wallet-Signature, the
+    // standard_webhooks_secret it was shown (or the secret as raw bytes) for webhook-signature.
+    expect(stripe.webhooks.constructEvent(old!.body, signatureOf(old!), legacy, 300, undefined, clock.now().getTime())).toMatchObject({ id: before });
+    expect(verifiedByStandardWebhooks(old!, legacyStandard)).toMatchObject({ id: before });
+    expect(verifiedByStandardWebhooks(old!, legacy, { format: 'raw' })).toMatchObject({ id: before });
+
+    const rotated = await api('POST', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, { token: keyA, key: uuidv7(), body: { overlap_seconds: 3_600 } });
+    expect(rotated.status, rotated.text).toBe(200);
+    const next = rotated.body as Created;
+    expect(next.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(next.standard_webhooks_secret).toBe(next.secret);
+    const during = await changeFeePlan();
+    const [overlapping] = await deliveredTo('/legacy-secret', during);
+    // Each secret verifies on its own during the overlap, each in the form its integrator has.
+    expect(verifiedByStandardWebhooks(overlapping!, next.secret)).toMatchObject({ id: during });
+    expect(verifiedByStandardWebhooks(overlapping!, legacyStandard)).toMatchObject({ id: during });
+    for (const secret of [next.secret, legacy]) expect(() => verifiedByStripe(overlapping!, secret)).not.toThrow();
   });
 });
 
@@ -194,7 +243,7 @@ describe('secret rotation', () => {
     expect(rotated.status, rotated.text).toBe(200);
     const next = rotated.body as Created & { previous_secret_expires_at: string };
     expect(next.id).toBe(created.id);
-    expect(next.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(next.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(next.secret).not.toBe(created.secret);
     expect(next.previous_secret_expires_at).toBe(new Date(clock.now().getTime() + 3_600_000).toISOString());
     // A retry answers the same secret: it does not rotate twice. Another body under the key is refused.
@@ -405,6 +454,107 @@ describe('disabling and recovery', () => {
     expect(quiet.body).toMatchObject({ attempts: 0, successes: 0, failures: 0, latency_ms: { p50: null, p99: null } });
     expectProblem(await api('GET', `/v1/webhook_endpoints/${outage.id}/stats`, { token: keyA }), 'not_found');
   }, 120_000);
+
+  it('sends recovered events one at a time, oldest first, across recoveries, a failing one holding the next through its retry', async () => {
+    const endpoint = await register('/ordered', { event_filters: ['fee_plan.set'] }, keyD);
+    receiver.route('/ordered', { thenStatus: 410 });
+    const start = clock.now();
+    const events = [await changeFeePlan(keyD)];
+    await deliveredTo('/ordered', events[0]);
+    await until(async () => (await endpointNamed(endpoint.id, keyD)).status === 'disabled', 15_000, 'disabled by the 410');
+    // Kept while disabled: skipped deliveries, created a second apart.
+    for (let i = 0; i < 4; i += 1) {
+      clock.advance(1_000);
+      events.push(await changeFeePlan(keyD));
+    }
+    clock.advance(1_000);
+    await settle();
+    expect(received('/ordered')).toHaveLength(1);
+
+    // Back, slow to answer, and failing the first recovered attempt once.
+    receiver.route('/ordered', { script: [500], thenStatus: 200, delayMs: 100 });
+    // Two windows, the second recovered while the first is still going: it extends the same chain.
+    const recover = async (body: { since: string; until?: string }) => {
+      const recovered = await api('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { token: keyD, body });
+      expect(recovered.status, recovered.text).toBe(200);
+      return recovered.body.queued as number;
+    };
+    const middle = new Date(start.getTime() + 3_000).toISOString();
+    expect(await recover({ since: new Date(start.getTime() - 60_000).toISOString(), until: middle })).toBe(3);
+    expect(await recover({ since: middle })).toBe(2);
+    const sent = () => received('/ordered').slice(1);
+    await until(
+      async () => {
+        await settle();
+        return sent().length >= 1;
+      },
+      15_000,
+      'the oldest recovered event sent',
+    );
+    // Its retry is due in 60 s: nothing newer goes before it.
+    for (let i = 0; i < 3; i += 1) await settle();
+    expect(sent().map((r) => r.headers['webhook-id'])).toEqual([events[0]]);
+
+    await advance(60);
+    await until(
+      async () => {
+        await settle();
+        return sent().length >= events.length + 1;
+      },
+      20_000,
+      'every recovered event delivered',
+    );
+    await settle();
+    expect(sent().map((r) => r.headers['webhook-id'])).toEqual([events[0], ...events]);
+    expect(sent().map((r) => r.inFlight)).toEqual(Array(events.length + 1).fill(1));
+  }, 60_000);
+
+  it('returns the rest of a recovery to the recovery index when a recovered event disables the endpoint again, for the next recovery', async () => {
+    const endpoint = await register('/ordered-gone', { event_filters: ['fee_plan.set'] }, keyD);
+    receiver.route('/ordered-gone', { thenStatus: 410 });
+    const start = clock.now();
+    const events = [await changeFeePlan(keyD)];
+    await deliveredTo('/ordered-gone', events[0]);
+    await until(async () => (await endpointNamed(endpoint.id, keyD)).status === 'disabled', 15_000, 'disabled by the 410');
+    for (let i = 0; i < 3; i += 1) {
+      clock.advance(1_000);
+      events.push(await changeFeePlan(keyD));
+    }
+    clock.advance(1_000);
+    await settle();
+
+    // The second recovered event is answered 410 again: the two after it are not sent, but kept.
+    receiver.route('/ordered-gone', { script: [200, 410], thenStatus: 200 });
+    const recover = async () => {
+      const recovered = await api('POST', `/v1/webhook_endpoints/${endpoint.id}/recover`, { token: keyD, body: { since: new Date(start.getTime() - 60_000).toISOString() } });
+      expect(recovered.status, recovered.text).toBe(200);
+      return recovered.body.queued as number;
+    };
+    expect(await recover()).toBe(4);
+    const sent = () => received('/ordered-gone').slice(1).map((r) => r.headers['webhook-id']);
+    await until(
+      async () => {
+        await settle();
+        return sent().length >= 2 && (await endpointNamed(endpoint.id, keyD)).status === 'disabled';
+      },
+      15_000,
+      'two recovered events sent, the endpoint disabled again',
+    );
+    for (let i = 0; i < 3; i += 1) await settle();
+    expect(sent()).toEqual(events.slice(0, 2));
+
+    expect(await recover()).toBe(3);
+    await until(
+      async () => {
+        await settle();
+        return sent().length >= 5;
+      },
+      15_000,
+      'the rest recovered',
+    );
+    await settle();
+    expect(sent()).toEqual([...events.slice(0, 2), ...events.slice(1)]);
+  }, 60_000);
 
   it("recovers a merchant's endpoint under its client path, and answers a deleted endpoint with 404", async () => {
     const endpoint = await register('/merchant-recovering', { event_filters: ['order.*'] }, merchantA, `/v1/clients/${clientA}/webhook_endpoints`);

@@ -145,7 +145,7 @@ describe('endpoints', () => {
   it('registers an endpoint whose secret is shown once and never listed', async () => {
     const created = await register('/listed', { event_filters: ['topup.*', 'transfer.completed', 'topup.*'], description: 'ops' });
     expect(created).toMatchObject({ url: receiver.route('/listed'), event_filters: ['topup.*', 'transfer.completed'], description: 'ops', status: 'active', livemode: false });
-    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(created.client_id).toBeUndefined();
     // An endpoint without filters receives everything: event_filters is absent, never null.
     const everything = await register('/everything');

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { getItem, getItems } from '../../shared/aws/store';
+import { getItem, getItems, transact } from '../../shared/aws/store';
 import { AppError } from '../../shared/kernel/errors';
 import { ledgerKeys } from '../../shared/ledger/keys';
 import type { Entry } from '../../shared/ledger/schemas';
@@ -163,6 +163,20 @@ describe('sharded accounts', () => {
     expect((await allEntries(account.id, 5)).length).toBe(17);
     await expect(f.service.updateAccount(f.consumerId, f.ledgerId, account.id, { shards: 2 })).rejects.toMatchObject({ code: 'invalid' });
     await expect(f.service.listEntries(f.consumerId, f.ledgerId, account.id, Buffer.from(JSON.stringify({ l: 'entries', o: account.id, p: { s: 'ACCOUNT' } })).toString('base64url'), 2)).rejects.toBeInstanceOf(AppError);
+  });
+
+  it('creates the shard an earlier raise left out (it began at shard 1) on the next change, so a freeze answers', async () => {
+    const source = await f.open({ floor: null });
+    const merchant = await f.open({ owner_type: 'merchant', purpose: 'settlement', shards: 4 });
+    // As a raise from one shard used to leave it: shards 1..3 and the count, no shard 0.
+    await transact(f, [{ Delete: { TableName: f.table, Key: ledgerKeys.accountShard(merchant.id, 0) } }]);
+
+    const frozen = await f.service.updateAccount(f.consumerId, f.ledgerId, merchant.id, { status: 'frozen' });
+    expect(frozen.status).toBe('frozen');
+    expect((await shardItems(merchant.id, 4)).map((shard) => shard?.status)).toEqual(Array(4).fill('frozen'));
+    await f.service.updateAccount(f.consumerId, f.ledgerId, merchant.id, { status: 'active' });
+    const credits = await Promise.all(Array.from({ length: 16 }, () => f.transfer(source.id, merchant.id, 1)));
+    expect(credits.map((c) => c.status)).toEqual(Array(16).fill(201));
   });
 
   it('replays a posting that credited a shard byte for byte', async () => {

@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 /**
  * A real webhook receiver on loopback (127.0.0.1, a free port) for the webhook tests. Each path is
  * its own receiver: it answers from a script of statuses, each with headers if given (then
- * `thenStatus`, default 200), or hangs without answering, and records every request with its raw
- * body. Calling `route` again for a path changes how it answers from then on.
+ * `thenStatus`, default 200), after `delayMs` if given, or hangs without answering, and records
+ * every request with its raw body and how many of the path's requests were open when it came. Calling `route` again for a path changes how it answers from then on.
  */
 
 /** A status, or a status with response headers (Retry-After, Location). */
@@ -16,12 +16,15 @@ export interface ReceivedRequest {
   method: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** Requests to this path unanswered when it arrived, itself included. */
+  inFlight: number;
 }
 
 interface Behaviour {
   script: ScriptedAnswer[];
   thenStatus: number;
   hang: boolean;
+  delayMs: number;
 }
 
 export interface Receiver {
@@ -29,7 +32,7 @@ export interface Receiver {
   base: string;
   port: number;
   /** A receiver path answering `script` in order, then `thenStatus`. */
-  route(path: string, options?: { script?: ScriptedAnswer[]; thenStatus?: number; hang?: boolean }): string;
+  route(path: string, options?: { script?: ScriptedAnswer[]; thenStatus?: number; hang?: boolean; delayMs?: number }): string;
   requests(path: string): ReceivedRequest[];
   all(): ReceivedRequest[];
   close(): Promise<void>;
@@ -38,18 +41,24 @@ export interface Receiver {
 export async function startReceiver(): Promise<Receiver> {
   const behaviours = new Map<string, Behaviour>();
   const received: ReceivedRequest[] = [];
+  const open = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const path = (req.url ?? '/').split('?')[0]!;
-      received.push({ path, method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      const inFlight = (open.get(path) ?? 0) + 1;
+      open.set(path, inFlight);
+      received.push({ path, method: req.method ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), inFlight });
       const behaviour = behaviours.get(path);
       if (behaviour?.hang) return;
       const answer = behaviour ? (behaviour.script.shift() ?? behaviour.thenStatus) : 404;
       const { status, headers = {} } = typeof answer === 'number' ? { status: answer } : answer;
-      res.writeHead(status, { 'content-type': 'text/plain', ...headers });
-      res.end(status >= 200 && status < 300 ? 'accepted' : 'not now');
+      setTimeout(() => {
+        open.set(path, (open.get(path) ?? 1) - 1);
+        res.writeHead(status, { 'content-type': 'text/plain', ...headers });
+        res.end(status >= 200 && status < 300 ? 'accepted' : 'not now');
+      }, behaviour?.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -59,7 +68,7 @@ export async function startReceiver(): Promise<Receiver> {
     base,
     port,
     route(path, options = {}) {
-      behaviours.set(path, { script: [...(options.script ?? [])], thenStatus: options.thenStatus ?? 200, hang: options.hang ?? false });
+      behaviours.set(path, { script: [...(options.script ?? [])], thenStatus: options.thenStatus ?? 200, hang: options.hang ?? false, delayMs: options.delayMs ?? 0 });
       return `${base}${path}`;
     },
     requests: (path) => received.filter((r) => r.path === path),

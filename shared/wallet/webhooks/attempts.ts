@@ -19,6 +19,7 @@ import { ownerOf, type EndpointRecord } from './endpoints';
 import { recordAttemptHealth, type HealthRecord } from './health';
 import { postWebhook, type PostOutcome, type WebhookHttp } from './http';
 import { webhookKeys } from './keys';
+import { mayBeChained, releaseNext } from './recovery-chain';
 import type { DeliveryAttempt } from './schemas';
 import { deliveryHeaders, forgetExpiredSecret, signingSecrets } from './signing';
 
@@ -33,6 +34,8 @@ import { deliveryHeaders, forgetExpiredSecret, signingSecrets } from './signing'
  *  - 429 or 503 with Retry-After (seconds or an HTTP date): the next attempt waits at least that
  *    long, at most MAX_RETRY_AFTER_SECONDS, within the same 12 attempts;
  *  - anything else that is not 2xx (3xx included: redirects are never followed): the schedule.
+ * A recovered delivery that ends (delivered, given up, or stopped) releases the next recovered
+ * event of its endpoint (./recovery-chain.ts).
  */
 
 export interface DeliveryDeps extends StoreDeps {
@@ -78,7 +81,13 @@ export async function processDeliveryMessage(deps: DeliveryDeps, message: Delive
   const key = webhookKeys.delivery(message.event_id, message.endpoint_id, message.redelivery_id);
   const { delivery, endpoint, event, health } = await readAttemptState(deps, key, message);
   // A message of an earlier round (before a recovery armed the delivery again) is stale.
-  if (!delivery || delivery.status !== 'pending' || (delivery.round ?? 0) !== (message.round ?? 0)) return 'skipped';
+  if (!delivery || delivery.status !== 'pending' || (delivery.round ?? 0) !== (message.round ?? 0)) {
+    // A recovered delivery that ended, whose worker may have died before releasing the next: release it.
+    if (delivery && delivery.status !== 'pending' && (delivery.round ?? 0) === (message.round ?? 0) && mayBeChained(delivery)) await releaseNext(deps, delivery);
+    return 'skipped';
+  }
+  // Still waiting for the recovered event before it: its release queues it.
+  if (delivery.awaiting) return 'skipped';
   if (delivery.attempts_made >= message.attempt) {
     // A duplicate message, or the one whose worker recorded the attempt but crashed before
     // scheduling the next: finish that hand-over.
@@ -133,6 +142,8 @@ export async function processDeliveryMessage(deps: DeliveryDeps, message: Delive
   };
   if (!(await recordAttempt(deps, delivery, attempt, { status, claim, now }))) return 'skipped';
   await recordAttemptHealth(deps, endpoint, health, { ok: outcome.ok, gone, attempt: message.attempt, durationMs: outcome.durationMs, at: now });
+  // After the health update, so a 410 has disabled the endpoint before the next recovered event is tried.
+  if (status !== 'pending' && mayBeChained(delivery)) await releaseNext(deps, delivery);
   if (outcome.ok) return 'delivered';
   if (next === null || nextAt === null) return 'gave_up';
   await enqueueAttempt(deps, { ...delivery, attempts_made: message.attempt }, next, nextAt);
@@ -246,5 +257,6 @@ async function stop<S extends 'canceled' | 'skipped'>(deps: StoreDeps, delivery:
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
   }
+  if (mayBeChained(delivery)) await releaseNext(deps, delivery);
   return status;
 }

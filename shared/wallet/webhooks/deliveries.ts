@@ -68,6 +68,10 @@ export interface DeliveryRecord {
   cancel_reason: string | null;
   claim_token?: string;
   claim_expires_ms?: number;
+  /** A recovered delivery waiting for the one before it (its key) to end (./recovery-chain.ts). */
+  awaiting?: string;
+  /** The recovered delivery that waits for this one to end (its key). */
+  chain_next?: string;
   created_at: string;
   updated_at: string;
   expires_at_epoch: number;

@@ -52,10 +52,17 @@ export interface EndpointRecord {
 export type EndpointStatus = 'active' | 'disabled' | 'deleted';
 export type DisableReason = 'gone' | 'failing';
 
-/** A new signing secret: 32 random bytes. */
-export const newSecret = (): string => `whsec_${randomBytes(32).toString('base64url')}`;
+/**
+ * A new signing secret: `whsec_` + standard base64 of 32 random bytes, the form Standard Webhooks
+ * verifiers decode (their key: the bytes), while X-Wallet-Signature is keyed by the string as shown.
+ * Secrets issued before were base64url (shared/events/signature.ts keeps signing them as before).
+ */
+export const newSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
-/** The answer that shows a secret, once: ours and the same key in the Standard Webhooks format. */
+/**
+ * The answer that shows a secret, once. `standard_webhooks_secret` (deprecated) is the same key in
+ * the Standard Webhooks format: for a secret issued now, the same string as `secret`.
+ */
 export const withSecret = (record: EndpointRecord, secret: string): EndpointWithSecret => ({
   ...publicEndpoint(record),
   secret,

@@ -35,6 +35,8 @@ export const webhookKeys = {
    */
   deliveriesOf: (endpointId: string) => `WEBHOOK_ENDPOINT#${endpointId}#DELIVERIES`,
   deliveryOrder: (eventCreatedAt: string, eventId: string) => `${eventCreatedAt}#${eventId}`,
+  /** The last delivery a recovery armed for the endpoint, which the next one armed waits for (./recovery-chain.ts). */
+  recoveryChain: (endpointId: string) => ({ pk: `WEBHOOK_ENDPOINT#${endpointId}`, sk: 'RECOVERY_CHAIN' }),
   /** The endpoint's failure streak (./health.ts), beside the endpoint in its partition. */
   health: (endpointId: string) => ({ pk: `WEBHOOK_ENDPOINT#${endpointId}`, sk: 'HEALTH' }),
   /** One hour of the endpoint's attempt counters (`hour` = `YYYY-MM-DDTHH`, UTC). */

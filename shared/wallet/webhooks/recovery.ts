@@ -1,10 +1,11 @@
 import { AppError } from '../../kernel/errors';
-import { ConditionsFailed, isConditionalCheckFailed, queryAll, transact, updateItem } from '../../aws/store';
+import { ConditionsFailed, queryAll, transact } from '../../aws/store';
 import type { Actor, StoreDeps } from '../deps';
-import { HISTORY_RETENTION_SECONDS, MAX_AUTOMATIC_ATTEMPTS, type DeliveryRecord } from './deliveries';
+import { HISTORY_RETENTION_SECONDS, type DeliveryRecord } from './deliveries';
 import { endpointAudit, liveEndpointOf, publicEndpoint, type EndpointRecord } from './endpoints';
 import { resetHealthItem } from './health';
 import { webhookKeys, type Owner } from './keys';
+import { armChain } from './recovery-chain';
 import type { RecoveryResult } from './schemas';
 
 /**
@@ -13,9 +14,10 @@ import type { RecoveryResult } from './schemas';
  * its automatic deliveries that were skipped (the endpoint was disabled) or failed (12 attempts
  * spent, or a 410), each armed again as a new round of up to 12 attempts. Arming is a
  * conditional update of the delivery (skipped or failed -> pending), so each event is queued once
- * however often, or however concurrently, the window is recovered; the relay queues each armed
- * round from the stream, as it queues manual redeliveries. Deliveries that succeeded, or are
- * still being retried, are left alone.
+ * however often, or however concurrently, the window is recovered. The armed deliveries go to the
+ * endpoint one at a time, oldest first: they are armed as a chain, each waiting for the one before
+ * it to end (./recovery-chain.ts), and the relay queues each from the stream when its turn comes.
+ * Deliveries that succeeded, or are still being retried, are left alone.
  *
  * Deliveries are read from the endpoint's own index by event time, oldest first: the work is
  * bounded by the endpoint's deliveries, never the tenant's events. One request arms at most
@@ -25,16 +27,15 @@ import type { RecoveryResult } from './schemas';
 
 export const RECOVERY_MAX_QUEUED = 500;
 export const RECOVERY_READ_BUDGET = 5_000;
-/** Arms this many deliveries at once, chunk after chunk, so they are queued roughly oldest first. */
-const ARM_CONCURRENCY = 10;
 const RECOVERABLE: readonly DeliveryRecord['status'][] = ['skipped', 'failed'];
 
 const invalid = (field: string, message: string) => new AppError('invalid_request', `${field}: ${message}`, { errors: [{ field, message }] });
 
 /**
  * Re-enables the endpoint (if disabled) and queues its undelivered events created in [since,
- * until), oldest first; audited. Refuses: invalid_request (since more than 30 days back, or not
- * before until), not_found (unknown, another owner's, deleted).
+ * until), one at a time, oldest first; audited. Refuses: invalid_request (since more than 30
+ * days back, or not before until), not_found (unknown, another owner's, deleted),
+ * service_unavailable (concurrent recoveries of the endpoint kept racing).
  */
 export async function recoverEndpoint(
   deps: StoreDeps,
@@ -71,11 +72,7 @@ export async function recoverEndpoint(
     if (RECOVERABLE.includes(delivery.status)) due.push(delivery);
   }
 
-  let queued = 0;
-  for (let start = 0; start < due.length; start += ARM_CONCURRENCY) {
-    const armed = await Promise.all(due.slice(start, start + ARM_CONCURRENCY).map((delivery) => arm(deps, delivery)));
-    queued += armed.filter(Boolean).length;
-  }
+  const queued = await armChain(deps, endpointId, due);
   return { endpoint: publicEndpoint(endpoint), since: since.toISOString(), until: until.toISOString(), queued, next_since: nextSince };
 }
 
@@ -106,21 +103,4 @@ async function reenable(deps: StoreDeps, endpoint: EndpointRecord, window: { sin
     throw error;
   }
   return after;
-}
-
-/** Skipped or failed -> pending, as a new round of attempts; false when another recovery (or nothing) was first. */
-async function arm(deps: StoreDeps, delivery: DeliveryRecord): Promise<boolean> {
-  try {
-    await updateItem(deps, { pk: delivery.pk, sk: delivery.sk }, {
-      expression:
-        'SET #status = :pending, #round = if_not_exists(#round, :zero) + :one, attempts_made = :zero, scheduled_attempt = :zero, max_attempts = :max, next_attempt_at = :now, cancel_reason = :none, updated_at = :now REMOVE claim_token, claim_expires_ms, gsi1pk',
-      condition: '#status IN (:skipped, :failed)',
-      names: { '#status': 'status', '#round': 'round' },
-      values: { ':pending': 'pending', ':zero': 0, ':one': 1, ':max': MAX_AUTOMATIC_ATTEMPTS, ':now': deps.clock.now().toISOString(), ':none': null, ':skipped': 'skipped', ':failed': 'failed' },
-    });
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
 }

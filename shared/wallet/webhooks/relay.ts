@@ -89,7 +89,8 @@ export async function relayRecords(deps: RelayDeps, records: readonly DynamoDBRe
 
 /**
  * What the relay does with a record: a new event; or a delivery to hand to the queue (a manual
- * redelivery written, or a round armed by a recovery: pending, nothing scheduled, round > 0).
+ * redelivery written, or a round armed by a recovery that has just become ready: pending, nothing
+ * scheduled, round > 0, awaiting no earlier recovered event; ./recovery-chain.ts).
  */
 function relayedKind(record: DynamoDBRecord): 'event' | 'delivery' | undefined {
   const image = record.dynamodb?.NewImage;
@@ -97,9 +98,14 @@ function relayedKind(record: DynamoDBRecord): 'event' | 'delivery' | undefined {
   if (record.eventName === 'INSERT' && entity === 'event') return 'event';
   if (entity !== 'webhook_delivery') return undefined;
   if (record.eventName === 'INSERT' && image?.origin?.S === 'manual') return 'delivery';
-  const armed = record.eventName === 'MODIFY' && image?.status?.S === 'pending' && image.scheduled_attempt?.N === '0' && Number(image.round?.N ?? '0') > 0;
+  // Armed and released (or armed with nothing to await) by this change, not merely linked to a successor.
+  const armed = record.eventName === 'MODIFY' && readyRound(image) && !readyRound(record.dynamodb?.OldImage);
   return armed ? 'delivery' : undefined;
 }
+
+/** A round a recovery armed, not yet handed to the queue, awaiting nothing. */
+const readyRound = (image: NonNullable<DynamoDBRecord['dynamodb']>['NewImage']): boolean =>
+  image?.status?.S === 'pending' && image.scheduled_attempt?.N === '0' && Number(image.round?.N ?? '0') > 0 && image.awaiting === undefined;
 
 const keyOf = (record: DynamoDBRecord) => ({
   pk: (record.dynamodb?.Keys?.pk ?? record.dynamodb?.NewImage?.pk)?.S ?? '',

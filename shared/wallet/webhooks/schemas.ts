@@ -49,10 +49,15 @@ export type Endpoint = z.infer<typeof endpoint>;
 /** The creation answer: the only time the signing secret is shown. */
 export const endpointWithSecret = endpoint
   .extend({
-    secret: z.string().describe('`whsec_…`: the HMAC key of X-Wallet-Signature and webhook-signature. Shown once; store it now.'),
+    secret: z
+      .string()
+      .describe(
+        '`whsec_` + base64 of 32 random bytes. Shown once; store it now. Give it as shown to every verifier: X-Wallet-Signature is keyed by this string (Stripe-style verifiers), webhook-signature by the bytes its base64 stands for (Standard Webhooks and Svix verifiers).',
+      ),
     standard_webhooks_secret: z
       .string()
-      .describe('The same key in the Standard Webhooks format (`whsec_` + base64 of the secret\'s bytes), for a Standard Webhooks verifier.'),
+      .meta({ deprecated: true })
+      .describe('Deprecated: the same string as `secret`, which Standard Webhooks verifiers now take as it is. Kept for integrations that read it.'),
   })
   .meta({ id: 'WebhookEndpointWithSecret' });
 export type EndpointWithSecret = z.infer<typeof endpointWithSecret>;

@@ -11,7 +11,9 @@ import { webhookKeys } from './keys';
  *  - Standard Webhooks, alongside: `webhook-id` (the event id, the same on every attempt, so
  *    receivers deduplicate on it), `webhook-timestamp` (the same seconds as `t`) and
  *    `webhook-signature`.
- * During a rotation's overlap both carry one signature per secret, the new one first.
+ * During a rotation's overlap both carry one signature per secret, the new one first. Each secret
+ * keys X-Wallet-Signature by its text and webhook-signature by the bytes it encodes (one issued
+ * before the secrets were standard base64: by its text; shared/events/signature.ts).
  */
 
 /** The secrets that sign at `now`: the current one, and the previous one until its overlap ends. */
