@@ -2446,6 +2446,7 @@ export interface components {
             markup: {
                 /** @enum {string} */
                 kind: "percent" | "fixed";
+                /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                 value: number;
             } | null;
             variants: components["schemas"]["Variant"][];
@@ -3258,6 +3259,7 @@ export interface components {
             markup: {
                 /** @enum {string} */
                 kind: "percent" | "fixed";
+                /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                 value: number;
             } | null;
             amount: number;
@@ -4899,6 +4901,7 @@ export interface operations {
                     markup?: {
                         /** @enum {string} */
                         kind: "percent" | "fixed";
+                        /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                         value: number;
                     } | null;
                     ref?: string;
@@ -4918,6 +4921,7 @@ export interface operations {
                         markup?: {
                             /** @enum {string} */
                             kind: "percent" | "fixed";
+                            /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                             value: number;
                         };
                         /** Format: uri */
@@ -5117,6 +5121,7 @@ export interface operations {
                     markup?: {
                         /** @enum {string} */
                         kind: "percent" | "fixed";
+                        /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                         value: number;
                     } | null;
                     ref?: string;
@@ -5223,6 +5228,7 @@ export interface operations {
                     markup?: {
                         /** @enum {string} */
                         kind: "percent" | "fixed";
+                        /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                         value: number;
                     };
                     /** Format: uri */
@@ -5339,6 +5345,7 @@ export interface operations {
                     markup?: {
                         /** @enum {string} */
                         kind: "percent" | "fixed";
+                        /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                         value: number;
                     } | null;
                     /** Format: uri */

@@ -87,8 +87,9 @@ export const isLive = (record: VariantRecord): boolean => record.status === 'act
 
 /**
  * The price of a variant. manual: `amount` as given. markup: cost_amount plus the markup (the
- * variant's own, else the offering's): percent rounds half up to the minor unit
- * (cost × percent / 100), fixed adds minor units. Refuses: invalid_request naming the field.
+ * variant's own, else the offering's): fixed adds minor units; percent adds cost × percent / 100
+ * rounded half up to the minor unit, computed exactly in integers from the percent in basis points
+ * (12.5 % is 1 250 bps: 999 × 1 250 / 10 000 = 124.875, so 125). Refuses: invalid_request naming the field.
  */
 export function priceOf(
   input: { pricing_mode: 'manual' | 'markup'; amount?: number | null; cost_amount?: number | null; markup?: Markup | null },
@@ -103,10 +104,20 @@ export function priceOf(
   if (input.cost_amount === undefined || input.cost_amount === null) throw invalid('cost_amount', 'required when pricing_mode is markup');
   const rule = input.markup ?? offeringMarkup;
   if (!rule) throw invalid('markup', 'required when pricing_mode is markup and the offering has none');
-  const price = rule.kind === 'fixed' ? input.cost_amount + rule.value : input.cost_amount + Math.floor((input.cost_amount * rule.value + 50) / 100);
+  const price = input.cost_amount + (rule.kind === 'fixed' ? rule.value : percentOf(input.cost_amount, rule.value));
   if (price < 1) throw invalid('cost_amount', 'the marked-up price must be at least 1');
   if (price > 2 ** 45) throw invalid('cost_amount', 'the marked-up price is out of range');
   return price;
+}
+
+/**
+ * `percent` % of `cost`, rounded half up to the minor unit. The percent has at most two decimals
+ * (the schema and the body scan hold it to that), so it is a whole number of basis points, and the
+ * product is taken in BigInt: cost up to 2^45 times 100 000 bps is past 2^53.
+ */
+export function percentOf(cost: number, percent: number): number {
+  const bps = BigInt(Math.round(percent * 100));
+  return Number((BigInt(cost) * bps + 5_000n) / 10_000n);
 }
 
 /** A variant's pricing mode when the request names none: markup if it gives cost and markup without an amount. */
