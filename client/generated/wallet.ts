@@ -2249,11 +2249,20 @@ export interface components {
         ExploreClient: {
             /** Format: uuid */
             id: string;
+            /** Format: uuid */
+            merchant_id: string;
             org_alias: string;
             display_name: string;
             category: string;
             description: string;
             logo_url: string | null;
+            commission_bps: number;
+            /** @enum {string} */
+            status: "pending" | "active" | "suspended";
+            /** Format: date-time */
+            approved_at: string | null;
+            /** Format: date-time */
+            created_at: string;
         };
         ExploreClientDetail: {
             client: components["schemas"]["ExploreClient"];
@@ -2272,10 +2281,20 @@ export interface components {
             amount: number | null;
             /** @enum {string|null} */
             interval: "weekly" | "monthly" | "yearly" | null;
+            metadata: {
+                [key: string]: string;
+            };
+            commission_bps: number;
             /** Format: uuid */
             category_id: string | null;
             options: string[];
             variants: components["schemas"]["ExploreVariant"][];
+            /** @enum {string} */
+            status: "draft" | "published" | "archived";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         ExploreVariant: {
             /** Format: uuid */
@@ -2283,8 +2302,11 @@ export interface components {
             /** Format: uuid */
             offering_id: string;
             sku: string;
+            barcode: string | null;
             option_values: string[];
             position: number;
+            /** @enum {string} */
+            pricing_mode: "manual" | "markup";
             amount: number;
             image_url: string | null;
             inventory: {
@@ -2293,6 +2315,12 @@ export interface components {
                 low_stock: boolean;
                 allow_backorder: boolean;
             };
+            /** @enum {string} */
+            status: "active" | "archived";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         FeePlanSetEvent: {
             /** Format: uuid */

@@ -306,12 +306,39 @@ describe('the shopper view', () => {
   const exploreRoutes = Object.values(shopperRoutes);
 
   it('is derived from the schemas: the merchant-only fields are what the spec names, and no Explore response schema declares one', () => {
-    expect(merchantOnly).toEqual(expect.arrayContaining(['available', 'cost_amount', 'markup', 'on_hand', 'reserved']));
+    expect([...merchantOnly].sort()).toEqual(['available', 'cost_amount', 'low_stock_threshold', 'markup', 'on_hand', 'reserved']);
     expect(exploreRoutes.length).toBe(3);
     for (const route of exploreRoutes) {
       const found = [...declared(z.toJSONSchema(route.response.body, { unrepresentable: 'any' }))].filter((name) => merchantOnly.includes(name));
       expect(found, route.operationId).toEqual([]);
     }
+  });
+
+  it('shows every field spec part 2 lists for a client, an offering and a variant, but cost, markup and stock counts', async () => {
+    const spec = {
+      client: ['id', 'merchant_id', 'org_alias', 'display_name', 'category', 'description', 'logo_url', 'commission_bps', 'status', 'approved_at', 'created_at'],
+      offering: ['id', 'client_id', 'kind', 'title', 'description', 'image_url', 'amount', 'interval', 'metadata', 'commission_bps', 'category_id', 'options', 'markup', 'variants', 'status', 'created_at', 'updated_at'],
+      variant: ['id', 'offering_id', 'sku', 'barcode', 'option_values', 'position', 'pricing_mode', 'cost_amount', 'markup', 'amount', 'image_url', 'inventory', 'status', 'created_at', 'updated_at'],
+      inventory: ['track_inventory', 'in_stock', 'low_stock', 'allow_backorder', 'on_hand', 'reserved', 'available', 'low_stock_threshold'],
+    };
+    const merchantOnlyBySpec = new Set(['cost_amount', 'markup', 'on_hand', 'reserved', 'available', 'low_stock_threshold']);
+    const shown = (fields: string[]) => fields.filter((field) => !merchantOnlyBySpec.has(field)).sort();
+    const client = await clientOf(base, apiKey);
+    const offering = await offeringOf(client.id, { status: 'published', markup: { kind: 'percent', value: 10 }, metadata: { season: 'summer' } });
+    const detail = await api('GET', `/v1/explore/clients/${client.id}`, { token: shopper });
+    const one = await api('GET', `/v1/explore/offerings/${offering.id}`, { token: shopper });
+    const listed = (await api('GET', '/v1/explore/clients?limit=100', { token: shopper })).body.data.find((c: { id: string }) => c.id === client.id);
+    for (const answer of [detail.body.client, listed]) expect(Object.keys(answer).sort()).toEqual(shown(spec.client));
+    for (const answer of [detail.body.offerings[0], one.body]) {
+      expect(Object.keys(answer).sort()).toEqual(shown(spec.offering));
+      expect(answer).toMatchObject({ metadata: { season: 'summer' }, commission_bps: 0, status: 'published', created_at: offering.created_at });
+      for (const variant of answer.variants) {
+        expect(Object.keys(variant).sort()).toEqual(shown(spec.variant));
+        expect(Object.keys(variant.inventory).sort()).toEqual(shown(spec.inventory));
+      }
+    }
+    expect(detail.body.client).toMatchObject({ merchant_id: client.merchantId, status: 'active', approved_at: expect.any(String) });
+    expect(one.body.variants[1]).toMatchObject({ pricing_mode: 'markup', status: 'active', barcode: null });
   });
 
   it('carries no merchant-only field in any Explore answer', async () => {
@@ -342,17 +369,34 @@ describe('Explore', () => {
 
     const detail = await api('GET', `/v1/explore/clients/${client.id}`, { token: shopper });
     expect(detail.status, detail.text).toBe(200);
-    expect(detail.body.client).toEqual({ id: client.id, org_alias: client.alias, display_name: `Shop ${client.alias}`, category: expect.any(String), description: 'Hand-made tees', logo_url: null });
+    expect(detail.body.client).toEqual({
+      id: client.id,
+      merchant_id: client.merchantId,
+      org_alias: client.alias,
+      display_name: `Shop ${client.alias}`,
+      category: expect.any(String),
+      description: 'Hand-made tees',
+      logo_url: null,
+      commission_bps: 0,
+      status: 'active',
+      approved_at: expect.any(String),
+      created_at: expect.any(String),
+    });
     expect(detail.body.offerings.map((o: { id: string }) => o.id)).toEqual([shown.id]);
     expect(detail.body.offerings[0].variants[0]).toEqual({
       id: shown.variants[0].id,
       offering_id: shown.id,
       sku: shown.variants[0].sku,
+      barcode: null,
       option_values: ['S'],
       position: 1,
+      pricing_mode: 'manual',
       amount: 1_500,
       image_url: null,
       inventory: { track_inventory: true, in_stock: true, low_stock: false, allow_backorder: false },
+      status: 'active',
+      created_at: shown.variants[0].created_at,
+      updated_at: shown.variants[0].updated_at,
     });
     expectProblem(await api('GET', `/v1/explore/offerings/${draft.id}`, { token: shopper }), 'offering_not_found');
     expect((await api('GET', `/v1/explore/offerings/${shown.id}`, { token: shopper })).body.title).toBe('Hoodie');

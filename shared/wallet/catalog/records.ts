@@ -12,7 +12,7 @@ import type { markup as markupSchema, offering, stockMovement, variant, VariantC
 
 /**
  * The catalog's stored records and the views built from them: the merchant view (every field) and
- * the shopper view (no cost, markup or stock counts), and the pricing and inventory rules both
+ * the shopper view (every field of spec part 2 but cost, markup and the stock counts), and the pricing and inventory rules both
  * views and every write share (docs/catalog.md).
  */
 
@@ -187,22 +187,28 @@ export function offeringView({ offering, variants }: OfferingWithVariants, clien
   };
 }
 
+/** The shopper view of a live variant: everything but cost, markup and the stock counts. */
 export const shopperVariant = (record: VariantRecord): z.infer<typeof exploreVariant> => {
   const { track_inventory, in_stock, low_stock, allow_backorder } = inventoryOf(record);
   return {
     id: record.id,
     offering_id: record.offering_id,
     sku: record.sku,
+    barcode: record.barcode,
     option_values: record.option_values,
     position: record.position,
+    pricing_mode: record.pricing_mode,
     amount: record.amount,
     image_url: record.image_url,
     inventory: { track_inventory, in_stock, low_stock, allow_backorder },
+    status: record.status,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
   };
 };
 
-/** The shopper view of a published offering. */
-export function shopperOffering({ offering, variants }: OfferingWithVariants): z.infer<typeof exploreOffering> {
+/** The shopper view of a published offering: everything but its default markup and its variants' merchant-only fields. */
+export function shopperOffering({ offering, variants }: OfferingWithVariants, client: Pick<ClientRecord, 'commission_bps'>): z.infer<typeof exploreOffering> {
   const live = variants.filter(isLive);
   return {
     id: offering.id,
@@ -213,9 +219,14 @@ export function shopperOffering({ offering, variants }: OfferingWithVariants): z
     image_url: offering.image_url,
     amount: displayAmount(offering, live),
     interval: offering.interval,
+    metadata: offering.metadata,
+    commission_bps: offering.commission_bps ?? client.commission_bps,
     category_id: offering.category_id,
     options: offering.options,
     variants: live.map(shopperVariant),
+    status: offering.status,
+    created_at: offering.created_at,
+    updated_at: offering.updated_at,
   };
 }
 
