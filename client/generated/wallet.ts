@@ -1275,6 +1275,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/platform/access_log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The access log, newest first: platform reads across tenants and requests made under support access grants (platform staff; this read is logged too)
+         * @description Callers: `platform_staff`.
+         *
+         *     Requires one of the scopes: `platform:read`.
+         */
+        get: operations["listAccessLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/platform/clients/{clientId}/hide": {
         parameters: {
             query?: never;
@@ -2155,6 +2177,30 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccessLogEntry: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "cross_tenant_read" | "support_access";
+            actor: {
+                type: string;
+                id: string;
+            };
+            /** Format: uuid */
+            tenant_id: string | null;
+            /** Format: uuid */
+            grant_id: string | null;
+            operation: string;
+            /** @enum {string} */
+            outcome: "admitted" | "grant_ended";
+            filters: {
+                [key: string]: string | number | (null);
+            } | null;
+            count: number | null;
+            request_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
         CashbackGrantedEvent: {
             /** Format: uuid */
             id: string;
@@ -10033,6 +10079,91 @@ export interface operations {
             };
             /** @description `not_found`: Not found. */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `bulkhead_full`: Service overloaded. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    listAccessLog: {
+        parameters: {
+            query?: {
+                tenant_id?: string;
+                actor_id?: string;
+                grant_id?: string;
+                since?: string;
+                until?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of access log entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AccessLogEntry"][];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `invalid_request`: Invalid request. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthenticated`: Authentication required. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `global_read_only`: Cross-tenant read requires platform:read. `insufficient_scope`: Insufficient scope. */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
