@@ -5,17 +5,21 @@ import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError } from '../shared/kernel/errors';
 import { routeTable, unroutedResponse } from '../shared/http/fallback';
-import { gateways, type GatewayName } from '../shared/http/gateways';
+import { gateways, type GatewayName, type ThrottleSettings } from '../shared/http/gateways';
 import { problemResponse } from '../shared/http/problem';
 import type { AnyRoute } from '../shared/http/route';
 import { uuidv7 } from '../shared/kernel/ids';
+import { systemClock, type Clock } from '../shared/kernel/clock';
 import { workerContext } from './drivers/context';
 import { listenError } from './ports';
+import { bucketKey, TokenBuckets } from './throttle';
 
 /**
  * The local API Gateway: turns each HTTP request into the REST (v1) proxy event API Gateway would
  * send, invokes the route's Lambda handler in process, and writes its result back. Requests no
- * route serves get the same 404/405 problem+json the AWS fallback function answers.
+ * route serves get the same 404/405 problem+json the AWS fallback function answers. It throttles
+ * as the AWS stage does (429 rate_limited, ./throttle.ts) and caps each route's requests in
+ * flight as its reserved concurrency does (503 bulkhead_full).
  */
 
 /** API Gateway's own payload limit; the handlers refuse far smaller bodies themselves. */
@@ -43,6 +47,13 @@ export interface GatewayOptions {
    * bulkhead_full (in AWS the function's reserved concurrency, shared/http/bulkheads.ts).
    */
   maxInFlightPerRoute?: number;
+  /**
+   * The throttle: per method and credential, API Gateway's token bucket (./throttle.ts); beyond
+   * it the gateway answers 429 rate_limited with Retry-After. Absent or null: none.
+   */
+  throttle?: ThrottleSettings | null;
+  /** The time the throttle's buckets refill by (the platform's clock). */
+  clock?: Clock;
 }
 
 /** Generous on a laptop: it protects the process, not a Lambda quota. GATEWAY_MAX_IN_FLIGHT changes it. */
@@ -74,6 +85,7 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
 
   const maxInFlight = options.maxInFlightPerRoute ?? DEFAULT_MAX_IN_FLIGHT_PER_ROUTE;
   const inFlight = new Map<string, number>();
+  const buckets = options.throttle ? new TokenBuckets(options.throttle, options.clock ?? systemClock) : undefined;
 
   const server = createServer((req, res) => {
     serve(req, res).catch((error: unknown) => {
@@ -103,6 +115,13 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
       return;
     }
     const operation = found.route.operationId;
+    // API Gateway throttles a method before anything runs for it, as here before the bulkhead.
+    const throttled = buckets?.take(bucketKey(operation, lastHeader(req.headers.authorization), req.socket.remoteAddress));
+    if (throttled && !throttled.admitted) {
+      const limited = new AppError('rate_limited', 'Too many requests; retry later.', { headers: { 'retry-after': String(throttled.retryAfterSeconds) } });
+      writeResult(res, problemResponse(limited, requestId));
+      return;
+    }
     const running = inFlight.get(operation) ?? 0;
     if (running >= maxInFlight) {
       const full = new AppError('bulkhead_full', `${operation} is at its concurrency limit (${maxInFlight}); retry shortly.`, { headers: { 'retry-after': '1' } });
@@ -165,6 +184,9 @@ function answerMalformed(error: Error & { code?: string }, socket: Duplex): void
   ].join('\r\n');
   socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body]));
 }
+
+/** A header as the proxy event carries it: the last value when sent more than once. */
+const lastHeader = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[value.length - 1] : value);
 
 function readBody(req: IncomingMessage): Promise<Buffer | 'too_large'> {
   return new Promise((resolveBody, reject) => {

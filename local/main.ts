@@ -25,6 +25,12 @@ const USAGE = [
     ['LOG_LEVEL', 'WARN by default; info prints one line per request'],
     ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'loopback (default), true or false: where sandbox webhooks may go'],
     ['GATEWAY_MAX_IN_FLIGHT', 'requests in flight per route before 503 (default 256)'],
+    ...Object.values(gateways)
+      .filter((gateway) => gateway.localThrottleEnv)
+      .map((gateway) => [
+        gateway.localThrottleEnv,
+        `${gateway.description.split(' (')[0]}: <rate>/<burst> per method and credential before 429, or off (default ${gateway.throttle ? `${gateway.throttle.rateLimit}/${gateway.throttle.burstLimit}, the AWS stage's` : 'off'})`,
+      ]),
   ].map(([name, meaning]) => `  ${name!.padEnd(30)} ${meaning}`),
   'npm run reset -- --yes wipes the data folder (the platform must be stopped).',
 ].join('\n');

@@ -3,7 +3,7 @@ import { installPlatformClock, systemClock } from '../shared/kernel/clock';
 import { uuidv7 } from '../shared/kernel/ids';
 import { createConsumerStore } from '../shared/ledger/consumers';
 import type { Clock } from '../shared/kernel/clock';
-import { gateways, type GatewayName } from '../shared/http/gateways';
+import { gateways, type GatewayName, type ThrottleSettings } from '../shared/http/gateways';
 import type { AnyRoute } from '../shared/http/route';
 import { installEventBusTransport } from '../shared/aws/bus';
 import { installQueueTransport } from '../shared/aws/queue';
@@ -17,6 +17,7 @@ import { StreamDriver, type StreamHandler } from './drivers/stream';
 import { loadHandler, startGateway, type LambdaHandler, type LocalGateway } from './gateway';
 import { assertPortFree, assertUsablePort, reservePort } from './ports';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer';
+import { parseThrottle } from './throttle';
 import { ensureTables, localDatabases, type LocalTable } from './tables';
 import { localDatabaseOf } from '../shared/aws/dynamodb';
 import type { TableKey } from '../shared/tables';
@@ -54,6 +55,12 @@ export interface PlatformOptions {
   progress?: (step: string) => void;
   /** Requests in flight per route before 503 bulkhead_full; default GATEWAY_MAX_IN_FLIGHT or 256. */
   maxInFlightPerRoute?: number;
+  /**
+   * Each gateway's throttle (per method and credential, ./throttle.ts), null for none; by default
+   * the gateway's `*_THROTTLE` variable, else the AWS stage's (shared/http/gateways.ts: public
+   * 100/200, console 20/40, ledger none). Tests turn it off or make it tiny.
+   */
+  throttle?: Partial<Record<GatewayName, ThrottleSettings | null>>;
 }
 
 function maxInFlightFromEnv(): number | undefined {
@@ -61,6 +68,19 @@ function maxInFlightFromEnv(): number | undefined {
   if (value === undefined || value === '') return undefined;
   if (!/^[1-9]\d{0,5}$/.test(value)) throw new LocalStartError(`GATEWAY_MAX_IN_FLIGHT must be a whole number from 1 to 999999; got ${value}`);
   return Number(value);
+}
+
+/** A gateway's throttle: the option, else its `*_THROTTLE` variable (`<rate>/<burst>` or `off`), else the AWS stage's. */
+function throttleOf(name: GatewayName, options: PlatformOptions): ThrottleSettings | null {
+  if (options.throttle && name in options.throttle) return options.throttle[name] ?? null;
+  const gateway = gateways[name];
+  const value = gateway.localThrottleEnv ? process.env[gateway.localThrottleEnv] : undefined;
+  if (value === undefined || value === '' || !gateway.localThrottleEnv) return gateway.throttle;
+  try {
+    return parseThrottle(value, gateway.localThrottleEnv);
+  } catch (error) {
+    throw new LocalStartError((error as Error).message);
+  }
 }
 
 /** The wallet's own client id with the issuer, and the `sub` of its ledger consumer. */
@@ -119,6 +139,14 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     } else ports[name] = port;
   }
   const urls = Object.fromEntries((Object.keys(ports) as GatewayName[]).map((name) => [name, `http://127.0.0.1:${ports[name]}`])) as Record<GatewayName, string>;
+  // Read before anything starts, so a malformed *_THROTTLE fails in one line, like a bad port.
+  let throttles: Record<GatewayName, ThrottleSettings | null>;
+  try {
+    throttles = Object.fromEntries((Object.keys(gateways) as GatewayName[]).map((name) => [name, throttleOf(name, options)])) as Record<GatewayName, ThrottleSettings | null>;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 
   try {
     const prefix = options.tablePrefix ?? 'wallet-local';
@@ -255,6 +283,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         port: ports[name],
         handlerFor: (route) => load(route.handler) as Promise<LambdaHandler>,
         maxInFlightPerRoute: options.maxInFlightPerRoute ?? maxInFlightFromEnv(),
+        throttle: throttles[name],
+        clock: options.clock,
       });
       stack.push(() => gateway.close());
     }

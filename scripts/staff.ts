@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../shared/aws/dynamodb';
+import { isScope } from '../shared/wallet/auth/scopes';
 import { createStaff, isStaffRole, listStaff, STAFF_ROLES } from '../shared/wallet/auth/staff';
 import { systemClock } from '../shared/kernel/clock';
 import { AppError } from '../shared/kernel/errors';
@@ -19,7 +20,13 @@ import { runCli, UsageError } from './cli';
 
 const USAGE = `usage: npm run staff -- <command>
   create --email <email> --password <password> --role <role> [--tenant <tenant id>] [--name <name>]
+         [--scopes <scope,scope,...>]
          role: ${STAFF_ROLES.join(' | ')}; --tenant is required for tenant_staff and partner_admin
+         --scopes: what the account holds instead of the role's default (--scopes '' holds none).
+           The default of tenant_staff is every tenant scope, clients:manage included, and
+           clients:manage is authority over every client: an account meant to act only on the
+           clients whose organization it is a member of gets a narrower list, e.g.
+           --role tenant_staff --scopes merchants:read,merchants:write,webhooks:read
   list   every staff account
 Targets the running embedded platform; set WALLET_TABLE (with AWS credentials) for a table in AWS.
 The password may also come from the STAFF_PASSWORD environment variable (keeps it out of shell history).`;
@@ -34,6 +41,7 @@ async function main(argv: string[]): Promise<unknown> {
       role: { type: 'string' },
       tenant: { type: 'string' },
       name: { type: 'string' },
+      scopes: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -51,7 +59,8 @@ async function main(argv: string[]): Promise<unknown> {
       if (!email) throw new UsageError('create needs --email');
       if (!password) throw new UsageError('create needs --password (or STAFF_PASSWORD)');
       if (!isStaffRole(role)) throw new UsageError(`create needs --role, one of ${STAFF_ROLES.join(', ')}`);
-      run = (deps) => createStaff(deps, { email, password, role, tenantId: values.tenant, name: values.name });
+      const scopes = values.scopes === undefined ? undefined : scopeList(values.scopes);
+      run = (deps) => createStaff(deps, { email, password, role, tenantId: values.tenant, name: values.name, scopes });
       break;
     }
     case 'list':
@@ -67,6 +76,13 @@ async function main(argv: string[]): Promise<unknown> {
   return run({ client, table: target.tableName, clock: systemClock, ids: uuidv7 });
 }
 
+/** `a,b c` to the scopes named, each checked against the platform's scope names. */
+function scopeList(value: string): string[] {
+  const scopes = value.split(/[\s,]+/).filter(Boolean);
+  const unknown = scopes.filter((scope) => !isScope(scope));
+  if (unknown.length > 0) throw new UsageError(`--scopes names no such scope: ${unknown.join(', ')}`);
+  return scopes;
+}
 
 await runCli(() => main(process.argv.slice(2)), {
   hint: '--help shows the commands',

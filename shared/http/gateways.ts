@@ -7,6 +7,16 @@ import type { Api } from './route';
  */
 export type GatewayName = 'public' | 'ledger' | 'console';
 
+/**
+ * A stage's throttle: API Gateway's token bucket, `rateLimit` requests per second refilling a
+ * bucket of `burstLimit`. On a REST API stage it applies to each method on its own, shared by
+ * every caller of that method.
+ */
+export interface ThrottleSettings {
+  rateLimit: number;
+  burstLimit: number;
+}
+
 export interface GatewayDefinition {
   name: GatewayName;
   apis: readonly Api[];
@@ -14,6 +24,13 @@ export interface GatewayDefinition {
   /** Embedded platform: default port and the env var that overrides it. */
   localPort: number;
   localPortEnv: string;
+  /**
+   * The stage's throttle in AWS (lib/wallet-stack.ts) and, by default, the embedded gateway's
+   * (local/throttle.ts); null: never throttled (the ledger: spec part 8 sets no rate limit there).
+   */
+  throttle: ThrottleSettings | null;
+  /** Embedded platform: the env var that overrides `throttle` (`<rate>/<burst>` or `off`); none where nothing is throttled. */
+  localThrottleEnv: string | null;
 }
 
 export const gateways: Record<GatewayName, GatewayDefinition> = {
@@ -23,6 +40,8 @@ export const gateways: Record<GatewayName, GatewayDefinition> = {
     description: 'Wallet and auth APIs (public)',
     localPort: 3000,
     localPortEnv: 'PORT',
+    throttle: { rateLimit: 100, burstLimit: 200 },
+    localThrottleEnv: 'PUBLIC_THROTTLE',
   },
   ledger: {
     name: 'ledger',
@@ -30,6 +49,8 @@ export const gateways: Record<GatewayName, GatewayDefinition> = {
     description: 'Ledger API (private: VPC endpoint in AWS, loopback locally)',
     localPort: 8095,
     localPortEnv: 'LEDGER_PORT',
+    throttle: null,
+    localThrottleEnv: null,
   },
   console: {
     name: 'console',
@@ -37,6 +58,8 @@ export const gateways: Record<GatewayName, GatewayDefinition> = {
     description: 'Console API (operators only; never on the public gateway)',
     localPort: 3001,
     localPortEnv: 'CONSOLE_PORT',
+    throttle: { rateLimit: 20, burstLimit: 40 },
+    localThrottleEnv: 'CONSOLE_THROTTLE',
   },
 };
 

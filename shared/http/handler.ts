@@ -8,6 +8,7 @@ import { problemResponse } from './problem';
 import { uuidv7 } from '../kernel/ids';
 import { logger } from '../kernel/log';
 import { hasAnyScope, type Principal } from './principal';
+import { decimalPathsOf } from './decimals';
 import { assertNoFractionalNumbers, assertNoPrototypeKeys, decodeUtf8, isJsonContentType } from './json';
 import type { AnyRoute, RouteDefinition } from './route';
 
@@ -169,9 +170,12 @@ const ignoresBody = (route: AnyRoute): boolean => !route.request.body && (route.
 /**
  * The body as bytes, before anyone parses it: at most MAX_BODY_BYTES, strict UTF-8, JSON when
  * there is one, and no number with a fraction or an exponent anywhere (amounts are integer minor
- * units, and JSON.parse cannot tell `10.0` from `10`, so the raw text is checked first).
+ * units, and JSON.parse cannot tell `10.0` from `10`, so the raw text is checked first) but in a
+ * field the body schema declares decimal (./decimals.ts).
  */
 function bodyGuard(route: AnyRoute): Middleware {
+  // Where the body schema declares a decimal field (a rate, never money): found once per route.
+  const decimals = decimalPathsOf(route.request.body);
   return {
     before: (request) => {
       const state = stateOf(request);
@@ -181,7 +185,7 @@ function bodyGuard(route: AnyRoute): Middleware {
         if (!isJsonContentType(state.headers['content-type'])) {
           throw new AppError('invalid_request', 'The request body must be JSON, sent with Content-Type: application/json.');
         }
-        assertNoFractionalNumbers(state.rawBody);
+        assertNoFractionalNumbers(state.rawBody, decimals);
         assertNoPrototypeKeys(state.rawBody);
       } catch (error) {
         throw inRouteCatalogue(route, error);

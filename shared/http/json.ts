@@ -1,12 +1,17 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../kernel/errors';
+import { decimalPathAt, type DecimalPath } from './decimals';
 
 /**
  * Amounts are integer minor units everywhere, so a number literal with a fraction or an exponent
  * is refused wherever it appears in a body. JSON.parse cannot tell `10.0` from `10`, so the raw
- * text is scanned (strings skipped) before parsing.
+ * text is scanned (strings skipped) before parsing. The one exception: a field the route's body
+ * schema declares decimal (./decimals.ts) takes a plain decimal there (no exponent, at most its
+ * places); finding those positions needs the path, so a body with decimal fields is scanned by
+ * `scanWithPaths`.
  */
-export function assertNoFractionalNumbers(text: string): void {
+export function assertNoFractionalNumbers(text: string, decimalPaths: readonly DecimalPath[] = []): void {
+  if (decimalPaths.length > 0) return scanWithPaths(text, decimalPaths);
   let inString = false;
   for (let i = 0; i < text.length; i += 1) {
     const ch = text.charCodeAt(i);
@@ -21,16 +26,64 @@ export function assertNoFractionalNumbers(text: string): void {
     }
     const isNumberStart = ch === 0x2d /* - */ || (ch >= 0x30 && ch <= 0x39);
     if (!isNumberStart) continue;
-    let end = i + 1;
-    while (end < text.length && /[0-9.eE+-]/.test(text[end]!)) end += 1;
+    const end = numberEnd(text, i);
     const literal = text.slice(i, end);
-    if (/[.eE]/.test(literal)) {
-      throw new AppError(
-        'invalid_request',
-        `Numbers must be integers (amounts are in minor units); found ${literal.slice(0, 40)}.`,
-      );
-    }
+    if (/[.eE]/.test(literal)) throw integersOnly(literal);
     i = end - 1;
+  }
+}
+
+const numberEnd = (text: string, start: number): number => {
+  let end = start + 1;
+  while (end < text.length && /[0-9.eE+-]/.test(text[end]!)) end += 1;
+  return end;
+};
+
+const integersOnly = (literal: string) =>
+  new AppError('invalid_request', `Numbers must be integers (amounts are in minor units); found ${literal.slice(0, 40)}.`);
+
+type Frame = { kind: 'object'; key: string; expectsKey: boolean } | { kind: 'array' };
+
+/** The scan above, keeping the path to each number so a declared decimal field may hold a fraction. */
+function scanWithPaths(text: string, decimalPaths: readonly DecimalPath[]): void {
+  const stack: Frame[] = [];
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text[i]!;
+    const top = stack[stack.length - 1];
+    if (ch === '"') {
+      let end = i + 1;
+      while (end < text.length && text[end] !== '"') end += text[end] === '\\' ? 2 : 1;
+      if (top?.kind === 'object' && top.expectsKey) {
+        top.key = keyOf(text.slice(i, end + 1));
+        top.expectsKey = false;
+      }
+      i = end;
+    } else if (ch === '{') stack.push({ kind: 'object', key: '', expectsKey: true });
+    else if (ch === '[') stack.push({ kind: 'array' });
+    else if (ch === '}' || ch === ']') stack.pop();
+    else if (ch === ',' && top?.kind === 'object') top.expectsKey = true;
+    else if (ch === '-' || (ch >= '0' && ch <= '9')) {
+      const end = numberEnd(text, i);
+      const literal = text.slice(i, end);
+      if (/[.eE]/.test(literal)) {
+        const declared = decimalPathAt(decimalPaths, stack.map((frame) => (frame.kind === 'array' ? '[]' : frame.key)));
+        if (!declared) throw integersOnly(literal);
+        if (!new RegExp(`^-?\\d+(\\.\\d{1,${declared.places}})?$`).test(literal)) {
+          throw new AppError('invalid_request', `This field takes a decimal with at most ${declared.places} places and no exponent; found ${literal.slice(0, 40)}.`);
+        }
+      }
+      i = end - 1;
+    }
+  }
+}
+
+/** An object key as JSON spells it, escapes decoded (malformed JSON: the parser refuses it later). */
+function keyOf(literal: string): string {
+  if (!literal.includes('\\')) return literal.slice(1, -1);
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return literal;
   }
 }
 

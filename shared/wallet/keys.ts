@@ -8,6 +8,16 @@ const STORED_KEYS = new Set([...keyAttributes(walletTable).map((attribute) => at
  */
 export const recordFields = (record: object): Record<string, unknown> => Object.fromEntries(Object.entries(record).filter(([name]) => !STORED_KEYS.has(name)));
 
+const accessLogDay = (day: string) => `ACCESS_LOG#${day}`;
+/** null: a read across every tenant. */
+const accessLogByTenant = (tenantId: string | null) => `ACCESS_LOG#TENANT#${tenantId ?? '*'}`;
+const accessLogByActor = (actorId: string) => `ACCESS_LOG#ACTOR#${actorId}`;
+const accessLogByGrant = (grantId: string) => `ACCESS_LOG#GRANT#${grantId}`;
+
+/** The UTC day (`2026-11-21`) of a UUIDv7's time: its first 48 bits are Unix milliseconds. */
+export const dayOfId = (id: string): string => new Date(msOfId(id)).toISOString().slice(0, 10);
+export const msOfId = (id: string): number => Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
+
 /**
  * Every WalletTable key is built here (entity chart: docs/data-model.md). Each entity that takes
  * writes has a partition of its own; per-tenant listings go through GSIs.
@@ -46,8 +56,27 @@ export const walletKeys = {
   /** Append-only audit records, per tenant (or PLATFORM), newest first by id. */
   audit: (scope: string, auditId: string) => ({ pk: `AUDIT#${scope}`, sk: auditId }),
   auditPartition: (scope: string) => `AUDIT#${scope}`,
-  /** Append-only cross-tenant access log (platform reads). */
-  accessLog: (day: string, entryId: string) => ({ pk: `ACCESS_LOG#${day}`, sk: entryId }),
+  /**
+   * The access log, append-only: cross-tenant reads by platform staff and requests under support
+   * grants, whoever writes them (docs/data-model.md). One partition per UTC day of the entry's
+   * UUIDv7 id, sorted by id; indexed by tenant (gsi1; `*` for a read across every tenant), by
+   * actor (gsi2) and by grant (gsi3, grant requests only). Readers page these keys and nothing of
+   * the writer's (shared/wallet/tenancy/access-log.ts, shared/wallet/console/grant-requests.ts).
+   */
+  accessLogEntry: (entry: { id: string; tenantId: string | null; actorId: string; grantId: string | null }) => ({
+    pk: accessLogDay(dayOfId(entry.id)),
+    sk: entry.id,
+    gsi1pk: accessLogByTenant(entry.tenantId),
+    gsi1sk: entry.id,
+    gsi2pk: accessLogByActor(entry.actorId),
+    gsi2sk: entry.id,
+    ...(entry.grantId ? { gsi3pk: accessLogByGrant(entry.grantId), gsi3sk: entry.id } : {}),
+  }),
+  /** One UTC day of the access log (`2026-11-21`); entries written before the indexes are found only here. */
+  accessLogDay,
+  accessLogByTenant,
+  accessLogByActor,
+  accessLogByGrant,
 
   grant: (grantId: string) => ({ pk: `GRANT#${grantId}`, sk: 'GRANT' }),
   /** At most one live grant per engineer and tenant: this marker holds the live grant's id and expiry. */

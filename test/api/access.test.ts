@@ -110,6 +110,7 @@ const foreignRequests: Record<string, { kind: PrincipalKind; body?: unknown; que
   setCreditLimit: { kind: 'api_key', body: { credit_limit: 0 } },
   resolveTopup: { kind: 'api_key', body: { action: 'refund' } },
   revokeSupportAccessGrant: { kind: 'partner_admin' },
+  listSupportAccessGrantRequests: { kind: 'partner_admin' },
   // Platform routes name a tenant on purpose: platform staff see every tenant.
   getTenantHealth: 'not-tenant-scoped',
 };

@@ -130,10 +130,62 @@ describe('offerings and variants', () => {
       ['markup variant without a markup', { title: 'Tee', variants: [{ sku: 'X-2', pricing_mode: 'markup', cost_amount: 10 }] }],
       ['option values that do not match', { title: 'Tee', options: ['size', 'color'], variants: [{ sku: 'X-3', amount: 1, option_values: ['S'] }] }],
       ['the same SKU twice', { title: 'Tee', variants: [{ sku: 'X-4', amount: 1 }, { sku: 'X-4', amount: 2 }] }],
-      ['a fractional markup', { title: 'Tee', variants: [{ sku: 'X-5', cost_amount: 10, markup: { kind: 'percent', value: 12.5 } }] }],
+      ['a percent markup past a hundredth', { title: 'Tee', variants: [{ sku: 'X-5', cost_amount: 10, markup: { kind: 'percent', value: 12.345 } }] }],
+      ['a fixed markup with a fraction', { title: 'Tee', variants: [{ sku: 'X-6', cost_amount: 10, markup: { kind: 'fixed', value: 2.5 } }] }],
     ];
     for (const [label, body] of cases) expectProblem(await api('POST', `/v1/clients/${client.id}/offerings`, { token: apiKey, body }), 'invalid_request', label);
     expect((await api('GET', `/v1/clients/${client.id}/offerings`, { token: apiKey })).body.data).toEqual([]);
+  });
+
+  it('take a percent markup to a hundredth (12.5), rounding the price half up, and keep every amount beside it integer', async () => {
+    const client = await clientOf(base, apiKey);
+    const sku = () => `P-${uuidv7().slice(-8)}`;
+    const created = await api('POST', `/v1/clients/${client.id}/offerings`, {
+      token: apiKey,
+      body: {
+        title: 'Tee',
+        markup: { kind: 'percent', value: 12.5 },
+        variants: [
+          { sku: sku(), pricing_mode: 'markup', cost_amount: 999 },
+          { sku: sku(), cost_amount: 4, markup: { kind: 'percent', value: 12.5 } },
+          { sku: sku(), cost_amount: 1_000, markup: { kind: 'percent', value: 7.25 } },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.markup).toEqual({ kind: 'percent', value: 12.5 });
+    // 999 × 12.5 % = 124.875 → 125; 4 × 12.5 % = 0.5 → 1 (half up); 1000 × 7.25 % = 72.5 → 73.
+    expect(created.body.variants.map((v: { amount: number }) => v.amount)).toEqual([1_124, 5, 1_073]);
+    expect(created.body.variants[2].markup).toEqual({ kind: 'percent', value: 7.25 });
+    const offering = `/v1/clients/${client.id}/offerings/${created.body.id}`;
+
+    const patched = await api('PATCH', `${offering}/variants/${created.body.variants[2].id}`, { token: apiKey, body: { markup: { kind: 'percent', value: 33.33 } } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({ amount: 1_333, markup: { kind: 'percent', value: 33.33 } }); // 333.3 → 333
+    const added = await api('POST', `${offering}/variants`, { token: apiKey, body: { sku: sku(), cost_amount: 1_000, markup: { kind: 'percent', value: 0.5 } } });
+    expect(added.status, added.text).toBe(201);
+    expect(added.body.amount).toBe(1_005);
+    const repriced = await api('PATCH', offering, { token: apiKey, body: { markup: { kind: 'percent', value: 0.05 } } });
+    expect(repriced.body.variants[0].amount).toBe(999); // 0.4995 → 0
+    const imported = await api('POST', `/v1/clients/${client.id}/imports`, {
+      token: apiKey,
+      key: uuidv7(),
+      body: { format: 'json', content: { products: [{ ref: `R-${uuidv7().slice(-8)}`, kind: 'item', title: 'Cap', variants: [{ sku: sku(), cost_amount: 200, markup: { kind: 'percent', value: 12.5 } }] }] } },
+    });
+    expect(imported.status, imported.text).toBe(201);
+    const cap = await api('GET', `/v1/clients/${client.id}/offerings/${imported.body.created[0].offering_id}`, { token: apiKey });
+    expect(cap.body.variants[0]).toMatchObject({ amount: 225, markup: { kind: 'percent', value: 12.5 } });
+
+    // Only the markup's value is decimal: money next to it, an exponent or a third decimal are refused.
+    const refused: [string, string][] = [
+      ['a fractional cost beside a decimal markup', `{"title":"Tee","variants":[{"sku":"${sku()}","cost_amount":10.5,"markup":{"kind":"percent","value":12.5}}]}`],
+      ['an exponent in the markup', `{"title":"Tee","variants":[{"sku":"${sku()}","cost_amount":10,"markup":{"kind":"percent","value":1.25e1}}]}`],
+      ['a decimal under another name', `{"title":"Tee","value":12.5}`],
+      ['a percent over 1000', `{"title":"Tee","markup":{"kind":"percent","value":1000.01}}`],
+    ];
+    for (const [label, rawBody] of refused) {
+      expectProblem(await api('POST', `/v1/clients/${client.id}/offerings`, { token: apiKey, rawBody, headers: { 'content-type': 'application/json' } }), 'invalid_request', label);
+    }
   });
 
   it('keep a SKU unique in the catalog, and move draft → published → archived, archived being final', async () => {
@@ -254,12 +306,39 @@ describe('the shopper view', () => {
   const exploreRoutes = Object.values(shopperRoutes);
 
   it('is derived from the schemas: the merchant-only fields are what the spec names, and no Explore response schema declares one', () => {
-    expect(merchantOnly).toEqual(expect.arrayContaining(['available', 'cost_amount', 'markup', 'on_hand', 'reserved']));
+    expect([...merchantOnly].sort()).toEqual(['available', 'cost_amount', 'low_stock_threshold', 'markup', 'on_hand', 'reserved']);
     expect(exploreRoutes.length).toBe(3);
     for (const route of exploreRoutes) {
       const found = [...declared(z.toJSONSchema(route.response.body, { unrepresentable: 'any' }))].filter((name) => merchantOnly.includes(name));
       expect(found, route.operationId).toEqual([]);
     }
+  });
+
+  it('shows every field spec part 2 lists for a client, an offering and a variant, but cost, markup and stock counts', async () => {
+    const spec = {
+      client: ['id', 'merchant_id', 'org_alias', 'display_name', 'category', 'description', 'logo_url', 'commission_bps', 'status', 'approved_at', 'created_at'],
+      offering: ['id', 'client_id', 'kind', 'title', 'description', 'image_url', 'amount', 'interval', 'metadata', 'commission_bps', 'category_id', 'options', 'markup', 'variants', 'status', 'created_at', 'updated_at'],
+      variant: ['id', 'offering_id', 'sku', 'barcode', 'option_values', 'position', 'pricing_mode', 'cost_amount', 'markup', 'amount', 'image_url', 'inventory', 'status', 'created_at', 'updated_at'],
+      inventory: ['track_inventory', 'in_stock', 'low_stock', 'allow_backorder', 'on_hand', 'reserved', 'available', 'low_stock_threshold'],
+    };
+    const merchantOnlyBySpec = new Set(['cost_amount', 'markup', 'on_hand', 'reserved', 'available', 'low_stock_threshold']);
+    const shown = (fields: string[]) => fields.filter((field) => !merchantOnlyBySpec.has(field)).sort();
+    const client = await clientOf(base, apiKey);
+    const offering = await offeringOf(client.id, { status: 'published', markup: { kind: 'percent', value: 10 }, metadata: { season: 'summer' } });
+    const detail = await api('GET', `/v1/explore/clients/${client.id}`, { token: shopper });
+    const one = await api('GET', `/v1/explore/offerings/${offering.id}`, { token: shopper });
+    const listed = (await api('GET', '/v1/explore/clients?limit=100', { token: shopper })).body.data.find((c: { id: string }) => c.id === client.id);
+    for (const answer of [detail.body.client, listed]) expect(Object.keys(answer).sort()).toEqual(shown(spec.client));
+    for (const answer of [detail.body.offerings[0], one.body]) {
+      expect(Object.keys(answer).sort()).toEqual(shown(spec.offering));
+      expect(answer).toMatchObject({ metadata: { season: 'summer' }, commission_bps: 0, status: 'published', created_at: offering.created_at });
+      for (const variant of answer.variants) {
+        expect(Object.keys(variant).sort()).toEqual(shown(spec.variant));
+        expect(Object.keys(variant.inventory).sort()).toEqual(shown(spec.inventory));
+      }
+    }
+    expect(detail.body.client).toMatchObject({ merchant_id: client.merchantId, status: 'active', approved_at: expect.any(String) });
+    expect(one.body.variants[1]).toMatchObject({ pricing_mode: 'markup', status: 'active', barcode: null });
   });
 
   it('carries no merchant-only field in any Explore answer', async () => {
@@ -290,17 +369,34 @@ describe('Explore', () => {
 
     const detail = await api('GET', `/v1/explore/clients/${client.id}`, { token: shopper });
     expect(detail.status, detail.text).toBe(200);
-    expect(detail.body.client).toEqual({ id: client.id, org_alias: client.alias, display_name: `Shop ${client.alias}`, category: expect.any(String), description: 'Hand-made tees', logo_url: null });
+    expect(detail.body.client).toEqual({
+      id: client.id,
+      merchant_id: client.merchantId,
+      org_alias: client.alias,
+      display_name: `Shop ${client.alias}`,
+      category: expect.any(String),
+      description: 'Hand-made tees',
+      logo_url: null,
+      commission_bps: 0,
+      status: 'active',
+      approved_at: expect.any(String),
+      created_at: expect.any(String),
+    });
     expect(detail.body.offerings.map((o: { id: string }) => o.id)).toEqual([shown.id]);
     expect(detail.body.offerings[0].variants[0]).toEqual({
       id: shown.variants[0].id,
       offering_id: shown.id,
       sku: shown.variants[0].sku,
+      barcode: null,
       option_values: ['S'],
       position: 1,
+      pricing_mode: 'manual',
       amount: 1_500,
       image_url: null,
       inventory: { track_inventory: true, in_stock: true, low_stock: false, allow_backorder: false },
+      status: 'active',
+      created_at: shown.variants[0].created_at,
+      updated_at: shown.variants[0].updated_at,
     });
     expectProblem(await api('GET', `/v1/explore/offerings/${draft.id}`, { token: shopper }), 'offering_not_found');
     expect((await api('GET', `/v1/explore/offerings/${shown.id}`, { token: shopper })).body.title).toBe('Hoodie');

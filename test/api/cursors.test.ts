@@ -6,6 +6,7 @@ import { uuidv7 } from '../../shared/kernel/ids';
 import { routes } from '../../shared/routes';
 import { clientOf } from '../support/catalog';
 import { ledgerConsumer } from '../support/consumers';
+import { staffAccount } from '../support/credentials';
 import { expectProblem } from '../support/http';
 import { call, startTestPlatform } from '../support/platform';
 import { buildWorld, type World } from '../support/world';
@@ -69,6 +70,15 @@ beforeAll(async () => {
   const neighbour = (await clientOf(wallet, world.full.api_key)).id;
   for (const title of ['one', 'two']) expect((await call(wallet, 'POST', `/v1/clients/${neighbour}/offerings`, { token: world.full.api_key, body: { title } })).status).toBe(201);
   foreign.listOfferings = await cursorOf(wallet, `/v1/clients/${neighbour}/offerings`, world.full.api_key);
+
+  // A support access grant of the tenant, for the listing of the requests made under it.
+  const engineer = await staffAccount(platform, { role: 'vendor_support' });
+  const grant = await call(platform.urls.console, 'POST', '/v1/support_access_grants', {
+    token: world.full.partner_admin,
+    body: { staff_id: engineer.id, reason: 'cursor test', ticket_reference: 'T-2', expires_at: new Date(Date.now() + 3600_000).toISOString() },
+  });
+  expect(grant.status, grant.text).toBe(201);
+  own.grantId = grant.body.id;
 
   // Two ledgers each, the first with an account and two postings: ours (the world's consumer) and another consumer's.
   const build = async (token: string) => {

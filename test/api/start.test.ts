@@ -117,7 +117,7 @@ describe('npm start', () => {
   it('explains its options with --help and wipes a stopped data folder with reset -- --yes', () => {
     const help = run(['local/main.ts', '--help']);
     expect(help.status).toBe(0);
-    for (const variable of ['DATA_DIR', 'PORT', 'LEDGER_PORT', 'CONSOLE_PORT', 'OIDC_PORT', 'LOG_LEVEL']) expect(help.output).toContain(variable);
+    for (const variable of ['DATA_DIR', 'PORT', 'LEDGER_PORT', 'CONSOLE_PORT', 'OIDC_PORT', 'LOG_LEVEL', 'PUBLIC_THROTTLE', 'CONSOLE_THROTTLE']) expect(help.output).toContain(variable);
     const scratch = mkdtempSync(join(tmpdir(), 'wallet-reset-'));
     writeFileSync(join(scratch, 'bootstrap.json'), '{}');
     expect(run(['scripts/reset.ts'], { DATA_DIR: scratch }).status).toBe(2);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/kernel/errors';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { dayOf, listAccessLog } from '../../shared/wallet/tenancy/access-log';
+import { listAccessLog } from '../../shared/wallet/tenancy/access-log';
 import { listPlatformTransactions, listPlatformUsers, type CrossTenantTransaction } from '../../shared/wallet/tenancy/platform';
 import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
@@ -143,7 +143,7 @@ describe('cross-tenant transactions', () => {
     const requestId = uuidv7();
     const beta = tenants[1]!;
     const page = await listPlatformTransactions(f.deps, { tenant_id: beta.id, type: 'topup', limit: 2 }, { actor: f.staff, requestId });
-    const log = await listAccessLog(f.deps, dayOf(new Date()), { limit: 100 });
+    const log = await listAccessLog(f.deps, { limit: 100 });
     expect(log.data.find((e) => e.request_id === requestId)).toMatchObject({
       actor: { type: 'platform_staff', id: f.staff.id },
       operation: 'listPlatformTransactions',
@@ -168,7 +168,7 @@ describe('cross-tenant users', () => {
     const requestId = uuidv7();
     const found = await listPlatformUsers(f.deps, { q: 'USER-GAM', limit: 10 }, { actor: f.staff, requestId });
     expect(found.data.map((u) => u.external_id)).toEqual(['platform-user-gamma']);
-    const log = await listAccessLog(f.deps, dayOf(new Date()), { limit: 100 });
+    const log = await listAccessLog(f.deps, { limit: 100 });
     expect(log.data.find((e) => e.request_id === requestId)).toMatchObject({ operation: 'listPlatformUsers', filters: { q: 'USER-GAM', tenant_id: null }, count: 1 });
   });
 

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/kernel/errors';
+import * as z from 'zod';
+import { decimalNumber, decimalPathsOf, segmentsOf, withDecimalPaths } from '../../shared/http/decimals';
 import { assertNoFractionalNumbers, assertNoPrototypeKeys, isJsonContentType, parseJsonBody } from '../../shared/http/json';
 
 describe('integer-only JSON', () => {
@@ -21,6 +23,29 @@ describe('integer-only JSON', () => {
     );
     expect(() => assertNoFractionalNumbers('{"amount": 10.0}')).toThrow(/integers/);
     expect(() => assertNoFractionalNumbers('[1E2]')).toThrow(/integers/);
+  });
+
+  it('takes a decimal only where the body schema declares one, to its places and without an exponent', () => {
+    const rate = decimalNumber({ min: 0, max: 100, places: 2 });
+    const body = z.object({
+      markup: z.object({ value: rate }).optional(),
+      lines: z.array(z.object({ rate: rate.optional(), amount: z.number().int() })),
+      file: withDecimalPaths(z.record(z.string(), z.unknown()), [{ path: 'rows[].rate', places: 2 }]),
+    });
+    const paths = decimalPathsOf(body);
+    expect(paths.map((p) => p.segments.join('/')).sort()).toEqual(['file/rows/[]/rate', 'lines/[]/rate', 'markup/value']);
+    const ok = (text: string) => expect(() => assertNoFractionalNumbers(text, paths), text).not.toThrow();
+    const refused = (text: string) => expect(() => assertNoFractionalNumbers(text, paths), text).toThrow(AppError);
+    ok('{"markup": {"value": 12.5}, "lines": [{"rate": 0.25, "amount": 10}, {"amount": 3}]}');
+    ok('{"file": {"rows": [{"rate": 7.25, "note": "1.5"}]}, "lines": []}');
+    ok('{"m\\u0061rkup": {"value": 1.5}}'); // an escaped key is the same key
+    refused('{"markup": {"value": 12.345}}');
+    refused('{"markup": {"value": 1.25e1}}');
+    refused('{"lines": [{"rate": 1.5, "amount": 10.5}]}');
+    refused('{"markup": {"value": 1, "other": 1.5}}');
+    refused('{"value": 12.5}');
+    refused('{"lines": [[{"rate": 1.5}]]}');
+    expect(segmentsOf('a[][].b')).toEqual(['a', '[]', '[]', 'b']);
   });
 
   it('does not look inside strings, escaped quotes included', () => {

@@ -1,6 +1,6 @@
 import type * as z from 'zod';
 import { errorCatalogue, PROBLEM_CONTENT_TYPE, problemType, retryableCodes, type ErrorCode } from '../../kernel/errors';
-import { gateways, type GatewayName } from '../gateways';
+import { gatewayOf, gateways, type GatewayName } from '../gateways';
 import type { AnyRoute } from '../route';
 import { problem } from '../schemas';
 
@@ -301,7 +301,9 @@ function errorsByStatus(route: AnyRoute): [number, ErrorCode[]][] {
     if (route.access.scopes.length > 0) add('insufficient_scope');
   }
   route.errors.forEach(add);
-  // The gateway's own: a route at its concurrency limit (shared/http/bulkheads.ts).
+  // The gateway's own: its throttle, where the stage has one (the ledger's has none), and a route
+  // at its concurrency limit (shared/http/bulkheads.ts).
+  if (gateways[gatewayOf(route.api)].throttle) add('rate_limited');
   add('bulkhead_full');
 
   const byStatus = new Map<number, ErrorCode[]>();

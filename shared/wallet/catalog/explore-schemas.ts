@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { cursor, pageLimit, uuid } from '../../http/schemas';
+import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
 import { slug } from './client-schemas';
-import { INTERVALS, OFFERING_KINDS } from './fields';
+import { CLIENT_STATUSES, INTERVALS, OFFERING_KINDS, OFFERING_STATUSES, PRICING_MODES, VARIANT_STATUSES } from './fields';
 
 /**
  * The shopper's views of the catalog (docs/catalog.md, Explore), apart from the merchant's
@@ -9,10 +9,26 @@ import { INTERVALS, OFFERING_KINDS } from './fields';
  */
 
 // ---------------------------------------------------------------------------------------------
-// Explore: the shopper views (no cost_amount, markup, on_hand, reserved or available)
+// Explore: the shopper views. Every field spec part 2 lists for a client, an offering and a variant
+// but the merchant-only ones: cost_amount, markup (the variant's and the offering's default) and
+// the stock counts (inventory's on_hand, reserved, available and low_stock_threshold).
 
 export const exploreClient = z
-  .object({ id: uuid, org_alias: z.string(), display_name: z.string(), category: z.string(), description: z.string(), logo_url: z.string().nullable() })
+  .object({
+    id: uuid,
+    merchant_id: uuid,
+    org_alias: z.string(),
+    display_name: z.string(),
+    category: z.string(),
+    description: z.string(),
+    logo_url: z.string().nullable(),
+    /** The marketplace commission on its sales (`add` mode charges it to the payer on top). */
+    commission_bps: z.number().int(),
+    /** Always `active`: Explore shows no other client. */
+    status: z.enum(CLIENT_STATUSES),
+    approved_at: timestamp.nullable(),
+    created_at: timestamp,
+  })
   .meta({ id: 'ExploreClient' });
 
 export const exploreVariant = z
@@ -20,11 +36,17 @@ export const exploreVariant = z
     id: uuid,
     offering_id: uuid,
     sku: z.string(),
+    barcode: z.string().nullable(),
     option_values: z.array(z.string()),
     position: z.number().int(),
+    pricing_mode: z.enum(PRICING_MODES),
     amount: z.number().int(),
     image_url: z.string().nullable(),
     inventory: z.object({ track_inventory: z.boolean(), in_stock: z.boolean(), low_stock: z.boolean(), allow_backorder: z.boolean() }),
+    /** Always `active`: retired variants are not shown. */
+    status: z.enum(VARIANT_STATUSES),
+    created_at: timestamp,
+    updated_at: timestamp,
   })
   .meta({ id: 'ExploreVariant' });
 
@@ -38,9 +60,16 @@ export const exploreOffering = z
     image_url: z.string().nullable(),
     amount: z.number().int().nullable(),
     interval: z.enum(INTERVALS).nullable(),
+    metadata: z.record(z.string(), z.string()),
+    /** The commission that applies: the offering's override, else the client's. */
+    commission_bps: z.number().int(),
     category_id: uuid.nullable(),
     options: z.array(z.string()),
     variants: z.array(exploreVariant),
+    /** Always `published`: drafts and archived offerings are hidden from Explore. */
+    status: z.enum(OFFERING_STATUSES),
+    created_at: timestamp,
+    updated_at: timestamp,
   })
   .meta({ id: 'ExploreOffering' });
 

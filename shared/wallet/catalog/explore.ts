@@ -10,19 +10,25 @@ import type { exploreClient, exploreClientDetail, exploreListQuery, exploreOffer
 /**
  * Explore: the shopper's view of the tenant's ecosystem (spec part 4 item 7). Only active clients
  * that platform moderation has not hidden, only published offerings, and only the shopper view:
- * no cost, markup or stock counts. Anything else answers as if it did not exist.
+ * every field spec part 2 lists but cost, markup and the stock counts. Anything else answers as if it did not exist.
  */
 
 /** The most offerings one client's Explore page carries (newest first). */
 export const EXPLORE_OFFERINGS_MAX = 100;
 
+/** The shopper view of a client: every field of spec part 2 (`hidden` is moderation's, and always false here). */
 const shopperClient = (record: ClientRecord): z.infer<typeof exploreClient> => ({
   id: record.id,
+  merchant_id: record.merchant_id,
   org_alias: record.org_alias,
   display_name: record.display_name,
   category: record.category,
   description: record.description,
   logo_url: record.logo_url,
+  commission_bps: record.commission_bps,
+  status: record.status,
+  approved_at: record.approved_at,
+  created_at: record.created_at,
 });
 
 /** A client shoppers may see. Refuses: client_not_found (unknown, of another tenant, inactive or hidden). */
@@ -62,7 +68,7 @@ export async function exploreClientDetails(deps: StoreDeps, tenantId: string, cl
   const offerings = await Promise.all(page.items.map((item) => readOffering(deps, String(item.id))));
   return {
     client: shopperClient(record),
-    offerings: offerings.filter((found) => found !== undefined && found.offering.status === 'published').map((found) => shopperOffering(found!)),
+    offerings: offerings.filter((found) => found !== undefined && found.offering.status === 'published').map((found) => shopperOffering(found!, record)),
   };
 }
 
@@ -70,6 +76,6 @@ export async function exploreClientDetails(deps: StoreDeps, tenantId: string, cl
 export async function exploreOfferingById(deps: StoreDeps, tenantId: string, offeringId: string): Promise<z.infer<typeof exploreOffering>> {
   const found = await readOffering(deps, offeringId);
   if (!found || found.offering.tenant_id !== tenantId || found.offering.status !== 'published') throw new AppError('offering_not_found', `No offering ${offeringId}.`);
-  await explorableClient(deps, tenantId, found.offering.client_id);
-  return shopperOffering(found);
+  const client = await explorableClient(deps, tenantId, found.offering.client_id);
+  return shopperOffering(found, client);
 }

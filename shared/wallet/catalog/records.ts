@@ -12,7 +12,7 @@ import type { markup as markupSchema, offering, stockMovement, variant, VariantC
 
 /**
  * The catalog's stored records and the views built from them: the merchant view (every field) and
- * the shopper view (no cost, markup or stock counts), and the pricing and inventory rules both
+ * the shopper view (every field of spec part 2 but cost, markup and the stock counts), and the pricing and inventory rules both
  * views and every write share (docs/catalog.md).
  */
 
@@ -87,8 +87,9 @@ export const isLive = (record: VariantRecord): boolean => record.status === 'act
 
 /**
  * The price of a variant. manual: `amount` as given. markup: cost_amount plus the markup (the
- * variant's own, else the offering's): percent rounds half up to the minor unit
- * (cost × percent / 100), fixed adds minor units. Refuses: invalid_request naming the field.
+ * variant's own, else the offering's): fixed adds minor units; percent adds cost × percent / 100
+ * rounded half up to the minor unit, computed exactly in integers from the percent in basis points
+ * (12.5 % is 1 250 bps: 999 × 1 250 / 10 000 = 124.875, so 125). Refuses: invalid_request naming the field.
  */
 export function priceOf(
   input: { pricing_mode: 'manual' | 'markup'; amount?: number | null; cost_amount?: number | null; markup?: Markup | null },
@@ -103,10 +104,20 @@ export function priceOf(
   if (input.cost_amount === undefined || input.cost_amount === null) throw invalid('cost_amount', 'required when pricing_mode is markup');
   const rule = input.markup ?? offeringMarkup;
   if (!rule) throw invalid('markup', 'required when pricing_mode is markup and the offering has none');
-  const price = rule.kind === 'fixed' ? input.cost_amount + rule.value : input.cost_amount + Math.floor((input.cost_amount * rule.value + 50) / 100);
+  const price = input.cost_amount + (rule.kind === 'fixed' ? rule.value : percentOf(input.cost_amount, rule.value));
   if (price < 1) throw invalid('cost_amount', 'the marked-up price must be at least 1');
   if (price > 2 ** 45) throw invalid('cost_amount', 'the marked-up price is out of range');
   return price;
+}
+
+/**
+ * `percent` % of `cost`, rounded half up to the minor unit. The percent has at most two decimals
+ * (the schema and the body scan hold it to that), so it is a whole number of basis points, and the
+ * product is taken in BigInt: cost up to 2^45 times 100 000 bps is past 2^53.
+ */
+export function percentOf(cost: number, percent: number): number {
+  const bps = BigInt(Math.round(percent * 100));
+  return Number((BigInt(cost) * bps + 5_000n) / 10_000n);
 }
 
 /** A variant's pricing mode when the request names none: markup if it gives cost and markup without an amount. */
@@ -176,22 +187,28 @@ export function offeringView({ offering, variants }: OfferingWithVariants, clien
   };
 }
 
+/** The shopper view of a live variant: everything but cost, markup and the stock counts. */
 export const shopperVariant = (record: VariantRecord): z.infer<typeof exploreVariant> => {
   const { track_inventory, in_stock, low_stock, allow_backorder } = inventoryOf(record);
   return {
     id: record.id,
     offering_id: record.offering_id,
     sku: record.sku,
+    barcode: record.barcode,
     option_values: record.option_values,
     position: record.position,
+    pricing_mode: record.pricing_mode,
     amount: record.amount,
     image_url: record.image_url,
     inventory: { track_inventory, in_stock, low_stock, allow_backorder },
+    status: record.status,
+    created_at: record.created_at,
+    updated_at: record.updated_at,
   };
 };
 
-/** The shopper view of a published offering. */
-export function shopperOffering({ offering, variants }: OfferingWithVariants): z.infer<typeof exploreOffering> {
+/** The shopper view of a published offering: everything but its default markup and its variants' merchant-only fields. */
+export function shopperOffering({ offering, variants }: OfferingWithVariants, client: Pick<ClientRecord, 'commission_bps'>): z.infer<typeof exploreOffering> {
   const live = variants.filter(isLive);
   return {
     id: offering.id,
@@ -202,9 +219,14 @@ export function shopperOffering({ offering, variants }: OfferingWithVariants): z
     image_url: offering.image_url,
     amount: displayAmount(offering, live),
     interval: offering.interval,
+    metadata: offering.metadata,
+    commission_bps: offering.commission_bps ?? client.commission_bps,
     category_id: offering.category_id,
     options: offering.options,
     variants: live.map(shopperVariant),
+    status: offering.status,
+    created_at: offering.created_at,
+    updated_at: offering.updated_at,
   };
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { decimalNumber, withDecimalPaths } from '../../http/decimals';
 import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
 import { httpsUrl, text } from './client-schemas';
 import { OFFERING_STATUSES, OFFERING_KINDS, INTERVALS, VARIANT_STATUSES, PRICING_MODES, MOVEMENT_KINDS } from './fields';
@@ -18,11 +19,27 @@ const count = z.number().int().min(0).max(1_000_000_000);
 // ---------------------------------------------------------------------------------------------
 // Pricing and inventory
 
-/** percent: whole percent of cost_amount (fractions are refused everywhere); fixed: minor units. */
+/** The most a percent markup adds: ten times the cost. */
+export const MAX_MARKUP_PERCENT = 1_000;
+
+/**
+ * percent: a percentage of cost_amount, to a hundredth of a percent (`12.5`, `7.25`: the one
+ * decimal field of the API, ../../http/decimals.ts; priced from its basis points); fixed: an amount in
+ * minor units, an integer like every amount. The price it gives is integer minor units (priceOf).
+ */
 export const markup = z
-  .object({ kind: z.enum(['percent', 'fixed']), value: z.number().int().min(0).max(MAX_AMOUNT) })
+  .object({
+    kind: z.enum(['percent', 'fixed']),
+    value: decimalNumber({
+      min: 0,
+      max: MAX_AMOUNT,
+      places: 2,
+      description: 'percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units.',
+    }),
+  })
   .strict()
-  .refine((m) => m.kind === 'fixed' || m.value <= 1_000, { message: 'a percent markup is at most 1000', path: ['value'] });
+  .refine((m) => m.kind === 'percent' || Number.isInteger(m.value), { message: 'a fixed markup is an amount in minor units: an integer', path: ['value'] })
+  .refine((m) => m.kind === 'fixed' || m.value <= MAX_MARKUP_PERCENT, { message: `a percent markup is at most ${MAX_MARKUP_PERCENT}`, path: ['value'] });
 
 export const inventoryInput = z
   .object({
@@ -212,7 +229,11 @@ export const importRequest = z
   .object({
     format: z.enum(['json', 'csv']),
     /** json: `{products: [...]}`; csv: the file's text (header line first). */
-    content: z.union([z.string().max(IMPORT_MAX_BYTES), z.record(z.string(), z.unknown())]),
+    content: z.union([
+      z.string().max(IMPORT_MAX_BYTES),
+      // Read row by row later (./import-files.ts); a variant's percent markup is decimal there too.
+      withDecimalPaths(z.record(z.string(), z.unknown()), [{ path: 'products[].variants[].markup.value', places: 2 }]),
+    ]),
     /** Validate and report what would change; write nothing. */
     dry_run: z.boolean().default(false),
   })

@@ -184,7 +184,7 @@ export async function recordGrantAccess(
   await putItem(
     deps,
     {
-      ...walletKeys.accessLog(now.toISOString().slice(0, 10), id),
+      ...walletKeys.accessLogEntry({ id, tenantId: grant.tenant_id, actorId: principal.id, grantId: grant.id }),
       entity: 'support_access',
       id,
       grant_id: grant.id,

@@ -29,6 +29,19 @@ const grant = z.object({
   revoked_by_id: z.string().nullable(),
 });
 
+const grantRequest = z
+  .object({
+    id: uuid,
+    grant_id: uuid,
+    staff_id: z.string(),
+    /** The route's operation id. */
+    operation: z.string(),
+    /** `grant_ended`: made after the grant ended, and refused. */
+    outcome: z.enum(['admitted', 'grant_ended']),
+    created_at: timestamp,
+  })
+  .meta({ id: 'SupportAccessGrantRequest' });
+
 const common = { api: 'console', access: partnerAdmin, tags: ['support access'] } as const;
 
 export const consoleRoutes = {
@@ -63,6 +76,18 @@ export const consoleRoutes = {
     request: { query: z.object({ cursor, limit: pageLimit() }).strict() },
     response: { status: 200, body: page(grant), description: 'A page of grants.' },
     errors: [],
+    tables: { wallet: 'RO' },
+  }),
+  listGrantRequests: defineRoute({
+    ...common,
+    operationId: 'listSupportAccessGrantRequests',
+    method: 'GET',
+    path: '/v1/support_access_grants/{grantId}/requests',
+    handler: 'console/list-grant-requests',
+    summary: "The requests the engineer made under one of this tenant's grants, newest first (refused ones too)",
+    request: { params: z.object({ grantId: uuid }), query: z.object({ cursor, limit: pageLimit() }).strict() },
+    response: { status: 200, body: page(grantRequest), description: 'A page of requests.' },
+    errors: ['not_found'],
     tables: { wallet: 'RO' },
   }),
   revokeGrant: defineRoute({

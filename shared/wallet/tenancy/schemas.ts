@@ -129,3 +129,41 @@ export const crossTenantTransaction = z.object({
   ),
   created_at: timestamp,
 });
+
+/** An entry of the access log: a platform read across tenants, or a request made under a support access grant. */
+export const accessLogEntry = z
+  .object({
+    id: uuid,
+    kind: z.enum(['cross_tenant_read', 'support_access']),
+    actor: z.object({ type: z.string(), id: z.string() }),
+    /** The tenant read or acted on; null for a read across every tenant. */
+    tenant_id: uuid.nullable(),
+    grant_id: uuid.nullable(),
+    /** The route's operation id. */
+    operation: z.string(),
+    /** `grant_ended`: a support request made after its grant ended, refused. */
+    outcome: z.enum(['admitted', 'grant_ended']),
+    /** A cross-tenant read's filters; null for a support request. */
+    filters: z.record(z.string(), z.union([z.string(), z.number(), z.null()])).nullable(),
+    /** Records a cross-tenant read returned; null for a support request. */
+    count: z.number().int().nullable(),
+    request_id: z.string().nullable(),
+    created_at: timestamp,
+  })
+  .meta({ id: 'AccessLogEntry' });
+
+export const accessLogQuery = z
+  .object({
+    /** Its entries, and reads across every tenant. */
+    tenant_id: uuid.optional(),
+    /** A staff id: platform staff for reads, the engineer for support requests. */
+    actor_id: z.string().min(1).max(100).optional(),
+    grant_id: uuid.optional(),
+    /** Inclusive; default 90 days before `until`. */
+    since: timestamp.optional(),
+    /** Exclusive; default now. */
+    until: timestamp.optional(),
+    cursor,
+    limit: pageLimit(),
+  })
+  .strict();
