@@ -184,8 +184,10 @@ describe('every money saga, crashed and raced at each step', () => {
     console.info(`saga fault harness: seed ${seed}, ${runs} runs (SAGA_FAULTS_SEED=${seed} replays them)`);
     await fc.assert(
       fc.asyncProperty(interleavings, async (chosen) => {
+        const started = performance.now();
         const { fired, first, recovered, replay } = await runOnce(chosen);
         const label = JSON.stringify(chosen);
+        const ran = performance.now();
         expect(fired, `${label}: the saga reached its fault point`).toBe(true);
         if (first && recovered && replay) {
           expect(recovered.status, `${label} recovered: ${recovered.text}`).toBeLessThan(500);
@@ -195,6 +197,7 @@ describe('every money saga, crashed and raced at each step', () => {
         await expectLedgerNetsToZero();
         await expectStockEqualsMovements();
         await expectNoOrphan(label);
+        if (process.env.SAGA_FAULTS_TRACE) console.info(`timing: run ${Math.round(ran - started)} ms, checks ${Math.round(performance.now() - ran)} ms`);
       }),
       { seed, numRuns: runs, endOnFailure: true, ...(process.env.SAGA_FAULTS_PATH ? { path: process.env.SAGA_FAULTS_PATH } : {}) },
     );

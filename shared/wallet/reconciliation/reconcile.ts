@@ -37,6 +37,8 @@ export const RECONCILIATION_GRACE_MS = 5 * 60_000;
 const FEED_PAGE = 500;
 /** The stretch of event history read before the records' mark moves. */
 const RECORD_STRETCH_MS = 15 * 60_000;
+/** The longest stretch read after quiet ones. */
+const QUIET_STRETCH_MAX_MS = 24 * 3_600_000;
 /** Money events whose records are read and checked at once. */
 const CLAIM_BATCH = 100;
 /** Open orphans checked again per tenant and run, newest first (the likeliest to be matched now). */
@@ -132,11 +134,15 @@ async function reconcileTenant(runtime: WalletDeps, tenant: TenantRecord, stopAt
   // mark, after every feed page (so `seen` holds the transactions they name, and stays small).
   const seen = new Map<string, Seen>();
   const retained = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000).toISOString();
+  // A quiet stretch makes the next one longer (up to a day), so a tenant idle for days costs a
+  // few reads, not one per quarter hour; the first money event brings it back to a quarter hour.
+  let stretchMs = RECORD_STRETCH_MS;
   const checkRecords = async () => {
     while (state?.checked_through && Date.now() < stopAt) {
       const from = state.records_through ?? later(tenant.created_at, retained)!;
       if (from >= state.checked_through) return;
-      const to = earlier(new Date(Date.parse(from) + RECORD_STRETCH_MS).toISOString(), state.checked_through);
+      const to = earlier(new Date(Date.parse(from) + stretchMs).toISOString(), state.checked_through);
+      let read = 0;
       let batch: EventEnvelope[] = [];
       const checkBatch = async () => {
         const claims = await claimsOf(runtime, batch, tenant.currency);
@@ -152,11 +158,13 @@ async function reconcileTenant(runtime: WalletDeps, tenant: TenantRecord, stopAt
       // one read twice is listed once.
       const overlap = new Date(Date.parse(from) - CLOCK_SKEW_MS).toISOString();
       for await (const envelope of moneyEvents(runtime, tenant.id, overlap, to)) {
+        read += 1;
         batch.push(envelope);
         if (batch.length === CLAIM_BATCH) await checkBatch();
       }
       if (batch.length > 0) await checkBatch();
       await save({ records_through: to });
+      stretchMs = read === 0 ? Math.min(stretchMs * 4, QUIET_STRETCH_MAX_MS) : RECORD_STRETCH_MS;
       // A later stretch's records name transactions from about its own time on (one older is read by id).
       const forgotten = new Date(Date.parse(to) - 2 * CLOCK_SKEW_MS).toISOString();
       for (const [id, transaction] of seen) if (transaction.created_at < forgotten) seen.delete(id);
