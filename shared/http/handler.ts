@@ -9,7 +9,7 @@ import { uuidv7 } from '../kernel/ids';
 import { logger } from '../kernel/log';
 import { hasAnyScope, type Principal } from './principal';
 import { decimalPathsOf } from './decimals';
-import { assertNoFractionalNumbers, assertNoPrototypeKeys, decodeUtf8, isJsonContentType } from './json';
+import { assertAcceptedText, assertNoFractionalNumbers, assertNoPrototypeKeys, decodeUtf8, isJsonContentType } from './json';
 import type { AnyRoute, RouteDefinition } from './route';
 
 /**
@@ -171,7 +171,8 @@ const ignoresBody = (route: AnyRoute): boolean => !route.request.body && (route.
  * The body as bytes, before anyone parses it: at most MAX_BODY_BYTES, strict UTF-8, JSON when
  * there is one, and no number with a fraction or an exponent anywhere (amounts are integer minor
  * units, and JSON.parse cannot tell `10.0` from `10`, so the raw text is checked first) but in a
- * field the body schema declares decimal (./decimals.ts).
+ * field the body schema declares decimal (./decimals.ts), and no character a text field does not
+ * take (controls, bidirectional overrides, unpaired surrogates: ./json.ts assertAcceptedText).
  */
 function bodyGuard(route: AnyRoute): Middleware {
   // Where the body schema declares a decimal field (a rate, never money): found once per route.
@@ -187,6 +188,7 @@ function bodyGuard(route: AnyRoute): Middleware {
         }
         assertNoFractionalNumbers(state.rawBody, decimals);
         assertNoPrototypeKeys(state.rawBody);
+        assertAcceptedText(state.rawBody);
       } catch (error) {
         throw inRouteCatalogue(route, error);
       }

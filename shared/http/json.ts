@@ -106,6 +106,60 @@ export function assertNoPrototypeKeys(text: string): void {
   if (found) throw new AppError('invalid_request', 'A key named __proto__ is not accepted anywhere in a request body.');
 }
 
+/**
+ * Characters no text field takes, anywhere in a body (keys included): C0 controls but tab, line
+ * feed and carriage return; DEL and the C1 controls; the bidirectional embeddings, overrides and
+ * isolates (U+202A–U+202E, U+2066–U+2069: an RLO in a product title reverses what Explore shows);
+ * and a UTF-16 surrogate without its pair (a `\ud800` escape: strict JSON parsers and UTF-8 refuse
+ * the document that serves it back). The marks LRM and RLM, which right-to-left text needs, stay.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is what this expression is for
+const UNACCEPTED_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/u;
+/** Raw text that may hold one: a `\u` escape, or a raw bidirectional control (strict UTF-8 holds no lone surrogate, and JSON no raw control). */
+const MAY_HOLD_UNACCEPTED = /\\u|[\u202a-\u202e\u2066-\u2069\u007f-\u009f]/;
+
+/** Refuses a body with a character no text field takes (UNACCEPTED_TEXT), naming the field. Cheap when the text holds no escape. */
+export function assertAcceptedText(text: string): void {
+  if (!MAY_HOLD_UNACCEPTED.test(text)) return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return; // malformed JSON: the body parser refuses it
+  }
+  const found = unacceptedAt(parsed, '');
+  if (found) {
+    const { field, char } = found;
+    const code = `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    const message = `contains ${code}, a control, bidirectional-override or unpaired-surrogate character no text field takes`;
+    throw new AppError('invalid_request', `${field || 'The body'}: ${message}.`, { errors: [{ field: field || 'body', message }] });
+  }
+}
+
+function unacceptedAt(value: unknown, path: string): { field: string; char: string } | undefined {
+  if (typeof value === 'string') {
+    const match = UNACCEPTED_TEXT.exec(value);
+    return match ? { field: path, char: match[0] } : undefined;
+  }
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = unacceptedAt(item, `${path}[${index}]`);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const field = path ? `${path}.${key}` : key;
+      const inKey = UNACCEPTED_TEXT.exec(key);
+      if (inKey) return { field, char: inKey[0] };
+      const found = unacceptedAt(item, field);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Decodes a request body as strict UTF-8; invalid byte sequences are the client's error. */
@@ -120,6 +174,7 @@ export function decodeUtf8(bytes: Uint8Array): string {
 export function parseJsonBody(text: string): unknown {
   assertNoFractionalNumbers(text);
   assertNoPrototypeKeys(text);
+  assertAcceptedText(text);
   try {
     return JSON.parse(text);
   } catch {

@@ -90,3 +90,35 @@ function findPushTokenPattern(document: unknown): string {
   if (!found) throw new Error('no push_token pattern in the document');
   return JSON.parse(found[1]!) as string;
 }
+
+describe('text fields', () => {
+  it('refuse controls, bidirectional overrides and unpaired surrogates anywhere in a body, naming the field, and create nothing', async () => {
+    const client = await clientOf(platform.urls.public, apiKey);
+    const offerings = async () => (await api('GET', `/v1/clients/${client.id}/offerings`)).body.data.length as number;
+    const before = await offerings();
+    // Raw JSON text: the escapes reach the server as written.
+    const bodies: [string, string][] = [
+      ['title', '{"title":"Cheap \\u202Eesnopxe","status":"published","variants":[{"sku":"RLO-1","amount":100}]}'],
+      ['description', '{"title":"Tee","description":"nul\\u0000byte","variants":[{"sku":"NUL-1","amount":100}]}'],
+      ['variants[0].barcode', '{"title":"Tee","variants":[{"sku":"SUR-1","amount":100,"barcode":"\\ud800"}]}'],
+      ['metadata.note', '{"title":"Tee","metadata":{"note":"isolate \\u2067x\\u2069"},"variants":[{"sku":"ISO-1","amount":100}]}'],
+    ];
+    for (const [field, rawBody] of bodies) {
+      const refused = await api('POST', `/v1/clients/${client.id}/offerings`, { rawBody, headers: { 'content-type': 'application/json' } });
+      expectProblem(refused, 'invalid_request', field);
+      expect(refused.body.errors.map((e: { field: string }) => e.field), field).toEqual([field]);
+      // The answer itself is strict JSON a strict parser takes.
+      expect(() => JSON.parse(refused.text)).not.toThrow();
+    }
+    expect(await offerings()).toBe(before);
+
+    const endpoint = await api('POST', '/v1/webhook_endpoints', { rawBody: '{"url":"http://127.0.0.1:9/hook","description":"\\u202Ereversed"}', headers: { 'content-type': 'application/json' } });
+    expectProblem(endpoint, 'invalid_request');
+    expect(endpoint.body.errors[0].field).toBe('description');
+
+    // Right-to-left text keeps its marks, and a pair of surrogates is just a character.
+    const rtl = await api('POST', `/v1/clients/${client.id}/offerings`, { body: { title: '\u200Fשלום 😀', variants: [{ sku: `RTL-${uuidv7().slice(-8)}`, amount: 100 }] } });
+    expect(rtl.status, rtl.text).toBe(201);
+    expect(rtl.body.title).toBe('\u200Fשלום 😀');
+  });
+});
