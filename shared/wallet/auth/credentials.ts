@@ -9,7 +9,7 @@ import type { WalletDeps } from '../deps';
 import { apiKeyPrincipal, createApiKeyVerifier, type ApiKeyCache } from './api-key-verifier';
 import { createIdpVerifier, idpLookups, type IdpVerifierOptions } from './idp';
 import type { Principal, PrincipalKind } from '../../http/principal';
-import { isStaffRole, principalKindOf, roleHasTenant } from './staff';
+import { isStaffRole, principalKindOf, roleHasTenant } from './staff-roles';
 import type { TokenSigner } from './signer';
 import { RefusedCredential, verifyWalletToken } from './tokens';
 
