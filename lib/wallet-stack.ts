@@ -7,6 +7,7 @@ import { gateways } from '../shared/http/gateways';
 import type { AnyRoute } from '../shared/http/route';
 import { routes as manifestRoutes } from '../shared/routes';
 import { walletTable } from '../shared/tables';
+import { credentialQueues } from '../shared/wallet/auth/credential-queues';
 import {
   queues as manifestQueues,
   queueUrlEnv,
@@ -134,6 +135,9 @@ export class WalletStack extends Stack {
       };
     };
 
+    // A route sends to its own queues and to those its credential hook hands records to.
+    const routeQueues = (route: AnyRoute): string[] => [...new Set([...(route.sendsTo ?? []), ...credentialQueues(route)])];
+
     // Interface endpoints for what in-VPC functions call, and only those.
     const apiRoutes = allRoutes.filter((route) => gateways.public.apis.includes(route.api) || gateways.console.apis.includes(route.api));
     const inVpcRoutes = apiRoutes.filter(routeCallsLedger);
@@ -143,7 +147,7 @@ export class WalletStack extends Stack {
       // Every route verifies wallet tokens, which needs kms:GetPublicKey (once per container).
       ['Kms', ec2.InterfaceVpcEndpointAwsService.KMS, inVpcRoutes.length > 0],
       ['EventBridge', ec2.InterfaceVpcEndpointAwsService.EVENTBRIDGE, inVpcWorkers.some((worker) => worker.publishesEvents)],
-      ['Sqs', ec2.InterfaceVpcEndpointAwsService.SQS, [...inVpcWorkers, ...inVpcRoutes].some((fn) => fn.sendsTo?.length)],
+      ['Sqs', ec2.InterfaceVpcEndpointAwsService.SQS, inVpcWorkers.some((worker) => worker.sendsTo?.length) || inVpcRoutes.some((route) => routeQueues(route).length > 0)],
     ];
     for (const [name, service, needed] of endpoints) {
       if (!needed) continue;
@@ -166,7 +170,7 @@ export class WalletStack extends Stack {
     // the routes that mint them may sign.
     const routeProfile = (route: AnyRoute): AccessProfile => {
       const tokens = [this.signingKeys.verify, ...(routeSignsTokens(route) ? [this.signingKeys.sign] : [])];
-      const queues = (route.sendsTo ?? []).map(sendTo);
+      const queues = routeQueues(route).map(sendTo);
       return routeCallsLedger(route)
         ? { tables: route.tables, capabilities: [...tokens, ...queues, ledgerClient], network }
         : { tables: route.tables, capabilities: [...tokens, ...queues] };

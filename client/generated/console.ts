@@ -334,7 +334,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -435,7 +435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -532,7 +532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

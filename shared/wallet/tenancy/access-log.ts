@@ -1,11 +1,16 @@
 import { walletKeys } from '../keys';
 import type { Actor, StoreDeps } from '../deps';
-import { putItem, queryPage, type Page } from '../../aws/store';
+import { queryPage, type Page } from '../../aws/store';
+import { queuedAccessRecorder, sendAuditRecord } from '../access-records';
 
 /**
  * The cross-tenant access log (spec part 4 item 19): every platform read of tenants' data leaves
  * who, when, what and with which filters, and how many records it returned. Append-only, one
  * partition per UTC day, kept without expiry (PCI DSS 10.5.1 asks for a year at least).
+ *
+ * The entry is queued before the read is answered and written by the access-records worker
+ * (../access-records.ts), so a read's function holds no write grant; a read whose entry cannot be
+ * queued is refused (503 service_unavailable) instead of answered unlogged.
  */
 
 export interface AccessLogEntry {
@@ -32,7 +37,7 @@ export async function recordCrossTenantRead(
     request_id: read.requestId,
     created_at: now.toISOString(),
   };
-  await putItem(deps, { ...walletKeys.accessLog(dayOf(now), entry.id), entity: 'access_log', ...entry }, { condition: 'attribute_not_exists(pk)' });
+  await sendAuditRecord(queuedAccessRecorder, { kind: 'cross_tenant_read', ...entry });
   return entry;
 }
 
