@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundle, handlerEntries, HANDLER_FILES, repoRoot, type BundleResult } from '../../scripts/bundle';
 import { coldImports, importsOverBudget, readBudget } from '../../scripts/cold-imports';
@@ -60,6 +60,14 @@ describe('bundle', () => {
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.filter((input) => /node_modules\/@aws-sdk\/(client-|lib-dynamodb|credential-provider)/.test(input))).toEqual([]);
     expect(inputs.some((input) => input.endsWith('shared/aws/aws-json.ts'))).toBe(true);
+  });
+
+  it('keeps the staff password code in the staff login function only (the credential hook needs only the roles)', () => {
+    const carriers = Object.entries(result.metafile.outputs)
+      .filter(([file]) => file.endsWith('/index.mjs'))
+      .filter(([, output]) => Object.keys(output.inputs).some((input) => /shared\/wallet\/auth\/(staff|passwords)\.ts$/.test(input)))
+      .map(([file]) => relative(outdir, join(repoRoot, file)).replace(/\/index\.mjs$/, ''));
+    expect(carriers).toEqual(['auth/create-staff-session']);
   });
 
   it('ships the files a function reads at run time beside it', () => {
