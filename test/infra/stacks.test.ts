@@ -335,7 +335,7 @@ describe('wallet functions that call the ledger', () => {
       const found = functions.get(route.operationId)!;
       const sends = actionsOf(found).get('sqs:SendMessage') ?? [];
       const authenticated = route.access !== 'public';
-      const admitsIdp = authenticated && route.access.principals.includes('idp_user');
+      const admitsIdp = route.access !== 'public' && route.access.principals.includes('idp_user');
       const provisionsInPlace = route.tables.wallet === 'RW' && route.capabilities?.includes('callsLedger') === true;
       expect(sends.some((arn) => JSON.stringify(arn) === JSON.stringify(queueArn('accessRecords'))), route.operationId).toBe(authenticated);
       expect(found.env.QUEUE_URL_ACCESS_RECORDS !== undefined, route.operationId).toBe(authenticated);
