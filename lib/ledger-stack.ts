@@ -136,6 +136,7 @@ export class LedgerStack extends Stack {
       description: 'Register the wallet as a ledger consumer with this OIDC sub (the sub of its tokens is its client id)',
     });
     new CfnOutput(this, 'WalletCredentialsSecretArn', { value: this.issuer.walletCredentials.secretArn });
+    new CfnOutput(this, 'LedgerTableName', { value: this.table.table.tableName, description: 'LEDGER_TABLE for npm run ledger:consumers (registering consumers)' });
   }
 
   /**

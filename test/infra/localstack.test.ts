@@ -4,8 +4,10 @@ import { actionsOf, allTemplates, functionsOf, methodsOf, resourcesOfType, synth
 
 /**
  * The template LocalStack's free image must deploy: stage `local`, as localstack/deploy.sh
- * synthesizes it (`-c stage=local`, whose defaults are `-c ledgerIssuer=embedded -c ledgerVpc=false`).
+ * synthesizes it (`-c stage=local`, whose defaults are `-c ledgerIssuer=embedded -c ledgerVpc=false`,
+ * and `-c executeApiDomain=localhost.localstack.cloud:4566`, where LocalStack answers API hosts).
  */
+const DEPLOY_SH_CONTEXT = { ledgerIssuer: 'embedded', ledgerVpc: 'false', executeApiDomain: 'localhost.localstack.cloud:4566' };
 
 /**
  * The resource types the free image can create, and only those the platform uses: each has a
@@ -50,12 +52,13 @@ const typesOf = (synth: Synthesized): Set<string> => new Set(templatesOf(synth).
 
 let local: Synthesized;
 beforeAll(() => {
-  local = synthesize({}, 'local');
+  local = synthesize({}, 'local', {}, DEPLOY_SH_CONTEXT);
 });
 
 describe('the stage local template (LocalStack)', () => {
-  it('has no Cognito resource and only resource types of the free image', () => {
+  it('has no Cognito resource and only resource types of the free image, with the defaults of stage local too', () => {
     const types = typesOf(local);
+    expect(typesOf(synthesize({}, 'local'))).toEqual(types);
 
     expect([...types].filter((type) => type.startsWith('AWS::Cognito::'))).toEqual([]);
     expect([...types].filter((type) => !FREE_IMAGE_TYPES.has(type)).sort()).toEqual([]);
@@ -93,7 +96,7 @@ describe('the stage local template (LocalStack)', () => {
     const ledgerRoutes = functionsOf(local.stacks.ledger).filter((found) => found.env.OIDC_JWKS_URL !== undefined);
     expect(ledgerRoutes.length).toBeGreaterThan(0);
     for (const found of ledgerRoutes) expect(found.env.OIDC_ISSUER).toEqual(issuer.env.OIDC_ISSUER);
-    expect(JSON.stringify(issuer.env.OIDC_ISSUER)).toMatch(/execute-api.*\/local/);
+    expect(JSON.stringify(issuer.env.OIDC_ISSUER)).toMatch(/execute-api\.localhost\.localstack\.cloud:4566\/local/);
   });
 
   it("keeps the wallet's client in a generated secret under the issuer's client prefix", () => {
