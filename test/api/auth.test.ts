@@ -14,7 +14,7 @@ import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
 import { walletKeys } from '../../shared/wallet/keys';
 import { ledgerConsumer } from '../support/consumers';
 import { apiKeyFor, idpTokenFor, staffAccount, staffLogin, staffToken, TEST_STAFF_PASSWORD, userTokenFor } from '../support/credentials';
-import { startTestPlatform } from '../support/platform';
+import { settleQueues, startTestPlatform } from '../support/platform';
 
 /**
  * The auth API over HTTP, like a client: staff login and lockout, API key issue / list / revoke,
@@ -157,7 +157,7 @@ describe('API keys', () => {
     expect(minted.status, minted.text).toBe(201);
 
     // The key's last use is queued by the request and written by the access-records worker.
-    await platform.queues.drain();
+    await settleQueues(platform);
     const listed = await api('GET', '/v1/api_keys', { token: tenantStaff });
     const entry = listed.body.data.find((key: any) => key.id === created.body.id);
     expect(entry).toMatchObject({ name: 'backend', revoked_at: null, created_by: expect.stringMatching(/^tenant_staff:/), last_used_at: expect.any(String) });
@@ -298,7 +298,7 @@ describe('IdP tokens', () => {
     const first = await api('GET', '/v1/users', { token });
     expect(first.status, first.text).toBe(200);
     expect(first.body.data).toEqual([]);
-    await platform.queues.drain();
+    await settleQueues(platform);
     const second = await api('GET', '/v1/users', { token });
 
     const provisioned = (await mappingOf(`idp:${sub}`))?.user_id as string;

@@ -7,7 +7,7 @@ import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { installQueueTransport } from '../../shared/aws/transport';
 import { apiKeyFor, staffAccount, staffLogin, staffToken, TEST_STAFF_PASSWORD } from '../support/credentials';
-import { call, startTestPlatform, type CallResult } from '../support/platform';
+import { call, settleQueues, startTestPlatform, type CallResult } from '../support/platform';
 
 let platform: Platform;
 let tenantId: string;
@@ -82,7 +82,7 @@ describe('support access grants', () => {
     expectProblem(await call(platform.urls.public, 'POST', '/v1/users', { token: session.body.token, body: { external_id: 'by-support' } }), 'forbidden');
     expect((await call(platform.urls.public, 'GET', '/v1/fee_plan', { token: session.body.token })).status).toBe(403);
     // Queued by each request before it was answered, written by the access-records worker.
-    await platform.queues.drain();
+    await settleQueues(platform);
     expect(await accessRecords(live.id)).toEqual(
       expect.arrayContaining([
         { operation: 'listUsers', outcome: 'admitted' },
@@ -96,7 +96,7 @@ describe('support access grants', () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body.revoked_at).not.toBeNull();
     expect((await call(platform.urls.public, 'GET', '/v1/users', { token: session.body.token })).status).toBe(401);
-    await platform.queues.drain();
+    await settleQueues(platform);
     expect((await accessRecords(live.id)).filter((record) => record.outcome === 'grant_ended')).toEqual([{ operation: 'listUsers', outcome: 'grant_ended' }]);
     expectProblem(await engineerSession(tenantId), 'forbidden');
     expect((await grant()).status).toBe(201);
@@ -113,7 +113,7 @@ describe('support access grants', () => {
       installQueueTransport(platform.queues);
     }
     const answered = await call(platform.urls.public, 'GET', '/v1/users', { token: session.body.token });
-    await platform.queues.drain();
+    await settleQueues(platform);
 
     expectProblem(refused!, 'service_unavailable');
     expect(answered.status).toBe(200);
