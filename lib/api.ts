@@ -213,9 +213,13 @@ export class ProjectApi extends Construct {
     this.acknowledgeApiRules(props);
   }
 
-  /** https://<id>.execute-api.<region>.<suffix>/<stage>, without depending on the stage resource. */
+  /**
+   * https://<id>.execute-api.<region>.<suffix>/<stage>, without depending on the stage resource;
+   * with `-c executeApiDomain=<host[:port]>` the API's host is `<id>.execute-api.<that>` instead
+   * (localstack/deploy.sh: LocalStack answers `<id>.execute-api.localhost.localstack.cloud:4566`).
+   */
   get baseUrl(): string {
-    return `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${this.props.stageName}`;
+    return `https://${this.api.restApiId}.execute-api.${executeApiDomain(this)}/${this.props.stageName}`;
   }
 
   /**
@@ -291,7 +295,14 @@ export class ProjectApi extends Construct {
   }
 }
 
-/** Allow invoke only through the named VPC endpoint; deny everything else explicitly. */
+/** `-c executeApiDomain`: where API hosts are below `execute-api.` (default the region's AWS domain). */
+export function executeApiDomain(scope: Construct): string {
+  const value: unknown = scope.node.tryGetContext('executeApiDomain');
+  if (value === undefined || value === null || value === '') return `${Aws.REGION}.${Aws.URL_SUFFIX}`;
+  if (typeof value !== 'string' || !/^[a-z0-9.-]+(:\d{1,5})?$/.test(value)) throw new Error(`-c executeApiDomain must be a host name, optionally with a port; got ${String(value)}`);
+  return value;
+}
+
 /**
  * `-c bulkheadScale=<n>`: the multiplier of every route's bulkhead (reserved concurrency); 1 by
  * default, 0 turns reserved concurrency off (an account whose Lambda quota is still the 10 a new
@@ -305,6 +316,7 @@ export function bulkheadScale(scope: Construct): number {
   return scale;
 }
 
+/** Allow invoke only through the named VPC endpoint; deny everything else explicitly. */
 function privateApiPolicy(endpoint: ec2.IInterfaceVpcEndpoint): iam.PolicyDocument {
   return new iam.PolicyDocument({
     statements: [

@@ -7,6 +7,7 @@ import { gateways } from '../shared/http/gateways';
 import type { AnyRoute } from '../shared/http/route';
 import { routes as manifestRoutes } from '../shared/routes';
 import { walletTable } from '../shared/tables';
+import { credentialQueues } from '../shared/wallet/auth/credential-queues';
 import {
   queues as manifestQueues,
   queueUrlEnv,
@@ -120,17 +121,18 @@ export class WalletStack extends Stack {
 
     // Functions that call the ledger run in the ledger's VPC (isolated subnets) to reach its
     // private API through the execute-api endpoint; their credentials come from Secrets Manager.
-    const walletSg = new ec2.SecurityGroup(this, 'WalletFunctions', {
-      vpc: ledger.vpc,
-      description: 'Wallet functions that call the ledger: no ingress; egress only reaches the VPC endpoints',
-      allowAllOutbound: true,
-    });
-    admit(ledger.apiEndpoint, walletSg, 'Wallet functions call the ledger API and the console API');
-    const network: FunctionNetwork = {
-      vpc: ledger.vpc,
-      subnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
-      securityGroups: [walletSg],
-    };
+    // Without a ledger VPC (-c ledgerVpc=false, LocalStack) they run like every other function.
+    const ledgerNetwork = ledger.network;
+    const walletSg = ledgerNetwork
+      ? new ec2.SecurityGroup(this, 'WalletFunctions', {
+          vpc: ledgerNetwork.vpc,
+          description: 'Wallet functions that call the ledger: no ingress; egress only reaches the VPC endpoints',
+          allowAllOutbound: true,
+        })
+      : undefined;
+    if (ledgerNetwork && walletSg) admit(ledgerNetwork.apiEndpoint, walletSg, 'Wallet functions call the ledger API and the console API');
+    const network: FunctionNetwork | undefined =
+      ledgerNetwork && walletSg ? { vpc: ledgerNetwork.vpc, subnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED }, securityGroups: [walletSg] } : undefined;
     const ledgerClient: Capability = {
       key: 'ledger-client',
       environment: {
@@ -156,6 +158,9 @@ export class WalletStack extends Stack {
       };
     };
 
+    // A route sends to its own queues and to those its credential hook hands records to.
+    const routeQueues = (route: AnyRoute): string[] => [...new Set([...(route.sendsTo ?? []), ...credentialQueues(route)])];
+
     // Interface endpoints for what in-VPC functions call, and only those.
     const apiRoutes = allRoutes.filter((route) => gateways.public.apis.includes(route.api) || gateways.console.apis.includes(route.api));
     const inVpcRoutes = apiRoutes.filter(routeCallsLedger);
@@ -165,12 +170,12 @@ export class WalletStack extends Stack {
       // Every route verifies wallet tokens, which needs kms:GetPublicKey (once per container).
       ['Kms', ec2.InterfaceVpcEndpointAwsService.KMS, inVpcRoutes.length > 0],
       ['EventBridge', ec2.InterfaceVpcEndpointAwsService.EVENTBRIDGE, inVpcWorkers.some((worker) => worker.publishesEvents)],
-      ['Sqs', ec2.InterfaceVpcEndpointAwsService.SQS, [...inVpcWorkers, ...inVpcRoutes].some((fn) => fn.sendsTo?.length)],
+      ['Sqs', ec2.InterfaceVpcEndpointAwsService.SQS, inVpcWorkers.some((worker) => worker.sendsTo?.length) || inVpcRoutes.some((route) => routeQueues(route).length > 0)],
     ];
     for (const [name, service, needed] of endpoints) {
-      if (!needed) continue;
+      if (!needed || !ledgerNetwork || !walletSg) continue;
       const endpoint = new ec2.InterfaceVpcEndpoint(this, `${name}Endpoint`, {
-        vpc: ledger.vpc,
+        vpc: ledgerNetwork.vpc,
         service,
         privateDnsEnabled: true,
         subnets: { subnetType: ec2.SubnetType.PRIVATE_ISOLATED },
@@ -188,9 +193,9 @@ export class WalletStack extends Stack {
     // the routes that mint them may sign.
     const routeProfile = (route: AnyRoute): AccessProfile => {
       const tokens = [this.signingKeys.verify, ...(routeSignsTokens(route) ? [this.signingKeys.sign] : [])];
-      const queues = (route.sendsTo ?? []).map(sendTo);
+      const queues = routeQueues(route).map(sendTo);
       return routeCallsLedger(route)
-        ? { tables: route.tables, capabilities: [...tokens, ...queues, ledgerClient], network }
+        ? { tables: route.tables, capabilities: [...tokens, ...queues, ledgerClient], ...(network ? { network } : {}) }
         : { tables: route.tables, capabilities: [...tokens, ...queues] };
     };
     // IdP tokens: in-VPC functions cannot reach the IdP, so they read its keys through a relay on
@@ -201,7 +206,7 @@ export class WalletStack extends Stack {
     const idpRelayUrl = Lazy.string({ produce: () => `${this.consoleApi.baseUrl}${idpRelayPath}` });
     const routeEnvironment = (route: AnyRoute): Record<string, string> =>
       idp && idpJwksUrl
-        ? { IDP_ISSUER: idp.issuer, IDP_AUDIENCE: idp.audience ?? 'wallet', IDP_JWKS_URL: routeCallsLedger(route) ? idpRelayUrl : idpJwksUrl }
+        ? { IDP_ISSUER: idp.issuer, IDP_AUDIENCE: idp.audience ?? 'wallet', IDP_JWKS_URL: routeCallsLedger(route) && network ? idpRelayUrl : idpJwksUrl }
         : {};
 
     this.publicApi = new ProjectApi(this, 'PublicApi', {
@@ -220,10 +225,11 @@ export class WalletStack extends Stack {
     // Console: PRIVATE, through the same execute-api endpoint as the ledger. Operators reach it
     // from inside the VPC (Client VPN or SSM port forwarding), so the console has no internet
     // surface at all, and its functions keep the same in-function staff authentication.
+    // (REGIONAL only without a ledger VPC: stage local on LocalStack.)
     this.consoleApi = new ProjectApi(this, 'ConsoleApi', {
       gateway: 'console',
       routes: allRoutes.filter((route) => gateways.console.apis.includes(route.api)),
-      endpoint: { kind: 'private', vpcEndpoint: ledger.apiEndpoint },
+      endpoint: ledgerNetwork ? { kind: 'private', vpcEndpoint: ledgerNetwork.apiEndpoint } : { kind: 'regional' },
       stageName: props.stage,
       throttle: props.consoleThrottle ?? gateways.console.throttle ?? undefined,
       functions,
@@ -231,7 +237,7 @@ export class WalletStack extends Stack {
       environmentFor: routeEnvironment,
       accountLogging: ledger.apiGatewayLogging,
     });
-    if (idpJwksUrl && inVpcRoutes.length > 0) {
+    if (idpJwksUrl && network && inVpcRoutes.length > 0) {
       this.consoleApi.addExtraMethod(idpRelayPath, 'GET', new apigateway.HttpIntegration(idpJwksUrl, { httpMethod: 'GET', proxy: true }));
     }
 
@@ -247,12 +253,12 @@ export class WalletStack extends Stack {
           ...(worker.publishesEvents ? [eventBus] : []),
           ...(worker.sendsTo ?? []).map(sendTo),
         ],
-        ...(worker.callsLedger ? { network } : {}),
+        ...(worker.callsLedger && network ? { network } : {}),
       }),
     });
 
     new CfnOutput(this, 'PublicApiUrl', { value: this.publicApi.baseUrl });
-    new CfnOutput(this, 'ConsoleApiUrl', { value: this.consoleApi.baseUrl, description: 'Private: resolves only inside the VPC' });
+    new CfnOutput(this, 'ConsoleApiUrl', { value: this.consoleApi.baseUrl, description: ledgerNetwork ? 'Private: resolves only inside the VPC' : 'Regional: no ledger VPC (-c ledgerVpc=false)' });
     new CfnOutput(this, 'EventBusName', { value: this.bus.eventBusName });
     new CfnOutput(this, 'WalletIssuer', { value: this.issuer, description: 'iss of wallet-issued tokens; keys at <PublicApiUrl>/.well-known/jwks.json' });
     new CfnOutput(this, 'TokenSigningKeyArn', { value: this.signingKeys.current.keyArn, description: 'The KMS key that signs wallet tokens now' });

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,7 +14,8 @@ import {
   type JWTHeaderParameters,
   type JWTPayload,
 } from 'jose';
-import { systemClock, epochSeconds, type Clock } from '../shared/kernel/clock';
+import type { Clock } from '../shared/kernel/clock';
+import { CLIENT_ID_PATTERN, createOidcIssuer, ISSUER_ALG, json, MAX_TOKEN_REQUEST_BYTES, type IssuerResponse } from '../shared/http/oidc-issuer';
 import { LocalStartError } from './errors';
 import { listenError } from './ports';
 import { KEEP_ALIVE_TIMEOUT_MS } from './gateway';
@@ -22,7 +23,9 @@ import { KEEP_ALIVE_TIMEOUT_MS } from './gateway';
 /**
  * The development OIDC issuer: it stands in for the Amazon Cognito user pool that issues ledger
  * consumers their client-credentials access tokens in AWS. Same protocol (RFC 6749 section 4.4
- * at /oauth2/token, keys at /.well-known/jwks.json, discovery), loopback only, no account.
+ * at /oauth2/token, keys at /.well-known/jwks.json, discovery), loopback only, no account. The
+ * protocol is shared/http/oidc-issuer.ts, which the LocalStack deployment also runs as a Lambda
+ * (`-c ledgerIssuer=embedded`); this file is the laptop's server, key file and client file.
  *
  * Differences from Cognito, on purpose: tokens carry `aud` = the ledger audience (Cognito's carry
  * none; the verifier accepts both, shared/ledger/consumer-auth.ts), and `POST /dev/clients` registers a
@@ -79,10 +82,7 @@ export interface MintOptions {
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
-const CLIENT_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
-const SCOPE_NAME_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
-const MAX_BODY_BYTES = 16 * 1024;
-const ALG = 'RS256';
+const ALG = ISSUER_ALG;
 
 /** Signs exactly `claims`; nothing is added, so a test controls every claim. */
 export async function mintToken(claims: JWTPayload, options: MintOptions): Promise<string> {
@@ -109,14 +109,12 @@ export async function startDevIssuer(options: DevIssuerOptions): Promise<DevIssu
   const host = options.host ?? '127.0.0.1';
   if (!LOOPBACK_HOSTS.has(host)) throw new LocalStartError(`The dev OIDC issuer listens on loopback only, not on ${host}.`);
   if (!options.audience) throw new LocalStartError('The dev OIDC issuer needs an audience.');
-  const clock = options.clock ?? systemClock;
-  const ttlSeconds = options.tokenTtlSeconds ?? 3600;
   const signingKey = await loadOrCreateSigningKey(options.dataDir);
   const clients = new ClientRegistry(options.dataDir ? join(options.dataDir, 'oidc', 'clients.json') : undefined);
-
+  const mint = (claims: JWTPayload, mintOptions: Omit<MintOptions, 'signingKey'> = {}) => mintToken(claims, { ...mintOptions, signingKey });
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) send(response, 500, { error: 'server_error', error_description: String(error) });
+      if (!response.headersSent) send(response, json(500, { error: 'server_error', error_description: String(error) }));
       else response.destroy();
     });
   });
@@ -129,93 +127,31 @@ export async function startDevIssuer(options: DevIssuerOptions): Promise<DevIssu
   });
   const { port } = server.address() as AddressInfo;
   const issuer = `http://${host === '::1' ? '[::1]' : host}:${port}`;
-  const tokenUrl = `${issuer}/oauth2/token`;
-  const jwksUrl = `${issuer}/.well-known/jwks.json`;
-  const mint = (claims: JWTPayload, mintOptions: Omit<MintOptions, 'signingKey'> = {}) => mintToken(claims, { ...mintOptions, signingKey });
+  // Requests are served from the next I/O turn on, after this is set.
+  const protocol = createOidcIssuer({
+    issuer,
+    audience: options.audience,
+    tokenTtlSeconds: options.tokenTtlSeconds,
+    clock: options.clock,
+    signer: { sign: (claims) => mint(claims), jwks: async () => ({ keys: [signingKey.publicJwk] }) },
+    clients: { verify: async (clientId, secret) => clients.verify(clientId, secret) },
+  });
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    if (!isLoopback(request.socket.remoteAddress)) return send(response, 403, { error: 'access_denied' });
+    if (!isLoopback(request.socket.remoteAddress)) return send(response, json(403, { error: 'access_denied' }));
     const path = new URL(request.url ?? '/', issuer).pathname;
-    const route = `${request.method} ${path}`;
-    switch (route) {
-      case 'GET /.well-known/openid-configuration':
-        return send(response, 200, {
-          issuer,
-          token_endpoint: tokenUrl,
-          jwks_uri: jwksUrl,
-          grant_types_supported: ['client_credentials'],
-          token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
-          id_token_signing_alg_values_supported: [ALG],
-          response_types_supported: ['token'],
-          subject_types_supported: ['public'],
-        });
-      case 'GET /.well-known/jwks.json':
-        return send(response, 200, { keys: [signingKey.publicJwk] });
-      case 'POST /oauth2/token':
-        return token(request, response);
-      case 'POST /dev/clients':
-        return registerViaHttp(request, response);
-      default: {
-        const known = ['/.well-known/openid-configuration', '/.well-known/jwks.json', '/oauth2/token', '/dev/clients'].includes(path);
-        return send(response, known ? 405 : 404, { error: known ? 'method_not_allowed' : 'not_found' });
-      }
-    }
-  }
-
-  async function token(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const oauthError = (status: number, error: string, description: string, headers: Record<string, string> = {}) =>
-      send(response, status, { error, error_description: description }, headers);
-    if (!isFormContentType(request.headers['content-type'])) {
-      return oauthError(400, 'invalid_request', 'The body must be application/x-www-form-urlencoded.');
-    }
-    const body = await readBody(request);
-    if (body === undefined) return oauthError(400, 'invalid_request', 'The body is too large.');
-    const form = new URLSearchParams(body);
-
-    // RFC 6749 section 2.3: exactly one client authentication method.
-    const basic = parseBasic(request.headers.authorization);
-    const viaForm = form.has('client_secret');
-    if (basic === null) return oauthError(401, 'invalid_client', 'Malformed Basic credentials.', basicChallenge);
-    if (basic && viaForm) return oauthError(400, 'invalid_request', 'Use one client authentication method, not two.');
-    const clientId = basic?.clientId ?? form.get('client_id') ?? '';
-    const secret = basic?.secret ?? form.get('client_secret') ?? '';
-    if (!clientId || !secret) return oauthError(401, 'invalid_client', 'Client authentication is required.', basicChallenge);
-    if (basic && form.has('client_id') && form.get('client_id') !== clientId) {
-      return oauthError(400, 'invalid_request', 'client_id does not match the authenticated client.');
-    }
-    if (!clients.verify(clientId, secret)) {
-      return oauthError(401, 'invalid_client', 'Client authentication failed.', basic ? basicChallenge : {});
-    }
-
-    const grantType = form.get('grant_type');
-    if (!grantType) return oauthError(400, 'invalid_request', 'grant_type is required.');
-    if (grantType !== 'client_credentials') return oauthError(400, 'unsupported_grant_type', 'Only client_credentials is supported.');
-    const scope = grantedScope(form.get('scope'), options.audience);
-    if (scope === undefined) {
-      return oauthError(400, 'invalid_scope', `Scopes must have the form ${options.audience}/<name>.`);
-    }
-
-    const now = epochSeconds(clock.now());
-    const accessToken = await mint({
-      iss: issuer,
-      sub: clientId,
-      client_id: clientId,
-      aud: options.audience,
-      scope,
-      token_use: 'access',
-      iat: now,
-      nbf: now,
-      exp: now + ttlSeconds,
-      jti: randomUUID(),
-    });
-    return send(response, 200, { access_token: accessToken, token_type: 'Bearer', expires_in: ttlSeconds });
+    if (`${request.method} ${path}` === 'POST /dev/clients') return registerViaHttp(request, response);
+    const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]));
+    const answer = await protocol({ method: request.method ?? 'GET', path, headers, body: request.method === 'POST' ? await readBody(request) : '' });
+    if (answer) return send(response, answer);
+    return send(response, json(path === '/dev/clients' ? 405 : 404, { error: path === '/dev/clients' ? 'method_not_allowed' : 'not_found' }));
   }
 
   async function registerViaHttp(request: IncomingMessage, response: ServerResponse): Promise<void> {
     // A web page may POST to loopback; it cannot send JSON or hide its Origin without a preflight.
-    if (request.headers.origin !== undefined) return send(response, 403, { error: 'access_denied' });
+    if (request.headers.origin !== undefined) return send(response, json(403, { error: 'access_denied' }));
     if (!/^application\/json\s*(;|$)/i.test(request.headers['content-type'] ?? '')) {
-      return send(response, 415, { error: 'invalid_request', error_description: 'Send JSON: {"client_id": "..."}.' });
+      return send(response, json(415, { error: 'invalid_request', error_description: 'Send JSON: {"client_id": "..."}.' }));
     }
     const body = await readBody(request);
     let clientId: unknown;
@@ -225,16 +161,16 @@ export async function startDevIssuer(options: DevIssuerOptions): Promise<DevIssu
       clientId = undefined;
     }
     if (typeof clientId !== 'string' || !CLIENT_ID_PATTERN.test(clientId)) {
-      return send(response, 400, { error: 'invalid_request', error_description: 'client_id must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" or "-".' });
+      return send(response, json(400, { error: 'invalid_request', error_description: 'client_id must be 1 to 128 characters of A-Z, a-z, 0-9, ".", "_" or "-".' }));
     }
     const existed = clients.has(clientId);
-    return send(response, existed ? 200 : 201, clients.register(clientId));
+    return send(response, json(existed ? 200 : 201, clients.register(clientId)));
   }
 
   return {
     issuer,
-    tokenUrl,
-    jwksUrl,
+    tokenUrl: `${issuer}/oauth2/token`,
+    jwksUrl: `${issuer}/.well-known/jwks.json`,
     audience: options.audience,
     signingKey,
     registerClient: (clientId) => {
@@ -291,37 +227,6 @@ class ClientRegistry {
   }
 }
 
-const basicChallenge = { 'www-authenticate': 'Basic realm="dev-oidc"' };
-
-/** undefined: no Basic header; null: a malformed one. Id and secret are form-encoded (RFC 6749 section 2.3.1). */
-function parseBasic(header: string | undefined): { clientId: string; secret: string } | null | undefined {
-  if (!header) return undefined;
-  const match = /^basic +([A-Za-z0-9+/=]+) *$/i.exec(header);
-  if (!match) return /^basic\b/i.test(header) ? null : undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0) return null;
-  try {
-    const formDecode = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '));
-    return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)) };
-  } catch {
-    return null;
-  }
-}
-
-/** The scope string to grant, or undefined when a requested scope is not the audience's. */
-function grantedScope(requested: string | null, audience: string): string | undefined {
-  const scopes = (requested ?? '').split(' ').filter(Boolean);
-  if (scopes.length === 0) return `${audience}/postings`;
-  const prefix = `${audience}/`;
-  const valid = scopes.every((scope) => scope.startsWith(prefix) && SCOPE_NAME_PATTERN.test(scope.slice(prefix.length)));
-  return valid ? [...new Set(scopes)].join(' ') : undefined;
-}
-
-function isFormContentType(value: string | undefined): boolean {
-  return /^application\/x-www-form-urlencoded\s*(;|$)/i.test(value ?? '');
-}
-
 function isLoopback(address: string | undefined): boolean {
   return !!address && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'));
 }
@@ -332,16 +237,15 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return undefined;
+    if (size > MAX_TOKEN_REQUEST_BYTES) return undefined;
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  // RFC 6749 section 5.1: token responses must not be cached; nothing here should be.
-  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache', ...headers });
-  response.end(JSON.stringify(body));
+function send(response: ServerResponse, answer: IssuerResponse): void {
+  response.writeHead(answer.status, answer.headers);
+  response.end(JSON.stringify(answer.body));
 }
 
 function publicHalf(jwk: JWK): JWK {

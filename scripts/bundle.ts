@@ -31,9 +31,12 @@ export const HANDLER_FILES: Record<string, readonly { from: string; as: string }
 /** The Lambda that answers problem+json 404/405 for anything no route serves (one per gateway). */
 export const fallbackHandler = 'platform/fallback';
 
+/** The ledger's embedded OIDC issuer, deployed instead of Cognito with `-c ledgerIssuer=embedded` (lib/ledger-stack.ts). */
+export const issuerHandler = 'ledger/oidc-issuer';
+
 /** Every handler entry (path under functions/, no extension), once, sorted. */
 export function handlerEntries(): string[] {
-  const named = [...routes.map((route) => route.handler), ...workers.map((worker) => worker.handler), fallbackHandler];
+  const named = [...routes.map((route) => route.handler), ...workers.map((worker) => worker.handler), fallbackHandler, issuerHandler];
   return [...new Set(named)].sort();
 }
 

@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import { createDocumentClient } from '../shared/aws/dynamodb';
 import { isScope } from '../shared/wallet/auth/scopes';
-import { createStaff, isStaffRole, listStaff, STAFF_ROLES } from '../shared/wallet/auth/staff';
+import { createStaff, listStaff } from '../shared/wallet/auth/staff';
+import { isStaffRole, STAFF_ROLES } from '../shared/wallet/auth/staff-roles';
 import { systemClock } from '../shared/kernel/clock';
 import { AppError } from '../shared/kernel/errors';
 import { uuidv7 } from '../shared/kernel/ids';

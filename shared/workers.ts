@@ -74,6 +74,12 @@ export const queues: readonly QueueDefinition[] = [
   // new messages with their backoff; only a worker that keeps crashing on a message spends receives.
   // The visibility timeout outlasts the worker (30 s) and the attempt claim (45 s).
   { name: 'webhookDeliveries', visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
+  // What requests record about access (API key last use, support access, cross-tenant reads),
+  // written by authRecordAccess so request functions need no write grant (shared/wallet/access-records.ts).
+  // Audit records among them: ten receives before the dead-letter queue (14 days, alarmed).
+  { name: 'accessRecords', visibilityTimeoutSeconds: 30, maxReceiveCount: 10 },
+  // IdP users first seen on a read route, provisioned by authProvisionIdpUsers (shared/wallet/auth/idp.ts).
+  { name: 'idpFirstContact', visibilityTimeoutSeconds: 60, maxReceiveCount: 5 },
 ];
 
 export const workers: readonly WorkerDefinition[] = [
@@ -182,6 +188,23 @@ export const workers: readonly WorkerDefinition[] = [
     // A run stops starting work at 240 s (shared/wallet/reconciliation/reconcile.ts RUN_BUDGET_MS).
     timeoutSeconds: 300,
     alarms: [{ metric: 'ReconciliationOrphans', above: 0, description: 'Money without its record, or a record without its money: GET /v1/ledger/reconciliation lists them (docs/reconciliation.md)' }],
+  },
+  {
+    name: 'authRecordAccess',
+    handler: 'auth/record-access',
+    description: 'Writes the access records requests queue: API key last use, support engineers\' requests under a grant, cross-tenant reads',
+    trigger: { kind: 'queue', queue: 'accessRecords', batchSize: 10 },
+    tables: { wallet: 'RW' },
+    timeoutSeconds: 15,
+  },
+  {
+    name: 'authProvisionIdpUsers',
+    handler: 'auth/provision-idp-users',
+    description: 'Creates the wallet user and its ledger account of an IdP user first seen on a read route',
+    trigger: { kind: 'queue', queue: 'idpFirstContact', batchSize: 5 },
+    tables: { wallet: 'RW' },
+    callsLedger: true,
+    timeoutSeconds: 30,
   },
   {
     name: 'ordersExpire',

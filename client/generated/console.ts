@@ -412,7 +412,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -524,7 +524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -616,7 +616,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -724,7 +724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

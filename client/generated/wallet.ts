@@ -3840,7 +3840,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -3953,7 +3953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4058,7 +4058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4166,7 +4166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4355,7 +4355,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4436,7 +4436,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4544,7 +4544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4630,7 +4630,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4716,7 +4716,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -4949,7 +4949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5036,7 +5036,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5129,7 +5129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5288,7 +5288,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -5375,7 +5375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6037,7 +6037,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6158,7 +6158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6245,7 +6245,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6338,7 +6338,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6424,7 +6424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6516,7 +6516,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6608,7 +6608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6702,7 +6702,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6789,7 +6789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -6885,7 +6885,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7125,7 +7125,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7207,7 +7207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7293,7 +7293,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7379,7 +7379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7612,7 +7612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -7857,7 +7857,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8051,7 +8051,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8221,7 +8221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8401,7 +8401,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8497,7 +8497,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8714,7 +8714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -8922,7 +8922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9239,7 +9239,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9458,7 +9458,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -9883,7 +9883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10101,7 +10101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10186,7 +10186,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10272,7 +10272,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10358,7 +10358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10557,7 +10557,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10752,7 +10752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -10952,7 +10952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11036,7 +11036,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11129,7 +11129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11215,7 +11215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11318,7 +11318,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11414,7 +11414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11510,7 +11510,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11638,7 +11638,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11976,7 +11976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12067,7 +12067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12297,7 +12297,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12636,7 +12636,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12892,7 +12892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -12986,7 +12986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13204,7 +13204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13528,7 +13528,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13724,7 +13724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13928,7 +13928,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -13992,7 +13992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14074,7 +14074,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14160,7 +14160,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14255,7 +14255,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14454,7 +14454,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14537,7 +14537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14639,7 +14639,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -14706,7 +14706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
+            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

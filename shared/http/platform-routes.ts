@@ -48,8 +48,8 @@ const probes = (api: Api, prefix: string) => ({
     request: {},
     response: { status: 200, body: version, description: 'The version this API runs.' },
     errors: [],
-    // RW: the credential hook records an API key's last use.
-    tables: api === 'ledger' ? {} : { wallet: 'RW' },
+    // RO: the credential hook reads; what it records goes through queues (credential-queues.ts).
+    tables: api === 'ledger' ? {} : { wallet: 'RO' },
   }),
 });
 

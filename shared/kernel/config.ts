@@ -21,6 +21,13 @@ const schema = z.object({
   OIDC_ISSUER: z.url().optional(),
   OIDC_AUDIENCE: z.string().min(1).default('ledger'),
   OIDC_JWKS_URL: z.url().optional(),
+  /**
+   * The embedded issuer's Lambda (`-c ledgerIssuer=embedded`, shared/ledger/issuer.ts): its KMS
+   * signing key, and the name prefix of the Secrets Manager secrets that hold its clients. Its URL
+   * is OIDC_ISSUER, the one the ledger's verifier compares `iss` with.
+   */
+  OIDC_ISSUER_SIGNING_KMS_KEY_ID: z.string().min(1).optional(),
+  OIDC_ISSUER_CLIENTS_PREFIX: z.string().min(1).optional(),
   LEDGER_IDEMPOTENCY_RETENTION_SECONDS: z.coerce.number().int().min(60).default(24 * 3600),
   LEDGER_FEED_SETTLE_MS: z.coerce.number().int().min(0).default(2_000),
   /** Wallet side: how to reach the ledger, as a client-credentials consumer. */

@@ -14,7 +14,7 @@ import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
 import { walletKeys } from '../../shared/wallet/keys';
 import { ledgerConsumer } from '../support/consumers';
 import { apiKeyFor, idpTokenFor, staffAccount, staffLogin, staffToken, TEST_STAFF_PASSWORD, userTokenFor } from '../support/credentials';
-import { startTestPlatform } from '../support/platform';
+import { settleQueues, startTestPlatform } from '../support/platform';
 
 /**
  * The auth API over HTTP, like a client: staff login and lockout, API key issue / list / revoke,
@@ -156,9 +156,11 @@ describe('API keys', () => {
     const minted = await api('POST', '/v1/auth/user_tokens', { token: created.body.key, body: { user_external_id: externalId, scopes: ['balances:read'] } });
     expect(minted.status, minted.text).toBe(201);
 
+    // The key's last use is queued by the request and written by the access-records worker.
+    await settleQueues(platform);
     const listed = await api('GET', '/v1/api_keys', { token: tenantStaff });
     const entry = listed.body.data.find((key: any) => key.id === created.body.id);
-    expect(entry).toMatchObject({ name: 'backend', revoked_at: null, created_by: expect.stringMatching(/^tenant_staff:/) });
+    expect(entry).toMatchObject({ name: 'backend', revoked_at: null, created_by: expect.stringMatching(/^tenant_staff:/), last_used_at: expect.any(String) });
     expect(Date.parse(entry.expires_at) - Date.parse(entry.created_at)).toBe(365 * 86_400_000);
     expect(listed.text).not.toContain(created.body.key.slice(-64));
     expect(listed.text).not.toContain('secret_hash');
@@ -289,19 +291,32 @@ describe('IdP tokens', () => {
     return found.Item;
   };
 
-  it('provisions the wallet user on first contact and finds it afterwards', async () => {
+  it('provisions the wallet user on a first read through the first-contact queue, answering meanwhile as for no user yet', async () => {
     const sub = `idp-${uuidv7()}`;
     const token = await idpTokenFor(platform, { sub, tenantId });
 
     const first = await api('GET', '/v1/users', { token });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.data).toEqual([]);
+    await settleQueues(platform);
     const second = await api('GET', '/v1/users', { token });
 
-    expect(first.status, first.text).toBe(200);
-    expect(second.status).toBe(200);
     const provisioned = (await mappingOf(`idp:${sub}`))?.user_id as string;
     expect(provisioned).toMatch(/^[0-9a-f-]{36}$/);
+    expect(second.body.data.map((user: any) => user.id)).toEqual([provisioned]);
     const user = await api('GET', `/v1/users/${provisioned}`, { token });
     expect(user.body).toMatchObject({ id: provisioned, external_id: `idp:${sub}`, kind: 'consumer' });
+  });
+
+  it('provisions the wallet user before the service runs on a first write', async () => {
+    const sub = `idp-${uuidv7()}`;
+    const token = await idpTokenFor(platform, { sub, tenantId });
+
+    const device = await api('POST', '/v1/devices', { token, body: { platform: 'android', push_token: `push-${uuidv7()}` } });
+
+    expect(device.status, device.text).toBe(201);
+    const provisioned = (await mappingOf(`idp:${sub}`))?.user_id as string;
+    expect(device.body.user_id).toBe(provisioned);
   });
 
   it('provisions no one on a route that refuses IdP users: the answer is 403, nothing is written', async () => {

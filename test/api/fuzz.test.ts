@@ -31,7 +31,11 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-/** Everything stored, minus what a refused request may legitimately touch (usage stamps, read logs). */
+/**
+ * Everything stored, minus what a refused request may legitimately touch (usage stamps, read logs)
+ * and what an answered read leaves (a cross-tenant listing's resume point: a GET has no body to
+ * make hostile, so a clamped `limit` is answered, and a page may have a successor).
+ */
 async function snapshot(): Promise<string[]> {
   const items: string[] = [];
   for (const table of [platform.tables.ledger.name, platform.tables.wallet.name]) {

@@ -5,8 +5,9 @@ import { localSdkClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { uuidv7 } from '../../shared/kernel/ids';
+import { installQueueTransport } from '../../shared/aws/queue';
 import { apiKeyFor, staffAccount, staffLogin, staffToken, TEST_STAFF_PASSWORD } from '../support/credentials';
-import { call, startTestPlatform } from '../support/platform';
+import { call, settleQueues, startTestPlatform, type CallResult } from '../support/platform';
 
 let platform: Platform;
 let tenantId: string;
@@ -80,6 +81,8 @@ describe('support access grants', () => {
     // Refused requests are recorded too: a write the engineer may not make, a route it may not call.
     expectProblem(await call(platform.urls.public, 'POST', '/v1/users', { token: session.body.token, body: { external_id: 'by-support' } }), 'forbidden');
     expect((await call(platform.urls.public, 'GET', '/v1/fee_plan', { token: session.body.token })).status).toBe(403);
+    // Queued by each request before it was answered, written by the access-records worker.
+    await settleQueues(platform);
     expect(await accessRecords(live.id)).toEqual(
       expect.arrayContaining([
         { operation: 'listUsers', outcome: 'admitted' },
@@ -93,9 +96,28 @@ describe('support access grants', () => {
     expect(revoked.status).toBe(200);
     expect(revoked.body.revoked_at).not.toBeNull();
     expect((await call(platform.urls.public, 'GET', '/v1/users', { token: session.body.token })).status).toBe(401);
+    await settleQueues(platform);
     expect((await accessRecords(live.id)).filter((record) => record.outcome === 'grant_ended')).toEqual([{ operation: 'listUsers', outcome: 'grant_ended' }]);
     expectProblem(await engineerSession(tenantId), 'forbidden');
     expect((await grant()).status).toBe(201);
+  });
+
+  it("refuses the engineer's request with a retryable 503 when its record cannot be queued: nothing is answered unrecorded", async () => {
+    const live = (await call(platform.urls.console, 'GET', '/v1/support_access_grants', { token: admin })).body.data.find((g: { revoked_at: string | null }) => g.revoked_at === null);
+    const session = await engineerSession(tenantId);
+    installQueueTransport({ send: () => Promise.reject(new Error('queue unavailable')) });
+    let refused: CallResult | undefined;
+    try {
+      refused = await call(platform.urls.public, 'GET', '/v1/users', { token: session.body.token });
+    } finally {
+      installQueueTransport(platform.queues);
+    }
+    const answered = await call(platform.urls.public, 'GET', '/v1/users', { token: session.body.token });
+    await settleQueues(platform);
+
+    expectProblem(refused!, 'service_unavailable');
+    expect(answered.status).toBe(200);
+    expect(await accessRecords(live.id)).toEqual([{ operation: 'listUsers', outcome: 'admitted' }]);
   });
 
   it('gives an engineer without a tenant no tenant data', async () => {

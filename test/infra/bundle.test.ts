@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundle, handlerEntries, HANDLER_FILES, repoRoot, SDK_EXPORTS, type BundleResult } from '../../scripts/bundle';
 import { bundlesOverBudget, readBudget } from '../../scripts/cold-imports';
@@ -85,6 +85,14 @@ describe('bundle', () => {
     expect(inputs.some((input) => input.includes('@aws-sdk/credential-provider-env/'))).toBe(true);
     // SSO, ini files, processes, web identity and instance metadata can never answer inside Lambda.
     expect(inputs.filter((input) => /@aws-sdk\/credential-provider-(node|ini|sso|process|web-identity|http)\/|@smithy\/credential-provider-imds\//.test(input))).toEqual([]);
+  });
+
+  it('keeps the staff password code in the staff login function only (the credential hook needs only the roles)', () => {
+    const carriers = Object.entries(result.metafile.outputs)
+      .filter(([file]) => file.endsWith('/index.mjs'))
+      .filter(([, output]) => Object.keys(output.inputs).some((input) => /shared\/wallet\/auth\/(staff|passwords)\.ts$/.test(input)))
+      .map(([file]) => relative(outdir, join(repoRoot, file)).replace(/\/index\.mjs$/, ''));
+    expect(carriers).toEqual(['auth/create-staff-session']);
   });
 
   it('ships the files a function reads at run time beside it', () => {

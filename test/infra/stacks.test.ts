@@ -303,9 +303,10 @@ describe('wallet functions that call the ledger', () => {
   it('are exactly the callsLedger routes: in the ledger VPC with the ledger client settings and the secret', () => {
     const functions = walletRouteFunctions(synth);
     const callers = walletSideRoutes.filter((route) => route.capabilities?.includes('callsLedger')).map((route) => route.operationId);
-    expect(callers).toEqual(
-      expect.arrayContaining(['createTenant', 'getTenantHealth', 'createUser', 'listUsers', 'getUser', 'getLedgerSummary', 'listPlatformTransactions']),
-    );
+    expect(callers).toEqual(expect.arrayContaining(['createTenant', 'getTenantHealth', 'createUser', 'getLedgerSummary', 'listPlatformTransactions', 'getUserBalances']));
+    // Reads whose service never calls the ledger: an IdP user's first contact there is queued, not provisioned in place.
+    expect(callers).not.toEqual(expect.arrayContaining(['listUsers']));
+    expect(callers).not.toEqual(expect.arrayContaining(['getUser']));
     for (const route of walletSideRoutes) {
       const found = functions.get(route.operationId)!;
       const calls = callers.includes(route.operationId);
@@ -323,10 +324,22 @@ describe('wallet functions that call the ledger', () => {
     expect(services.some((name) => name.includes('.kms'))).toBe(true);
   });
 
-  it('write the wallet table wherever the route admits API keys or IdP users (last use, first-contact provisioning)', () => {
+  it('send what their credential check records to queues: access records from every authenticated route, first contacts from the reads that admit IdP users', () => {
+    const functions = walletRouteFunctions(synth);
+    const queueArn = (name: string) => {
+      const found = resourcesOfType(synth.stacks.wallet.parent, 'AWS::SQS::Queue').find(([id]) => id.startsWith(`Queue${name[0]!.toUpperCase()}${name.slice(1)}Queue`));
+      if (!found) throw new Error(`no queue ${name}`);
+      return { 'Fn::GetAtt': [found[0], 'Arn'] };
+    };
     for (const route of walletSideRoutes) {
-      if (route.access === 'public' || !route.access.principals.some((kind) => kind === 'api_key' || kind === 'idp_user')) continue;
-      expect(route.tables.wallet, route.operationId).toBe('RW');
+      const found = functions.get(route.operationId)!;
+      const sends = actionsOf(found).get('sqs:SendMessage') ?? [];
+      const authenticated = route.access !== 'public';
+      const admitsIdp = route.access !== 'public' && route.access.principals.includes('idp_user');
+      const provisionsInPlace = route.tables.wallet === 'RW' && route.capabilities?.includes('callsLedger') === true;
+      expect(sends.some((arn) => JSON.stringify(arn) === JSON.stringify(queueArn('accessRecords'))), route.operationId).toBe(authenticated);
+      expect(found.env.QUEUE_URL_ACCESS_RECORDS !== undefined, route.operationId).toBe(authenticated);
+      expect(sends.some((arn) => JSON.stringify(arn) === JSON.stringify(queueArn('idpFirstContact'))), route.operationId).toBe(admitsIdp && !provisionsInPlace);
     }
   });
 });

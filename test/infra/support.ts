@@ -47,10 +47,11 @@ export interface Synthesized {
 /** Wallet stack settings a test may vary (IdP, signing key generations). */
 export type WalletOptions = Pick<WalletStackProps, 'idp' | 'signingKeys' | 'provisionedConcurrency'>;
 
-export function synthesize(manifest: Manifest = {}, stage = 'test', walletOptions: WalletOptions = {}): Synthesized {
+/** `context`: what `-c name=value` would add (ledgerIssuer, ledgerVpc, bulkheadScale...). */
+export function synthesize(manifest: Manifest = {}, stage = 'test', walletOptions: WalletOptions = {}, context: Record<string, unknown> = {}): Synthesized {
   // Asset and path metadata as the CLI enables them: nested templates are found through the former.
   const app = scratchApp({
-    context: { ...cdkContext, skipBundling: true, 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true },
+    context: { ...cdkContext, skipBundling: true, 'aws:cdk:enable-asset-metadata': true, 'aws:cdk:enable-path-metadata': true, ...context },
   });
   const code = FunctionCode.standIn();
   const ledger = new LedgerStack(app, 'Ledger', { stackName: `wp-${stage}-ledger`, stage, code, ...manifest });

@@ -5,7 +5,7 @@ import { systemClock } from '../../shared/kernel/clock';
 import { derivedUuidv7, uuidv7 } from '../../shared/kernel/ids';
 import type { StoreDeps } from '../../shared/wallet/deps';
 import { listAccessLog, recordCrossTenantRead, type AccessLogEntry } from '../../shared/wallet/tenancy/access-log';
-import { startTestPlatform } from '../support/platform';
+import { settleQueues, startTestPlatform } from '../support/platform';
 
 /**
  * The unfiltered access log walks its day partitions newest first: across empty days, past the
@@ -27,6 +27,8 @@ beforeAll(async () => {
     await recordCrossTenantRead({ ...deps, ids: () => id }, { actor: { kind: 'platform_staff', id: 'staff-1' }, operation: `read-${daysAgo}`, filters: {}, count: n, requestId: `r-${n}` });
     written.push({ id, daysAgo });
   }
+  // Each entry is queued by the read and written by the access-records worker.
+  await settleQueues(platform);
 }, 120_000);
 
 afterAll(() => platform?.stop());

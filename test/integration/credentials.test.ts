@@ -9,6 +9,7 @@ import { ensureTables } from '../../local/tables';
 import { ApiKeyCache } from '../../shared/wallet/auth/api-key-verifier';
 import { createApiKeyRecord, revokeApiKey } from '../../shared/wallet/auth/api-keys';
 import { createWalletAuthenticator } from '../../shared/wallet/auth/credentials';
+import { writeAccessRecord, type AccessRecorder } from '../../shared/wallet/access-records';
 import type { Principal } from '../../shared/http/principal';
 import { IDP_USER_SCOPES, TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { createStaff, createStaffSession } from '../../shared/wallet/auth/staff';
@@ -58,8 +59,17 @@ async function putUser(tenant: string, externalId: string): Promise<string> {
   return id;
 }
 
+/** What the access-records worker would write, written at once (no queue in these tests). */
+const writtenAtOnce: AccessRecorder = { send: (record) => writeAccessRecord(runtime, record) };
+
 const authenticator = (cache = new ApiKeyCache()) =>
-  createWalletAuthenticator(runtime, { clock, apiKeyCache: cache, idp: { issuer: idp.issuer, audience: 'wallet' }, onRefused: (reason) => (lastRefusal = reason) });
+  createWalletAuthenticator(runtime, {
+    clock,
+    apiKeyCache: cache,
+    idp: { issuer: idp.issuer, audience: 'wallet' },
+    records: writtenAtOnce,
+    onRefused: (reason) => (lastRefusal = reason),
+  });
 
 async function expectRefused(promise: Promise<unknown>, reason?: RegExp, detail?: RegExp) {
   const error = await promise.then(

@@ -6,6 +6,7 @@ import { listPlatformTransactions, listPlatformUsers, type CrossTenantTransactio
 import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import type { UserRecord } from '../../shared/wallet/tenancy/users';
+import { settleQueues } from '../support/platform';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 
 let f: TenancyFixture;
@@ -110,6 +111,8 @@ describe('cross-tenant transactions', () => {
       rollup: (ledgerId) => f.ledger.rollup(ledgerId),
     });
     const first = await listPlatformTransactions(counted, { limit: 4 }, context());
+    // The resume point is queued with the page and written by the access-records worker.
+    await settleQueues(f.platform);
     calls = 0;
     const second = await listPlatformTransactions(counted, { cursor: first.next_cursor!, limit: 4 }, context());
     expect(ids(second.data)).toEqual(posted.slice(4, 8).map((p) => p.id));
@@ -143,6 +146,7 @@ describe('cross-tenant transactions', () => {
     const requestId = uuidv7();
     const beta = tenants[1]!;
     const page = await listPlatformTransactions(f.deps, { tenant_id: beta.id, type: 'topup', limit: 2 }, { actor: f.staff, requestId });
+    await settleQueues(f.platform);
     const log = await listAccessLog(f.deps, { limit: 100 });
     expect(log.data.find((e) => e.request_id === requestId)).toMatchObject({
       actor: { type: 'platform_staff', id: f.staff.id },
@@ -168,6 +172,7 @@ describe('cross-tenant users', () => {
     const requestId = uuidv7();
     const found = await listPlatformUsers(f.deps, { q: 'USER-GAM', limit: 10 }, { actor: f.staff, requestId });
     expect(found.data.map((u) => u.external_id)).toEqual(['platform-user-gamma']);
+    await settleQueues(f.platform);
     const log = await listAccessLog(f.deps, { limit: 100 });
     expect(log.data.find((e) => e.request_id === requestId)).toMatchObject({ operation: 'listPlatformUsers', filters: { q: 'USER-GAM', tenant_id: null }, count: 1 });
   });

@@ -7,6 +7,7 @@ import { CURRENCY_MINOR_UNITS, isActiveCurrency, minorUnitsOf } from '../../shar
 import type { TenancyLedger } from '../../shared/wallet/deps';
 import { FEE_PATHS } from '../../shared/wallet/tenancy/fees';
 import { createTenant, getTenantRecord, listTenants, tenantHealth } from '../../shared/wallet/tenancy/tenants';
+import { settleQueues } from '../support/platform';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 
 let f: TenancyFixture;
@@ -154,6 +155,8 @@ describe('tenant reads', () => {
     expect(health).toMatchObject({ tenant_id: tenant.id, tenant_name: 'Healthy', ledger_id: tenant.ledger_id, currency: 'USD', balanced: true, commodities: [{ commodity: 'USD', total: 0, balanced: true }] });
     expect(health.rows.find((r) => r.owner_type === 'user')).toMatchObject({ purpose: 'cash', balance: 700, accounts: 1 });
     expect(health.rows.find((r) => r.purpose === 'funding')).toMatchObject({ balance: -700 });
+    // The read's entry is queued before it is answered and written by the access-records worker.
+    await settleQueues(f.platform);
     const log = await listAccessLog(f.deps, { limit: 100 });
     expect(log.data.find((e) => e.request_id === requestId)).toMatchObject({ operation: 'getTenantHealth', actor: { type: 'platform_staff', id: f.staff.id }, filters: { tenant_id: tenant.id } });
     expect((await refusal(tenantHealth(f.deps, uuidv7(), { actor: f.staff, requestId }))).code).toBe('tenant_not_found');

@@ -1,4 +1,4 @@
-import { inject } from 'vitest';
+import { expect, inject, vi } from 'vitest';
 import { startPlatform, type Platform, type PlatformOptions } from '../../local/platform';
 import { routes as manifestRoutes } from '../../shared/routes';
 import { queues as manifestQueues, workers as manifestWorkers } from '../../shared/workers';
@@ -33,6 +33,21 @@ export async function startTestPlatform(overrides: Partial<PlatformOptions> = {}
     await stop();
   };
   return platform;
+}
+
+/**
+ * Delivers what the queues hold and waits until the named ones are empty: `drain()` returns when
+ * nothing is visible, while a delivery the driver's own poll started may still be running.
+ * Default: the queues requests hand their access records and IdP first contacts to.
+ */
+export async function settleQueues(platform: Platform, queues: readonly string[] = ['accessRecords', 'idpFirstContact']): Promise<void> {
+  await platform.queues.drain();
+  await vi.waitFor(
+    () => {
+      for (const queue of queues) expect(platform.queues.depth(queue), queue).toBe(0);
+    },
+    { timeout: 10_000, interval: 20 },
+  );
 }
 
 export interface CallResult<T = unknown> {

@@ -8,7 +8,7 @@ import { workers, queues } from '../../shared/workers';
 
 const FUNCTIONS = join(import.meta.dirname, '..', '..', 'functions');
 /** Entry points that serve no manifest route by design. */
-const INFRASTRUCTURE_ENTRIES = new Set(['platform/fallback']);
+const INFRASTRUCTURE_ENTRIES = new Set(['platform/fallback', 'ledger/oidc-issuer']);
 
 function entriesOnDisk(dir = FUNCTIONS): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -301,6 +301,9 @@ function errorsByStatus(route: AnyRoute): [number, ErrorCode[]][] {
     if (route.access.scopes.length > 0) add('insufficient_scope');
   }
   route.errors.forEach(add);
+  // The wallet's credential hook, on every authenticated route: the token-signing keys cannot be
+  // read (KMS), or an access record it must queue first cannot be (shared/wallet/access-records.ts).
+  if (route.access !== 'public' && route.api !== 'ledger') add('service_unavailable');
   // The gateway's own: its throttle, where the stage has one (the ledger's has none), and a route
   // at its concurrency limit (shared/http/bulkheads.ts).
   if (gateways[gatewayOf(route.api)].throttle) add('rate_limited');

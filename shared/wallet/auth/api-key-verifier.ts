@@ -2,7 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DocumentClient } from '../../aws/dynamodb';
 import type { Clock } from '../../kernel/clock';
 import { ExpiringCache } from '../../kernel/cache';
-import { getItem, updateItem } from '../../aws/store';
+import { getItem } from '../../aws/store';
+import { LAST_USED_RESOLUTION_MS } from '../access-records';
 import { walletKeys } from '../keys';
 import type { Principal } from '../../http/principal';
 import { RefusedCredential } from './tokens';
@@ -44,8 +45,6 @@ export type ApiKeyView = Omit<ApiKeyRecord, 'secret_hash'>;
 
 export const API_KEY_LIFETIME_DAYS = 365;
 export const API_KEY_CACHE_TTL_MS = 60_000;
-/** last_used_at is a hint for people, not an audit trail: one write per key per minute at most. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
 const CACHE_MAX_ENTRIES = 10_000;
 
 const API_KEY_PATTERN = /^sk_(live|sandbox)_([0-9a-f]{32})_([0-9a-f]{64})$/;
@@ -98,6 +97,12 @@ export interface ApiKeyVerifierOptions {
   table: string;
   clock: Clock;
   cache?: ApiKeyCache;
+  /**
+   * Told that a key was used, at most once per LAST_USED_RESOLUTION_MS per key in this process and
+   * only when the record's last_used_at is older than that. The verifier never writes: the caller
+   * queues it (../access-records.ts), and the request never waits for its write or fails on it.
+   */
+  recordUse?(keyId: string, at: string): Promise<void>;
 }
 
 /**
@@ -110,20 +115,13 @@ export function createApiKeyVerifier(options: ApiKeyVerifierOptions): (credentia
   const cache = options.cache ?? processApiKeyCache;
   const touchedAtMs = new Map<string, number>();
 
-  const touch = (record: ApiKeyRecord, nowMs: number) => {
+  const touch = async (record: ApiKeyRecord, nowMs: number): Promise<void> => {
     const last = Math.max(touchedAtMs.get(record.id) ?? 0, record.last_used_at ? Date.parse(record.last_used_at) : 0);
-    if (nowMs - last < LAST_USED_RESOLUTION_MS) return;
+    if (!options.recordUse || nowMs - last < LAST_USED_RESOLUTION_MS) return;
     touchedAtMs.set(record.id, nowMs);
     if (touchedAtMs.size > CACHE_MAX_ENTRIES) touchedAtMs.delete(touchedAtMs.keys().next().value as string);
-    const now = new Date(nowMs).toISOString();
-    const threshold = new Date(nowMs - LAST_USED_RESOLUTION_MS).toISOString();
-    // Fire and forget: the request never waits for, or fails on, this write. The condition keeps
-    // many processes from rewriting it within the same minute.
-    void updateItem({ client, table }, walletKeys.apiKey(record.id), {
-      expression: 'SET last_used_at = :now',
-      condition: 'attribute_exists(pk) AND (attribute_not_exists(last_used_at) OR last_used_at = :null OR last_used_at < :threshold)',
-      values: { ':now': now, ':threshold': threshold, ':null': null },
-    }).catch(() => undefined);
+    // A hint: a failed hand-over is forgotten (the next use a minute on reports it again).
+    await options.recordUse(record.id, new Date(nowMs).toISOString()).catch(() => undefined);
   };
 
   /** Checks that hold after the secret matched; these may say why, the caller holds the key. */
@@ -143,7 +141,7 @@ export function createApiKeyVerifier(options: ApiKeyVerifierOptions): (credentia
     const cached = cache.get(parsed.keyId, nowMs);
     if (cached && timingSafeEqual(cached.hash, hash)) {
       usable(cached.record, parsed.env, nowMs);
-      touch(cached.record, nowMs);
+      await touch(cached.record, nowMs);
       return cached.record;
     }
 
@@ -154,7 +152,7 @@ export function createApiKeyVerifier(options: ApiKeyVerifierOptions): (credentia
     if (!record || !matches) throw new RefusedCredential(record ? 'wrong secret' : 'unknown key id');
     usable(record, parsed.env, nowMs);
     cache.set(record, hash, nowMs);
-    touch(record, nowMs);
+    await touch(record, nowMs);
     return record;
   };
 }

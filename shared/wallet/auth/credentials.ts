@@ -6,10 +6,12 @@ import type { AnyRoute } from '../../http/route';
 import { liveGrant, recordGrantAccess } from '../console/grants';
 import { logger } from '../../kernel/log';
 import type { WalletDeps } from '../deps';
+import { queuedAccessRecorder, type AccessRecorder } from '../access-records';
 import { apiKeyPrincipal, createApiKeyVerifier, type ApiKeyCache } from './api-key-verifier';
+import { idpFirstContactOf } from './credential-queues';
 import { createIdpVerifier, idpLookups, type IdpVerifierOptions } from './idp';
 import type { Principal, PrincipalKind } from '../../http/principal';
-import { isStaffRole, principalKindOf, roleHasTenant } from './staff';
+import { isStaffRole, principalKindOf, roleHasTenant } from './staff-roles';
 import type { TokenSigner } from './signer';
 import { RefusedCredential, verifyWalletToken } from './tokens';
 
@@ -21,6 +23,11 @@ import { RefusedCredential, verifyWalletToken } from './tokens';
  *   - a JWT whose iss is IDP_ISSUER    -> idp_user (provisioned on first contact).
  * The unverified `iss` only picks the verifier; each verifier checks signature, issuer, audience,
  * algorithm and times itself. No identity header set by a proxy is ever read.
+ *
+ * What a check must record leaves through queues (./credential-queues.ts), never as a write of the
+ * request's function: an API key's last use and a support engineer's access go to the access
+ * records (../access-records.ts); an IdP user's first contact on a route whose function may not
+ * create users goes to the first-contact queue (./idp.ts).
  */
 
 const BEARER = /^bearer +(\S+) *$/i;
@@ -37,13 +44,22 @@ export interface CredentialOptions {
   idp?: Pick<IdpVerifierOptions, 'issuer' | 'audience' | 'jwksUrl'> | null;
   /** Told the precise reason for each refusal; default: the debug log. */
   onRefused?(reason: string): void;
+  /** Where access records go (key use, support access); default the accessRecords queue. */
+  records?: AccessRecorder;
 }
 
 export function createWalletAuthenticator(runtime: WalletDeps, options: CredentialOptions = {}): Authenticator {
   const clock = options.clock ?? runtime.clock;
   const walletIssuer = options.walletIssuer ?? config.WALLET_ISSUER;
   const onRefused = options.onRefused ?? ((reason: string) => logger.debug('credential refused', { reason }));
-  const verifyApiKey = createApiKeyVerifier({ client: runtime.client, table: runtime.table, clock, cache: options.apiKeyCache });
+  const records = options.records ?? queuedAccessRecorder;
+  const verifyApiKey = createApiKeyVerifier({
+    client: runtime.client,
+    table: runtime.table,
+    clock,
+    cache: options.apiKeyCache,
+    recordUse: (keyId, at) => records.send({ kind: 'api_key_used', key_id: keyId, at }),
+  });
   const idpSettings =
     options.idp === undefined ? (config.IDP_ISSUER ? { issuer: config.IDP_ISSUER, audience: config.IDP_AUDIENCE, jwksUrl: config.IDP_JWKS_URL } : null) : options.idp;
   const verifyIdp = idpSettings ? createIdpVerifier({ ...idpSettings, clock, ...idpLookups(runtime) }) : undefined;
@@ -65,10 +81,10 @@ export function createWalletAuthenticator(runtime: WalletDeps, options: Credenti
       if (claims.token_use === 'user') return userPrincipal(claims);
       const principal = staffPrincipal(claims);
       // Every request under a grant, on any route: those the route then refuses are recorded too.
-      if (principal.grantId) await checkSupportAccess(runtime, principal, route, clock);
+      if (principal.grantId) await checkSupportAccess({ ...runtime, clock, records }, principal, route);
       return principal;
     }
-    if (verifyIdp && issuer === idpSettings?.issuer) return verifyIdp(credential, admitsIdpUsers(route));
+    if (verifyIdp && issuer === idpSettings?.issuer) return verifyIdp(credential, idpFirstContactOf(route));
     throw new RefusedCredential(`unknown issuer ${JSON.stringify(issuer)}`);
   };
 
@@ -85,11 +101,6 @@ export function createWalletAuthenticator(runtime: WalletDeps, options: Credenti
   };
 }
 
-const admits = (route: AnyRoute, kind: PrincipalKind): boolean => route.access !== 'public' && route.access?.principals?.includes(kind) === true;
-
-/** Provisioning IdP users only where they are admitted (and where the function may call the ledger). */
-const admitsIdpUsers = (route: AnyRoute): boolean => admits(route, 'idp_user');
-
 function userPrincipal(claims: { sub: string; tenant_id?: string; scopes: string[]; env?: string }): Principal {
   if (!claims.tenant_id) throw new RefusedCredential('user token without tenant_id');
   return {
@@ -105,10 +116,10 @@ function userPrincipal(claims: { sub: string; tenant_id?: string; scopes: string
 /**
  * A vendor support session under a grant: every request is recorded against the grant before
  * anything can refuse it (spec part 4 item 16), and the grant must still stand (a revoked grant
- * ends the session at once: that refusal is recorded too).
+ * ends the session at once: that refusal is recorded too). The record is queued and the request
+ * goes on only once the queue holds it (recordGrantAccess refuses 503 otherwise).
  */
-async function checkSupportAccess(runtime: WalletDeps, principal: Principal, route: AnyRoute, clock: Clock): Promise<void> {
-  const deps = { ...runtime, clock };
+async function checkSupportAccess(deps: WalletDeps & { records: AccessRecorder }, principal: Principal, route: AnyRoute): Promise<void> {
   const grant = await liveGrant(deps, principal.id, principal.tenantId!);
   const live = grant !== undefined && grant.id === principal.grantId;
   await recordGrantAccess(deps, { id: principal.grantId!, tenant_id: principal.tenantId! }, principal, route.operationId, live ? 'admitted' : 'grant_ended');

@@ -1,5 +1,10 @@
-import { getItem } from '../../aws/store';
+import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import * as z from 'zod';
+import { getItem } from '../../aws/store';
+import { queueTransport } from '../../aws/queue';
+import type { QueueTransport } from '../../aws/transport';
+import { logger } from '../../kernel/log';
 import { ExpiringCache } from '../../kernel/cache';
 import { systemClock, type Clock } from '../../kernel/clock';
 import { AppError } from '../../kernel/errors';
@@ -9,6 +14,7 @@ import { walletKeys } from '../keys';
 import { ACCEPTED_ALGORITHMS, issuerKeys, KeySetUnavailable } from '../../http/jwks';
 import type { Principal } from '../../http/principal';
 import { EXTERNAL_ID_PATTERN } from '../tenancy/user-fields';
+import { IDP_FIRST_CONTACT_QUEUE, type IdpFirstContact } from './credential-queues';
 import { IDP_USER_SCOPES } from './scopes';
 import { CLOCK_TOLERANCE_SECONDS, RefusedCredential } from './tokens';
 
@@ -19,6 +25,16 @@ import { CLOCK_TOLERANCE_SECONDS, RefusedCredential } from './tokens';
  * an existing tenant. The wallet user is external id `idp:<sub>` in that tenant, provisioned on
  * first contact as a consumer. Scopes are the platform's fixed set, IDP_USER_SCOPES, whatever the
  * token says.
+ *
+ * First contact (spec part 5: "the wallet is provisioned on first contact") depends on the route
+ * (./credential-queues.ts): a route whose function may create users (every write route that admits
+ * IdP users does) creates it before its service runs, so a first top-up or payment finds its
+ * wallet. A read route's function holds read grants only: it queues the first contact for the
+ * provisioning worker (`authProvisionIdpUsers`, which may write and call the ledger) and answers as
+ * for a wallet user that does not exist yet, through the nil user id that names no one: listings
+ * are empty, a named user or resource is not found. The user exists moments later; a request before
+ * that queues again (at most every FIRST_CONTACT_RESEND_MS per process), so a lost message costs a
+ * retry, not the user.
  */
 
 export interface IdpVerifierOptions {
@@ -29,8 +45,8 @@ export interface IdpVerifierOptions {
   jwksUrl?: string;
   clock?: Clock;
   tenantExists(tenantId: string): Promise<boolean>;
-  /** The wallet user id for the external id, provisioning the user on first contact when `provision`. */
-  resolveUser(tenantId: string, externalId: string, provision: boolean): Promise<string | undefined>;
+  /** The wallet user id for the external id; on first contact the user is created (`inline`) or queued (`queued`). */
+  resolveUser(tenantId: string, externalId: string, firstContact: IdpFirstContact): Promise<string | undefined>;
 }
 
 const CACHE_TTL_MS = 60_000;
@@ -38,18 +54,21 @@ const CACHE_MAX_ENTRIES = 10_000;
 
 export const idpExternalId = (sub: string): string => `idp:${sub}`;
 
+/** The user id of an IdP user whose wallet is still being provisioned: the nil UUID, which names no user. */
+export const UNPROVISIONED_USER_ID = '00000000-0000-0000-0000-000000000000';
+
 /**
- * `provision: false` is for routes that refuse idp_user anyway: the token is still verified in full
- * (a bad one is 401, a good one the route's 403), but no user is created for a request that will
- * be refused, and the function needs no ledger access.
+ * `firstContact: 'none'` is for routes that refuse idp_user anyway: the token is still verified in
+ * full (a bad one is 401, a good one the route's 403), but no user is created for a request that
+ * will be refused.
  */
-export function createIdpVerifier(options: IdpVerifierOptions): (token: string, provision: boolean) => Promise<Principal> {
+export function createIdpVerifier(options: IdpVerifierOptions): (token: string, firstContact: IdpFirstContact) => Promise<Principal> {
   const getKey = issuerKeys({ issuer: options.issuer, jwksUrl: options.jwksUrl, owner: 'the IdP' });
   const clock = options.clock ?? systemClock;
   const tenants = new ExpiringCache<true>({ ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES });
   const users = new ExpiringCache<string>({ ttlMs: CACHE_TTL_MS, maxEntries: CACHE_MAX_ENTRIES });
 
-  return async (token, provision) => {
+  return async (token, firstContact) => {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, getKey, {
@@ -85,24 +104,73 @@ export function createIdpVerifier(options: IdpVerifierOptions): (token: string, 
     const cacheKey = `${tenantId} ${externalId}`;
     let userId = users.get(cacheKey, nowMs);
     if (!userId) {
-      userId = await options.resolveUser(tenantId, externalId, provision);
+      userId = await options.resolveUser(tenantId, externalId, firstContact);
       if (userId) users.set(cacheKey, userId, nowMs);
     }
     const scopes = new Set<string>(IDP_USER_SCOPES);
     if (userId) return { kind: 'idp_user', id: userId, userId, tenantId, scopes };
-    // A principal without userId would pass every self-access check: it exists only for routes
-    // that refuse idp_user, where the credential hook answers 403 before any handler runs.
-    if (provision) throw new Error('IdP user provisioning returned no user');
+    if (firstContact === 'inline') throw new Error('IdP user provisioning returned no user');
+    // Never without a userId on a route that admits IdP users: a principal without one would pass
+    // every self-access check. The nil id confines it to a user that does not exist.
+    if (firstContact === 'queued') return { kind: 'idp_user', id: externalId, userId: UNPROVISIONED_USER_ID, tenantId, scopes };
+    // Routes that refuse idp_user: the credential hook answers 403 before any handler runs.
     return { kind: 'idp_user', id: externalId, tenantId, scopes };
   };
 }
 
-/** The WalletTable lookups of an IdP verifier: tenant existence and the external id mapping. */
-export function idpLookups(runtime: WalletDeps): Pick<IdpVerifierOptions, 'tenantExists' | 'resolveUser'> {
+/** How often one process queues the same user's first contact again while it is not provisioned yet. */
+export const FIRST_CONTACT_RESEND_MS = 10_000;
+
+/** The WalletTable lookups of an IdP verifier (tenant existence, the external id mapping) and its first contacts. */
+export function idpLookups(runtime: WalletDeps, queue: QueueTransport = { send: (name, body) => queueTransport().send(name, body) }): Pick<IdpVerifierOptions, 'tenantExists' | 'resolveUser'> {
+  const queued = new ExpiringCache<true>({ ttlMs: FIRST_CONTACT_RESEND_MS, maxEntries: CACHE_MAX_ENTRIES });
+  const queueFirstContact = async (tenantId: string, externalId: string): Promise<void> => {
+    const key = `${tenantId} ${externalId}`;
+    const nowMs = runtime.clock.now().getTime();
+    if (queued.get(key, nowMs)) return;
+    queued.set(key, true, nowMs);
+    const message: FirstContactMessage = { tenant_id: tenantId, external_id: externalId, at: runtime.clock.now().toISOString() };
+    // The read is answered either way; a failed send is retried by the user's next request.
+    await queue.send(IDP_FIRST_CONTACT_QUEUE, JSON.stringify(message)).catch((error: unknown) => {
+      queued.delete(key);
+      logger.warn('an IdP first contact could not be queued; the next request queues it again', { tenant_id: tenantId, error: error as Error });
+    });
+  };
   return {
     tenantExists: async (tenantId) =>
       !!(await getItem(runtime, walletKeys.tenant(tenantId), { consistent: false, projection: 'pk' })),
-    resolveUser: (tenantId, externalId, provision) => (provision ? resolveIdpUser(runtime, tenantId, externalId) : findUserId(runtime, tenantId, externalId)),
+    resolveUser: async (tenantId, externalId, firstContact) => {
+      if (firstContact === 'inline') return resolveIdpUser(runtime, tenantId, externalId);
+      const found = await findUserId(runtime, tenantId, externalId);
+      if (!found && firstContact === 'queued') await queueFirstContact(tenantId, externalId);
+      return found;
+    },
+  };
+}
+
+const firstContactMessage = z.object({ tenant_id: z.uuid(), external_id: z.string().regex(EXTERNAL_ID_PATTERN), at: z.iso.datetime() });
+export type FirstContactMessage = z.infer<typeof firstContactMessage>;
+
+/**
+ * The provisioning worker's handler: each queued first contact resolved as an inline one would be
+ * (created unless it exists, so a repeated message or a raced request changes nothing). One that
+ * fails (the ledger or DynamoDB unavailable) comes back after the visibility timeout, then goes to
+ * the dead-letter queue (alarmed); the user's next request queues it again anyway.
+ */
+export function createFirstContactHandler(runtime: () => WalletDeps) {
+  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const deps = runtime();
+    const batchItemFailures: SQSBatchItemFailure[] = [];
+    for (const record of event.Records) {
+      try {
+        const message = firstContactMessage.parse(JSON.parse(record.body));
+        await resolveIdpUser(deps, message.tenant_id, message.external_id);
+      } catch (error) {
+        logger.warn('an IdP first contact was not provisioned; the queue retries it', { message_id: record.messageId, error: error as Error });
+        batchItemFailures.push({ itemIdentifier: record.messageId });
+      }
+    }
+    return { batchItemFailures };
   };
 }
 

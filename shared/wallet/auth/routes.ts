@@ -97,8 +97,8 @@ export const authRoutes = {
     request: { body: userTokenCreate },
     response: { status: 201, body: userToken, description: 'The user token (RS256 JWT).' },
     errors: ['scope_exceeds_key', 'user_not_found'],
-    // RW: the credential hook records an API key's last use.
-    tables: { wallet: 'RW' },
+    // RO: minting reads the user and signs (KMS); it writes nothing.
+    tables: { wallet: 'RO' },
     capabilities: ['signsTokens'],
   }),
   createStaffSession: defineRoute({
@@ -128,7 +128,7 @@ export const authRoutes = {
     request: {},
     response: { status: 200, body: jwks, description: 'A JSON Web Key Set.' },
     errors: ['service_unavailable'],
-    tables: {},
+    tables: { wallet: 'RO' },
   }),
   createApiKey: defineRoute({
     ...common,

@@ -2,7 +2,7 @@ import { AppError } from '../../kernel/errors';
 import { ConditionsFailed, getItem, isConditionalCheckFailed, queryAll, transact, updateItem } from '../../aws/store';
 import type { StoreDeps, WalletDeps } from '../deps';
 import { walletKeys } from '../keys';
-import type { PrincipalKind } from '../../http/principal';
+import { isStaffRole, roleHasTenant, STAFF_ROLES, type StaffRole } from './staff-roles';
 import { PARTNER_ADMIN_SCOPES, PLATFORM_SCOPES, TENANT_SCOPES } from './scopes';
 import { liveGrant } from '../console/grants';
 import { hashPassword, processPasswordWork, type PasswordWork } from './passwords';
@@ -23,24 +23,11 @@ import { mintWalletToken } from './tokens';
  * which emails exist.
  */
 
-export type StaffRole = 'platform' | 'vendor_support' | 'partner_admin' | 'tenant_staff';
-export const STAFF_ROLES: readonly StaffRole[] = ['platform', 'vendor_support', 'partner_admin', 'tenant_staff'];
-
 export const STAFF_SESSION_TTL_SECONDS = 15 * 60;
 export const MAX_FAILED_LOGINS = 5;
 export const LOCKOUT_SECONDS = 15 * 60;
 export const MIN_PASSWORD_LENGTH = 12;
 const MAX_PASSWORD_LENGTH = 1024;
-
-const ROLE_KINDS: Record<StaffRole, PrincipalKind> = {
-  platform: 'platform_staff',
-  vendor_support: 'vendor_support',
-  partner_admin: 'partner_admin',
-  tenant_staff: 'tenant_staff',
-};
-
-export const principalKindOf = (role: StaffRole): PrincipalKind => ROLE_KINDS[role];
-export const isStaffRole = (value: unknown): value is StaffRole => typeof value === 'string' && (STAFF_ROLES as readonly string[]).includes(value);
 
 /** What each role holds unless the operator says otherwise (docs/decisions.md). */
 export function defaultStaffScopes(role: StaffRole): string[] {
@@ -61,8 +48,6 @@ function allowedScopes(role: StaffRole): readonly string[] {
   return role === 'platform' ? PLATFORM_SCOPES : [...TENANT_SCOPES, ...PARTNER_ADMIN_SCOPES];
 }
 
-/** Tenant staff and partner administrators belong to a tenant; platform and vendor support staff to none (vendor support reaches a tenant through a support access grant). */
-export const roleHasTenant = (role: StaffRole): boolean => role === 'tenant_staff' || role === 'partner_admin';
 
 export interface StaffAccount {
   id: string;

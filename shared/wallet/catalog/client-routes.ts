@@ -28,7 +28,6 @@ export const wallet = { api: 'wallet', tags: ['catalog'] } as const;
  */
 const adminLane = { function: { maxConcurrency: 2 } } as const;
 export const merchantLane = { function: { maxConcurrency: 4 } } as const;
-// RW everywhere: the credential hook records an API key's last use.
 export const tables = { wallet: 'RW' } as const;
 export const authority: readonly ErrorCode[] = ['client_not_found', 'not_client_member'];
 
@@ -63,7 +62,7 @@ export const clientRoutes = {
     request: { query: s.clientListQuery },
     response: { status: 200, body: page(s.client), description: 'A page of clients.' },
     errors: [],
-    tables,
+    tables: { wallet: 'RO' },
   }),
   getClient: defineRoute({
     ...wallet,
@@ -77,7 +76,7 @@ export const clientRoutes = {
     request: { params: clientParams },
     response: { status: 200, body: s.client, description: 'The client.' },
     errors: authority,
-    tables,
+    tables: { wallet: 'RO' },
   }),
   approveClient: defineRoute({
     ...wallet,

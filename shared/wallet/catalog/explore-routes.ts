@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineRoute } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
-import { clientParams, explore, tables, wallet } from './client-routes';
+import { clientParams, explore, wallet } from './client-routes';
 import * as s from './explore-schemas';
 
 /**
@@ -22,7 +22,7 @@ export const exploreRoutes = {
     request: { query: s.exploreListQuery },
     response: { status: 200, body: page(s.exploreClient), description: 'A page of clients in the shopper view.' },
     errors: [],
-    tables,
+    tables: { wallet: 'RO' },
   }),
   getExploreClient: defineRoute({
     ...wallet,
@@ -35,7 +35,7 @@ export const exploreRoutes = {
     request: { params: clientParams },
     response: { status: 200, body: s.exploreClientDetail, description: 'The client and its published offerings.' },
     errors: ['client_not_found'],
-    tables,
+    tables: { wallet: 'RO' },
   }),
   getExploreOffering: defineRoute({
     ...wallet,
@@ -48,6 +48,6 @@ export const exploreRoutes = {
     request: { params: z.object({ offeringId: uuid }) },
     response: { status: 200, body: s.exploreOffering, description: 'The offering in the shopper view.' },
     errors: ['offering_not_found', 'client_not_found'],
-    tables,
+    tables: { wallet: 'RO' },
   }),
 };

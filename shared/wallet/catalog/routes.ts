@@ -38,7 +38,7 @@ export const offeringRoutes = {
     request: { params: clientParams, query: s.offeringListQuery },
     response: { status: 200, body: page(s.offering), description: 'A page of offerings.' },
     errors: authority,
-    tables,
+    tables: { wallet: 'RO' },
   }),
   getOffering: defineRoute({
     ...wallet,
@@ -52,7 +52,7 @@ export const offeringRoutes = {
     request: { params: offeringParams },
     response: { status: 200, body: s.offering, description: 'The offering in the merchant view.' },
     errors: [...authority, 'offering_not_found'],
-    tables,
+    tables: { wallet: 'RO' },
   }),
   updateOffering: defineRoute({
     ...wallet,
@@ -136,7 +136,7 @@ export const offeringRoutes = {
     request: { params: clientParams, query: s.movementListQuery },
     response: { status: 200, body: page(s.stockMovement), description: 'A page of stock movements.' },
     errors: authority,
-    tables,
+    tables: { wallet: 'RO' },
   }),
   importCatalog: defineRoute({
     ...wallet,

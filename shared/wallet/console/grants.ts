@@ -1,9 +1,10 @@
-import { ConditionsFailed, getItem, putItem, queryPage, transact } from '../../aws/store';
+import { ConditionsFailed, getItem, queryPage, transact } from '../../aws/store';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import { auditItem } from '../tenancy/audit';
 import type { StoreDeps } from '../deps';
 import { walletKeys } from '../keys';
+import { sendAuditRecord, type AccessRecorder } from '../access-records';
 
 /**
  * Support access grants (spec part 4 item 16): a partner administrator lets one vendor support
@@ -170,30 +171,25 @@ const toGrant = (item: Record<string, unknown>): Grant => ({
 
 /**
  * One append-only access record per request made under a grant (spec item 16), refused ones
- * included: `grant_ended` when the grant no longer stood (the request was then refused).
+ * included: `grant_ended` when the grant no longer stood (the request was then refused). It is
+ * queued, and written by the access-records worker (../access-records.ts); this returns once the
+ * queue holds it. Refuses: service_unavailable when it cannot be queued.
  */
 export async function recordGrantAccess(
-  deps: StoreDeps,
+  deps: Pick<StoreDeps, 'clock' | 'ids'> & { records: AccessRecorder },
   grant: Pick<Grant, 'id' | 'tenant_id'>,
   principal: Principal,
   operation: string,
   outcome: 'admitted' | 'grant_ended' = 'admitted',
 ): Promise<void> {
-  const now = deps.clock.now();
-  const id = deps.ids();
-  await putItem(
-    deps,
-    {
-      ...walletKeys.accessLogEntry({ id, tenantId: grant.tenant_id, actorId: principal.id, grantId: grant.id }),
-      entity: 'support_access',
-      id,
-      grant_id: grant.id,
-      tenant_id: grant.tenant_id,
-      staff_id: principal.id,
-      operation,
-      outcome,
-      at: now.toISOString(),
-    },
-    { condition: 'attribute_not_exists(pk)' },
-  );
+  await sendAuditRecord(deps.records, {
+    kind: 'support_access',
+    id: deps.ids(),
+    grant_id: grant.id,
+    tenant_id: grant.tenant_id,
+    staff_id: principal.id,
+    operation,
+    outcome,
+    at: deps.clock.now().toISOString(),
+  });
 }

@@ -7,7 +7,8 @@ import * as s from './schemas';
  * Orders on the wallet API (docs/orders.md). A shopper (user or IdP token) acts on its own orders;
  * an API key bound to a client reads and cancels that client's; the tenant's keys and staff act
  * on every order of the tenant. Creating, paying and canceling need payments:write; reading
- * payments:read (or payments:write). Every route may provision an IdP user, so each calls the ledger.
+ * payments:read (or payments:write). The writes call the ledger (and may provision an IdP user);
+ * the reads read WalletTable only.
  */
 
 const shoppers = ['api_key', 'tenant_staff', 'user_token', 'idp_user'] as const;
@@ -51,8 +52,7 @@ export const orderRoutes = {
     request: { query: s.orderListQuery },
     response: { status: 200, body: page(s.order), description: 'A page of orders.' },
     errors: ['user_not_found', 'client_not_found'],
-    tables,
-    capabilities: callsLedger,
+    tables: { wallet: 'RO' },
   }),
   getOrder: defineRoute({
     ...wallet,
@@ -66,8 +66,7 @@ export const orderRoutes = {
     request: { params: orderParams },
     response: { status: 200, body: s.order, description: 'The order.' },
     errors: ['not_found'],
-    tables,
-    capabilities: callsLedger,
+    tables: { wallet: 'RO' },
   }),
   payOrder: defineRoute({
     ...wallet,

@@ -4,8 +4,8 @@ import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
 
 /**
- * Merchants, payments and refunds on the wallet API (docs/payments.md). Every route but a merchant's update calls the
- * ledger (and the credential hook may open an IdP user's cash account).
+ * Merchants, payments and refunds on the wallet API (docs/payments.md). Every write but a merchant's update calls the
+ * ledger (and the credential hook may open an IdP user's cash account); the reads read WalletTable only.
  */
 
 const operator = (scopes: readonly string[]): Access => ({ principals: ['api_key', 'tenant_staff'], scopes });
@@ -44,8 +44,7 @@ export const paymentRoutes = {
     request: { query: s.merchantListQuery },
     response: { status: 200, body: page(s.merchant), description: 'A page of merchants.' },
     errors: [],
-    tables: writes,
-    capabilities: callsLedger,
+    tables: { wallet: 'RO' },
   }),
   getMerchant: defineRoute({
     ...wallet,
@@ -58,8 +57,7 @@ export const paymentRoutes = {
     request: { params: z.object({ merchantId: uuid }) },
     response: { status: 200, body: s.merchant, description: 'The merchant.' },
     errors: ['not_found'],
-    tables: writes,
-    capabilities: callsLedger,
+    tables: { wallet: 'RO' },
   }),
   updateMerchant: defineRoute({
     ...wallet,
@@ -101,8 +99,7 @@ export const paymentRoutes = {
     request: { query: s.paymentListQuery },
     response: { status: 200, body: page(s.payment), description: 'A page of payments.' },
     errors: ['user_not_found'],
-    tables: writes,
-    capabilities: callsLedger,
+    tables: { wallet: 'RO' },
   }),
   getPayment: defineRoute({
     ...wallet,
@@ -115,8 +112,7 @@ export const paymentRoutes = {
     request: { params: paymentParams },
     response: { status: 200, body: s.payment, description: 'The payment.' },
     errors: ['not_found'],
-    tables: writes,
-    capabilities: callsLedger,
+    tables: { wallet: 'RO' },
   }),
   capturePayment: defineRoute({
     ...wallet,
@@ -174,7 +170,6 @@ export const paymentRoutes = {
     request: { query: s.refundListQuery },
     response: { status: 200, body: page(s.refund), description: 'A page of refunds.' },
     errors: ['user_not_found'],
-    tables: writes,
-    capabilities: callsLedger,
+    tables: { wallet: 'RO' },
   }),
 };

@@ -50,7 +50,7 @@ export const payoutRoutes = {
     request: { query: s.payoutListQuery },
     response: { status: 200, body: page(s.payout), description: 'A page of payouts.' },
     errors: ['not_found'],
-    tables,
+    tables: { wallet: 'RO' },
   }),
   getPayout: defineRoute({
     ...wallet,
@@ -64,7 +64,7 @@ export const payoutRoutes = {
     request: { params: z.object({ payoutId: uuid }) },
     response: { status: 200, body: s.payout, description: 'The payout.' },
     errors: ['not_found'],
-    tables,
+    tables: { wallet: 'RO' },
   }),
   receiveRailWebhook: defineRoute({
     ...wallet,

@@ -21,7 +21,6 @@ export const reconciliationRoutes = {
     request: { query: s.reconciliationQuery },
     response: { status: 200, body: s.reconciliation, description: 'The reconciliation: checked_through, transactions_checked and a page of open orphans, newest first.' },
     errors: [],
-    // RW: the credential hook records an API key's last use.
-    tables: { wallet: 'RW' },
+    tables: { wallet: 'RO' },
   }),
 };

@@ -6,7 +6,8 @@ import * as s from './schemas';
 /**
  * Rewards on the wallet API (spec part 4 item 15, docs/rewards.md): a client's reward rules
  * (authority over the client), the tenant's points settings, a user's rewards and conversion, a
- * merchant's marketing funds. Every route calls the ledger (accounts, balances, postings).
+ * merchant's marketing funds. The writes and a user's rewards (its points balance) call the ledger;
+ * the rules and settings are WalletTable reads.
  */
 
 const operators = ['api_key', 'tenant_staff', 'partner_admin'] as const;
@@ -48,8 +49,7 @@ export const rewardRoutes = {
     request: { params: z.object({ clientId: uuid }), query: s.ruleListQuery },
     response: { status: 200, body: page(s.rule), description: 'A page of rules.' },
     errors: [...authority],
-    tables,
-    capabilities: callsLedger,
+    tables: { wallet: 'RO' },
   }),
   disableRewardRule: defineRoute({
     ...wallet,
@@ -78,8 +78,7 @@ export const rewardRoutes = {
     request: {},
     response: { status: 200, body: s.settings, description: 'The settings.' },
     errors: ['not_found'],
-    tables,
-    capabilities: callsLedger,
+    tables: { wallet: 'RO' },
   }),
   putRewardSettings: defineRoute({
     ...wallet,
@@ -108,7 +107,7 @@ export const rewardRoutes = {
     request: { params: z.object({ userId: uuid }) },
     response: { status: 200, body: s.rewards, description: "The user's rewards." },
     errors: ['user_not_found'],
-    tables,
+    tables: { wallet: 'RO' },
     capabilities: callsLedger,
   }),
   convertPoints: defineRoute({

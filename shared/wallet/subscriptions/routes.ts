@@ -7,7 +7,7 @@ import * as s from './schemas';
  * Subscriptions on the wallet API (spec part 4 item 14, docs/subscriptions.md). Subscribing takes
  * a consumer token (a user token or an IdP token); everything else answers 403
  * consumer_token_required. Managing takes the subscriber's own token or the tenant's credentials.
- * Every route may provision an IdP user or charge, so each calls the ledger.
+ * The writes may provision an IdP user or charge, so they call the ledger; the reads read WalletTable only.
  */
 
 const manage: Access = { principals: ['api_key', 'tenant_staff', 'user_token', 'idp_user'], scopes: ['subscriptions:write'] };
@@ -49,8 +49,7 @@ export const subscriptionRoutes = {
     request: { query: s.subscriptionListQuery },
     response: { status: 200, body: page(s.subscription), description: 'A page of subscriptions.' },
     errors: ['user_not_found'],
-    tables,
-    capabilities: callsLedger,
+    tables: { wallet: 'RO' },
   }),
   getSubscription: defineRoute({
     ...wallet,
@@ -64,8 +63,7 @@ export const subscriptionRoutes = {
     request: { params: subscriptionParams },
     response: { status: 200, body: s.subscription, description: 'The subscription.' },
     errors: ['not_found'],
-    tables,
-    capabilities: callsLedger,
+    tables: { wallet: 'RO' },
   }),
   pauseSubscription: defineRoute({
     ...wallet,

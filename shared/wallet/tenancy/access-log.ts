@@ -1,6 +1,7 @@
 import { msOfId, walletKeys } from '../keys';
 import type { Actor, StoreDeps } from '../deps';
-import { putItem, queryRange, type Item, type Page } from '../../aws/store';
+import { queryRange, type Item, type Page } from '../../aws/store';
+import { queuedAccessRecorder, sendAuditRecord } from '../access-records';
 import { mergedPage } from '../../aws/merged-pages';
 import { decodeCursor, encodeCursor, unknownCursor } from '../../http/cursor';
 import { AppError } from '../../kernel/errors';
@@ -11,7 +12,9 @@ import { AppError } from '../../kernel/errors';
  * a grant (item 16; written at authentication, shared/wallet/console/grants.ts). Append-only,
  * kept without expiry (PCI DSS 10.5.1 asks for a year at least). Both kinds share the keys of
  * `walletKeys.accessLogEntry`, and this module reads them through those keys only, so the
- * readers do not depend on where or how an entry is written.
+ * readers do not depend on where or how an entry is written. Entries are queued before the request
+ * is answered and written by the access-records worker (../access-records.ts), so a read's function
+ * holds no write grant; a read whose entry cannot be queued is refused (503) instead of answered unlogged.
  */
 
 export type AccessLogKind = 'cross_tenant_read' | 'support_access';
@@ -55,12 +58,16 @@ export async function recordCrossTenantRead(
     request_id: read.requestId,
     created_at: deps.clock.now().toISOString(),
   };
-  const { kind: _kind, grant_id: _grant, outcome: _outcome, ...stored } = entry;
-  await putItem(
-    deps,
-    { ...walletKeys.accessLogEntry({ id: entry.id, tenantId, actorId: entry.actor.id, grantId: null }), entity: 'access_log', ...stored },
-    { condition: 'attribute_not_exists(pk)' },
-  );
+  await sendAuditRecord(queuedAccessRecorder, {
+    kind: 'cross_tenant_read',
+    id: entry.id,
+    actor: entry.actor,
+    operation: entry.operation,
+    filters,
+    count: read.count,
+    request_id: read.requestId,
+    created_at: entry.created_at,
+  });
   return entry;
 }
 

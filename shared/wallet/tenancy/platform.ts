@@ -4,7 +4,9 @@ import type { Transaction } from '../../ledger-client/contract';
 import { walletKeys } from '../keys';
 import { recordCrossTenantRead } from './access-log';
 import type { Actor, StoreDeps, TenancyDeps, TenancyLedger } from '../deps';
-import { getItem, getItems, putItem, queryPage, type Page } from '../../aws/store';
+import { getItem, getItems, queryPage, type Page } from '../../aws/store';
+import { logger } from '../../kernel/log';
+import { queuedAccessRecorder } from '../access-records';
 import { allTenantRecords, findTenantRecord } from './tenants';
 import { toUserRecord, type User } from './users';
 
@@ -35,8 +37,6 @@ export interface PlatformTransactionQuery {
   limit: number;
 }
 
-/** How long the resume point of a page stays (it makes the next page cost one ledger call per tenant). */
-export const PLATFORM_CURSOR_RETENTION_SECONDS = 24 * 3600;
 /** Ledger listings read at once. */
 const LEDGER_CONCURRENCY = 8;
 /** Page size when a cursor must be found by reading from the newest transaction down. */
@@ -55,9 +55,9 @@ interface LedgerPosition {
  * of each tenant's ledger listing, read through the ledger API.
  *
  * Cost: a first page reads one ledger page per tenant (`limit` transactions each, 8 ledgers at a
- * time), so it grows with the number of tenants. Each page that may have a successor stores where
- * every tenant's listing stopped, keyed by its last id (24 h), so the next page reads again one
- * ledger page per tenant. A cursor without a stored position (an older or mid-page id) is found by
+ * time), so it grows with the number of tenants. Each page that may have a successor queues where
+ * every tenant's listing stopped, keyed by its last id (24 h; the access-records worker writes it,
+ * so this read holds no write grant), so the next page reads again one ledger page per tenant. A cursor without a stored position (an older or mid-page id) is found by
  * reading each tenant's ledger from the newest down to it: a cost that grows with how old it is.
  * A type filter is applied by the ledger after reading, so a rare type costs more ledger pages.
  *
@@ -106,14 +106,17 @@ export async function listPlatformTransactions(
       count: data.length,
       requestId: context.requestId,
     }),
+    // A cache: if it cannot be queued (or is not written yet) the next page seeks its cursor instead.
     nextCursor &&
-      putItem(deps, {
-        ...walletKeys.platformTransactionsCursor(filtersHash, nextCursor),
-        entity: 'platform_transactions_cursor',
-        positions: remaining,
-        created_at: now.toISOString(),
-        expires_at_epoch: Math.floor(now.getTime() / 1000) + PLATFORM_CURSOR_RETENTION_SECONDS,
-      }),
+      queuedAccessRecorder
+        .send({
+          kind: 'platform_cursor',
+          filters_hash: filtersHash,
+          last_id: nextCursor,
+          positions: remaining.map((position) => ({ tenant_id: position.tenant_id, cursor: position.cursor })),
+          created_at: now.toISOString(),
+        })
+        .catch((error: unknown) => logger.warn('the resume point of a platform transactions page was not queued', { error: error as Error })),
   ]);
   return { data, next_cursor: nextCursor };
 }

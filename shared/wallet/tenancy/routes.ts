@@ -65,7 +65,7 @@ export const tenancyRoutes = {
     request: { params: z.object({ tenantId: uuid }) },
     response: { status: 200, body: s.tenantHealth, description: 'The health snapshot.' },
     errors: ['tenant_not_found', 'service_unavailable'],
-    tables: writes,
+    tables: reads,
     capabilities: ['callsLedger'],
   }),
   getFeePlan: defineRoute({
@@ -80,8 +80,7 @@ export const tenancyRoutes = {
     request: {},
     response: { status: 200, body: s.feePlan, description: 'The fee plan.' },
     errors: ['tenant_not_found'],
-    // RW: the credential hook records an API key's last use.
-    tables: writes,
+    tables: reads,
   }),
   setFeePlan: defineRoute({
     ...wallet,
@@ -124,9 +123,8 @@ export const tenancyRoutes = {
     request: { query: s.usersQuery },
     response: { status: 200, body: page(s.user), description: 'A page of users.' },
     errors: [],
-    // RW: the credential hook records an API key's last use and provisions an IdP user on first contact.
-    tables: writes,
-    capabilities: ['callsLedger'],
+    // RO: an IdP user's first contact here is queued (shared/wallet/auth/credential-queues.ts).
+    tables: reads,
   }),
   getUser: defineRoute({
     ...wallet,
@@ -140,9 +138,8 @@ export const tenancyRoutes = {
     request: { params: z.object({ userId: uuid }) },
     response: { status: 200, body: s.user, description: 'The user.' },
     errors: ['user_not_found'],
-    // RW: the credential hook records an API key's last use and provisions an IdP user on first contact.
-    tables: writes,
-    capabilities: ['callsLedger'],
+    // RO: an IdP user's first contact here is queued (shared/wallet/auth/credential-queues.ts).
+    tables: reads,
   }),
   getLedgerSummary: defineRoute({
     ...wallet,
@@ -156,8 +153,7 @@ export const tenancyRoutes = {
     request: {},
     response: { status: 200, body: s.ledgerSummary, description: 'The ledger summary.' },
     errors: ['tenant_not_found', 'service_unavailable'],
-    // RW: the credential hook records an API key's last use.
-    tables: writes,
+    tables: reads,
     capabilities: ['callsLedger'],
   }),
   listAuditLog: defineRoute({
@@ -172,7 +168,7 @@ export const tenancyRoutes = {
     request: { query: z.object({ tenant_id: uuid.optional(), cursor, limit: pageLimit() }).strict() },
     response: { status: 200, body: page(s.auditRecord), description: 'A page of audit records.' },
     errors: ['tenant_not_found'],
-    tables: writes,
+    tables: reads,
   }),
   listPlatformTransactions: defineRoute({
     ...wallet,
@@ -200,7 +196,7 @@ export const tenancyRoutes = {
       description: 'Transactions across tenants, newest first, as a JSON array (spec part 4 item 19): pass the last id as `cursor` for the next ones; fewer than `limit` means the end.',
     },
     errors: ['service_unavailable'],
-    tables: writes,
+    tables: reads,
     capabilities: ['callsLedger'],
     function: { timeoutSeconds: 29 },
   }),
@@ -215,8 +211,9 @@ export const tenancyRoutes = {
     access: platformRead,
     request: { query: s.accessLogQuery },
     response: { status: 200, body: page(s.accessLogEntry), description: 'A page of access log entries.' },
-    errors: [],
-    tables: writes,
+    errors: ['service_unavailable'],
+    // Its own entry goes through the access-records queue, as every cross-tenant read's does.
+    tables: reads,
   }),
   listPlatformUsers: defineRoute({
     ...wallet,
@@ -234,6 +231,6 @@ export const tenancyRoutes = {
     },
     response: { status: 200, body: page(s.platformUser), description: 'A page of users.' },
     errors: [],
-    tables: writes,
+    tables: reads,
   }),
 };

@@ -8,8 +8,9 @@ import * as s from './schemas';
  * Top-up routes on the wallet API (spec part 4 items 18 and 23): gateways, push devices, top-ups,
  * the operator's resolution of an amount mismatch, and the processors' inbound webhooks.
  *
- * Every route that admits IdP users calls the ledger and writes the table: the credential hook
- * provisions an IdP user (and its cash account) on first contact, and records an API key's use.
+ * Every write that admits IdP users calls the ledger and writes the table, so its credential hook
+ * provisions an IdP user (and its cash account) on first contact before the service runs; the
+ * reads hold read grants only and queue a first contact (shared/wallet/auth/credential-queues.ts).
  */
 
 const wallet = { api: 'wallet' } as const;
@@ -30,8 +31,7 @@ export const topupRoutes = {
     request: {},
     response: { status: 200, body: s.topupGateways, description: 'The gateways a top-up may name.' },
     errors: ['tenant_not_found'],
-    tables: writes,
-    capabilities: ['callsLedger'],
+    tables: { wallet: 'RO' },
   }),
   registerDevice: defineRoute({
     ...wallet,
@@ -84,8 +84,7 @@ export const topupRoutes = {
     request: { query: s.topupListQuery },
     response: { status: 200, body: page(s.topup), description: 'A page of top-ups.' },
     errors: ['user_not_found'],
-    tables: writes,
-    capabilities: ['callsLedger'],
+    tables: { wallet: 'RO' },
   }),
   getTopup: defineRoute({
     ...wallet,
@@ -99,8 +98,7 @@ export const topupRoutes = {
     request: { params: z.object({ topupId: uuid }) },
     response: { status: 200, body: s.topup, description: 'The top-up.' },
     errors: ['not_found'],
-    tables: writes,
-    capabilities: ['callsLedger'],
+    tables: { wallet: 'RO' },
   }),
   resolveTopup: defineRoute({
     ...wallet,

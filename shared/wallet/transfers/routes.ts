@@ -14,10 +14,10 @@ const userFacing = (scopes: readonly string[]): Access => ({ principals: ['api_k
 const tenantOperator = (scope: string): Access => ({ principals: ['api_key', 'tenant_staff'], scopes: [scope] });
 
 const wallet = { api: 'wallet', tags: ['money'] } as const;
-// RW everywhere: the credential hook records an API key's last use and provisions an IdP user on first contact.
 const writes = { wallet: 'RW' } as const;
-// Every route that admits an IdP token calls the ledger even when it does not read money: the
-// credential hook opens a first-contact user's cash account.
+const reads = { wallet: 'RO' } as const;
+// Writes that admit an IdP token call the ledger anyway, so their credential hook also opens a
+// first-contact user's cash account; the reads queue the first contact (credential-queues.ts).
 const callsLedger = ['callsLedger'] as const;
 const userParams = z.object({ userId: uuid });
 
@@ -33,7 +33,7 @@ export const transferRoutes = {
     request: { params: userParams },
     response: { status: 200, body: s.balances, description: "The balances of the user's cash account." },
     errors: ['user_not_found', 'service_unavailable'],
-    tables: writes,
+    tables: reads,
     capabilities: callsLedger,
   }),
   createTransfer: defineRoute({
@@ -62,8 +62,7 @@ export const transferRoutes = {
     request: { params: z.object({ transferId: uuid }) },
     response: { status: 200, body: s.transfer, description: 'The transfer.' },
     errors: ['not_found'],
-    tables: writes,
-    capabilities: callsLedger,
+    tables: reads,
   }),
   listTransfers: defineRoute({
     ...wallet,
@@ -76,8 +75,7 @@ export const transferRoutes = {
     request: { query: s.transferListQuery },
     response: { status: 200, body: page(s.transfer), description: 'A page of transfers.' },
     errors: ['user_not_found'],
-    tables: writes,
-    capabilities: callsLedger,
+    tables: reads,
   }),
   listTransactions: defineRoute({
     ...wallet,
@@ -90,7 +88,7 @@ export const transferRoutes = {
     request: { query: s.transactionListQuery },
     response: { status: 200, body: page(s.walletTransaction), description: 'A page of transactions.' },
     errors: ['user_not_found', 'service_unavailable'],
-    tables: writes,
+    tables: reads,
     capabilities: callsLedger,
     function: { timeoutSeconds: 29 },
   }),
@@ -105,7 +103,7 @@ export const transferRoutes = {
     request: {},
     response: { status: 200, body: s.limits, description: 'The limits; null is no limit.' },
     errors: [],
-    tables: writes,
+    tables: reads,
   }),
   setLimits: defineRoute({
     ...wallet,
@@ -131,7 +129,7 @@ export const transferRoutes = {
     request: { params: userParams },
     response: { status: 200, body: s.userLimits, description: "The user's limits." },
     errors: ['user_not_found'],
-    tables: writes,
+    tables: reads,
   }),
   setUserLimits: defineRoute({
     ...wallet,

@@ -18,7 +18,6 @@ const merchantManage: Access = { principals: ['api_key', 'tenant_staff', 'partne
 const merchantRead: Access = { principals: ['api_key', 'tenant_staff', 'partner_admin'], scopes: ['webhooks:read', 'webhooks:manage', 'clients:manage'], boundKeys: true };
 
 const wallet = { api: 'wallet' } as const;
-// RW everywhere: the credential hook records an API key's last use.
 const tables = { wallet: 'RW' } as const;
 const tags = ['webhooks'];
 const clientErrors = ['client_not_found', 'not_client_member'] as const;
@@ -72,7 +71,7 @@ export const webhookRoutes = {
     request: {},
     response: { status: 200, body: z.array(s.endpoint), description: 'Every live endpoint of the tenant, as a JSON array (spec part 4 item 22): no paging.' },
     errors: [],
-    tables,
+    tables: { wallet: 'RO' },
   }),
   deleteWebhookEndpoint: defineRoute({
     ...wallet,
@@ -114,7 +113,7 @@ export const webhookRoutes = {
     request: { params: z.object({ clientId: uuid }), query: s.pageQuery },
     response: { status: 200, body: page(s.endpoint), description: 'A page of endpoints.' },
     errors: [...clientErrors],
-    tables,
+    tables: { wallet: 'RO' },
   }),
   deleteClientWebhookEndpoint: defineRoute({
     ...wallet,
@@ -142,7 +141,7 @@ export const webhookRoutes = {
     request: { params: z.object({ clientId: uuid }), query: s.pageQuery },
     response: { status: 200, body: page(s.deliveryAttempt), description: 'A page of delivery attempts.' },
     errors: [...clientErrors],
-    tables,
+    tables: { wallet: 'RO' },
   }),
   listWebhookDeliveries: defineRoute({
     ...wallet,
@@ -156,7 +155,7 @@ export const webhookRoutes = {
     request: { query: s.pageQuery },
     response: { status: 200, body: page(s.deliveryAttempt), description: 'A page of delivery attempts.' },
     errors: [],
-    tables,
+    tables: { wallet: 'RO' },
   }),
   listWebhookEvents: defineRoute({
     ...wallet,
@@ -171,7 +170,7 @@ export const webhookRoutes = {
     // The generic envelope here; the manifest documents it typed per event type (./documented-routes.ts).
     response: { status: 200, body: page(s.event), description: 'A page of event envelopes, as delivered.' },
     errors: [],
-    tables,
+    tables: { wallet: 'RO' },
   }),
   rotateWebhookEndpointSecret: defineRoute({
     ...wallet,
@@ -230,7 +229,7 @@ export const webhookRoutes = {
     request: { params: endpointParams },
     response: { status: 200, body: s.endpointStats, description: 'Counts and latency of the current hour and the 24 before it.' },
     errors: ['not_found'],
-    tables,
+    tables: { wallet: 'RO' },
   }),
   redeliverWebhookEvent: defineRoute({
     ...wallet,

@@ -1,0 +1,8 @@
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { walletRuntime } from '../../shared/runtime/wallet';
+import { createFirstContactHandler } from '../../shared/wallet/auth/idp';
+
+/** Queue worker: creates the wallet user (and its ledger account) of an IdP user first seen on a read route. */
+const provision = createFirstContactHandler(walletRuntime);
+
+export const handler = (event: SQSEvent): Promise<SQSBatchResponse> => provision(event);
