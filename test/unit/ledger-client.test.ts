@@ -96,12 +96,10 @@ describe('the ledger client', () => {
   });
 
   it('answers 503 when the ledger does not answer within the timeout, or cannot be reached', async () => {
-    answer = () => undefined; // never answers
-    const started = Date.now();
+    answer = () => undefined; // never answers: the client's own timeout ends the wait (the test's would fail it)
     const silent = await client({ timeoutMs: 300 }).post('ledger-1', {}, 'key-4').catch((error: unknown) => error);
     expect(silent).toBeInstanceOf(AppError);
     expect(silent).toMatchObject({ code: 'service_unavailable' });
-    expect(Date.now() - started).toBeLessThan(5_000);
 
     const closed = await freePort();
     const unreachable = new LedgerClient({ baseUrl: `http://127.0.0.1:${closed}`, tokenUrl: `${base}/token`, clientId: 'wallet', clientSecret: 's3cret', clock: systemClock });
