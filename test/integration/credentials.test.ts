@@ -383,29 +383,16 @@ describe('API keys', () => {
     expect(await settled(second)).toBe(second);
   });
 
-  it('costs about the same for a wrong secret of a known key as for an unknown key id', async () => {
+  it('refuses a wrong secret of a known key as it refuses an unknown key id, along one path (the times: npm run bench:auth)', async () => {
     const { key } = await issue();
     const [, env, keyId] = key.split('_');
-    await authenticate(bearer(key)); // a cached key must not make its wrong secrets faster
-    const wrongSecret = () => `sk_${env}_${keyId}_${uuidv7().replace(/-/g, '').repeat(2)}`;
-    const unknownId = () => `sk_${env}_${uuidv7().replace(/-/g, '')}_${uuidv7().replace(/-/g, '').repeat(2)}`;
-    const time = async (credential: string) => {
-      const started = process.hrtime.bigint();
-      await authenticate(bearer(credential)).catch(() => undefined);
-      return Number(process.hrtime.bigint() - started);
-    };
-    for (let i = 0; i < 20; i += 1) await time(i % 2 ? wrongSecret() : unknownId()); // warm up
-    const known: number[] = [];
-    const unknown: number[] = [];
-    for (let i = 0; i < 150; i += 1) {
-      known.push(await time(wrongSecret()));
-      unknown.push(await time(unknownId()));
-    }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-    const ratio = median(known) / median(unknown);
-    expect(ratio, `wrong secret ${median(known)} ns, unknown id ${median(unknown)} ns`).toBeGreaterThan(0.5);
-    expect(ratio).toBeLessThan(2);
+    await authenticate(bearer(key)); // a cached key must not answer its wrong secrets another way
+    const wrongSecret = `sk_${env}_${keyId}_${uuidv7().replace(/-/g, '').repeat(2)}`;
+    const unknownId = `sk_${env}_${uuidv7().replace(/-/g, '')}_${uuidv7().replace(/-/g, '').repeat(2)}`;
+    const [wrong, unknown] = [await authenticate(bearer(wrongSecret)).catch((e: AppError) => e), await authenticate(bearer(unknownId)).catch((e: AppError) => e)];
+    // The same refusal, word for word: only the log says which it was.
+    expect(wrong).toMatchObject({ code: 'unauthenticated' });
+    expect({ code: (unknown as AppError).code, message: (unknown as AppError).message }).toEqual({ code: (wrong as AppError).code, message: (wrong as AppError).message });
   });
 });
 
@@ -457,26 +444,12 @@ describe('staff sessions', () => {
     expect(await authenticate(bearer(adminSession.token))).toMatchObject({ kind: 'partner_admin', tenantId, scopes: new Set(['support_access:manage', ...TENANT_SCOPES]) });
   });
 
-  it('answers a wrong password and an unknown email alike, in about the same time', async () => {
+  it('answers a wrong password and an unknown email alike (the times: npm run bench:auth)', async () => {
     const staff = await newStaff();
-    const attempt = async (email: string) => {
-      const started = process.hrtime.bigint();
-      const error = await createStaffSession(runtime, { email, password: 'not the password' }).catch((e: AppError) => e);
-      return { error: error as AppError, ns: Number(process.hrtime.bigint() - started) };
-    };
-    const wrong = [];
-    const unknown = [];
-    for (let i = 0; i < 4; i += 1) {
-      wrong.push(await attempt(staff.email));
-      unknown.push(await attempt(`nobody-${i}@example.test`));
-    }
-
-    expect(wrong[0]!.error).toMatchObject({ code: 'unauthenticated' });
-    expect(unknown[0]!.error.message).toBe(wrong[0]!.error.message);
-    const total = (list: { ns: number }[]) => list.reduce((sum, entry) => sum + entry.ns, 0);
-    const ratio = total(wrong) / total(unknown);
-    expect(ratio).toBeGreaterThan(0.5);
-    expect(ratio).toBeLessThan(2);
+    const attempt = async (email: string) => (await createStaffSession(runtime, { email, password: 'not the password' }).catch((e: AppError) => e)) as AppError;
+    const [wrong, unknown] = [await attempt(staff.email), await attempt(`nobody-${uuidv7()}@example.test`)];
+    expect(wrong).toMatchObject({ code: 'unauthenticated' });
+    expect({ code: unknown.code, message: unknown.message }).toEqual({ code: wrong.code, message: wrong.message });
   });
 
   it('locks the account for 15 minutes after 5 failures, then lets the right password in and resets the count', async () => {
