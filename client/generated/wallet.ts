@@ -3479,16 +3479,824 @@ export interface components {
         };
     };
     responses: {
-        /** @description Any other failure the platform may answer on any route, as a problem: `internal_error`, `method_not_allowed` (with `Allow`), `payload_too_large`, `headers_too_large`, or a retryable one with `Retry-After`. */
-        UnexpectedError: {
+        /** @description `invalid_request`: Invalid request (a path parameter, query parameter, body or header the operation refuses). */
+        Problem400_invalid_request: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
-                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 400;
+                    /** @enum {string} */
+                    code?: "invalid_request";
+                };
+            };
+        };
+        /** @description `unauthenticated`: Authentication required (no valid credential). */
+        Problem401_unauthenticated: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 401;
+                    /** @enum {string} */
+                    code?: "unauthenticated";
+                };
+            };
+        };
+        /** @description `unauthenticated`: Authentication required. */
+        Problem401_unauthenticated_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 401;
+                    /** @enum {string} */
+                    code?: "unauthenticated";
+                };
+            };
+        };
+        /** @description `consumer_token_required`: Consumer token required (a credential of a kind this operation does not admit). `insufficient_scope`: Insufficient scope (a credential without any of the scopes the operation requires). */
+        Problem403_consumer_token_required_insufficient_scope: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "consumer_token_required" | "insufficient_scope";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind. */
+        Problem403_forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit). `insufficient_scope`: Insufficient scope (a credential without any of the scopes the operation requires). */
+        Problem403_forbidden_insufficient_scope: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "insufficient_scope";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit). `insufficient_scope`: Insufficient scope. */
+        Problem403_forbidden_insufficient_scope_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "insufficient_scope";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit; an API key bound to a client, which acts on its client only). `insufficient_scope`: Insufficient scope (a credential without any of the scopes the operation requires). */
+        Problem403_forbidden_insufficient_scope_3: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "insufficient_scope";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit). `insufficient_scope`: Insufficient scope (a credential without any of the scopes the operation requires). `not_client_member`: No authority over this client. */
+        Problem403_forbidden_insufficient_scope_not_client_member: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "insufficient_scope" | "not_client_member";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit). `insufficient_scope`: Insufficient scope (a credential without any of the scopes the operation requires). `not_client_member`: No authority over this client. */
+        Problem403_forbidden_insufficient_scope_not_client_member_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "insufficient_scope" | "not_client_member";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit; an API key bound to a client, which acts on its client only). `scope_exceeds_key`: Requested scope exceeds the API key. */
+        Problem403_forbidden_scope_exceeds_key: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "scope_exceeds_key";
+                };
+            };
+        };
+        /** @description `global_read_only`: Cross-tenant read requires platform:read (a credential of a kind this operation does not admit; a credential without any of the scopes the operation requires). */
+        Problem403_global_read_only: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "global_read_only";
+                };
+            };
+        };
+        /** @description `platform_scope_only`: Platform staff only (a credential of a kind this operation does not admit; a credential without any of the scopes the operation requires). */
+        Problem403_platform_scope_only: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "platform_scope_only";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. */
+        Problem404_client_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. */
+        Problem404_client_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `not_found`: Not found. */
+        Problem404_client_not_found_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `not_found`: Not found. */
+        Problem404_client_not_found_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `not_found`: Not found. `offering_not_found`: Offering not found. */
+        Problem404_client_not_found_not_found_offering_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "not_found" | "offering_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
+        Problem404_client_not_found_offering_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "offering_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. `user_not_found`: User not found. */
+        Problem404_client_not_found_offering_not_found_user_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "offering_not_found" | "user_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `tenant_not_found`: Tenant not found. */
+        Problem404_client_not_found_tenant_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `user_not_found`: User not found. */
+        Problem404_client_not_found_user_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "user_not_found";
+                };
+            };
+        };
+        /** @description `not_found`: Not found. */
+        Problem404_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "not_found";
+                };
+            };
+        };
+        /** @description `not_found`: Not found. */
+        Problem404_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "not_found";
+                };
+            };
+        };
+        /** @description `not_found`: Not found. `user_not_found`: User not found. */
+        Problem404_not_found_user_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "not_found" | "user_not_found";
+                };
+            };
+        };
+        /** @description `offering_not_found`: Offering not found. */
+        Problem404_offering_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "offering_not_found";
+                };
+            };
+        };
+        /** @description `tenant_not_found`: Tenant not found. */
+        Problem404_tenant_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "tenant_not_found";
+                };
+            };
+        };
+        /** @description `tenant_not_found`: Tenant not found. `user_not_found`: User not found. */
+        Problem404_tenant_not_found_user_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "tenant_not_found" | "user_not_found";
+                };
+            };
+        };
+        /** @description `user_not_found`: User not found. */
+        Problem404_user_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "user_not_found";
+                };
+            };
+        };
+        /** @description `user_not_found`: User not found. */
+        Problem404_user_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "user_not_found";
+                };
+            };
+        };
+        /** @description `account_closed`: Account is closed. `account_frozen`: Account is frozen. `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. */
+        Problem409_account_closed_account_frozen_conflict_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "account_closed" | "account_frozen" | "conflict" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `account_closed`: Account is closed. `account_frozen`: Account is frozen. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "account_closed" | "account_frozen" | "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `account_closed`: Account is closed. `account_frozen`: Account is frozen. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `invalid_transition`: Invalid state transition. */
+        Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse_invalid_transition: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "account_closed" | "account_frozen" | "idempotency_in_flight" | "idempotency_key_reuse" | "invalid_transition";
+                };
+            };
+        };
+        /** @description `conflict`: Conflict. */
+        Problem409_conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "conflict";
+                };
+            };
+        };
+        /** @description `conflict`: Conflict. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_conflict_idempotency_in_flight_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "conflict" | "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. */
+        Problem409_conflict_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "conflict" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `conflict`: Conflict. `invalid_transition`: Invalid state transition. */
+        Problem409_conflict_invalid_transition: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "conflict" | "invalid_transition";
+                };
+            };
+        };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_idempotency_in_flight_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `invalid_transition`: Invalid state transition. */
+        Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse" | "invalid_transition";
+                };
+            };
+        };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `out_of_stock`: Not enough stock. */
+        Problem409_idempotency_in_flight_idempotency_key_reuse_out_of_stock: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse" | "out_of_stock";
+                };
+            };
+        };
+        /** @description `invalid_transition`: Invalid state transition. */
+        Problem409_invalid_transition: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "invalid_transition";
+                };
+            };
+        };
+        /** @description `rule_exists`: A rule already occupies this slot. */
+        Problem409_rule_exists: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "rule_exists";
+                };
+            };
+        };
+        /** @description `payload_too_large`: Request body too large (a body over 256 KiB). */
+        Problem413_payload_too_large: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 413;
+                    /** @enum {string} */
+                    code?: "payload_too_large";
+                };
+            };
+        };
+        /** @description `credit_limit_below_balance`: Credit limit below the drawn balance. `user_not_business`: User is not a business. */
+        Problem422_credit_limit_below_balance_user_not_business: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "credit_limit_below_balance" | "user_not_business";
+                };
+            };
+        };
+        /** @description `insufficient_funds`: Insufficient funds. */
+        Problem422_insufficient_funds: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "insufficient_funds";
+                };
+            };
+        };
+        /** @description `insufficient_funds`: Insufficient funds. `limit_exceeded`: Limit exceeded. */
+        Problem422_insufficient_funds_limit_exceeded: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "insufficient_funds" | "limit_exceeded";
+                };
+            };
+        };
+        /** @description `insufficient_funds`: Insufficient funds. `not_a_plan`: Offering is not a plan. */
+        Problem422_insufficient_funds_not_a_plan: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "insufficient_funds" | "not_a_plan";
+                };
+            };
+        };
+        /** @description `rate_limited`: Too many requests (the gateway's throttle). */
+        Problem429_rate_limited: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 429;
+                    /** @enum {string} */
+                    code?: "rate_limited";
+                };
+            };
+        };
+        /** @description `internal_error`: Internal error (an unexpected failure, with nothing of it disclosed). */
+        Problem500_internal_error: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 500;
+                    /** @enum {string} */
+                    code?: "internal_error";
+                };
+            };
+        };
+        /** @description `bulkhead_full`: Service overloaded (the operation's concurrency limit). */
+        Problem503_bulkhead_full: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "bulkhead_full";
+                };
+            };
+        };
+        /** @description `bulkhead_full`: Service overloaded (the operation's concurrency limit). `service_unavailable`: Service unavailable (a table, the ledger or a key service that did not answer in time). */
+        Problem503_bulkhead_full_service_unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "bulkhead_full" | "service_unavailable";
+                };
+            };
+        };
+        /** @description `bulkhead_full`: Service overloaded (the operation's concurrency limit). `service_unavailable`: Service unavailable (a table, the ledger or a key service that did not answer in time). */
+        Problem503_bulkhead_full_service_unavailable_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "bulkhead_full" | "service_unavailable";
+                };
+            };
+        };
+        /** @description `bulkhead_full`: Service overloaded (the operation's concurrency limit). `service_unavailable`: Service unavailable. */
+        Problem503_bulkhead_full_service_unavailable_3: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "bulkhead_full" | "service_unavailable";
+                };
             };
         };
     };
@@ -3501,8 +4309,6 @@ export interface components {
         RetryAfter: number;
         /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key, replayed byte for byte. */
         IdempotentReplayed: "true";
-        /** @description On a 405: the methods the path does serve. */
-        Allow: string;
     };
     pathItems: never;
 }
@@ -3538,29 +4344,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_3"];
         };
     };
     walletDocs: {
@@ -3582,29 +4368,9 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     walletDocsRenderer: {
@@ -3626,29 +4392,9 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     walletHealthz: {
@@ -3673,29 +4419,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     walletOpenApi: {
@@ -3719,29 +4445,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     listApiKeys: {
@@ -3789,69 +4495,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_2"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createApiKey: {
@@ -3902,69 +4552,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_2"];
+            404: components["responses"]["Problem404_client_not_found_tenant_not_found"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     revokeApiKey: {
@@ -4007,69 +4602,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_2"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listAuditLog: {
@@ -4115,69 +4654,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createStaffSession: {
@@ -4212,59 +4695,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated_2"];
+            403: components["responses"]["Problem403_forbidden"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createUserToken: {
@@ -4304,69 +4741,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `scope_exceeds_key`: Requested scope exceeds the API key. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_scope_exceeds_key"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listClients: {
@@ -4395,59 +4777,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createClient: {
@@ -4483,79 +4818,15 @@ export interface operations {
                     "application/json": components["schemas"]["Client"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            409: components["responses"]["Problem409_conflict"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getClient: {
@@ -4579,69 +4850,13 @@ export interface operations {
                     "application/json": components["schemas"]["Client"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     approveClient: {
@@ -4665,69 +4880,14 @@ export interface operations {
                     "application/json": components["schemas"]["Client"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     importCatalog: {
@@ -4778,86 +4938,15 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogImport"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     addClientMember: {
@@ -4898,69 +4987,14 @@ export interface operations {
                     "application/json": components["schemas"]["ClientMember"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     removeClientMember: {
@@ -4985,69 +5019,13 @@ export interface operations {
                     "application/json": components["schemas"]["ClientMember"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listOfferings: {
@@ -5078,69 +5056,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createOffering: {
@@ -5227,79 +5149,15 @@ export interface operations {
                     "application/json": components["schemas"]["Offering"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            409: components["responses"]["Problem409_conflict"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getOffering: {
@@ -5324,69 +5182,13 @@ export interface operations {
                     "application/json": components["schemas"]["Offering"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     updateOffering: {
@@ -5439,79 +5241,15 @@ export interface operations {
                     "application/json": components["schemas"]["Offering"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            409: components["responses"]["Problem409_conflict_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createVariant: {
@@ -5566,79 +5304,15 @@ export interface operations {
                     "application/json": components["schemas"]["Variant"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            409: components["responses"]["Problem409_conflict_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     updateVariant: {
@@ -5689,79 +5363,15 @@ export interface operations {
                     "application/json": components["schemas"]["Variant"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found"];
+            409: components["responses"]["Problem409_conflict_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     retireVariant: {
@@ -5787,69 +5397,14 @@ export interface operations {
                     "application/json": components["schemas"]["Variant"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     changeStock: {
@@ -5884,79 +5439,15 @@ export interface operations {
                     "application/json": components["schemas"]["StockChangeResult"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found"];
+            409: components["responses"]["Problem409_conflict_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listRewardRules: {
@@ -5986,69 +5477,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createRewardRule: {
@@ -6097,79 +5532,15 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRule"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rule_exists`: A rule already occupies this slot. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            409: components["responses"]["Problem409_rule_exists"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     disableRewardRule: {
@@ -6194,69 +5565,14 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRule"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listStockMovements: {
@@ -6287,69 +5603,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     suspendClient: {
@@ -6373,69 +5633,14 @@ export interface operations {
                     "application/json": components["schemas"]["Client"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listClientWebhookDeliveries: {
@@ -6465,69 +5670,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listClientWebhookEndpoints: {
@@ -6557,69 +5706,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createClientWebhookEndpoint: {
@@ -6651,69 +5744,14 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     deleteClientWebhookEndpoint: {
@@ -6738,69 +5776,13 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     recoverClientWebhookEndpoint: {
@@ -6834,69 +5816,14 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     rotateClientWebhookEndpointSecret: {
@@ -6931,86 +5858,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
+            404: components["responses"]["Problem404_client_not_found_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     registerDevice: {
@@ -7074,69 +5930,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listExploreClients: {
@@ -7166,59 +5967,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getExploreClient: {
@@ -7242,69 +5996,13 @@ export interface operations {
                     "application/json": components["schemas"]["ExploreClientDetail"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getExploreOffering: {
@@ -7328,69 +6026,13 @@ export interface operations {
                     "application/json": components["schemas"]["ExploreOffering"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `offering_not_found`: Offering not found. `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     subscribe: {
@@ -7418,97 +6060,16 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `consumer_token_required`: Consumer token required. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `offering_not_found`: Offering not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_a_plan`: Offering is not a plan. `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_consumer_token_required_insufficient_scope"];
+            404: components["responses"]["Problem404_offering_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds_not_a_plan"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getFeePlan: {
@@ -7571,59 +6132,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     setFeePlan: {
@@ -7729,69 +6243,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getLedgerReconciliation: {
@@ -7816,59 +6275,12 @@ export interface operations {
                     "application/json": components["schemas"]["Reconciliation"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getLedgerSummary: {
@@ -7941,59 +6353,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getLimits: {
@@ -8020,49 +6385,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     setLimits: {
@@ -8100,59 +6427,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listMerchants: {
@@ -8180,59 +6461,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createMerchant: {
@@ -8264,69 +6498,14 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getMerchant: {
@@ -8350,69 +6529,13 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     updateMerchant: {
@@ -8446,69 +6569,14 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     fundMarketing: {
@@ -8542,97 +6610,16 @@ export interface operations {
                     "application/json": components["schemas"]["MarketingFunding"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     listOrders: {
@@ -8663,69 +6650,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_client_not_found_user_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createOrder: {
@@ -8768,86 +6699,15 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `out_of_stock`: Not enough stock. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found_user_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_out_of_stock"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getOrder: {
@@ -8871,69 +6731,13 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     cancelOrder: {
@@ -8961,86 +6765,15 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     payOrder: {
@@ -9068,97 +6801,16 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     listPayments: {
@@ -9188,69 +6840,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createPayment: {
@@ -9293,97 +6889,16 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_user_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getPayment: {
@@ -9407,69 +6922,13 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     capturePayment: {
@@ -9503,97 +6962,16 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     voidPayment: {
@@ -9621,86 +6999,15 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     receiveRailWebhook: {
@@ -9740,69 +7047,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated_2"];
+            404: components["responses"]["Problem404_not_found_2"];
+            409: components["responses"]["Problem409_conflict_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listPayouts: {
@@ -9832,69 +7084,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createPayout: {
@@ -9936,97 +7132,16 @@ export interface operations {
                     "application/json": components["schemas"]["Payout"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getPayout: {
@@ -10050,69 +7165,13 @@ export interface operations {
                     "application/json": components["schemas"]["Payout"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listAccessLog: {
@@ -10145,59 +7204,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `global_read_only`: Cross-tenant read requires platform:read. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_global_read_only"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     hideClient: {
@@ -10221,69 +7233,14 @@ export interface operations {
                     "application/json": components["schemas"]["Client"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     unhideClient: {
@@ -10307,69 +7264,14 @@ export interface operations {
                     "application/json": components["schemas"]["Client"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listPlatformTransactions: {
@@ -10419,59 +7321,12 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `global_read_only`: Cross-tenant read requires platform:read. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_global_read_only"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listPlatformUsers: {
@@ -10516,59 +7371,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `global_read_only`: Cross-tenant read requires platform:read. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_global_read_only"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     receiveProcessorWebhook: {
@@ -10608,69 +7416,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. `account_frozen`: Account is frozen. `account_closed`: Account is closed. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated_2"];
+            404: components["responses"]["Problem404_not_found_2"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_conflict_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listRefunds: {
@@ -10701,69 +7454,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createRefund: {
@@ -10799,97 +7496,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refund"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getRewardSettings: {
@@ -10911,59 +7527,12 @@ export interface operations {
                     "application/json": components["schemas"]["RewardSettings"];
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     putRewardSettings: {
@@ -10995,59 +7564,13 @@ export interface operations {
                     "application/json": components["schemas"]["RewardSettings"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listSubscriptions: {
@@ -11078,69 +7601,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getSubscription: {
@@ -11164,69 +7631,13 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     cancelSubscription: {
@@ -11257,79 +7668,15 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            409: components["responses"]["Problem409_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     pauseSubscription: {
@@ -11353,79 +7700,15 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            409: components["responses"]["Problem409_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     resumeSubscription: {
@@ -11449,79 +7732,15 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            409: components["responses"]["Problem409_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listTenants: {
@@ -11597,59 +7816,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `global_read_only`: Cross-tenant read requires platform:read. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_global_read_only"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createTenant: {
@@ -11730,75 +7902,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `platform_scope_only`: Platform staff only. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_platform_scope_only"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getTenantHealth: {
@@ -11844,69 +7955,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `global_read_only`: Cross-tenant read requires platform:read. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_global_read_only"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listTopupGateways: {
@@ -11935,59 +7990,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listTopups: {
@@ -12016,69 +8024,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createTopup: {
@@ -12143,86 +8095,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found_user_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getTopup: {
@@ -12246,69 +8127,13 @@ export interface operations {
                     "application/json": components["schemas"]["Topup"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     resolveTopup: {
@@ -12343,86 +8168,15 @@ export interface operations {
                     "application/json": components["schemas"]["Topup"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. `account_frozen`: Account is frozen. `account_closed`: Account is closed. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     listWalletTransactions: {
@@ -12474,69 +8228,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listTransfers: {
@@ -12585,69 +8283,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createTransfer: {
@@ -12707,97 +8349,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. `limit_exceeded`: Limit exceeded. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds_limit_exceeded"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getTransfer: {
@@ -12841,69 +8402,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listUsers: {
@@ -12945,59 +8450,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createUser: {
@@ -13045,79 +8503,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            409: components["responses"]["Problem409_conflict"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getUser: {
@@ -13153,69 +8547,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getUserBalances: {
@@ -13247,69 +8585,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     setCreditLimit: {
@@ -13350,97 +8632,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_business`: User is not a business. `credit_limit_below_balance`: Credit limit below the drawn balance. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_credit_limit_below_balance_user_not_business"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getUserLimits: {
@@ -13477,69 +8678,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     setUserLimits: {
@@ -13587,69 +8732,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getUserRewards: {
@@ -13673,69 +8763,13 @@ export interface operations {
                     "application/json": components["schemas"]["UserRewards"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     convertPoints: {
@@ -13769,97 +8803,16 @@ export interface operations {
                     "application/json": components["schemas"]["PointsConversion"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     listWebhookDeliveries: {
@@ -13887,59 +8840,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listWebhookEndpoints: {
@@ -13961,49 +8867,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"][];
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createWebhookEndpoint: {
@@ -14033,59 +8901,13 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     deleteWebhookEndpoint: {
@@ -14109,69 +8931,13 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     recoverWebhookEndpoint: {
@@ -14204,69 +8970,14 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -14300,86 +9011,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getWebhookEndpointStats: {
@@ -14403,69 +9043,13 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointStats"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listWebhookEvents: {
@@ -14496,59 +9080,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     redeliverWebhookEvent: {
@@ -14588,69 +9125,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     walletVersion: {
@@ -14675,49 +9157,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
 }

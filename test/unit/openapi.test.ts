@@ -1,10 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { OPENAPI_DIR, OPENAPI_FILES, renderOpenApiFiles } from '../../scripts/openapi';
+import { checkOpenApiFiles, OPENAPI_DIR, OPENAPI_FILES, renderOpenApiFiles } from '../../scripts/openapi';
+import { answersOf } from '../../shared/http/answers';
+import { documentFaults } from '../../shared/http/openapi/audit';
 import { gatewayOf, type GatewayName } from '../../shared/http/gateways';
 import { buildOpenApi } from '../../shared/http/openapi/document';
 import { toOpenApi30, type JsonObject, type OpenApiDocument } from '../../shared/http/openapi/schemas';
@@ -80,6 +83,13 @@ async function validate(document: OpenApiDocument): Promise<void> {
 }
 
 const documents = () => Object.fromEntries(GATEWAYS.map((gateway) => [gateway, buildOpenApi(routes, gateway, info)]));
+
+/** An operation's response at a status, its `$ref` into components.responses followed. */
+function responseOf(document: any, operation: any, status: string): any {
+  const response = operation.responses[status];
+  const ref = /^#\/components\/responses\/(.+)$/.exec(response?.$ref ?? '')?.[1];
+  return ref ? document.components.responses[ref] : response;
+}
 
 function operations(document: OpenApiDocument): JsonObject[] {
   return Object.values(document.paths).flatMap((item) => Object.values(item));
@@ -286,34 +296,63 @@ describe('an operation generated from a route', () => {
     });
   });
 
-  it('documents every problem the route and the middleware can answer, grouped by status', () => {
+  it('documents every problem the route and the platform can answer, grouped by status, and no default', () => {
     const codes = Object.fromEntries(
-      Object.entries(operation.responses as Record<string, any>)
-        .filter(([status]) => /^[45]/.test(status))
-        .map(([status, response]) => [status, response['x-problem-codes']]),
+      Object.keys(operation.responses as Record<string, any>)
+        .filter((status) => /^[45]/.test(status))
+        .map((status) => [status, responseOf(document, operation, status)['x-problem-codes']]),
     );
 
+    expect(operation.responses.default).toBeUndefined();
     expect(codes).toEqual({
       // The ledger's catalogue: malformed input is `invalid` there.
       '400': ['invalid'],
       '401': ['unauthenticated'],
-      '403': ['consumer_token_required', 'insufficient_scope'],
+      // The ledger's credential hook resolves consumers only, so no kind is refused with the wrong-principal code.
+      '403': ['insufficient_scope'],
       '404': ['ledger_not_found'],
-      '409': ['idempotency_key_reuse'],
+      // An idempotency rule: a reused key, and one whose request is still running.
+      '409': ['idempotency_in_flight', 'idempotency_key_reuse'],
+      '413': ['payload_too_large'],
       '422': ['insufficient_funds', 'unbalanced'],
-      // The gateway's bulkhead, on every route.
-      '503': ['bulkhead_full'],
+      '500': ['internal_error'],
+      // The bulkhead on every route; a route with a credential to verify can find a dependency down.
+      '503': ['bulkhead_full', 'service_unavailable'],
     });
-    const forbidden = operation.responses['403'];
+    const forbidden = responseOf(document, operation, '403');
     expect(forbidden.description).toContain('`insufficient_scope`');
-    // The spec names the ledger's problem schema ProblemDetails (part 7).
-    expect(forbidden.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/ProblemDetails' });
-    expect(operation.responses['503'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
+    // The spec names the ledger's problem schema ProblemDetails (part 7); each status narrows its codes.
+    expect(forbidden.content['application/problem+json'].schema).toEqual({
+      allOf: [
+        { $ref: '#/components/schemas/ProblemDetails' },
+        { type: 'object', properties: { status: { type: 'integer', enum: [403] }, code: { type: 'string', enum: ['insufficient_scope'] } } },
+      ],
+    });
+    expect(responseOf(document, operation, '503').headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
     expect(document.components).toMatchObject({ examples: { insufficient_funds: { value: { code: 'insufficient_funds', status: 422 } } } });
   });
 
-  it('answers no 400, 401 or 403 on a public route without input (only the bulkhead every route has)', () => {
-    expect(Object.keys(document.paths['/healthz']!.get!.responses as object)).toEqual(['200', '503', 'default']);
+  it('shares one response component between the operations that answer the same problems the same way', () => {
+    const reversal = document.paths[`${THING}/reversals`]!.post as any;
+
+    expect(operation.responses['401']).toEqual({ $ref: '#/components/responses/Problem401_unauthenticated' });
+    expect(reversal.responses['401']).toEqual(operation.responses['401']);
+  });
+
+  it('answers only a server failure and the bulkhead on a public route without input or dependencies', () => {
+    expect(Object.keys(document.paths['/healthz']!.get!.responses as object)).toEqual(['200', '500', '503']);
+    expect(responseOf(document, document.paths['/healthz']!.get, '503')['x-problem-codes']).toEqual(['bulkhead_full']);
+  });
+
+  it('refuses the wrong principal kind with the route’s own code where the credential hook can resolve another kind', () => {
+    const route = defineRoute({ ...syntheticRoute, api: 'wallet', access: { principals: ['user_token'], scopes: ['things:write'], wrongPrincipal: 'consumer_token_required' } });
+
+    const wallet = buildOpenApi([route], 'public', info) as any;
+
+    expect(responseOf(wallet, wallet.paths[THING].post, '403')['x-problem-codes']).toEqual(['consumer_token_required', 'insufficient_scope']);
+    // Only what the route's function answers is remembered under an Idempotency-Key and replayed.
+    expect(responseOf(wallet, wallet.paths[THING].post, '404').headers['Idempotent-Replayed']).toBeDefined();
+    expect(responseOf(wallet, wallet.paths[THING].post, '403').headers['Idempotent-Replayed']).toBeUndefined();
   });
 
   it('records the principal kinds and scopes in extensions and in the description', () => {
@@ -406,7 +445,8 @@ describe('the documents of the real manifest', () => {
 
   it('document every status a route answers: a repeated device 200, a vendor support session 403', () => {
     expect(Object.keys(wallet().paths['/v1/devices'].post.responses)).toEqual(expect.arrayContaining(['200', '201']));
-    expect(wallet().paths['/v1/auth/staff_sessions'].post.responses['403']['x-problem-codes']).toContain('forbidden');
+    const staffSessions = wallet().paths['/v1/auth/staff_sessions'].post;
+    expect(responseOf(wallet(), staffSessions, '403')['x-problem-codes']).toContain('forbidden');
   });
 
   it("document the processor webhook's signature header and the replay, retry and request id headers", () => {
@@ -414,8 +454,7 @@ describe('the documents of the real manifest', () => {
     expect(webhook.parameters).toContainEqual(expect.objectContaining({ name: 'x-sandbox-signature', in: 'header', required: true }));
     const transfer = wallet().paths['/v1/transfers'].post;
     expect(transfer.responses['201'].headers).toMatchObject({ 'X-Request-Id': expect.anything(), 'Idempotent-Replayed': expect.anything() });
-    expect(wallet().paths['/v1/auth/staff_sessions'].post.responses['429'].headers['Retry-After']).toBeDefined();
-    expect(wallet().components.responses.UnexpectedError.headers).toMatchObject({ Allow: expect.anything(), 'Retry-After': expect.anything() });
+    expect(responseOf(wallet(), wallet().paths['/v1/auth/staff_sessions'].post, '429').headers['Retry-After']).toBeDefined();
   });
 
   it("name the ledger's problem schema ProblemDetails and list `invalid` in its 400s", () => {
@@ -423,7 +462,79 @@ describe('the documents of the real manifest', () => {
     expect(document.components.schemas.ProblemDetails).toBeDefined();
     expect(document.components.schemas.Problem).toBeUndefined();
     const posting = document.paths['/v1/ledgers/{ledgerId}/postings'].post;
-    expect(posting.responses['400']['x-problem-codes']).toContain('invalid');
-    expect(posting.responses['400']['x-problem-codes']).not.toContain('invalid_request');
+    expect(responseOf(document, posting, '400')['x-problem-codes']).toEqual(['invalid']);
+  });
+});
+
+describe('the check of what each operation documents (npm run openapi:check)', () => {
+  const wallet = () => buildOpenApi(routes, 'public', info) as any;
+
+  it('finds nothing wrong with the documents the manifest generates', () => {
+    for (const gateway of GATEWAYS) expect(documentFaults(buildOpenApi(routes, gateway, info), routes, gateway), gateway).toEqual([]);
+  });
+
+  it('refuses a `default` response, naming the operation', () => {
+    const document = wallet();
+    document.paths['/v1/users/{userId}'].get.responses.default = { description: 'Anything else.' };
+
+    expect(documentFaults(document, routes, 'public')).toEqual(['getUser: has a `default` response; list each status it answers instead']);
+  });
+
+  it('refuses a status the route cannot answer, naming the operation and the status', () => {
+    const document = wallet();
+    // A health probe has no credential, no input and no dependency: no 401, no 400, no 409.
+    document.paths['/healthz'].get.responses['401'] = document.paths['/v1/users/{userId}'].get.responses['401'];
+    document.paths['/v1/users/{userId}'].get.responses['409'] = { description: 'Conflict.' };
+
+    expect(documentFaults(document, routes, 'public')).toEqual([
+      'walletHealthz: documents status 401, which it never answers',
+      'getUser: documents status 409, which it never answers',
+    ]);
+  });
+
+  it('refuses a problem code the route does not answer at that status, and a status or code left out', () => {
+    const document = wallet();
+    const getUser = document.paths['/v1/users/{userId}'].get;
+    getUser.responses['404'] = structuredClone(responseOf(document, getUser, '404'));
+    getUser.responses['404']['x-problem-codes'].push('client_not_found');
+    delete getUser.responses['500'];
+
+    expect(documentFaults(document, routes, 'public')).toEqual([
+      'getUser: documents `client_not_found` at status 404, which it never answers there',
+      'getUser: leaves out status 500 (internal_error), which it answers',
+    ]);
+  });
+
+  it('fails npm run openapi:check on a doctored committed document', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-check-'));
+    try {
+      cpSync(OPENAPI_DIR, dir, { recursive: true });
+      expect(checkOpenApiFiles(dir)).toEqual([]);
+      const doctored = JSON.parse(readFileSync(join(dir, 'ledger.json'), 'utf8'));
+      doctored.paths['/healthz'].get.responses.default = { description: 'Anything else.' };
+      doctored.paths['/healthz'].get.responses['404'] = { description: 'Not found.' };
+      writeFileSync(join(dir, 'ledger.json'), `${JSON.stringify(doctored, null, 2)}\n`);
+
+      expect(checkOpenApiFiles(dir)).toEqual([
+        'ledger.json: ledgerHealthz: documents status 404, which it never answers',
+        'ledger.json: ledgerHealthz: has a `default` response; list each status it answers instead',
+        expect.stringMatching(/^does not match the route manifest: ledger\.json\./),
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('derives statuses from the route alone: 413 only where a body is read, 409 where idempotency applies', () => {
+    const byId = Object.fromEntries(routes.map((route) => [route.operationId, route]));
+
+    expect([...answersOf(byId.getUser!).keys()]).toEqual([200, 400, 401, 403, 404, 429, 500, 503]);
+    expect(answersOf(byId.createTransfer!).get(409)).toEqual(expect.arrayContaining(['idempotency_key_reuse', 'idempotency_in_flight']));
+    expect(answersOf(byId.createTransfer!).get(413)).toEqual(['payload_too_large']);
+    // The wallet's /version admits every wallet credential, bound keys too, and asks no scope: no 403.
+    expect(answersOf(byId.walletVersion!).has(403)).toBe(false);
+    // The ledger's credential hook resolves consumers only, and its routes ask no scope.
+    expect(answersOf(byId.getLedger!).has(403)).toBe(false);
+    expect(answersOf(byId.listLedgerEvents!).get(403)).toEqual(['event_feed_blocked']);
   });
 });
