@@ -1120,6 +1120,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     commodity: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -1225,6 +1226,7 @@ export interface operations {
                      * @default 1
                      */
                     shards?: number;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -1601,6 +1603,7 @@ export interface operations {
                         amount: number;
                         commodity: string;
                     }[];
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -1871,6 +1874,7 @@ export interface operations {
                         amount: number;
                         commodity: string;
                     }[];
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -1897,7 +1901,7 @@ export interface operations {
                     }[];
                     /** Format: uuid */
                     post_pending_id?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -2162,6 +2166,7 @@ export interface operations {
                 "application/json": {
                     /** Format: date-time */
                     effective_at?: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };

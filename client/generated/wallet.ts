@@ -2446,6 +2446,8 @@ export interface components {
             /** Format: uuid */
             offering_id: string | null;
         };
+        /** @description Any JSON value whose numbers, at any depth, are integers (no fraction, no exponent). */
+        IntegerJson: unknown;
         Inventory: {
             track_inventory: boolean;
             on_hand: number;
@@ -2517,12 +2519,20 @@ export interface components {
             /** Format: uuid */
             category_id: string | null;
             options: string[];
-            markup: {
+            markup: ({
                 /** @enum {string} */
                 kind: "percent" | "fixed";
                 /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                 value: number;
-            } | null;
+            } & ({
+                /** @enum {unknown} */
+                kind?: "percent";
+                value?: unknown;
+            } | {
+                /** @enum {unknown} */
+                kind?: "fixed";
+                value?: number;
+            })) | null;
             variants: components["schemas"]["Variant"][];
             /** @enum {string} */
             status: "draft" | "published" | "archived";
@@ -3330,12 +3340,20 @@ export interface components {
             /** @enum {string} */
             pricing_mode: "manual" | "markup";
             cost_amount: number | null;
-            markup: {
+            markup: ({
                 /** @enum {string} */
                 kind: "percent" | "fixed";
                 /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                 value: number;
-            } | null;
+            } & ({
+                /** @enum {unknown} */
+                kind?: "percent";
+                value?: unknown;
+            } | {
+                /** @enum {unknown} */
+                kind?: "fixed";
+                value?: number;
+            })) | null;
             amount: number;
             image_url: string | null;
             inventory: components["schemas"]["Inventory"];
@@ -5089,6 +5107,7 @@ export interface operations {
                     amount?: number;
                     /** @enum {string} */
                     interval?: "weekly" | "monthly" | "yearly";
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -5096,12 +5115,20 @@ export interface operations {
                     /** Format: uuid */
                     category_id?: string | null;
                     options?: string[];
-                    markup?: {
+                    markup?: ({
                         /** @enum {string} */
                         kind: "percent" | "fixed";
                         /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                         value: number;
-                    } | null;
+                    } & ({
+                        /** @enum {unknown} */
+                        kind?: "percent";
+                        value?: unknown;
+                    } | {
+                        /** @enum {unknown} */
+                        kind?: "fixed";
+                        value?: number;
+                    })) | null;
                     ref?: string;
                     /**
                      * @default draft
@@ -5121,7 +5148,15 @@ export interface operations {
                             kind: "percent" | "fixed";
                             /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                             value: number;
-                        };
+                        } & ({
+                            /** @enum {unknown} */
+                            kind?: "percent";
+                            value?: unknown;
+                        } | {
+                            /** @enum {unknown} */
+                            kind?: "fixed";
+                            value?: number;
+                        });
                         /** Format: uri */
                         image_url?: string;
                         inventory?: {
@@ -5135,7 +5170,14 @@ export interface operations {
                             allow_backorder?: boolean;
                         };
                     }[];
-                };
+                } & ({
+                    /** @enum {unknown} */
+                    kind: "plan";
+                    variants?: unknown;
+                } | {
+                    /** @enum {unknown} */
+                    kind?: "item";
+                });
             };
         };
         responses: {
@@ -5211,6 +5253,7 @@ export interface operations {
                     amount?: number;
                     /** @enum {string} */
                     interval?: "weekly" | "monthly" | "yearly";
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -5218,12 +5261,20 @@ export interface operations {
                     /** Format: uuid */
                     category_id?: string | null;
                     options?: string[];
-                    markup?: {
+                    markup?: ({
                         /** @enum {string} */
                         kind: "percent" | "fixed";
                         /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                         value: number;
-                    } | null;
+                    } & ({
+                        /** @enum {unknown} */
+                        kind?: "percent";
+                        value?: unknown;
+                    } | {
+                        /** @enum {unknown} */
+                        kind?: "fixed";
+                        value?: number;
+                    })) | null;
                     ref?: string;
                     /** @enum {string} */
                     status?: "draft" | "published" | "archived";
@@ -5277,7 +5328,15 @@ export interface operations {
                         kind: "percent" | "fixed";
                         /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                         value: number;
-                    };
+                    } & ({
+                        /** @enum {unknown} */
+                        kind?: "percent";
+                        value?: unknown;
+                    } | {
+                        /** @enum {unknown} */
+                        kind?: "fixed";
+                        value?: number;
+                    });
                     /** Format: uri */
                     image_url?: string;
                     inventory?: {
@@ -5336,12 +5395,20 @@ export interface operations {
                     pricing_mode?: "manual" | "markup";
                     amount?: number;
                     cost_amount?: number | null;
-                    markup?: {
+                    markup?: ({
                         /** @enum {string} */
                         kind: "percent" | "fixed";
                         /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                         value: number;
-                    } | null;
+                    } & ({
+                        /** @enum {unknown} */
+                        kind?: "percent";
+                        value?: unknown;
+                    } | {
+                        /** @enum {unknown} */
+                        kind?: "fixed";
+                        value?: number;
+                    })) | null;
                     /** Format: uri */
                     image_url?: string | null;
                     inventory?: {
@@ -5425,7 +5492,7 @@ export interface operations {
                     set_to?: number;
                     reason: string;
                     expected_on_hand?: number;
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {
@@ -5499,12 +5566,40 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    kind: "cashback" | "accrual";
+                    kind: "cashback";
+                    params: {
+                        bps: number;
+                        /** @default 0 */
+                        flat?: number;
+                    } | {
+                        bps?: unknown;
+                    } | {
+                        flat: unknown;
+                    };
                     /** Format: uuid */
                     offering_id?: string;
-                    params: {
-                        [key: string]: unknown;
+                    /** @default {} */
+                    scope?: {
+                        min_amount?: number;
                     };
+                    /** @default {} */
+                    caps?: {
+                        per_payment?: number;
+                        per_user_per_day?: number;
+                    };
+                    /** Format: date-time */
+                    starts_at?: string;
+                    /** Format: date-time */
+                    ends_at?: string;
+                } | {
+                    /** @enum {string} */
+                    kind: "accrual";
+                    params: {
+                        points: number;
+                        per_amount: number;
+                    };
+                    /** Format: uuid */
+                    offering_id?: string;
                     /** @default {} */
                     scope?: {
                         min_amount?: number;
@@ -5728,7 +5823,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    event_filters?: string[];
+                    event_filters?: ("topup.succeeded" | "topup.failed" | "topup.amount_mismatch" | "transfer.completed" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.expired" | "refund.completed" | "cashback.granted" | "points.accrued" | "points.converted" | "subscription.charged" | "subscription.retry_scheduled" | "subscription.paused" | "subscription.resumed" | "subscription.canceled" | "credit_limit.changed" | "fee_plan.set" | "product.created" | "product.updated" | "product.archived" | "order.created" | "order.paid" | "order.canceled" | "order.expired" | "inventory.low_stock" | "import.completed" | "payout.paid" | "payout.failed" | "webhook_endpoint.disabled" | "topup.*" | "transfer.*" | "payment.*" | "refund.*" | "cashback.*" | "points.*" | "subscription.*" | "credit_limit.*" | "fee_plan.*" | "product.*" | "order.*" | "inventory.*" | "import.*" | "payout.*" | "webhook_endpoint.*")[];
                     description?: string;
                 };
             };
@@ -6480,6 +6575,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -6551,6 +6647,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -6681,6 +6778,7 @@ export interface operations {
                         variant_id: string;
                         quantity: number;
                     }[];
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -6871,6 +6969,7 @@ export interface operations {
                     /** @default true */
                     capture?: boolean;
                     description?: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -7024,7 +7123,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                "application/json": components["schemas"]["IntegerJson"];
             };
         };
         responses: {
@@ -7111,6 +7210,7 @@ export interface operations {
                     amount: number;
                     currency: string;
                     description?: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -7393,7 +7493,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                "application/json": components["schemas"]["IntegerJson"];
             };
         };
         responses: {
@@ -7838,6 +7938,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /** @description An active ISO 4217 currency code, such as USD: three upper-case letters, and one of the codes in use. */
                     currency: string;
                 };
             };
@@ -8311,6 +8412,7 @@ export interface operations {
                     to_user_id: string;
                     amount: number;
                     description?: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -8474,6 +8576,7 @@ export interface operations {
                      * @enum {string}
                      */
                     kind?: "consumer" | "business";
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -8885,7 +8988,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    event_filters?: string[];
+                    event_filters?: ("topup.succeeded" | "topup.failed" | "topup.amount_mismatch" | "transfer.completed" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.expired" | "refund.completed" | "cashback.granted" | "points.accrued" | "points.converted" | "subscription.charged" | "subscription.retry_scheduled" | "subscription.paused" | "subscription.resumed" | "subscription.canceled" | "credit_limit.changed" | "fee_plan.set" | "product.created" | "product.updated" | "product.archived" | "order.created" | "order.paid" | "order.canceled" | "order.expired" | "inventory.low_stock" | "import.completed" | "payout.paid" | "payout.failed" | "webhook_endpoint.disabled" | "topup.*" | "transfer.*" | "payment.*" | "refund.*" | "cashback.*" | "points.*" | "subscription.*" | "credit_limit.*" | "fee_plan.*" | "product.*" | "order.*" | "inventory.*" | "import.*" | "payout.*" | "webhook_endpoint.*")[];
                     description?: string;
                 };
             };
@@ -9055,7 +9158,7 @@ export interface operations {
     listWebhookEvents: {
         parameters: {
             query?: {
-                type?: string;
+                type?: "topup.succeeded" | "topup.failed" | "topup.amount_mismatch" | "transfer.completed" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.expired" | "refund.completed" | "cashback.granted" | "points.accrued" | "points.converted" | "subscription.charged" | "subscription.retry_scheduled" | "subscription.paused" | "subscription.resumed" | "subscription.canceled" | "credit_limit.changed" | "fee_plan.set" | "product.created" | "product.updated" | "product.archived" | "order.created" | "order.paid" | "order.canceled" | "order.expired" | "inventory.low_stock" | "import.completed" | "payout.paid" | "payout.failed" | "webhook_endpoint.disabled" | "topup.*" | "transfer.*" | "payment.*" | "refund.*" | "cashback.*" | "points.*" | "subscription.*" | "credit_limit.*" | "fee_plan.*" | "product.*" | "order.*" | "inventory.*" | "import.*" | "payout.*" | "webhook_endpoint.*";
                 created_after?: string;
                 created_before?: string;
                 cursor?: string;

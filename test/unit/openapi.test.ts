@@ -12,7 +12,7 @@ import { gatewayOf, type GatewayName } from '../../shared/http/gateways';
 import { buildOpenApi } from '../../shared/http/openapi/document';
 import { toOpenApi30, type JsonObject, type OpenApiDocument } from '../../shared/http/openapi/schemas';
 import { defineRoute, idempotencyRequired, type AnyRoute } from '../../shared/http/route';
-import { cursor, metadata, pageLimit, positiveAmount, timestamp, uuid } from '../../shared/http/schemas';
+import { CURRENCY_PATTERN, cursor, exactlyOneOf, metadata, oneOrMoreOf, pageLimit, positiveAmount, someField, timestamp, uuid } from '../../shared/http/schemas';
 import { routes } from '../../shared/routes';
 
 const GATEWAYS: GatewayName[] = ['public', 'ledger', 'console'];
@@ -536,5 +536,100 @@ describe('the check of what each operation documents (npm run openapi:check)', (
     // The ledger's credential hook resolves consumers only, and its routes ask no scope.
     expect(answersOf(byId.getLedger!).has(403)).toBe(false);
     expect(answersOf(byId.listLedgerEvents!).get(403)).toEqual(['event_feed_blocked']);
+  });
+});
+
+describe('request schemas that say what the API enforces', () => {
+  const wallet = () => buildOpenApi(routes, 'public', info) as any;
+  const ledger = () => buildOpenApi(routes, 'ledger', info) as any;
+  const bodyOf = (document: any, path: string, method: string) => document.paths[path][method].requestBody.content['application/json'].schema;
+
+  /** Every schema node under `node`, with its path, following component refs once each. */
+  function* nodes(document: any, node: unknown, at: string, seen = new Set<string>()): Generator<[string, any]> {
+    if (Array.isArray(node)) {
+      for (const [index, item] of node.entries()) yield* nodes(document, item, `${at}[${index}]`, seen);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const ref = (node as any).$ref as string | undefined;
+    if (ref?.startsWith('#/components/schemas/')) {
+      const name = ref.slice('#/components/schemas/'.length);
+      if (!seen.has(name)) yield* nodes(document, document.components.schemas[name], at, new Set([...seen, name]));
+      return;
+    }
+    yield [at, node];
+    for (const [key, value] of Object.entries(node)) if (typeof value === 'object') yield* nodes(document, value, `${at}.${key}`, seen);
+  }
+
+  it('bounds metadata: string values of at most 500, at most 50 keys, the key rule in words', () => {
+    const metadataSchema = bodyOf(wallet(), '/v1/users', 'post').properties.metadata;
+
+    expect(metadataSchema).toMatchObject({ type: 'object', maxProperties: 50, additionalProperties: { type: 'string', maxLength: 500 } });
+    expect(metadataSchema.description).toContain('1 to 40 characters');
+    expect(metadata.safeParse(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']))).success).toBe(false);
+  });
+
+  it('refuses an empty PATCH or fee plan body in the schema too: minProperties 1', () => {
+    const patches = [
+      ...routes.filter((route) => route.method === 'PATCH' && route.api !== 'ledger').map((route) => [wallet(), route] as const),
+      ...routes.filter((route) => route.method === 'PATCH' && route.api === 'ledger').map((route) => [ledger(), route] as const),
+    ];
+
+    expect(patches.length).toBeGreaterThanOrEqual(4);
+    for (const [document, route] of patches) {
+      expect(bodyOf(document, route.path, 'patch').minProperties, route.operationId).toBe(1);
+      expect(route.request.body!.safeParse({}).success, route.operationId).toBe(false);
+    }
+    expect(bodyOf(wallet(), '/v1/fee_plan', 'put').minProperties).toBe(1);
+  });
+
+  it('says a cross-field rule as oneOf or anyOf where a schema can: a stock change, a posting, a reward rule, a markup', () => {
+    expect(bodyOf(wallet(), '/v1/clients/{clientId}/offerings/{offeringId}/variants/{variantId}/stock', 'post').oneOf).toEqual([
+      { required: ['delta'] },
+      { required: ['set_to'] },
+    ]);
+    expect(bodyOf(ledger(), '/v1/ledgers/{ledgerId}/postings', 'post').anyOf).toEqual([{ required: ['legs'] }, { required: ['post_pending_id'] }]);
+    const rule = bodyOf(wallet(), '/v1/clients/{clientId}/reward_rules', 'post');
+    expect(rule.oneOf.map((branch: any) => branch.properties.kind.enum)).toEqual([['cashback'], ['accrual']]);
+    const offering = bodyOf(wallet(), '/v1/clients/{clientId}/offerings', 'post');
+    expect(offering.properties.markup.oneOf.map((branch: any) => branch.properties.kind.enum)).toEqual([['percent'], ['fixed']]);
+    expect(offering.oneOf.map((branch: any) => branch.properties.kind.enum)).toEqual([['plan'], ['item']]);
+  });
+
+  it('enforces each helper rule in zod as the schema documents it', () => {
+    const body = z.object({ a: z.number().int().optional(), b: z.number().int().optional() }).strict();
+
+    expect(someField(body, 'x').safeParse({}).success).toBe(false);
+    expect(exactlyOneOf(body, ['a', 'b'], 'x').safeParse({ a: 1, b: 2 }).success).toBe(false);
+    expect(exactlyOneOf(body, ['a', 'b'], 'x').safeParse({ b: 2 }).success).toBe(true);
+    expect(oneOrMoreOf(body, ['a', 'b'], 'x').safeParse({}).success).toBe(false);
+    expect(z.toJSONSchema(exactlyOneOf(body, ['a', 'b'], 'x'), { target: 'openapi-3.0' })).toMatchObject({ oneOf: [{ required: ['a'] }, { required: ['b'] }] });
+  });
+
+  it('documents every number a body takes as an integer, but the one declared decimal field', () => {
+    const numbers: string[] = [];
+    for (const document of [wallet(), ledger(), buildOpenApi(routes, 'console', info)]) {
+      for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+        for (const [method, operation] of Object.entries(item)) {
+          for (const [at, node] of nodes(document, operation.requestBody, `${method} ${path}`)) if (node.type === 'number') numbers.push(at);
+        }
+      }
+    }
+
+    expect(numbers.length).toBeGreaterThan(0);
+    expect(numbers.filter((at) => !at.endsWith('.markup.properties.value'))).toEqual([]);
+  });
+
+  it("describes a webhook's free-form body as JSON whose numbers are integers, at any depth", () => {
+    const document = wallet();
+
+    expect(bodyOf(document, '/v1/processor_webhooks/{gateway}', 'post')).toEqual({ $ref: '#/components/schemas/IntegerJson' });
+    expect(document.components.schemas.IntegerJson.anyOf).toContainEqual({ type: 'array', items: { $ref: '#/components/schemas/IntegerJson' } });
+    expect(document.components.schemas.IntegerJson.anyOf).not.toContainEqual(expect.objectContaining({ type: 'number' }));
+  });
+
+  it('gives a currency its format', () => {
+    expect(bodyOf(wallet(), '/v1/tenants', 'post').properties.currency.pattern).toBe(CURRENCY_PATTERN);
+    expect(bodyOf(wallet(), '/v1/payments', 'post').properties.currency.pattern).toBe(CURRENCY_PATTERN);
   });
 });
