@@ -375,6 +375,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
+         *
+         *     An item (the default `kind`) is priced per variant and publishes with at least one; a plan takes `amount` and `interval` and no variants. A variant priced `markup` needs `cost_amount` and a markup, its own or the offering's; `manual`, an `amount`.
          */
         post: operations["createOffering"];
         delete?: never;
@@ -407,6 +409,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
+         *
+         *     `amount` and `interval` apply to a plan only; an item is published only with a live variant.
          */
         patch: operations["updateOffering"];
         trace?: never;
@@ -425,6 +429,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
+         *
+         *     A plan has no variants. `option_values` give one value for each of the offering's options. Priced `markup`, the variant needs `cost_amount` and a markup (its own or the offering's); `manual`, an `amount`.
          */
         post: operations["createVariant"];
         delete?: never;
@@ -451,6 +457,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
+         *
+         *     `option_values` give one value for each of the offering's options. Priced `markup`, the variant needs `cost_amount` and a markup (its own or the offering's); `manual`, an `amount`. Backorders cannot be turned off while more units are reserved than on hand.
          */
         patch: operations["updateVariant"];
         trace?: never;
@@ -519,6 +527,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `rewards:manage`, `clients:manage`.
+         *
+         *     `caps` apply to cashback rules only, and `ends_at` must follow `starts_at`.
          */
         post: operations["createRewardRule"];
         delete?: never;
@@ -635,6 +645,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
+         *
+         *     What `url` may be depends on the caller: an endpoint created with a sandbox credential is a sandbox endpoint and may use http (and reach loopback where the deployment allows it); any other is live and takes https only.
          */
         post: operations["createClientWebhookEndpoint"];
         delete?: never;
@@ -725,6 +737,8 @@ export interface paths {
          * @description Callers: `api_key`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`.
          */
         post: operations["registerDevice"];
         delete?: never;
@@ -842,6 +856,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `fees:manage`.
+         *
+         *     In each rule, `min_fee` must not exceed `max_fee` when a cap is set.
          */
         put: operations["setFeePlan"];
         post?: never;
@@ -1015,6 +1031,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`, `payments:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`.
          */
         get: operations["listOrders"];
         put?: never;
@@ -1023,6 +1041,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`.
          *
          *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
@@ -1115,6 +1135,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`, `payments:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`.
          */
         get: operations["listPayments"];
         put?: never;
@@ -1123,6 +1145,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`. `currency` must be the tenant's currency; any other answers 400 `invalid_request`.
          *
          *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
@@ -1243,6 +1267,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`.
+         *
+         *     `currency` must be the tenant's currency; any other answers 400 `invalid_request`. The sandbox rail takes sandbox credentials only, and `sandbox_outcome` is for it alone.
          *
          *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
@@ -1417,6 +1443,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`.
          */
         get: operations["listRefunds"];
         put?: never;
@@ -1475,6 +1503,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:read`, `subscriptions:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`.
          */
         get: operations["listSubscriptions"];
         put?: never;
@@ -1659,6 +1689,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:read`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`.
          */
         get: operations["listTopups"];
         put?: never;
@@ -1667,6 +1699,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`. `currency` must be the tenant's currency; any other answers 400 `invalid_request`. The sandbox gateway takes sandbox credentials only, and `sandbox_outcome` is for it alone.
          *
          *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
@@ -1735,6 +1769,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `balances:read`, `ledger:read`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`. The scopes depend on the view too: one user's transactions need `balances:read`, the tenant's `ledger:read`.
          */
         get: operations["listWalletTransactions"];
         put?: never;
@@ -1757,6 +1793,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `balances:read`, `transfers:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`.
          */
         get: operations["listTransfers"];
         put?: never;
@@ -1765,6 +1803,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `transfers:write`.
+         *
+         *     `from_user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `from_user_id` out, and naming another user answers 404 `user_not_found`. `to_user_id` must be another user than the sender.
          *
          *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
@@ -2009,6 +2049,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
+         *
+         *     What `url` may be depends on the caller: an endpoint created with a sandbox credential is a sandbox endpoint and may use http (and reach loopback where the deployment allows it); any other is live and takes https only.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;

@@ -632,4 +632,13 @@ describe('request schemas that say what the API enforces', () => {
     expect(bodyOf(wallet(), '/v1/tenants', 'post').properties.currency.pattern).toBe(CURRENCY_PATTERN);
     expect(bodyOf(wallet(), '/v1/payments', 'post').properties.currency.pattern).toBe(CURRENCY_PATTERN);
   });
+
+  it('says in the operation what depends on the caller, which no schema can', () => {
+    const document = wallet();
+
+    expect(document.paths['/v1/transfers'].post.description).toContain('`from_user_id` depends on the caller');
+    expect(document.paths['/v1/payments'].post.description).toContain("`currency` must be the tenant's currency");
+    expect(document.paths['/v1/payments'].get.description).toContain('`user_id` depends on the caller');
+    expect(document.paths['/v1/webhook_endpoints'].post.description).toContain('sandbox credential');
+  });
 });
