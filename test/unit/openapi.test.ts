@@ -409,6 +409,13 @@ describe('component schemas', () => {
 });
 
 describe('toOpenApi30', () => {
+  it('makes a nullable schema with a oneOf the schema or null, since null matches every branch that constrains properties', () => {
+    const rule = { type: 'object', properties: { kind: { type: 'string' } }, oneOf: [{ properties: { kind: { enum: ['a'] } } }, { properties: { kind: { enum: ['b'] } } }] };
+
+    expect(toOpenApi30({ ...rule, nullable: true })).toEqual({ anyOf: [rule, { enum: [null], nullable: true }] });
+    expect(toOpenApi30(rule)).toEqual(rule);
+  });
+
   it('rewrites JSON Schema keywords into their OpenAPI 3.0 form', () => {
     const converted = toOpenApi30({
       $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -592,7 +599,10 @@ describe('request schemas that say what the API enforces', () => {
     const rule = bodyOf(wallet(), '/v1/clients/{clientId}/reward_rules', 'post');
     expect(rule.oneOf.map((branch: any) => branch.properties.kind.enum)).toEqual([['cashback'], ['accrual']]);
     const offering = bodyOf(wallet(), '/v1/clients/{clientId}/offerings', 'post');
-    expect(offering.properties.markup.oneOf.map((branch: any) => branch.properties.kind.enum)).toEqual([['percent'], ['fixed']]);
+    // A nullable markup: the object with its rule per kind, or null.
+    const [markupObject, markupNull] = offering.properties.markup.anyOf;
+    expect(markupObject.oneOf.map((branch: any) => branch.properties.kind.enum)).toEqual([['percent'], ['fixed']]);
+    expect(markupNull).toEqual({ enum: [null], nullable: true });
     expect(offering.oneOf.map((branch: any) => branch.properties.kind.enum)).toEqual([['plan'], ['item']]);
   });
 
@@ -617,7 +627,8 @@ describe('request schemas that say what the API enforces', () => {
     }
 
     expect(numbers.length).toBeGreaterThan(0);
-    expect(numbers.filter((at) => !at.endsWith('.markup.properties.value'))).toEqual([]);
+    // A markup's value (nullable where a markup may be cleared: then under its anyOf's object branch).
+    expect(numbers.filter((at) => !/\.markup(\.anyOf\[0\])?\.properties\.value$/.test(at))).toEqual([]);
   });
 
   it("describes a webhook's free-form body as JSON whose numbers are integers, at any depth", () => {
