@@ -2574,7 +2574,7 @@ export interface components {
                 /** @enum {unknown} */
                 kind?: "fixed";
                 value?: number;
-            })) | (null);
+            })) | (never | null);
             variants: components["schemas"]["Variant"][];
             /** @enum {string} */
             status: "draft" | "published" | "archived";
@@ -3395,7 +3395,7 @@ export interface components {
                 /** @enum {unknown} */
                 kind?: "fixed";
                 value?: number;
-            })) | (null);
+            })) | (never | null);
             amount: number;
             image_url: string | null;
             inventory: components["schemas"]["Inventory"];
@@ -5170,7 +5170,7 @@ export interface operations {
                         /** @enum {unknown} */
                         kind?: "fixed";
                         value?: number;
-                    })) | (null);
+                    })) | (never | null);
                     ref?: string;
                     /**
                      * @default draft
@@ -5316,7 +5316,7 @@ export interface operations {
                         /** @enum {unknown} */
                         kind?: "fixed";
                         value?: number;
-                    })) | (null);
+                    })) | (never | null);
                     ref?: string;
                     /** @enum {string} */
                     status?: "draft" | "published" | "archived";
@@ -5450,7 +5450,7 @@ export interface operations {
                         /** @enum {unknown} */
                         kind?: "fixed";
                         value?: number;
-                    })) | (null);
+                    })) | (never | null);
                     /** Format: uri */
                     image_url?: string | null;
                     inventory?: {

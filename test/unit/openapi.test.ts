@@ -412,7 +412,7 @@ describe('toOpenApi30', () => {
   it('makes a nullable schema with a oneOf the schema or null, since null matches every branch that constrains properties', () => {
     const rule = { type: 'object', properties: { kind: { type: 'string' } }, oneOf: [{ properties: { kind: { enum: ['a'] } } }, { properties: { kind: { enum: ['b'] } } }] };
 
-    expect(toOpenApi30({ ...rule, nullable: true })).toEqual({ anyOf: [rule, { enum: [null], nullable: true }] });
+    expect(toOpenApi30({ ...rule, nullable: true })).toEqual({ anyOf: [rule, { type: 'object', nullable: true, enum: [null] }] });
     expect(toOpenApi30(rule)).toEqual(rule);
   });
 
@@ -602,7 +602,7 @@ describe('request schemas that say what the API enforces', () => {
     // A nullable markup: the object with its rule per kind, or null.
     const [markupObject, markupNull] = offering.properties.markup.anyOf;
     expect(markupObject.oneOf.map((branch: any) => branch.properties.kind.enum)).toEqual([['percent'], ['fixed']]);
-    expect(markupNull).toEqual({ enum: [null], nullable: true });
+    expect(markupNull).toEqual({ type: 'object', nullable: true, enum: [null] });
     expect(offering.oneOf.map((branch: any) => branch.properties.kind.enum)).toEqual([['plan'], ['item']]);
   });
 

@@ -314,10 +314,13 @@ export function toOpenApi30(input: JsonObject): JsonObject {
   // nullable schema with a `oneOf` (a markup: one rule per kind) is therefore the schema, or null.
   if (schema.nullable === true && Array.isArray(schema.oneOf)) {
     const { nullable: _nullable, ...object } = schema;
-    return { anyOf: [object, { enum: [null], nullable: true }] };
+    return { anyOf: [object, { ...NULL_ONLY }] };
   }
   return schema;
 }
+
+/** Null and nothing else, as OpenAPI 3.0 can say it (`nullable` needs a `type` beside it, validators insist). */
+const NULL_ONLY: JsonObject = { type: 'object', nullable: true, enum: [null] };
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
