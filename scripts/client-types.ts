@@ -26,6 +26,10 @@ type JsonObject = Record<string, any>;
  */
 function clientView(document: JsonObject): JsonObject {
   const copy = structuredClone(document);
+  // TypeScript cannot name a union that holds an array of itself inside an interface (TS2502), so
+  // the recursive IntegerJson (a webhook's free-form body) is typed `unknown`, as any JSON is.
+  const schemas = copy.components?.schemas as JsonObject | undefined;
+  if (schemas?.IntegerJson) schemas.IntegerJson = { description: schemas.IntegerJson.description };
   for (const item of Object.values(copy.paths as Record<string, Record<string, JsonObject>>)) {
     for (const operation of Object.values(item)) {
       for (const parameter of operation.parameters ?? []) if (parameter.in === 'header' && parameter.name === 'Idempotency-Key') parameter.required = false;

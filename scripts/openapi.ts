@@ -2,13 +2,17 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { GatewayName } from '../shared/http/gateways';
+import { documentFaults } from '../shared/http/openapi/audit';
 import { buildOpenApi } from '../shared/http/openapi/document';
+import type { OpenApiDocument } from '../shared/http/openapi/schemas';
 import { routes } from '../shared/routes';
 
 /**
  * Writes the OpenAPI documents generated from the route manifest to docs/openapi/, one per
- * gateway. `--check` writes nothing and exits 1 when the committed files differ from what the
- * manifest generates now, so CI refuses a route change whose documents were not regenerated.
+ * gateway. `--check` writes nothing and exits 1 when a committed file documents what its operation
+ * cannot answer (a `default` response, a status or a problem code shared/http/answers.ts does not
+ * derive for the route: shared/http/openapi/audit.ts) or differs from what the manifest generates
+ * now, so CI refuses a route change whose documents were not regenerated.
  *
  *   npx tsx scripts/openapi.ts           regenerate
  *   npx tsx scripts/openapi.ts --check   verify
@@ -53,6 +57,18 @@ export function staleOpenApiFiles(dir = OPENAPI_DIR): string[] {
   return [...stale, ...extra];
 }
 
+/** What is wrong with the committed documents: each operation's faults, by file, then the stale files. */
+export function checkOpenApiFiles(dir = OPENAPI_DIR): string[] {
+  const faults = Object.entries(OPENAPI_FILES).flatMap(([file, gateway]) => {
+    const path = join(dir, file);
+    if (!existsSync(path)) return [];
+    const document = JSON.parse(readFileSync(path, 'utf8')) as OpenApiDocument;
+    return documentFaults(document, routes, gateway).map((fault) => `${file}: ${fault}`);
+  });
+  const stale = staleOpenApiFiles(dir);
+  return [...faults, ...(stale.length > 0 ? [`does not match the route manifest: ${stale.join(', ')}. Run \`npm run openapi\` and commit the result.`] : [])];
+}
+
 function main(args: string[]): number {
   const unknown = args.filter((arg) => arg !== '--check');
   if (unknown.length > 0) {
@@ -61,12 +77,12 @@ function main(args: string[]): number {
   }
   const where = relative(process.cwd(), OPENAPI_DIR) || '.';
   if (args.includes('--check')) {
-    const stale = staleOpenApiFiles();
-    if (stale.length === 0) {
-      console.log(`${where}: up to date`);
+    const problems = checkOpenApiFiles();
+    if (problems.length === 0) {
+      console.log(`${where}: up to date, and every operation lists exactly what it answers`);
       return 0;
     }
-    console.error(`${where} does not match the route manifest: ${stale.join(', ')}. Run \`npm run openapi\` and commit the result.`);
+    for (const problem of problems) console.error(`${where}/${problem}`);
     return 1;
   }
   mkdirSync(OPENAPI_DIR, { recursive: true });

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { ApiError, ok } from '../client/core';
-import { createWalletClient } from '../client/wallet';
+import { createWalletClient, type WalletPaths } from '../client/wallet';
+import { isEventFilter } from '../shared/events/names';
 import { PlatformStateError, readLocalCredentials, readPlatformState } from './platform-state';
 import { runCli, UsageError } from './cli';
 
@@ -26,6 +27,9 @@ delivery with its signature to --forward-to (http://127.0.0.1:… or http://loca
  * Headers of the connection, not of the delivery: everything else (content type, the signature and
  * event id headers, whatever signature scheme the platform adds) is forwarded as it came.
  */
+/** What POST /v1/webhook_endpoints takes: its `event_filters` are the known types and families. */
+type EndpointCreate = NonNullable<WalletPaths['/v1/webhook_endpoints']['post']['requestBody']>['content']['application/json'];
+
 const NOT_FORWARDED = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'expect']);
 
 function loopbackUrl(value: string): URL {
@@ -65,6 +69,8 @@ async function main(argv: string[]): Promise<void> {
   if (positionals.length > 0) throw new UsageError(`unexpected argument: ${positionals[0]}`);
   const forwardTo = values['forward-to'] === undefined ? undefined : loopbackUrl(values['forward-to']);
   const filters = values.events?.split(',').map((filter) => filter.trim()).filter(Boolean);
+  const unknownFilters = filters?.filter((filter) => !isEventFilter(filter)) ?? [];
+  if (unknownFilters.length > 0) throw new UsageError(`--events: not an event type or family.*: ${unknownFilters.join(', ')}`);
 
   const state = readPlatformState();
   const wallet = createWalletClient({ baseUrl: state.urls.public, credential: readLocalCredentials().apiKey });
@@ -99,7 +105,7 @@ async function main(argv: string[]): Promise<void> {
 
   const endpoint = await ok(
     wallet.POST('/v1/webhook_endpoints', {
-      body: { url: `http://127.0.0.1:${port}/listen`, description: 'npm run webhooks:listen', ...(filters ? { event_filters: filters } : {}) },
+      body: { url: `http://127.0.0.1:${port}/listen`, description: 'npm run webhooks:listen', ...(filters ? { event_filters: filters as EndpointCreate['event_filters'] } : {}) },
     }),
   );
   console.log(`Ready! Your webhook signing secret is ${endpoint.secret} (endpoint ${endpoint.id}, ${filters ? filters.join(', ') : 'every event'})`);

@@ -165,16 +165,157 @@ export interface components {
         };
     };
     responses: {
-        /** @description Any other failure the platform may answer on any route, as a problem: `internal_error`, `method_not_allowed` (with `Allow`), `payload_too_large`, `headers_too_large`, or a retryable one with `Retry-After`. */
-        UnexpectedError: {
+        /** @description `invalid_request`: Invalid request (a path parameter, query parameter, body or header the operation refuses). */
+        Problem400_invalid_request: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
-                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 400;
+                    /** @enum {string} */
+                    code?: "invalid_request";
+                };
+            };
+        };
+        /** @description `unauthenticated`: Authentication required (no valid credential). */
+        Problem401_unauthenticated: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 401;
+                    /** @enum {string} */
+                    code?: "unauthenticated";
+                };
+            };
+        };
+        /** @description `partner_admin_required`: Partner administrator required (a credential of a kind this operation does not admit; a credential without any of the scopes the operation requires). */
+        Problem403_partner_admin_required: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "partner_admin_required";
+                };
+            };
+        };
+        /** @description `not_found`: Not found. */
+        Problem404_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "not_found";
+                };
+            };
+        };
+        /** @description `support_access_already_active`: Support access already active. */
+        Problem409_support_access_already_active: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "support_access_already_active";
+                };
+            };
+        };
+        /** @description `payload_too_large`: Request body too large (a body over 256 KiB). */
+        Problem413_payload_too_large: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 413;
+                    /** @enum {string} */
+                    code?: "payload_too_large";
+                };
+            };
+        };
+        /** @description `rate_limited`: Too many requests (the gateway's throttle). */
+        Problem429_rate_limited: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 429;
+                    /** @enum {string} */
+                    code?: "rate_limited";
+                };
+            };
+        };
+        /** @description `internal_error`: Internal error (an unexpected failure, with nothing of it disclosed). */
+        Problem500_internal_error: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 500;
+                    /** @enum {string} */
+                    code?: "internal_error";
+                };
+            };
+        };
+        /** @description `bulkhead_full`: Service overloaded (the operation's concurrency limit). */
+        Problem503_bulkhead_full: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "bulkhead_full";
+                };
+            };
+        };
+        /** @description `bulkhead_full`: Service overloaded (the operation's concurrency limit). `service_unavailable`: Service unavailable (a table, the ledger or a key service that did not answer in time). */
+        Problem503_bulkhead_full_service_unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "bulkhead_full" | "service_unavailable";
+                };
             };
         };
     };
@@ -187,8 +328,6 @@ export interface components {
         RetryAfter: number;
         /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key, replayed byte for byte. */
         IdempotentReplayed: "true";
-        /** @description On a 405: the methods the path does serve. */
-        Allow: string;
     };
     pathItems: never;
 }
@@ -213,29 +352,9 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     consoleDocsRenderer: {
@@ -257,29 +376,9 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     consoleOpenApi: {
@@ -303,29 +402,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     listSupportAccessGrants: {
@@ -371,59 +450,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `partner_admin_required`: Partner administrator required. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_partner_admin_required"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     createSupportAccessGrant: {
@@ -473,69 +505,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `partner_admin_required`: Partner administrator required. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `support_access_already_active`: Support access already active. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_partner_admin_required"];
+            409: components["responses"]["Problem409_support_access_already_active"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     listSupportAccessGrantRequests: {
@@ -565,69 +542,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `partner_admin_required`: Partner administrator required. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_partner_admin_required"];
+            404: components["responses"]["Problem404_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     revokeSupportAccessGrant: {
@@ -673,69 +594,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `partner_admin_required`: Partner administrator required. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_partner_admin_required"];
+            404: components["responses"]["Problem404_not_found"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
 }

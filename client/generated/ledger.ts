@@ -497,16 +497,457 @@ export interface components {
         };
     };
     responses: {
-        /** @description Any other failure the platform may answer on any route, as a problem: `internal_error`, `method_not_allowed` (with `Allow`), `payload_too_large`, `headers_too_large`, or a retryable one with `Retry-After`. */
-        UnexpectedError: {
+        /** @description `invalid`: Invalid ledger request (a path parameter, query parameter, body or header the operation refuses). */
+        Problem400_invalid: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
-                Allow: components["headers"]["Allow"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 400;
+                    /** @enum {string} */
+                    code?: "invalid";
+                };
+            };
+        };
+        /** @description `invalid`: Invalid ledger request (a path parameter, query parameter, body or header the operation refuses). */
+        Problem400_invalid_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 400;
+                    /** @enum {string} */
+                    code?: "invalid";
+                };
+            };
+        };
+        /** @description `unauthenticated`: Authentication required (no valid credential). */
+        Problem401_unauthenticated: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 401;
+                    /** @enum {string} */
+                    code?: "unauthenticated";
+                };
+            };
+        };
+        /** @description `event_feed_blocked`: Event feed blocked. */
+        Problem403_event_feed_blocked: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "event_feed_blocked";
+                };
+            };
+        };
+        /** @description `account_not_found`: Account not found. `ledger_not_found`: Ledger not found. */
+        Problem404_account_not_found_ledger_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "account_not_found" | "ledger_not_found";
+                };
+            };
+        };
+        /** @description `account_not_found`: Account not found. `ledger_not_found`: Ledger not found. */
+        Problem404_account_not_found_ledger_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "account_not_found" | "ledger_not_found";
+                };
+            };
+        };
+        /** @description `account_not_found`: Account not found. `ledger_not_found`: Ledger not found. `pending_not_found`: Pending posting not found. */
+        Problem404_account_not_found_ledger_not_found_pending_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "account_not_found" | "ledger_not_found" | "pending_not_found";
+                };
+            };
+        };
+        /** @description `account_not_found`: Account not found. `ledger_not_found`: Ledger not found. `transaction_not_found`: Transaction not found. */
+        Problem404_account_not_found_ledger_not_found_transaction_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "account_not_found" | "ledger_not_found" | "transaction_not_found";
+                };
+            };
+        };
+        /** @description `idempotency_key_not_found`: Idempotency key not found. `ledger_not_found`: Ledger not found. */
+        Problem404_idempotency_key_not_found_ledger_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "idempotency_key_not_found" | "ledger_not_found";
+                };
+            };
+        };
+        /** @description `ledger_not_found`: Ledger not found. */
+        Problem404_ledger_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "ledger_not_found";
+                };
+            };
+        };
+        /** @description `ledger_not_found`: Ledger not found. */
+        Problem404_ledger_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "ledger_not_found";
+                };
+            };
+        };
+        /** @description `ledger_not_found`: Ledger not found. `pending_not_found`: Pending posting not found. */
+        Problem404_ledger_not_found_pending_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "ledger_not_found" | "pending_not_found";
+                };
+            };
+        };
+        /** @description `ledger_not_found`: Ledger not found. `pending_not_found`: Pending posting not found. */
+        Problem404_ledger_not_found_pending_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "ledger_not_found" | "pending_not_found";
+                };
+            };
+        };
+        /** @description `ledger_not_found`: Ledger not found. `transaction_not_found`: Transaction not found. */
+        Problem404_ledger_not_found_transaction_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "ledger_not_found" | "transaction_not_found";
+                };
+            };
+        };
+        /** @description `account_closed`: Account is closed. */
+        Problem409_account_closed: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "account_closed";
+                };
+            };
+        };
+        /** @description `account_closed`: Account is closed. `account_frozen`: Account is frozen. `conflict`: Conflict. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `period_closed`: Period is closed. */
+        Problem409_account_closed_account_frozen_conflict_idempotency_in_flight_idempotency_key_reuse_period_closed: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "account_closed" | "account_frozen" | "conflict" | "idempotency_in_flight" | "idempotency_key_reuse" | "period_closed";
+                };
+            };
+        };
+        /** @description `account_closed`: Account is closed. `account_frozen`: Account is frozen. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "account_closed" | "account_frozen" | "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `conflict`: Conflict. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_conflict_idempotency_in_flight_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "conflict" | "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_idempotency_in_flight_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `precondition_failed`: Precondition no longer holds. */
+        Problem412_precondition_failed: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 412;
+                    /** @enum {string} */
+                    code?: "precondition_failed";
+                };
+            };
+        };
+        /** @description `payload_too_large`: Request body too large (a body over 256 KiB). */
+        Problem413_payload_too_large: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 413;
+                    /** @enum {string} */
+                    code?: "payload_too_large";
+                };
+            };
+        };
+        /** @description `insufficient_funds`: Insufficient funds. */
+        Problem422_insufficient_funds: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "insufficient_funds";
+                };
+            };
+        };
+        /** @description `insufficient_funds`: Insufficient funds. */
+        Problem422_insufficient_funds_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "insufficient_funds";
+                };
+            };
+        };
+        /** @description `insufficient_funds`: Insufficient funds. `limit_exceeded`: Limit exceeded. `post_exceeds_pending`: Posting exceeds the pending reservation. `unbalanced`: Posting is not balanced. */
+        Problem422_insufficient_funds_limit_exceeded_post_exceeds_pending_unbalanced: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "insufficient_funds" | "limit_exceeded" | "post_exceeds_pending" | "unbalanced";
+                };
+            };
+        };
+        /** @description `insufficient_funds`: Insufficient funds. `unbalanced`: Posting is not balanced. */
+        Problem422_insufficient_funds_unbalanced: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "insufficient_funds" | "unbalanced";
+                };
+            };
+        };
+        /** @description `internal_error`: Internal error (an unexpected failure, with nothing of it disclosed). */
+        Problem500_internal_error: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 500;
+                    /** @enum {string} */
+                    code?: "internal_error";
+                };
+            };
+        };
+        /** @description `bulkhead_full`: Service overloaded (the operation's concurrency limit). */
+        Problem503_bulkhead_full: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["ProblemDetails"];
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "bulkhead_full";
+                };
+            };
+        };
+        /** @description `bulkhead_full`: Service overloaded (the operation's concurrency limit). `service_unavailable`: Service unavailable (a table, the ledger or a key service that did not answer in time). */
+        Problem503_bulkhead_full_service_unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "bulkhead_full" | "service_unavailable";
+                };
+            };
+        };
+        /** @description `bulkhead_full`: Service overloaded (the operation's concurrency limit). `service_unavailable`: Service unavailable (a table, the ledger or a key service that did not answer in time). */
+        Problem503_bulkhead_full_service_unavailable_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "bulkhead_full" | "service_unavailable";
+                };
             };
         };
     };
@@ -519,8 +960,6 @@ export interface components {
         RetryAfter: number;
         /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key, replayed byte for byte. */
         IdempotentReplayed: "true";
-        /** @description On a 405: the methods the path does serve. */
-        Allow: string;
     };
     pathItems: never;
 }
@@ -545,18 +984,8 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     ledgerDocsRenderer: {
@@ -578,18 +1007,8 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     ledgerHealthz: {
@@ -614,18 +1033,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     ledgerOpenApi: {
@@ -649,18 +1058,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     listLedgers: {
@@ -700,48 +1099,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createLedger: {
@@ -759,6 +1120,7 @@ export interface operations {
                 "application/json": {
                     name: string;
                     commodity: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -789,63 +1151,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getLedger: {
@@ -881,58 +1192,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_ledger_not_found_2"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     openAccount: {
@@ -962,6 +1226,7 @@ export interface operations {
                      * @default 1
                      */
                     shards?: number;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -1009,74 +1274,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_ledger_not_found"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getAccount: {
@@ -1130,58 +1334,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. `account_not_found`: Account not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_account_not_found_ledger_not_found_2"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     updateAccount: {
@@ -1245,78 +1402,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. `account_not_found`: Account not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `account_closed`: Account is closed. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_account_not_found_ledger_not_found_2"];
+            409: components["responses"]["Problem409_account_closed"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds_2"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listAccountEntries: {
@@ -1361,58 +1454,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. `account_not_found`: Account not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_account_not_found_ledger_not_found_2"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listLedgerEvents: {
@@ -1487,58 +1533,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `event_feed_blocked`: Event feed blocked. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_event_feed_blocked"];
+            404: components["responses"]["Problem404_ledger_not_found_2"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getIdempotencyRecord: {
@@ -1572,58 +1572,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. `idempotency_key_not_found`: Idempotency key not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_idempotency_key_not_found_ledger_not_found"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createPending: {
@@ -1650,6 +1603,7 @@ export interface operations {
                         amount: number;
                         commodity: string;
                     }[];
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -1710,96 +1664,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. `account_not_found`: Account not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `precondition_failed`: Precondition no longer holds. */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unbalanced`: Posting is not balanced. `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_account_not_found_ledger_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
+            412: components["responses"]["Problem412_precondition_failed"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds_unbalanced"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getPending: {
@@ -1857,58 +1730,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. `pending_not_found`: Pending posting not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_ledger_not_found_pending_not_found_2"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     voidPending: {
@@ -1974,74 +1800,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. `pending_not_found`: Pending posting not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_ledger_not_found_pending_not_found"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     closePeriod: {
@@ -2077,58 +1842,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_ledger_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createPosting: {
@@ -2155,6 +1874,7 @@ export interface operations {
                         amount: number;
                         commodity: string;
                     }[];
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -2181,7 +1901,7 @@ export interface operations {
                     }[];
                     /** Format: uuid */
                     post_pending_id?: string;
-                };
+                } | unknown | unknown;
             };
         };
         responses: {
@@ -2233,96 +1953,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. `account_not_found`: Account not found. `pending_not_found`: Pending posting not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `account_frozen`: Account is frozen. `account_closed`: Account is closed. `period_closed`: Period is closed. `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `precondition_failed`: Precondition no longer holds. */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unbalanced`: Posting is not balanced. `insufficient_funds`: Insufficient funds. `limit_exceeded`: Limit exceeded. `post_exceeds_pending`: Posting exceeds the pending reservation. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_account_not_found_ledger_not_found_pending_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_conflict_idempotency_in_flight_idempotency_key_reuse_period_closed"];
+            412: components["responses"]["Problem412_precondition_failed"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds_limit_exceeded_post_exceeds_pending_unbalanced"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getRollup: {
@@ -2364,58 +2003,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_ledger_not_found_2"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listTransactions: {
@@ -2483,58 +2075,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_ledger_not_found_2"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getTransaction: {
@@ -2596,58 +2141,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. `transaction_not_found`: Transaction not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_ledger_not_found_transaction_not_found"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     reverseTransaction: {
@@ -2668,6 +2166,7 @@ export interface operations {
                 "application/json": {
                     /** Format: date-time */
                     effective_at?: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -2723,96 +2222,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid`: Invalid ledger request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `ledger_not_found`: Ledger not found. `transaction_not_found`: Transaction not found. `account_not_found`: Account not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `conflict`: Conflict. `period_closed`: Period is closed. `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `precondition_failed`: Precondition no longer holds. */
-            412: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_2"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            404: components["responses"]["Problem404_account_not_found_ledger_not_found_transaction_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_conflict_idempotency_in_flight_idempotency_key_reuse_period_closed"];
+            412: components["responses"]["Problem412_precondition_failed"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     ledgerVersion: {
@@ -2837,18 +2255,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["ProblemDetails"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
 }

@@ -375,6 +375,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
+         *
+         *     An item (the default `kind`) is priced per variant and publishes with at least one; a plan takes `amount` and `interval` and no variants. A variant priced `markup` needs `cost_amount` and a markup, its own or the offering's; `manual`, an `amount`.
          */
         post: operations["createOffering"];
         delete?: never;
@@ -407,6 +409,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
+         *
+         *     `amount` and `interval` apply to a plan only; an item is published only with a live variant.
          */
         patch: operations["updateOffering"];
         trace?: never;
@@ -425,6 +429,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
+         *
+         *     A plan has no variants. `option_values` give one value for each of the offering's options. Priced `markup`, the variant needs `cost_amount` and a markup (its own or the offering's); `manual`, an `amount`.
          */
         post: operations["createVariant"];
         delete?: never;
@@ -451,6 +457,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
+         *
+         *     `option_values` give one value for each of the offering's options. Priced `markup`, the variant needs `cost_amount` and a markup (its own or the offering's); `manual`, an `amount`. Backorders cannot be turned off while more units are reserved than on hand.
          */
         patch: operations["updateVariant"];
         trace?: never;
@@ -519,6 +527,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `rewards:manage`, `clients:manage`.
+         *
+         *     `caps` apply to cashback rules only, and `ends_at` must follow `starts_at`.
          */
         post: operations["createRewardRule"];
         delete?: never;
@@ -635,6 +645,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
+         *
+         *     What `url` may be depends on the caller: an endpoint created with a sandbox credential is a sandbox endpoint and may use http (and reach loopback where the deployment allows it); any other is live and takes https only.
          */
         post: operations["createClientWebhookEndpoint"];
         delete?: never;
@@ -725,6 +737,8 @@ export interface paths {
          * @description Callers: `api_key`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`.
          */
         post: operations["registerDevice"];
         delete?: never;
@@ -842,6 +856,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `fees:manage`.
+         *
+         *     In each rule, `min_fee` must not exceed `max_fee` when a cap is set.
          */
         put: operations["setFeePlan"];
         post?: never;
@@ -1015,6 +1031,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`, `payments:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`.
          */
         get: operations["listOrders"];
         put?: never;
@@ -1023,6 +1041,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`.
          *
          *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
@@ -1115,6 +1135,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`, `payments:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`.
          */
         get: operations["listPayments"];
         put?: never;
@@ -1123,6 +1145,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`. `currency` must be the tenant's currency; any other answers 400 `invalid_request`.
          *
          *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
@@ -1243,6 +1267,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`.
+         *
+         *     `currency` must be the tenant's currency; any other answers 400 `invalid_request`. The sandbox rail takes sandbox credentials only, and `sandbox_outcome` is for it alone.
          *
          *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
@@ -1417,6 +1443,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`.
          */
         get: operations["listRefunds"];
         put?: never;
@@ -1475,6 +1503,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:read`, `subscriptions:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`.
          */
         get: operations["listSubscriptions"];
         put?: never;
@@ -1659,6 +1689,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:read`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`.
          */
         get: operations["listTopups"];
         put?: never;
@@ -1667,6 +1699,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`. `currency` must be the tenant's currency; any other answers 400 `invalid_request`. The sandbox gateway takes sandbox credentials only, and `sandbox_outcome` is for it alone.
          *
          *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
@@ -1735,6 +1769,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `balances:read`, `ledger:read`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`. The scopes depend on the view too: one user's transactions need `balances:read`, the tenant's `ledger:read`.
          */
         get: operations["listWalletTransactions"];
         put?: never;
@@ -1757,6 +1793,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `balances:read`, `transfers:write`.
+         *
+         *     `user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP token lists its own user's only, and naming another user answers 404 `user_not_found`.
          */
         get: operations["listTransfers"];
         put?: never;
@@ -1765,6 +1803,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `transfers:write`.
+         *
+         *     `from_user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `from_user_id` out, and naming another user answers 404 `user_not_found`. `to_user_id` must be another user than the sender.
          *
          *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
@@ -2009,6 +2049,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
+         *
+         *     What `url` may be depends on the caller: an endpoint created with a sandbox credential is a sandbox endpoint and may use http (and reach loopback where the deployment allows it); any other is live and takes https only.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -2446,6 +2488,8 @@ export interface components {
             /** Format: uuid */
             offering_id: string | null;
         };
+        /** @description Any JSON value whose numbers, at any depth, are integers (no fraction, no exponent). */
+        IntegerJson: unknown;
         Inventory: {
             track_inventory: boolean;
             on_hand: number;
@@ -2517,12 +2561,20 @@ export interface components {
             /** Format: uuid */
             category_id: string | null;
             options: string[];
-            markup: {
+            markup: ({
                 /** @enum {string} */
                 kind: "percent" | "fixed";
                 /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                 value: number;
-            } | null;
+            } & ({
+                /** @enum {unknown} */
+                kind?: "percent";
+                value?: unknown;
+            } | {
+                /** @enum {unknown} */
+                kind?: "fixed";
+                value?: number;
+            })) | (never | null);
             variants: components["schemas"]["Variant"][];
             /** @enum {string} */
             status: "draft" | "published" | "archived";
@@ -3330,12 +3382,20 @@ export interface components {
             /** @enum {string} */
             pricing_mode: "manual" | "markup";
             cost_amount: number | null;
-            markup: {
+            markup: ({
                 /** @enum {string} */
                 kind: "percent" | "fixed";
                 /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                 value: number;
-            } | null;
+            } & ({
+                /** @enum {unknown} */
+                kind?: "percent";
+                value?: unknown;
+            } | {
+                /** @enum {unknown} */
+                kind?: "fixed";
+                value?: number;
+            })) | (never | null);
             amount: number;
             image_url: string | null;
             inventory: components["schemas"]["Inventory"];
@@ -3479,16 +3539,808 @@ export interface components {
         };
     };
     responses: {
-        /** @description Any other failure the platform may answer on any route, as a problem: `internal_error`, `method_not_allowed` (with `Allow`), `payload_too_large`, `headers_too_large`, or a retryable one with `Retry-After`. */
-        UnexpectedError: {
+        /** @description `invalid_request`: Invalid request (a path parameter, query parameter, body or header the operation refuses). */
+        Problem400_invalid_request: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
-                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 400;
+                    /** @enum {string} */
+                    code?: "invalid_request";
+                };
+            };
+        };
+        /** @description `unauthenticated`: Authentication required (no valid credential). */
+        Problem401_unauthenticated: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 401;
+                    /** @enum {string} */
+                    code?: "unauthenticated";
+                };
+            };
+        };
+        /** @description `unauthenticated`: Authentication required. */
+        Problem401_unauthenticated_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 401;
+                    /** @enum {string} */
+                    code?: "unauthenticated";
+                };
+            };
+        };
+        /** @description `consumer_token_required`: Consumer token required (a credential of a kind this operation does not admit). `insufficient_scope`: Insufficient scope (a credential without any of the scopes the operation requires). */
+        Problem403_consumer_token_required_insufficient_scope: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "consumer_token_required" | "insufficient_scope";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind. */
+        Problem403_forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit). `insufficient_scope`: Insufficient scope (a credential without any of the scopes the operation requires). */
+        Problem403_forbidden_insufficient_scope: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "insufficient_scope";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit). `insufficient_scope`: Insufficient scope. */
+        Problem403_forbidden_insufficient_scope_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "insufficient_scope";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit; an API key bound to a client, which acts on its client only). `insufficient_scope`: Insufficient scope (a credential without any of the scopes the operation requires). */
+        Problem403_forbidden_insufficient_scope_3: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "insufficient_scope";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit). `insufficient_scope`: Insufficient scope (a credential without any of the scopes the operation requires). `not_client_member`: No authority over this client. */
+        Problem403_forbidden_insufficient_scope_not_client_member: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "insufficient_scope" | "not_client_member";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit). `insufficient_scope`: Insufficient scope (a credential without any of the scopes the operation requires). `not_client_member`: No authority over this client. */
+        Problem403_forbidden_insufficient_scope_not_client_member_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "insufficient_scope" | "not_client_member";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit; an API key bound to a client, which acts on its client only). `scope_exceeds_key`: Requested scope exceeds the API key. */
+        Problem403_forbidden_scope_exceeds_key: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "scope_exceeds_key";
+                };
+            };
+        };
+        /** @description `global_read_only`: Cross-tenant read requires platform:read (a credential of a kind this operation does not admit; a credential without any of the scopes the operation requires). */
+        Problem403_global_read_only: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "global_read_only";
+                };
+            };
+        };
+        /** @description `platform_scope_only`: Platform staff only (a credential of a kind this operation does not admit; a credential without any of the scopes the operation requires). */
+        Problem403_platform_scope_only: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "platform_scope_only";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. */
+        Problem404_client_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. */
+        Problem404_client_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `not_found`: Not found. */
+        Problem404_client_not_found_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `not_found`: Not found. */
+        Problem404_client_not_found_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `not_found`: Not found. `offering_not_found`: Offering not found. */
+        Problem404_client_not_found_not_found_offering_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "not_found" | "offering_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
+        Problem404_client_not_found_offering_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "offering_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. `user_not_found`: User not found. */
+        Problem404_client_not_found_offering_not_found_user_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "offering_not_found" | "user_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `tenant_not_found`: Tenant not found. */
+        Problem404_client_not_found_tenant_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "tenant_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `user_not_found`: User not found. */
+        Problem404_client_not_found_user_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "user_not_found";
+                };
+            };
+        };
+        /** @description `not_found`: Not found. */
+        Problem404_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "not_found";
+                };
+            };
+        };
+        /** @description `not_found`: Not found. */
+        Problem404_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "not_found";
+                };
+            };
+        };
+        /** @description `not_found`: Not found. `user_not_found`: User not found. */
+        Problem404_not_found_user_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "not_found" | "user_not_found";
+                };
+            };
+        };
+        /** @description `offering_not_found`: Offering not found. */
+        Problem404_offering_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "offering_not_found";
+                };
+            };
+        };
+        /** @description `tenant_not_found`: Tenant not found. */
+        Problem404_tenant_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "tenant_not_found";
+                };
+            };
+        };
+        /** @description `tenant_not_found`: Tenant not found. `user_not_found`: User not found. */
+        Problem404_tenant_not_found_user_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "tenant_not_found" | "user_not_found";
+                };
+            };
+        };
+        /** @description `user_not_found`: User not found. */
+        Problem404_user_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "user_not_found";
+                };
+            };
+        };
+        /** @description `user_not_found`: User not found. */
+        Problem404_user_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "user_not_found";
+                };
+            };
+        };
+        /** @description `account_closed`: Account is closed. `account_frozen`: Account is frozen. `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. */
+        Problem409_account_closed_account_frozen_conflict_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "account_closed" | "account_frozen" | "conflict" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `account_closed`: Account is closed. `account_frozen`: Account is frozen. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "account_closed" | "account_frozen" | "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `account_closed`: Account is closed. `account_frozen`: Account is frozen. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `invalid_transition`: Invalid state transition. */
+        Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse_invalid_transition: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "account_closed" | "account_frozen" | "idempotency_in_flight" | "idempotency_key_reuse" | "invalid_transition";
+                };
+            };
+        };
+        /** @description `conflict`: Conflict. */
+        Problem409_conflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "conflict";
+                };
+            };
+        };
+        /** @description `conflict`: Conflict. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_conflict_idempotency_in_flight_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "conflict" | "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. */
+        Problem409_conflict_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "conflict" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `conflict`: Conflict. `invalid_transition`: Invalid state transition. */
+        Problem409_conflict_invalid_transition: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "conflict" | "invalid_transition";
+                };
+            };
+        };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_idempotency_in_flight_idempotency_key_reuse: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `invalid_transition`: Invalid state transition. */
+        Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse" | "invalid_transition";
+                };
+            };
+        };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `out_of_stock`: Not enough stock. */
+        Problem409_idempotency_in_flight_idempotency_key_reuse_out_of_stock: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse" | "out_of_stock";
+                };
+            };
+        };
+        /** @description `invalid_transition`: Invalid state transition. */
+        Problem409_invalid_transition: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "invalid_transition";
+                };
+            };
+        };
+        /** @description `rule_exists`: A rule already occupies this slot. */
+        Problem409_rule_exists: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "rule_exists";
+                };
+            };
+        };
+        /** @description `payload_too_large`: Request body too large (a body over 256 KiB). */
+        Problem413_payload_too_large: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 413;
+                    /** @enum {string} */
+                    code?: "payload_too_large";
+                };
+            };
+        };
+        /** @description `credit_limit_below_balance`: Credit limit below the drawn balance. `user_not_business`: User is not a business. */
+        Problem422_credit_limit_below_balance_user_not_business: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "credit_limit_below_balance" | "user_not_business";
+                };
+            };
+        };
+        /** @description `insufficient_funds`: Insufficient funds. */
+        Problem422_insufficient_funds: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "insufficient_funds";
+                };
+            };
+        };
+        /** @description `insufficient_funds`: Insufficient funds. `limit_exceeded`: Limit exceeded. */
+        Problem422_insufficient_funds_limit_exceeded: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "insufficient_funds" | "limit_exceeded";
+                };
+            };
+        };
+        /** @description `insufficient_funds`: Insufficient funds. `not_a_plan`: Offering is not a plan. */
+        Problem422_insufficient_funds_not_a_plan: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 422;
+                    /** @enum {string} */
+                    code?: "insufficient_funds" | "not_a_plan";
+                };
+            };
+        };
+        /** @description `rate_limited`: Too many requests (the gateway's throttle). */
+        Problem429_rate_limited: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
-                "application/problem+json": components["schemas"]["Problem"];
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 429;
+                    /** @enum {string} */
+                    code?: "rate_limited";
+                };
+            };
+        };
+        /** @description `internal_error`: Internal error (an unexpected failure, with nothing of it disclosed). */
+        Problem500_internal_error: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 500;
+                    /** @enum {string} */
+                    code?: "internal_error";
+                };
+            };
+        };
+        /** @description `bulkhead_full`: Service overloaded (the operation's concurrency limit). */
+        Problem503_bulkhead_full: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "bulkhead_full";
+                };
+            };
+        };
+        /** @description `bulkhead_full`: Service overloaded (the operation's concurrency limit). `service_unavailable`: Service unavailable (a table, the ledger or a key service that did not answer in time). */
+        Problem503_bulkhead_full_service_unavailable: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "bulkhead_full" | "service_unavailable";
+                };
+            };
+        };
+        /** @description `bulkhead_full`: Service overloaded (the operation's concurrency limit). `service_unavailable`: Service unavailable (a table, the ledger or a key service that did not answer in time). */
+        Problem503_bulkhead_full_service_unavailable_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 503;
+                    /** @enum {string} */
+                    code?: "bulkhead_full" | "service_unavailable";
+                };
             };
         };
     };
@@ -3501,8 +4353,6 @@ export interface components {
         RetryAfter: number;
         /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key, replayed byte for byte. */
         IdempotentReplayed: "true";
-        /** @description On a 405: the methods the path does serve. */
-        Allow: string;
     };
     pathItems: never;
 }
@@ -3538,29 +4388,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     walletDocs: {
@@ -3582,29 +4412,9 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     walletDocsRenderer: {
@@ -3626,29 +4436,9 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     walletHealthz: {
@@ -3673,29 +4463,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     walletOpenApi: {
@@ -3719,29 +4489,9 @@ export interface operations {
                     };
                 };
             };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full"];
         };
     };
     listApiKeys: {
@@ -3789,69 +4539,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_2"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createApiKey: {
@@ -3902,69 +4596,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_2"];
+            404: components["responses"]["Problem404_client_not_found_tenant_not_found"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     revokeApiKey: {
@@ -4007,69 +4646,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_2"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listAuditLog: {
@@ -4115,69 +4698,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createStaffSession: {
@@ -4212,59 +4739,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated_2"];
+            403: components["responses"]["Problem403_forbidden"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createUserToken: {
@@ -4304,69 +4785,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `scope_exceeds_key`: Requested scope exceeds the API key. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_scope_exceeds_key"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listClients: {
@@ -4395,59 +4821,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createClient: {
@@ -4483,79 +4862,15 @@ export interface operations {
                     "application/json": components["schemas"]["Client"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            409: components["responses"]["Problem409_conflict"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getClient: {
@@ -4579,69 +4894,13 @@ export interface operations {
                     "application/json": components["schemas"]["Client"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     approveClient: {
@@ -4665,69 +4924,14 @@ export interface operations {
                     "application/json": components["schemas"]["Client"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     importCatalog: {
@@ -4778,86 +4982,15 @@ export interface operations {
                     "application/json": components["schemas"]["CatalogImport"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     addClientMember: {
@@ -4898,69 +5031,14 @@ export interface operations {
                     "application/json": components["schemas"]["ClientMember"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     removeClientMember: {
@@ -4985,69 +5063,13 @@ export interface operations {
                     "application/json": components["schemas"]["ClientMember"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listOfferings: {
@@ -5078,69 +5100,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createOffering: {
@@ -5167,6 +5133,7 @@ export interface operations {
                     amount?: number;
                     /** @enum {string} */
                     interval?: "weekly" | "monthly" | "yearly";
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -5174,12 +5141,20 @@ export interface operations {
                     /** Format: uuid */
                     category_id?: string | null;
                     options?: string[];
-                    markup?: {
+                    markup?: ({
                         /** @enum {string} */
                         kind: "percent" | "fixed";
                         /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                         value: number;
-                    } | null;
+                    } & ({
+                        /** @enum {unknown} */
+                        kind?: "percent";
+                        value?: unknown;
+                    } | {
+                        /** @enum {unknown} */
+                        kind?: "fixed";
+                        value?: number;
+                    })) | (never | null);
                     ref?: string;
                     /**
                      * @default draft
@@ -5199,7 +5174,15 @@ export interface operations {
                             kind: "percent" | "fixed";
                             /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                             value: number;
-                        };
+                        } & ({
+                            /** @enum {unknown} */
+                            kind?: "percent";
+                            value?: unknown;
+                        } | {
+                            /** @enum {unknown} */
+                            kind?: "fixed";
+                            value?: number;
+                        });
                         /** Format: uri */
                         image_url?: string;
                         inventory?: {
@@ -5213,7 +5196,14 @@ export interface operations {
                             allow_backorder?: boolean;
                         };
                     }[];
-                };
+                } & ({
+                    /** @enum {unknown} */
+                    kind: "plan";
+                    variants?: unknown;
+                } | {
+                    /** @enum {unknown} */
+                    kind?: "item";
+                });
             };
         };
         responses: {
@@ -5227,79 +5217,15 @@ export interface operations {
                     "application/json": components["schemas"]["Offering"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            409: components["responses"]["Problem409_conflict"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getOffering: {
@@ -5324,69 +5250,13 @@ export interface operations {
                     "application/json": components["schemas"]["Offering"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     updateOffering: {
@@ -5409,6 +5279,7 @@ export interface operations {
                     amount?: number;
                     /** @enum {string} */
                     interval?: "weekly" | "monthly" | "yearly";
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -5416,12 +5287,20 @@ export interface operations {
                     /** Format: uuid */
                     category_id?: string | null;
                     options?: string[];
-                    markup?: {
+                    markup?: ({
                         /** @enum {string} */
                         kind: "percent" | "fixed";
                         /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                         value: number;
-                    } | null;
+                    } & ({
+                        /** @enum {unknown} */
+                        kind?: "percent";
+                        value?: unknown;
+                    } | {
+                        /** @enum {unknown} */
+                        kind?: "fixed";
+                        value?: number;
+                    })) | (never | null);
                     ref?: string;
                     /** @enum {string} */
                     status?: "draft" | "published" | "archived";
@@ -5439,79 +5318,15 @@ export interface operations {
                     "application/json": components["schemas"]["Offering"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            409: components["responses"]["Problem409_conflict_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createVariant: {
@@ -5539,7 +5354,15 @@ export interface operations {
                         kind: "percent" | "fixed";
                         /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                         value: number;
-                    };
+                    } & ({
+                        /** @enum {unknown} */
+                        kind?: "percent";
+                        value?: unknown;
+                    } | {
+                        /** @enum {unknown} */
+                        kind?: "fixed";
+                        value?: number;
+                    });
                     /** Format: uri */
                     image_url?: string;
                     inventory?: {
@@ -5566,79 +5389,15 @@ export interface operations {
                     "application/json": components["schemas"]["Variant"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            409: components["responses"]["Problem409_conflict_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     updateVariant: {
@@ -5662,12 +5421,20 @@ export interface operations {
                     pricing_mode?: "manual" | "markup";
                     amount?: number;
                     cost_amount?: number | null;
-                    markup?: {
+                    markup?: ({
                         /** @enum {string} */
                         kind: "percent" | "fixed";
                         /** @description percent: a percentage of cost_amount, 0..1000 with at most 2 decimal places (12.5); fixed: an integer amount in minor units. */
                         value: number;
-                    } | null;
+                    } & ({
+                        /** @enum {unknown} */
+                        kind?: "percent";
+                        value?: unknown;
+                    } | {
+                        /** @enum {unknown} */
+                        kind?: "fixed";
+                        value?: number;
+                    })) | (never | null);
                     /** Format: uri */
                     image_url?: string | null;
                     inventory?: {
@@ -5689,79 +5456,15 @@ export interface operations {
                     "application/json": components["schemas"]["Variant"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found"];
+            409: components["responses"]["Problem409_conflict_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     retireVariant: {
@@ -5787,69 +5490,14 @@ export interface operations {
                     "application/json": components["schemas"]["Variant"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     changeStock: {
@@ -5870,7 +5518,7 @@ export interface operations {
                     set_to?: number;
                     reason: string;
                     expected_on_hand?: number;
-                };
+                } & (unknown | unknown);
             };
         };
         responses: {
@@ -5884,79 +5532,15 @@ export interface operations {
                     "application/json": components["schemas"]["StockChangeResult"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found"];
+            409: components["responses"]["Problem409_conflict_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listRewardRules: {
@@ -5986,69 +5570,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createRewardRule: {
@@ -6064,12 +5592,40 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @enum {string} */
-                    kind: "cashback" | "accrual";
+                    kind: "cashback";
+                    params: {
+                        bps: number;
+                        /** @default 0 */
+                        flat?: number;
+                    } | {
+                        bps?: unknown;
+                    } | {
+                        flat: unknown;
+                    };
                     /** Format: uuid */
                     offering_id?: string;
-                    params: {
-                        [key: string]: unknown;
+                    /** @default {} */
+                    scope?: {
+                        min_amount?: number;
                     };
+                    /** @default {} */
+                    caps?: {
+                        per_payment?: number;
+                        per_user_per_day?: number;
+                    };
+                    /** Format: date-time */
+                    starts_at?: string;
+                    /** Format: date-time */
+                    ends_at?: string;
+                } | {
+                    /** @enum {string} */
+                    kind: "accrual";
+                    params: {
+                        points: number;
+                        per_amount: number;
+                    };
+                    /** Format: uuid */
+                    offering_id?: string;
                     /** @default {} */
                     scope?: {
                         min_amount?: number;
@@ -6097,79 +5653,15 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRule"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rule_exists`: A rule already occupies this slot. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            409: components["responses"]["Problem409_rule_exists"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     disableRewardRule: {
@@ -6194,69 +5686,14 @@ export interface operations {
                     "application/json": components["schemas"]["RewardRule"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listStockMovements: {
@@ -6287,69 +5724,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     suspendClient: {
@@ -6373,69 +5754,14 @@ export interface operations {
                     "application/json": components["schemas"]["Client"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listClientWebhookDeliveries: {
@@ -6465,69 +5791,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listClientWebhookEndpoints: {
@@ -6557,69 +5827,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createClientWebhookEndpoint: {
@@ -6635,7 +5849,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    event_filters?: string[];
+                    event_filters?: ("topup.succeeded" | "topup.failed" | "topup.amount_mismatch" | "transfer.completed" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.expired" | "refund.completed" | "cashback.granted" | "points.accrued" | "points.converted" | "subscription.charged" | "subscription.retry_scheduled" | "subscription.paused" | "subscription.resumed" | "subscription.canceled" | "credit_limit.changed" | "fee_plan.set" | "product.created" | "product.updated" | "product.archived" | "order.created" | "order.paid" | "order.canceled" | "order.expired" | "inventory.low_stock" | "import.completed" | "payout.paid" | "payout.failed" | "webhook_endpoint.disabled" | "topup.*" | "transfer.*" | "payment.*" | "refund.*" | "cashback.*" | "points.*" | "subscription.*" | "credit_limit.*" | "fee_plan.*" | "product.*" | "order.*" | "inventory.*" | "import.*" | "payout.*" | "webhook_endpoint.*")[];
                     description?: string;
                 };
             };
@@ -6651,69 +5865,14 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     deleteClientWebhookEndpoint: {
@@ -6738,69 +5897,13 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     recoverClientWebhookEndpoint: {
@@ -6834,69 +5937,14 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     rotateClientWebhookEndpointSecret: {
@@ -6931,86 +5979,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. `not_client_member`: No authority over this client. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
+            404: components["responses"]["Problem404_client_not_found_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     registerDevice: {
@@ -7074,69 +6051,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listExploreClients: {
@@ -7166,59 +6088,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getExploreClient: {
@@ -7242,69 +6117,13 @@ export interface operations {
                     "application/json": components["schemas"]["ExploreClientDetail"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getExploreOffering: {
@@ -7328,69 +6147,13 @@ export interface operations {
                     "application/json": components["schemas"]["ExploreOffering"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `offering_not_found`: Offering not found. `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     subscribe: {
@@ -7418,97 +6181,16 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `consumer_token_required`: Consumer token required. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `offering_not_found`: Offering not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_a_plan`: Offering is not a plan. `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_consumer_token_required_insufficient_scope"];
+            404: components["responses"]["Problem404_offering_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds_not_a_plan"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getFeePlan: {
@@ -7571,59 +6253,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     setFeePlan: {
@@ -7729,69 +6364,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getLedgerReconciliation: {
@@ -7816,59 +6396,12 @@ export interface operations {
                     "application/json": components["schemas"]["Reconciliation"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getLedgerSummary: {
@@ -7941,59 +6474,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getLimits: {
@@ -8020,49 +6506,11 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     setLimits: {
@@ -8100,59 +6548,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listMerchants: {
@@ -8180,59 +6582,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createMerchant: {
@@ -8246,6 +6601,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -8264,69 +6620,14 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getMerchant: {
@@ -8350,69 +6651,13 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     updateMerchant: {
@@ -8428,6 +6673,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -8446,69 +6692,14 @@ export interface operations {
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     fundMarketing: {
@@ -8542,97 +6733,16 @@ export interface operations {
                     "application/json": components["schemas"]["MarketingFunding"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     listOrders: {
@@ -8663,69 +6773,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_client_not_found_user_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createOrder: {
@@ -8750,6 +6804,7 @@ export interface operations {
                         variant_id: string;
                         quantity: number;
                     }[];
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -8768,86 +6823,15 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `out_of_stock`: Not enough stock. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found_user_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_out_of_stock"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getOrder: {
@@ -8871,69 +6855,13 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     cancelOrder: {
@@ -8961,86 +6889,15 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     payOrder: {
@@ -9068,97 +6925,16 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     listPayments: {
@@ -9188,69 +6964,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createPayment: {
@@ -9275,6 +6995,7 @@ export interface operations {
                     /** @default true */
                     capture?: boolean;
                     description?: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -9293,97 +7014,16 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_user_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getPayment: {
@@ -9407,69 +7047,13 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     capturePayment: {
@@ -9503,97 +7087,16 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     voidPayment: {
@@ -9621,86 +7124,15 @@ export interface operations {
                     "application/json": components["schemas"]["Payment"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     receiveRailWebhook: {
@@ -9717,7 +7149,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                "application/json": components["schemas"]["IntegerJson"];
             };
         };
         responses: {
@@ -9740,69 +7172,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated_2"];
+            404: components["responses"]["Problem404_not_found_2"];
+            409: components["responses"]["Problem409_conflict_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listPayouts: {
@@ -9832,69 +7209,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createPayout: {
@@ -9915,6 +7236,7 @@ export interface operations {
                     amount: number;
                     currency: string;
                     description?: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -9936,97 +7258,16 @@ export interface operations {
                     "application/json": components["schemas"]["Payout"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getPayout: {
@@ -10050,69 +7291,13 @@ export interface operations {
                     "application/json": components["schemas"]["Payout"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listAccessLog: {
@@ -10145,59 +7330,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `global_read_only`: Cross-tenant read requires platform:read. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_global_read_only"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     hideClient: {
@@ -10221,69 +7359,14 @@ export interface operations {
                     "application/json": components["schemas"]["Client"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     unhideClient: {
@@ -10307,69 +7390,14 @@ export interface operations {
                     "application/json": components["schemas"]["Client"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `client_not_found`: Client not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope"];
+            404: components["responses"]["Problem404_client_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listPlatformTransactions: {
@@ -10419,59 +7447,12 @@ export interface operations {
                     }[];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `global_read_only`: Cross-tenant read requires platform:read. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_global_read_only"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listPlatformUsers: {
@@ -10516,59 +7497,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `global_read_only`: Cross-tenant read requires platform:read. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_global_read_only"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     receiveProcessorWebhook: {
@@ -10585,7 +7519,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
-                "application/json": unknown;
+                "application/json": components["schemas"]["IntegerJson"];
             };
         };
         responses: {
@@ -10608,69 +7542,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `conflict`: Conflict. `idempotency_key_reuse`: Idempotency key reused with a different request. `account_frozen`: Account is frozen. `account_closed`: Account is closed. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated_2"];
+            404: components["responses"]["Problem404_not_found_2"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_conflict_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listRefunds: {
@@ -10701,69 +7580,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createRefund: {
@@ -10799,97 +7622,16 @@ export interface operations {
                     "application/json": components["schemas"]["Refund"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getRewardSettings: {
@@ -10911,59 +7653,12 @@ export interface operations {
                     "application/json": components["schemas"]["RewardSettings"];
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     putRewardSettings: {
@@ -10995,59 +7690,13 @@ export interface operations {
                     "application/json": components["schemas"]["RewardSettings"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listSubscriptions: {
@@ -11078,69 +7727,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getSubscription: {
@@ -11164,69 +7757,13 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     cancelSubscription: {
@@ -11257,79 +7794,15 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            409: components["responses"]["Problem409_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     pauseSubscription: {
@@ -11353,79 +7826,15 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            409: components["responses"]["Problem409_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     resumeSubscription: {
@@ -11449,79 +7858,15 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            409: components["responses"]["Problem409_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listTenants: {
@@ -11597,59 +7942,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `global_read_only`: Cross-tenant read requires platform:read. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_global_read_only"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createTenant: {
@@ -11666,6 +7964,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name: string;
+                    /** @description An active ISO 4217 currency code, such as USD: three upper-case letters, and one of the codes in use. */
                     currency: string;
                 };
             };
@@ -11730,75 +8029,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `platform_scope_only`: Platform staff only. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_platform_scope_only"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getTenantHealth: {
@@ -11844,69 +8082,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `global_read_only`: Cross-tenant read requires platform:read. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_global_read_only"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listTopupGateways: {
@@ -11935,59 +8117,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listTopups: {
@@ -12016,69 +8151,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createTopup: {
@@ -12143,86 +8222,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found_user_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getTopup: {
@@ -12246,69 +8254,13 @@ export interface operations {
                     "application/json": components["schemas"]["Topup"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     resolveTopup: {
@@ -12343,86 +8295,15 @@ export interface operations {
                     "application/json": components["schemas"]["Topup"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `invalid_transition`: Invalid state transition. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. `account_frozen`: Account is frozen. `account_closed`: Account is closed. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     listWalletTransactions: {
@@ -12474,69 +8355,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listTransfers: {
@@ -12585,69 +8410,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createTransfer: {
@@ -12669,6 +8438,7 @@ export interface operations {
                     to_user_id: string;
                     amount: number;
                     description?: string;
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -12707,97 +8477,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. `limit_exceeded`: Limit exceeded. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds_limit_exceeded"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getTransfer: {
@@ -12841,69 +8530,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listUsers: {
@@ -12945,59 +8578,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createUser: {
@@ -13016,6 +8602,7 @@ export interface operations {
                      * @enum {string}
                      */
                     kind?: "consumer" | "business";
+                    /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
                     metadata?: {
                         [key: string]: string;
                     };
@@ -13045,79 +8632,15 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `tenant_not_found`: Tenant not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `conflict`: Conflict. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found"];
+            409: components["responses"]["Problem409_conflict"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getUser: {
@@ -13153,69 +8676,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getUserBalances: {
@@ -13247,69 +8714,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     setCreditLimit: {
@@ -13350,97 +8761,16 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `account_frozen`: Account is frozen. `account_closed`: Account is closed. `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_business`: User is not a business. `credit_limit_below_balance`: Credit limit below the drawn balance. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found"];
+            409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_credit_limit_below_balance_user_not_business"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getUserLimits: {
@@ -13477,69 +8807,13 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     setUserLimits: {
@@ -13587,69 +8861,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getUserRewards: {
@@ -13673,69 +8892,13 @@ export interface operations {
                     "application/json": components["schemas"]["UserRewards"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     convertPoints: {
@@ -13769,97 +8932,16 @@ export interface operations {
                     "application/json": components["schemas"]["PointsConversion"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `user_not_found`: User not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `insufficient_funds`: Insufficient funds. */
-            422: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_user_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            422: components["responses"]["Problem422_insufficient_funds"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     listWebhookDeliveries: {
@@ -13887,59 +8969,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listWebhookEndpoints: {
@@ -13961,49 +8996,11 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"][];
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     createWebhookEndpoint: {
@@ -14017,7 +9014,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    event_filters?: string[];
+                    event_filters?: ("topup.succeeded" | "topup.failed" | "topup.amount_mismatch" | "transfer.completed" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.expired" | "refund.completed" | "cashback.granted" | "points.accrued" | "points.converted" | "subscription.charged" | "subscription.retry_scheduled" | "subscription.paused" | "subscription.resumed" | "subscription.canceled" | "credit_limit.changed" | "fee_plan.set" | "product.created" | "product.updated" | "product.archived" | "order.created" | "order.paid" | "order.canceled" | "order.expired" | "inventory.low_stock" | "import.completed" | "payout.paid" | "payout.failed" | "webhook_endpoint.disabled" | "topup.*" | "transfer.*" | "payment.*" | "refund.*" | "cashback.*" | "points.*" | "subscription.*" | "credit_limit.*" | "fee_plan.*" | "product.*" | "order.*" | "inventory.*" | "import.*" | "payout.*" | "webhook_endpoint.*")[];
                     description?: string;
                 };
             };
@@ -14033,59 +9030,13 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     deleteWebhookEndpoint: {
@@ -14109,69 +9060,13 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     recoverWebhookEndpoint: {
@@ -14204,69 +9099,14 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookRecovery"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     rotateWebhookEndpointSecret: {
@@ -14300,86 +9140,15 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `idempotency_key_reuse`: Idempotency key reused with a different request. `idempotency_in_flight`: A request with this idempotency key is in flight. */
-            409: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getWebhookEndpointStats: {
@@ -14403,75 +9172,19 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointStats"];
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     listWebhookEvents: {
         parameters: {
             query?: {
-                type?: string;
+                type?: "topup.succeeded" | "topup.failed" | "topup.amount_mismatch" | "transfer.completed" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.expired" | "refund.completed" | "cashback.granted" | "points.accrued" | "points.converted" | "subscription.charged" | "subscription.retry_scheduled" | "subscription.paused" | "subscription.resumed" | "subscription.canceled" | "credit_limit.changed" | "fee_plan.set" | "product.created" | "product.updated" | "product.archived" | "order.created" | "order.paid" | "order.canceled" | "order.expired" | "inventory.low_stock" | "import.completed" | "payout.paid" | "payout.failed" | "webhook_endpoint.disabled" | "topup.*" | "transfer.*" | "payment.*" | "refund.*" | "cashback.*" | "points.*" | "subscription.*" | "credit_limit.*" | "fee_plan.*" | "product.*" | "order.*" | "inventory.*" | "import.*" | "payout.*" | "webhook_endpoint.*";
                 created_after?: string;
                 created_before?: string;
                 cursor?: string;
@@ -14496,59 +9209,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     redeliverWebhookEvent: {
@@ -14588,69 +9254,14 @@ export interface operations {
                     };
                 };
             };
-            /** @description `invalid_request`: Invalid request. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. `insufficient_scope`: Insufficient scope. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not_found`: Not found. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     walletVersion: {
@@ -14675,49 +9286,10 @@ export interface operations {
                     };
                 };
             };
-            /** @description `unauthenticated`: Authentication required. */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `forbidden`: Not allowed for this credential kind. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `rate_limited`: Too many requests. */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `service_unavailable`: Service unavailable. `bulkhead_full`: Service overloaded. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            default: components["responses"]["UnexpectedError"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
 }

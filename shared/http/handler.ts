@@ -3,13 +3,14 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type * as z from 'zod';
 import { config } from '../kernel/config';
-import { AppError, type ErrorCode, type FieldError } from '../kernel/errors';
+import { AppError, type FieldError } from '../kernel/errors';
 import { problemResponse } from './problem';
 import { uuidv7 } from '../kernel/ids';
 import { logger } from '../kernel/log';
 import { hasAnyScope, type Principal } from './principal';
 import { decimalPathsOf } from './decimals';
 import { assertAcceptedText, assertNoFractionalNumbers, assertNoPrototypeKeys, decodeUtf8, isJsonContentType } from './json';
+import { ignoresBody, invalidCodeOf, missingScopeCode, wrongPrincipalCode } from './answers';
 import type { AnyRoute, RouteDefinition } from './route';
 
 /**
@@ -140,21 +141,17 @@ function credentialHook(route: AnyRoute, authenticate: Authenticator): Middlewar
       state.principal = principal;
       logger.appendKeys({ principal_kind: principal.kind });
       if (!route.access.principals.includes(principal.kind)) {
-        const code: ErrorCode = route.access.wrongPrincipal ?? 'forbidden';
-        throw new AppError(code, `This operation is not available to ${principal.kind.replace('_', ' ')} credentials.`);
+        throw new AppError(wrongPrincipalCode(route.access), `This operation is not available to ${principal.kind.replace('_', ' ')} credentials.`);
       }
       if (principal.clientId !== undefined && route.access.boundKeys !== true) {
         throw new AppError('forbidden', `This API key is bound to client ${principal.clientId}: it acts on that client's routes and Explore only.`);
       }
       if (!hasAnyScope(principal, route.access.scopes)) {
-        throw new AppError(route.access.missingScope ?? 'insufficient_scope', `This operation needs one of the scopes: ${route.access.scopes.join(', ')}.`);
+        throw new AppError(missingScopeCode(route.access), `This operation needs one of the scopes: ${route.access.scopes.join(', ')}.`);
       }
     },
   };
 }
-
-/** The ledger API answers malformed input with its own catalogue code, `invalid`. */
-const invalidCodeOf = (route: AnyRoute): ErrorCode => (route.api === 'ledger' ? 'invalid' : 'invalid_request');
 
 /** Our refusals of malformed input speak the route's catalogue: `invalid` on the ledger. */
 function inRouteCatalogue(route: AnyRoute, error: unknown): unknown {
@@ -164,11 +161,9 @@ function inRouteCatalogue(route: AnyRoute, error: unknown): unknown {
   return error;
 }
 
-/** A read or a delete without a body schema ignores whatever body it was sent, as HTTP has them. */
-const ignoresBody = (route: AnyRoute): boolean => !route.request.body && (route.method === 'GET' || route.method === 'DELETE');
-
 /**
- * The body as bytes, before anyone parses it: at most MAX_BODY_BYTES, strict UTF-8, JSON when
+ * The body as bytes, before anyone parses it (on a route that reads one: ./answers.ts
+ * `ignoresBody`, so the documents list 413 exactly there): at most MAX_BODY_BYTES, strict UTF-8, JSON when
  * there is one, and no number with a fraction or an exponent anywhere (amounts are integer minor
  * units, and JSON.parse cannot tell `10.0` from `10`, so the raw text is checked first) but in a
  * field the body schema declares decimal (./decimals.ts), and no character a text field does not
@@ -180,9 +175,11 @@ function bodyGuard(route: AnyRoute): Middleware {
   return {
     before: (request) => {
       const state = stateOf(request);
+      // An ignored body is not read at all, so neither its size nor its bytes can refuse the request.
+      if (ignoresBody(route)) return;
       try {
         state.rawBody = readBody(request.event);
-        if (state.rawBody.trim().length === 0 || ignoresBody(route)) return;
+        if (state.rawBody.trim().length === 0) return;
         if (!isJsonContentType(state.headers['content-type'])) {
           throw new AppError('invalid_request', 'The request body must be JSON, sent with Content-Type: application/json.');
         }

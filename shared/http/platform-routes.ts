@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { DOCS_RENDERER_FILE } from './docs-page';
-import type { PrincipalKind } from './principal';
+import { CREDENTIAL_KINDS } from './answers';
 import { defineRoute, type Api } from './route';
 
 /** Unauthenticated probes, served on the wallet API and on the ledger API (spec part 4 item 6). */
@@ -9,7 +9,7 @@ const health = z.object({ status: z.literal('ok') });
 const version = z.object({ version: z.string(), stage: z.string() });
 
 /** Every credential the wallet API admits. */
-const WALLET_CALLERS: readonly PrincipalKind[] = ['api_key', 'user_token', 'idp_user', 'platform_staff', 'vendor_support', 'partner_admin', 'tenant_staff'];
+const WALLET_CALLERS = CREDENTIAL_KINDS.wallet;
 
 /**
  * Probes and documents answer from memory in microseconds: two at once per function is plenty, and

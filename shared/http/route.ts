@@ -60,6 +60,12 @@ export interface RouteDefinition<
   /** Entry point under functions/, without extension; it exports `handler`. */
   handler: string;
   summary: string;
+  /**
+   * What the operation's schemas cannot say, for its OpenAPI description: a field required or
+   * refused depending on the caller (a user token acts for its own user), a rule across fields no
+   * schema expresses. Everything a schema can say belongs in the schema.
+   */
+  description?: string;
   tags: readonly string[];
   access: Access;
   request: {
@@ -79,7 +85,10 @@ export interface RouteDefinition<
     /** Other success statuses the route answers with the same body (e.g. 200 for a repeated create). */
     also?: readonly { status: number; description: string }[];
   };
-  /** Codes the route may answer besides the ones every route may (401, 403 and 400 as access says). */
+  /**
+   * Codes the route's function may answer besides those the platform answers for it (400, 401,
+   * 403, 409, 413, 429, 500, 503 as its access, input and idempotency say: ./answers.ts).
+   */
   errors: readonly ErrorCode[];
   idempotency?: IdempotencyRule;
   /** Tables the function touches and how; the stack grants exactly this. */

@@ -1,6 +1,11 @@
 import * as z from 'zod';
 
-/** Building blocks every area's route schemas share. */
+/**
+ * Building blocks every area's route schemas share. A rule zod checks with a refinement is
+ * invisible to the OpenAPI documents, so the helpers below that refine also say the rule in JSON
+ * Schema (`.meta` keywords the document generator keeps): one definition both enforces and
+ * documents it. What no schema can say goes in the route's `description`.
+ */
 
 export const uuid = z.uuid();
 
@@ -10,10 +15,40 @@ export const positiveAmount = z.number().int().min(1).max(Number.MAX_SAFE_INTEGE
 
 export const timestamp = z.iso.datetime({ offset: false });
 
-/** String-to-string metadata with Stripe's bounds: 50 keys, keys up to 40, values up to 500 characters. */
+export const MAX_METADATA_KEYS = 50;
+
+/**
+ * String-to-string metadata with Stripe's bounds: 50 keys, keys up to 40, values up to 500
+ * characters. OpenAPI 3.0 has no `propertyNames`, so the key bound is said in the description.
+ */
 export const metadata = z
   .record(z.string().min(1).max(40), z.string().max(500))
-  .refine((value) => Object.keys(value).length <= 50, { message: 'at most 50 metadata keys' });
+  .refine((value) => Object.keys(value).length <= MAX_METADATA_KEYS, { message: `at most ${MAX_METADATA_KEYS} metadata keys` })
+  .meta({
+    maxProperties: MAX_METADATA_KEYS,
+    description: `String keys of 1 to 40 characters to string values of at most 500 characters; at most ${MAX_METADATA_KEYS} keys.`,
+  });
+
+/** An ISO 4217 currency code as the documents describe it; a route that takes one says which it accepts. */
+export const CURRENCY_PATTERN = '^[A-Z]{3}$';
+
+type Fields<T extends z.ZodObject> = readonly (keyof z.output<T> & string)[];
+
+const named = (body: object, fields: readonly string[]) => fields.filter((field) => (body as Record<string, unknown>)[field] !== undefined);
+
+/** A partial update that must name at least one field: `minProperties: 1`. */
+export const someField = <T extends z.ZodObject>(object: T, message: string) =>
+  object.refine((body) => Object.keys(body).length > 0, { message }).meta({ minProperties: 1 });
+
+/** Exactly one of `fields` (the others absent): a `oneOf` of their `required`. */
+export const exactlyOneOf = <T extends z.ZodObject>(object: T, fields: Fields<T>, message: string) =>
+  object.refine((body) => named(body, fields).length === 1, { message }).meta({ oneOf: fields.map((field) => ({ required: [field] })) });
+
+/** At least one of `fields`: an `anyOf` of their `required`; `path` names the field a refusal blames. */
+export const oneOrMoreOf = <T extends z.ZodObject>(object: T, fields: Fields<T>, message: string, path?: string[]) =>
+  object
+    .refine((body) => named(body, fields).length > 0, { message, ...(path ? { path } : {}) })
+    .meta({ anyOf: fields.map((field) => ({ required: [field] })) });
 
 /** `limit` as a query string: clamped to 1..max rather than refused (spec part 4 item 19). */
 export const pageLimit = (defaultLimit = 50, max = 100) =>
@@ -23,6 +58,27 @@ export const pageLimit = (defaultLimit = 50, max = 100) =>
     .transform((value) => Math.min(max, Math.max(1, value === undefined ? defaultLimit : value)));
 
 export const cursor = z.string().min(1).max(512).optional();
+
+const INTEGER_JSON = '#/definitions/IntegerJson';
+
+/**
+ * A body the route takes as it comes (a processor's or a rail's webhook, read after its signature
+ * is checked over the raw bytes): any JSON, but like every body its numbers are integers, since the
+ * raw-text scan refuses any other (./json.ts). zod accepts anything here; the documents say the
+ * rule with a recursive schema.
+ */
+export const integerJson = z.unknown().meta({
+  id: 'IntegerJson',
+  description: 'Any JSON value whose numbers, at any depth, are integers (no fraction, no exponent).',
+  nullable: true,
+  anyOf: [
+    { type: 'string' },
+    { type: 'integer' },
+    { type: 'boolean' },
+    { type: 'array', items: { $ref: INTEGER_JSON } },
+    { type: 'object', additionalProperties: { $ref: INTEGER_JSON } },
+  ],
+});
 
 export const page = <T extends z.ZodType>(item: T) =>
   z.object({

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { metadata, timestamp, uuid } from '../http/schemas';
+import { metadata, oneOrMoreOf, someField, timestamp, uuid } from '../http/schemas';
 
 /**
  * The ledger API's request and response shapes (spec part 2 "Ledger transaction", part 4 items
@@ -83,10 +83,10 @@ export const accountCreate = z
 
 export const accountStatus = z.enum(['active', 'frozen', 'closed']);
 
-export const accountUpdate = z
-  .object({ floor: floor.optional(), status: accountStatus.optional(), shards: shards.optional() })
-  .strict()
-  .refine((body) => body.floor !== undefined || body.status !== undefined || body.shards !== undefined, { message: 'set floor, status, shards or several' });
+export const accountUpdate = someField(
+  z.object({ floor: floor.optional(), status: accountStatus.optional(), shards: shards.optional() }).strict(),
+  'set floor, status, shards or several',
+);
 
 export const account = z.object({
   id: uuid,
@@ -140,7 +140,8 @@ const minAvailableAfter = z
   .max(MAX_LEGS)
   .optional();
 
-export const postingCreate = z
+export const postingCreate = oneOrMoreOf(
+  z
   .object({
     ...postingFields,
     legs: z.array(legInput).min(2).max(MAX_LEGS).optional(),
@@ -167,11 +168,11 @@ export const postingCreate = z
     /** Posts this pending reservation: its debits cap the posting's debits; the rest is released. */
     post_pending_id: uuid.optional(),
   })
-  .strict()
-  .refine((body) => body.legs !== undefined || body.post_pending_id !== undefined, {
-    message: 'legs are required unless post_pending_id is set',
-    path: ['legs'],
-  });
+  .strict(),
+  ['legs', 'post_pending_id'],
+  'legs are required unless post_pending_id is set',
+  ['legs'],
+);
 
 export const transaction = z.object({
   id: uuid,

@@ -43,3 +43,21 @@ export const outsidePrincipal = (id: string, tenantId: string): Principal => ({
   tenantId,
   scopes: new Set(),
 });
+
+/*
+ * What depends on the caller, for the routes' descriptions (shared/http/route.ts `description`):
+ * no schema can say that a field is required of one credential and optional for another.
+ */
+
+/** A body field naming the user a request acts for, which a user or IdP token may leave out. */
+export const actingUserField = (field: string): string =>
+  `\`${field}\` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP ` +
+  `token acts for its own user, so it may leave \`${field}\` out, and naming another user answers 404 \`user_not_found\`.`;
+
+/** A listing's `user_id` filter, which a user or IdP token cannot widen. */
+export const userFilter =
+  "`user_id` depends on the caller: a tenant credential lists the tenant's, or one user's with `user_id`; a user or IdP " +
+  "token lists its own user's only, and naming another user answers 404 `user_not_found`.";
+
+/** A body currency the schema cannot pin: the tenant's own (its ledger holds one commodity). */
+export const tenantCurrency = "`currency` must be the tenant's currency; any other answers 400 `invalid_request`.";

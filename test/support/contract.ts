@@ -8,9 +8,11 @@ import type { AnyRoute } from '../../shared/http/route';
 /**
  * Every real response the API suites receive is checked against the OpenAPI document of the API
  * that answered it, with an OpenAPI validator library (openapi-backend, on Ajv): the status must be
- * documented for the operation (or be a problem the `default` response covers), the content type
- * must be the documented one, and the body must match the documented schema. A route that answers
- * something its document does not say fails the test that saw it.
+ * one the operation documents (there is no `default` response: shared/http/answers.ts derives every
+ * status and problem code of a route), a problem's `code` must be one the document lists at that
+ * status, the content type must be the documented one, and the body must match the documented
+ * schema. A route that answers something its document does not say fails the test that saw it, so
+ * the derivation cannot leave out what the platform really answers.
  *
  * The documents are generated from the platform's own route list, which for the real manifest is
  * exactly the committed docs/openapi/ (a unit test holds them equal), and for a test's extra routes
@@ -72,22 +74,30 @@ function validationCopy(document: JsonObject): JsonObject {
   for (const item of Object.values(copy.paths as Record<string, Record<string, JsonObject>>)) {
     for (const operation of Object.values(item)) for (const response of Object.values(operation.responses ?? {})) widen(response as JsonObject);
   }
-  for (const response of Object.values((copy.components?.responses ?? {}) as Record<string, JsonObject>)) widen(response);
   return copy;
 }
 
-/** The document with every local `$ref` replaced by what it names (the documents have no cycles). */
+/**
+ * The document with every local `$ref` replaced by what it names. A recursive schema (IntegerJson,
+ * a webhook's free-form request body) is cut where it comes back: any value there. No response
+ * schema is recursive, and responses are what this checks.
+ */
 function inlineRefs(node: unknown, root: JsonObject, seen: string[] = []): unknown {
   if (Array.isArray(node)) return node.map((item) => inlineRefs(item, root, seen));
   if (!node || typeof node !== 'object') return node;
   const ref = (node as JsonObject).$ref;
   if (typeof ref === 'string' && ref.startsWith('#/')) {
-    if (seen.includes(ref)) throw new Error(`a cycle through ${ref}`);
+    if (seen.includes(ref)) return {};
     const target = ref.slice(2).split('/').reduce<any>((at, part) => at?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], root);
     return inlineRefs(target, root, [...seen, ref]);
   }
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, inlineRefs(value, root, seen)]));
 }
+
+/** What the fallback answers a request no operation serves (shared/http/fallback.ts). */
+const UNROUTED: Record<number, string> = { 404: 'not_found', 405: 'method_not_allowed' };
+
+const isObject = (value: unknown): value is JsonObject => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const mediaType = (contentType: string | null) => (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 
@@ -99,17 +109,21 @@ export async function contractViolations(base: string, method: string, path: str
   const operation = contract.backend.matchOperation({ method: method.toLowerCase(), path: pathOnly, headers: {} });
   const type = mediaType(contentType);
   if (!operation) {
-    // Nothing serves this method and path: the gateway's 404 or 405, a problem like any other.
-    return (status === 404 || status === 405) && type === 'application/problem+json' ? problemViolations(contract, body) : [`${method} ${pathOnly}: not in the document, answered ${status}`];
+    // Nothing serves this method and path: the fallback's 404 not_found or 405 method_not_allowed,
+    // the only answers that belong to no operation (the documents' description says so).
+    const unrouted = UNROUTED[status];
+    if (!unrouted || type !== 'application/problem+json') return [`${method} ${pathOnly}: not in the document, answered ${status}`];
+    if (!isObject(body) || body.code !== unrouted) return [`${method} ${pathOnly}: not in the document, answered ${status} with code ${isObject(body) ? String(body.code) : '(none)'}`];
+    return problemViolations(contract, body);
   }
   const where = `${operation.operationId} answered ${status}`;
   const documented = (contract.document.paths[operation.path]?.[operation.method] as JsonObject | undefined)?.responses ?? {};
-  const explicit = documented[String(status)] as JsonObject | undefined;
-  if (!explicit) {
-    // The `default` response: any other failure, as a problem.
-    if (!documented.default) return [`${where}: the status is not documented`];
-    if (type !== 'application/problem+json') return [`${where}: not documented, and not a problem (${contentType})`];
-    return problemViolations(contract, body).map((violation) => `${where}: ${violation}`);
+  const reference = documented[String(status)] as JsonObject | undefined;
+  if (!reference) return [`${where}: the operation does not document this status (documented: ${Object.keys(documented).join(', ')})`];
+  const explicit = inlineRefs(reference, contract.document) as JsonObject;
+  const codes = explicit['x-problem-codes'] as string[] | undefined;
+  if (codes && !(isObject(body) && typeof body.code === 'string' && codes.includes(body.code))) {
+    return [`${where} with code ${isObject(body) ? String(body.code) : '(no problem body)'}: the document lists only ${codes.join(', ')} at this status`];
   }
   const types = Object.keys(explicit.content ?? {});
   if (types.length === 0) return body === '' || body === undefined ? [] : [`${where}: documented without a body, but one came`];

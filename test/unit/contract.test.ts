@@ -27,4 +27,23 @@ describe('the response contract check', () => {
     expect(await contractViolations(base, 'GET', '/healthz', 200, 'text/plain', 'ok')).not.toEqual([]);
     expect(await contractViolations(base, 'GET', '/v1/nothing-here', 200, 'application/json', {})).not.toEqual([]);
   });
+
+  it('refuses an error status the operation does not document: there is no default response to cover it', async () => {
+    // A health probe takes no credential: a 401 from it is a status its document never promised.
+    const violations = await contractViolations(base, 'GET', '/healthz', 401, 'application/problem+json', problem('unauthenticated', 401));
+
+    expect(violations).toEqual([expect.stringContaining('walletHealthz answered 401: the operation does not document this status')]);
+  });
+
+  it('refuses a problem code the document does not list at that status', async () => {
+    const violations = await contractViolations(base, 'GET', '/v1/users/0190f0b5-3a3e-7000-8000-000000000001', 404, 'application/problem+json', problem('not_found', 404));
+
+    expect(violations).toEqual([expect.stringContaining('getUser answered 404 with code not_found: the document lists only user_not_found')]);
+  });
+
+  it('accepts only the fallback codes on a path no operation serves', async () => {
+    expect(await contractViolations(base, 'DELETE', '/healthz', 405, 'application/problem+json', problem('method_not_allowed', 405))).toEqual([]);
+    expect(await contractViolations(base, 'GET', '/v1/nothing-here', 404, 'application/problem+json', problem('user_not_found', 404))).not.toEqual([]);
+    expect(await contractViolations(base, 'GET', '/v1/nothing-here', 500, 'application/problem+json', problem('internal_error', 500))).not.toEqual([]);
+  });
 });

@@ -1,15 +1,18 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { OPENAPI_DIR, OPENAPI_FILES, renderOpenApiFiles } from '../../scripts/openapi';
+import { checkOpenApiFiles, OPENAPI_DIR, OPENAPI_FILES, renderOpenApiFiles } from '../../scripts/openapi';
+import { answersOf } from '../../shared/http/answers';
+import { documentFaults } from '../../shared/http/openapi/audit';
 import { gatewayOf, type GatewayName } from '../../shared/http/gateways';
 import { buildOpenApi } from '../../shared/http/openapi/document';
 import { toOpenApi30, type JsonObject, type OpenApiDocument } from '../../shared/http/openapi/schemas';
 import { defineRoute, idempotencyRequired, type AnyRoute } from '../../shared/http/route';
-import { cursor, metadata, pageLimit, positiveAmount, timestamp, uuid } from '../../shared/http/schemas';
+import { CURRENCY_PATTERN, cursor, exactlyOneOf, metadata, oneOrMoreOf, pageLimit, positiveAmount, someField, timestamp, uuid } from '../../shared/http/schemas';
 import { routes } from '../../shared/routes';
 
 const GATEWAYS: GatewayName[] = ['public', 'ledger', 'console'];
@@ -80,6 +83,13 @@ async function validate(document: OpenApiDocument): Promise<void> {
 }
 
 const documents = () => Object.fromEntries(GATEWAYS.map((gateway) => [gateway, buildOpenApi(routes, gateway, info)]));
+
+/** An operation's response at a status, its `$ref` into components.responses followed. */
+function responseOf(document: any, operation: any, status: string): any {
+  const response = operation.responses[status];
+  const ref = /^#\/components\/responses\/(.+)$/.exec(response?.$ref ?? '')?.[1];
+  return ref ? document.components.responses[ref] : response;
+}
 
 function operations(document: OpenApiDocument): JsonObject[] {
   return Object.values(document.paths).flatMap((item) => Object.values(item));
@@ -286,34 +296,63 @@ describe('an operation generated from a route', () => {
     });
   });
 
-  it('documents every problem the route and the middleware can answer, grouped by status', () => {
+  it('documents every problem the route and the platform can answer, grouped by status, and no default', () => {
     const codes = Object.fromEntries(
-      Object.entries(operation.responses as Record<string, any>)
-        .filter(([status]) => /^[45]/.test(status))
-        .map(([status, response]) => [status, response['x-problem-codes']]),
+      Object.keys(operation.responses as Record<string, any>)
+        .filter((status) => /^[45]/.test(status))
+        .map((status) => [status, responseOf(document, operation, status)['x-problem-codes']]),
     );
 
+    expect(operation.responses.default).toBeUndefined();
     expect(codes).toEqual({
       // The ledger's catalogue: malformed input is `invalid` there.
       '400': ['invalid'],
       '401': ['unauthenticated'],
-      '403': ['consumer_token_required', 'insufficient_scope'],
+      // The ledger's credential hook resolves consumers only, so no kind is refused with the wrong-principal code.
+      '403': ['insufficient_scope'],
       '404': ['ledger_not_found'],
-      '409': ['idempotency_key_reuse'],
+      // An idempotency rule: a reused key, and one whose request is still running.
+      '409': ['idempotency_in_flight', 'idempotency_key_reuse'],
+      '413': ['payload_too_large'],
       '422': ['insufficient_funds', 'unbalanced'],
-      // The gateway's bulkhead, on every route.
-      '503': ['bulkhead_full'],
+      '500': ['internal_error'],
+      // The bulkhead on every route; a route with a credential to verify can find a dependency down.
+      '503': ['bulkhead_full', 'service_unavailable'],
     });
-    const forbidden = operation.responses['403'];
+    const forbidden = responseOf(document, operation, '403');
     expect(forbidden.description).toContain('`insufficient_scope`');
-    // The spec names the ledger's problem schema ProblemDetails (part 7).
-    expect(forbidden.content['application/problem+json'].schema).toEqual({ $ref: '#/components/schemas/ProblemDetails' });
-    expect(operation.responses['503'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
+    // The spec names the ledger's problem schema ProblemDetails (part 7); each status narrows its codes.
+    expect(forbidden.content['application/problem+json'].schema).toEqual({
+      allOf: [
+        { $ref: '#/components/schemas/ProblemDetails' },
+        { type: 'object', properties: { status: { type: 'integer', enum: [403] }, code: { type: 'string', enum: ['insufficient_scope'] } } },
+      ],
+    });
+    expect(responseOf(document, operation, '503').headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
     expect(document.components).toMatchObject({ examples: { insufficient_funds: { value: { code: 'insufficient_funds', status: 422 } } } });
   });
 
-  it('answers no 400, 401 or 403 on a public route without input (only the bulkhead every route has)', () => {
-    expect(Object.keys(document.paths['/healthz']!.get!.responses as object)).toEqual(['200', '503', 'default']);
+  it('shares one response component between the operations that answer the same problems the same way', () => {
+    const reversal = document.paths[`${THING}/reversals`]!.post as any;
+
+    expect(operation.responses['401']).toEqual({ $ref: '#/components/responses/Problem401_unauthenticated' });
+    expect(reversal.responses['401']).toEqual(operation.responses['401']);
+  });
+
+  it('answers only a server failure and the bulkhead on a public route without input or dependencies', () => {
+    expect(Object.keys(document.paths['/healthz']!.get!.responses as object)).toEqual(['200', '500', '503']);
+    expect(responseOf(document, document.paths['/healthz']!.get, '503')['x-problem-codes']).toEqual(['bulkhead_full']);
+  });
+
+  it('refuses the wrong principal kind with the route’s own code where the credential hook can resolve another kind', () => {
+    const route = defineRoute({ ...syntheticRoute, api: 'wallet', access: { principals: ['user_token'], scopes: ['things:write'], wrongPrincipal: 'consumer_token_required' } });
+
+    const wallet = buildOpenApi([route], 'public', info) as any;
+
+    expect(responseOf(wallet, wallet.paths[THING].post, '403')['x-problem-codes']).toEqual(['consumer_token_required', 'insufficient_scope']);
+    // Only what the route's function answers is remembered under an Idempotency-Key and replayed.
+    expect(responseOf(wallet, wallet.paths[THING].post, '404').headers['Idempotent-Replayed']).toBeDefined();
+    expect(responseOf(wallet, wallet.paths[THING].post, '403').headers['Idempotent-Replayed']).toBeUndefined();
   });
 
   it('records the principal kinds and scopes in extensions and in the description', () => {
@@ -370,6 +409,13 @@ describe('component schemas', () => {
 });
 
 describe('toOpenApi30', () => {
+  it('makes a nullable schema with a oneOf the schema or null, since null matches every branch that constrains properties', () => {
+    const rule = { type: 'object', properties: { kind: { type: 'string' } }, oneOf: [{ properties: { kind: { enum: ['a'] } } }, { properties: { kind: { enum: ['b'] } } }] };
+
+    expect(toOpenApi30({ ...rule, nullable: true })).toEqual({ anyOf: [rule, { type: 'object', nullable: true, enum: [null] }] });
+    expect(toOpenApi30(rule)).toEqual(rule);
+  });
+
   it('rewrites JSON Schema keywords into their OpenAPI 3.0 form', () => {
     const converted = toOpenApi30({
       $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -406,7 +452,8 @@ describe('the documents of the real manifest', () => {
 
   it('document every status a route answers: a repeated device 200, a vendor support session 403', () => {
     expect(Object.keys(wallet().paths['/v1/devices'].post.responses)).toEqual(expect.arrayContaining(['200', '201']));
-    expect(wallet().paths['/v1/auth/staff_sessions'].post.responses['403']['x-problem-codes']).toContain('forbidden');
+    const staffSessions = wallet().paths['/v1/auth/staff_sessions'].post;
+    expect(responseOf(wallet(), staffSessions, '403')['x-problem-codes']).toContain('forbidden');
   });
 
   it("document the processor webhook's signature header and the replay, retry and request id headers", () => {
@@ -414,8 +461,7 @@ describe('the documents of the real manifest', () => {
     expect(webhook.parameters).toContainEqual(expect.objectContaining({ name: 'x-sandbox-signature', in: 'header', required: true }));
     const transfer = wallet().paths['/v1/transfers'].post;
     expect(transfer.responses['201'].headers).toMatchObject({ 'X-Request-Id': expect.anything(), 'Idempotent-Replayed': expect.anything() });
-    expect(wallet().paths['/v1/auth/staff_sessions'].post.responses['429'].headers['Retry-After']).toBeDefined();
-    expect(wallet().components.responses.UnexpectedError.headers).toMatchObject({ Allow: expect.anything(), 'Retry-After': expect.anything() });
+    expect(responseOf(wallet(), wallet().paths['/v1/auth/staff_sessions'].post, '429').headers['Retry-After']).toBeDefined();
   });
 
   it("name the ledger's problem schema ProblemDetails and list `invalid` in its 400s", () => {
@@ -423,7 +469,187 @@ describe('the documents of the real manifest', () => {
     expect(document.components.schemas.ProblemDetails).toBeDefined();
     expect(document.components.schemas.Problem).toBeUndefined();
     const posting = document.paths['/v1/ledgers/{ledgerId}/postings'].post;
-    expect(posting.responses['400']['x-problem-codes']).toContain('invalid');
-    expect(posting.responses['400']['x-problem-codes']).not.toContain('invalid_request');
+    expect(responseOf(document, posting, '400')['x-problem-codes']).toEqual(['invalid']);
+  });
+});
+
+describe('the check of what each operation documents (npm run openapi:check)', () => {
+  const wallet = () => buildOpenApi(routes, 'public', info) as any;
+
+  it('finds nothing wrong with the documents the manifest generates', () => {
+    for (const gateway of GATEWAYS) expect(documentFaults(buildOpenApi(routes, gateway, info), routes, gateway), gateway).toEqual([]);
+  });
+
+  it('refuses a `default` response, naming the operation', () => {
+    const document = wallet();
+    document.paths['/v1/users/{userId}'].get.responses.default = { description: 'Anything else.' };
+
+    expect(documentFaults(document, routes, 'public')).toEqual(['getUser: has a `default` response; list each status it answers instead']);
+  });
+
+  it('refuses a status the route cannot answer, naming the operation and the status', () => {
+    const document = wallet();
+    // A health probe has no credential, no input and no dependency: no 401, no 400, no 409.
+    document.paths['/healthz'].get.responses['401'] = document.paths['/v1/users/{userId}'].get.responses['401'];
+    document.paths['/v1/users/{userId}'].get.responses['409'] = { description: 'Conflict.' };
+
+    expect(documentFaults(document, routes, 'public')).toEqual([
+      'walletHealthz: documents status 401, which it never answers',
+      'getUser: documents status 409, which it never answers',
+    ]);
+  });
+
+  it('refuses a problem code the route does not answer at that status, and a status or code left out', () => {
+    const document = wallet();
+    const getUser = document.paths['/v1/users/{userId}'].get;
+    getUser.responses['404'] = structuredClone(responseOf(document, getUser, '404'));
+    getUser.responses['404']['x-problem-codes'].push('client_not_found');
+    delete getUser.responses['500'];
+
+    expect(documentFaults(document, routes, 'public')).toEqual([
+      'getUser: documents `client_not_found` at status 404, which it never answers there',
+      'getUser: leaves out status 500 (internal_error), which it answers',
+    ]);
+  });
+
+  it('fails npm run openapi:check on a doctored committed document', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'openapi-check-'));
+    try {
+      cpSync(OPENAPI_DIR, dir, { recursive: true });
+      expect(checkOpenApiFiles(dir)).toEqual([]);
+      const doctored = JSON.parse(readFileSync(join(dir, 'ledger.json'), 'utf8'));
+      doctored.paths['/healthz'].get.responses.default = { description: 'Anything else.' };
+      doctored.paths['/healthz'].get.responses['404'] = { description: 'Not found.' };
+      writeFileSync(join(dir, 'ledger.json'), `${JSON.stringify(doctored, null, 2)}\n`);
+
+      expect(checkOpenApiFiles(dir)).toEqual([
+        'ledger.json: ledgerHealthz: documents status 404, which it never answers',
+        'ledger.json: ledgerHealthz: has a `default` response; list each status it answers instead',
+        expect.stringMatching(/^does not match the route manifest: ledger\.json\./),
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('derives statuses from the route alone: 413 only where a body is read, 409 where idempotency applies', () => {
+    const byId = Object.fromEntries(routes.map((route) => [route.operationId, route]));
+
+    expect([...answersOf(byId.getUser!).keys()]).toEqual([200, 400, 401, 403, 404, 429, 500, 503]);
+    expect(answersOf(byId.createTransfer!).get(409)).toEqual(expect.arrayContaining(['idempotency_key_reuse', 'idempotency_in_flight']));
+    expect(answersOf(byId.createTransfer!).get(413)).toEqual(['payload_too_large']);
+    // The wallet's /version admits every wallet credential, bound keys too, and asks no scope: no 403.
+    expect(answersOf(byId.walletVersion!).has(403)).toBe(false);
+    // The ledger's credential hook resolves consumers only, and its routes ask no scope.
+    expect(answersOf(byId.getLedger!).has(403)).toBe(false);
+    expect(answersOf(byId.listLedgerEvents!).get(403)).toEqual(['event_feed_blocked']);
+  });
+});
+
+describe('request schemas that say what the API enforces', () => {
+  const wallet = () => buildOpenApi(routes, 'public', info) as any;
+  const ledger = () => buildOpenApi(routes, 'ledger', info) as any;
+  const bodyOf = (document: any, path: string, method: string) => document.paths[path][method].requestBody.content['application/json'].schema;
+
+  /** Every schema node under `node`, with its path, following component refs once each. */
+  function* nodes(document: any, node: unknown, at: string, seen = new Set<string>()): Generator<[string, any]> {
+    if (Array.isArray(node)) {
+      for (const [index, item] of node.entries()) yield* nodes(document, item, `${at}[${index}]`, seen);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const ref = (node as any).$ref as string | undefined;
+    if (ref?.startsWith('#/components/schemas/')) {
+      const name = ref.slice('#/components/schemas/'.length);
+      if (!seen.has(name)) yield* nodes(document, document.components.schemas[name], at, new Set([...seen, name]));
+      return;
+    }
+    yield [at, node];
+    for (const [key, value] of Object.entries(node)) if (typeof value === 'object') yield* nodes(document, value, `${at}.${key}`, seen);
+  }
+
+  it('bounds metadata: string values of at most 500, at most 50 keys, the key rule in words', () => {
+    const metadataSchema = bodyOf(wallet(), '/v1/users', 'post').properties.metadata;
+
+    expect(metadataSchema).toMatchObject({ type: 'object', maxProperties: 50, additionalProperties: { type: 'string', maxLength: 500 } });
+    expect(metadataSchema.description).toContain('1 to 40 characters');
+    expect(metadata.safeParse(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']))).success).toBe(false);
+  });
+
+  it('refuses an empty PATCH or fee plan body in the schema too: minProperties 1', () => {
+    const patches = [
+      ...routes.filter((route) => route.method === 'PATCH' && route.api !== 'ledger').map((route) => [wallet(), route] as const),
+      ...routes.filter((route) => route.method === 'PATCH' && route.api === 'ledger').map((route) => [ledger(), route] as const),
+    ];
+
+    expect(patches.length).toBeGreaterThanOrEqual(4);
+    for (const [document, route] of patches) {
+      expect(bodyOf(document, route.path, 'patch').minProperties, route.operationId).toBe(1);
+      expect(route.request.body!.safeParse({}).success, route.operationId).toBe(false);
+    }
+    expect(bodyOf(wallet(), '/v1/fee_plan', 'put').minProperties).toBe(1);
+  });
+
+  it('says a cross-field rule as oneOf or anyOf where a schema can: a stock change, a posting, a reward rule, a markup', () => {
+    expect(bodyOf(wallet(), '/v1/clients/{clientId}/offerings/{offeringId}/variants/{variantId}/stock', 'post').oneOf).toEqual([
+      { required: ['delta'] },
+      { required: ['set_to'] },
+    ]);
+    expect(bodyOf(ledger(), '/v1/ledgers/{ledgerId}/postings', 'post').anyOf).toEqual([{ required: ['legs'] }, { required: ['post_pending_id'] }]);
+    const rule = bodyOf(wallet(), '/v1/clients/{clientId}/reward_rules', 'post');
+    expect(rule.oneOf.map((branch: any) => branch.properties.kind.enum)).toEqual([['cashback'], ['accrual']]);
+    const offering = bodyOf(wallet(), '/v1/clients/{clientId}/offerings', 'post');
+    // A nullable markup: the object with its rule per kind, or null.
+    const [markupObject, markupNull] = offering.properties.markup.anyOf;
+    expect(markupObject.oneOf.map((branch: any) => branch.properties.kind.enum)).toEqual([['percent'], ['fixed']]);
+    expect(markupNull).toEqual({ type: 'object', nullable: true, enum: [null] });
+    expect(offering.oneOf.map((branch: any) => branch.properties.kind.enum)).toEqual([['plan'], ['item']]);
+  });
+
+  it('enforces each helper rule in zod as the schema documents it', () => {
+    const body = z.object({ a: z.number().int().optional(), b: z.number().int().optional() }).strict();
+
+    expect(someField(body, 'x').safeParse({}).success).toBe(false);
+    expect(exactlyOneOf(body, ['a', 'b'], 'x').safeParse({ a: 1, b: 2 }).success).toBe(false);
+    expect(exactlyOneOf(body, ['a', 'b'], 'x').safeParse({ b: 2 }).success).toBe(true);
+    expect(oneOrMoreOf(body, ['a', 'b'], 'x').safeParse({}).success).toBe(false);
+    expect(z.toJSONSchema(exactlyOneOf(body, ['a', 'b'], 'x'), { target: 'openapi-3.0' })).toMatchObject({ oneOf: [{ required: ['a'] }, { required: ['b'] }] });
+  });
+
+  it('documents every number a body takes as an integer, but the one declared decimal field', () => {
+    const numbers: string[] = [];
+    for (const document of [wallet(), ledger(), buildOpenApi(routes, 'console', info)]) {
+      for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+        for (const [method, operation] of Object.entries(item)) {
+          for (const [at, node] of nodes(document, operation.requestBody, `${method} ${path}`)) if (node.type === 'number') numbers.push(at);
+        }
+      }
+    }
+
+    expect(numbers.length).toBeGreaterThan(0);
+    // A markup's value (nullable where a markup may be cleared: then under its anyOf's object branch).
+    expect(numbers.filter((at) => !/\.markup(\.anyOf\[0\])?\.properties\.value$/.test(at))).toEqual([]);
+  });
+
+  it("describes a webhook's free-form body as JSON whose numbers are integers, at any depth", () => {
+    const document = wallet();
+
+    expect(bodyOf(document, '/v1/processor_webhooks/{gateway}', 'post')).toEqual({ $ref: '#/components/schemas/IntegerJson' });
+    expect(document.components.schemas.IntegerJson.anyOf).toContainEqual({ type: 'array', items: { $ref: '#/components/schemas/IntegerJson' } });
+    expect(document.components.schemas.IntegerJson.anyOf).not.toContainEqual(expect.objectContaining({ type: 'number' }));
+  });
+
+  it('gives a currency its format', () => {
+    expect(bodyOf(wallet(), '/v1/tenants', 'post').properties.currency.pattern).toBe(CURRENCY_PATTERN);
+    expect(bodyOf(wallet(), '/v1/payments', 'post').properties.currency.pattern).toBe(CURRENCY_PATTERN);
+  });
+
+  it('says in the operation what depends on the caller, which no schema can', () => {
+    const document = wallet();
+
+    expect(document.paths['/v1/transfers'].post.description).toContain('`from_user_id` depends on the caller');
+    expect(document.paths['/v1/payments'].post.description).toContain("`currency` must be the tenant's currency");
+    expect(document.paths['/v1/payments'].get.description).toContain('`user_id` depends on the caller');
+    expect(document.paths['/v1/webhook_endpoints'].post.description).toContain('sandbox credential');
   });
 });

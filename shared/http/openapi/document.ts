@@ -1,8 +1,9 @@
 import type * as z from 'zod';
 import { errorCatalogue, PROBLEM_CONTENT_TYPE, problemType, retryableCodes, type ErrorCode } from '../../kernel/errors';
-import { gatewayOf, gateways, type GatewayName } from '../gateways';
+import { gateways, type GatewayName } from '../gateways';
 import type { AnyRoute } from '../route';
 import { problem } from '../schemas';
+import { problemsByStatus, REASONS, type ProblemAnswer } from '../answers';
 
 import { compare, isObject, SchemaCollector, sortKeys, type JsonObject, type OpenApiDocument } from './schemas';
 
@@ -33,16 +34,27 @@ const TITLES: Record<GatewayName, string> = {
 const SERVER_VARIABLES: Record<GatewayName, string> = { public: 'base_url', ledger: 'ledger_url', console: 'base_url' };
 
 const CONVENTIONS =
-  'Amounts are integer minor units, never floats. Ids are UUIDv7. Every error is an RFC 7807 ' +
-  '`application/problem+json` body whose stable `code` (see each response) is what clients branch on, ' +
-  'never `title` or `detail`.';
+  'Amounts are integer minor units, never floats: a number with a fraction or an exponent anywhere in a ' +
+  'request body is refused, but in a field its schema declares decimal. Ids are UUIDv7. Every error is an RFC 7807 ' +
+  '`application/problem+json` body whose stable `code` is what clients branch on, never `title` or `detail`.';
+
+/**
+ * Each operation lists every status it can answer (shared/http/answers.ts), so the answers that
+ * belong to no operation are said once, here.
+ */
+const OUTSIDE_OPERATIONS =
+  'Each operation lists every status it can answer and, for each error status, the problem codes it carries ' +
+  'there; there is no `default` response. A few answers belong to no operation: a path no operation serves is ' +
+  '404 `not_found`, a method the path does not serve 405 `method_not_allowed` (with `Allow`), request headers ' +
+  'over 16 KiB 431 `headers_too_large`, and a request that is not valid HTTP 400 `invalid_request`.';
 
 const DESCRIPTIONS: Record<GatewayName, string> = {
-  public: `The wallet and auth APIs, public behind the API gateway. ${CONVENTIONS}`,
+  public: `The wallet and auth APIs, public behind the API gateway. ${CONVENTIONS}\n\n${OUTSIDE_OPERATIONS}`,
   ledger:
     'The standalone double-entry ledger. Cluster-internal only: `{ledger_url}` is the internal address of the ' +
-    `deployment, and there is no public host. ${CONVENTIONS}`,
-  console: `The operators' console API, never reachable through the public gateway. ${CONVENTIONS}`,
+    `deployment, and there is no public host. ${CONVENTIONS}\n\n${OUTSIDE_OPERATIONS} In AWS, a caller outside the ` +
+    "VPC endpoint is refused 403 `forbidden` by the private API's resource policy before any operation.",
+  console: `The operators' console API, never reachable through the public gateway. ${CONVENTIONS}\n\n${OUTSIDE_OPERATIONS}`,
 };
 
 const BEARER: Record<GatewayName, JsonObject> = {
@@ -82,11 +94,11 @@ export function buildOpenApi(routes: readonly AnyRoute[], gateway: GatewayName, 
   const schemas = new SchemaCollector();
   const problemName = PROBLEM_SCHEMA[gateway];
   const problemSchema = schemas.convert(problem, 'output', problemName);
-  const usedCodes = new Set<ErrorCode>();
+  const problems = new ProblemResponses(problemName);
 
   const operations = served.map((route) => ({
     route,
-    operation: operationOf(route, schemas, usedCodes, problemName),
+    operation: operationOf(route, schemas, problems),
   }));
   const components = schemas.finish();
   if (components[problemName]) throw new Error(`"${problemName}" is the name of the problem+json schema; rename the other .meta({ id })`);
@@ -128,15 +140,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], gateway: GatewayName, 
     components: {
       securitySchemes: { bearerAuth: BEARER[gateway] },
       schemas: sortKeys(components),
-      responses: {
-        UnexpectedError: {
-          description:
-            'Any other failure the platform may answer on any route, as a problem: `internal_error`, `method_not_allowed` ' +
-            '(with `Allow`), `payload_too_large`, `headers_too_large`, or a retryable one with `Retry-After`.',
-          headers: { ...requestIdHeader(), Allow: { $ref: '#/components/headers/Allow' }, 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
-          content: { [PROBLEM_CONTENT_TYPE]: { schema: { $ref: `#/components/schemas/${problemName}` } } },
-        },
-      },
+      responses: problems.finish(),
       headers: {
         RequestId: {
           description: 'The id of this request, also in the body of every problem; quote it when reporting an issue.',
@@ -150,15 +154,11 @@ export function buildOpenApi(routes: readonly AnyRoute[], gateway: GatewayName, 
           description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key, replayed byte for byte.',
           schema: { type: 'string', enum: ['true'] },
         },
-        Allow: {
-          description: 'On a 405: the methods the path does serve.',
-          schema: { type: 'string' },
-        },
       },
     },
   };
-  if (usedCodes.size > 0) {
-    (document.components as JsonObject).examples = Object.fromEntries([...usedCodes].sort().map((code) => [code, problemExample(code)]));
+  if (problems.codes.size > 0) {
+    (document.components as JsonObject).examples = Object.fromEntries([...problems.codes].sort().map((code) => [code, problemExample(code)]));
   }
   return document;
 }
@@ -166,7 +166,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], gateway: GatewayName, 
 // ---------------------------------------------------------------------------------------------
 // Operations
 
-function operationOf(route: AnyRoute, schemas: SchemaCollector, usedCodes: Set<ErrorCode>, problemName: string): JsonObject {
+function operationOf(route: AnyRoute, schemas: SchemaCollector, problems: ProblemResponses): JsonObject {
   const where = (part: string) => `${route.operationId}.${part}`;
   const parameters = [
     ...pathParameters(route, schemas),
@@ -190,6 +190,8 @@ function operationOf(route: AnyRoute, schemas: SchemaCollector, usedCodes: Set<E
     };
   }
 
+  // Exactly the statuses the route can answer (../answers.ts), each error status with its codes,
+  // and no `default`: a status that is not listed is one the platform never answers here.
   const responses: JsonObject = {};
   const replayed = route.idempotency ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {};
   const body = route.response.status === 204 ? undefined : schemas.convert(route.response.body, 'output', where('response'));
@@ -198,12 +200,12 @@ function operationOf(route: AnyRoute, schemas: SchemaCollector, usedCodes: Set<E
     if (body) success.content = { [route.response.contentType ?? 'application/json']: { schema: body } };
     responses[String(status)] = success;
   }
-  for (const [status, codes] of errorsByStatus(route)) {
+  for (const [status, answers] of problemsByStatus(route)) {
     if (responses[String(status)]) throw new Error(`${route.operationId}: error status ${status} is also a success status`);
-    codes.forEach((code) => usedCodes.add(code));
-    responses[String(status)] = problemResponse(codes, problemName, replayed);
+    // Only what the route's function answers can be remembered under an Idempotency-Key and replayed.
+    const replayable = route.idempotency !== undefined && answers.some((answer) => answer.reasons.includes('route'));
+    responses[String(status)] = problems.ref(status, answers, replayable);
   }
-  responses.default = { $ref: '#/components/responses/UnexpectedError' };
   operation.responses = responses;
 
   if (route.access !== 'public') {
@@ -225,6 +227,7 @@ function operationDescription(route: AnyRoute): string {
         : 'No scope is required.',
     );
   }
+  if (route.description) lines.push(route.description);
   if (route.idempotency) {
     lines.push(
       route.idempotency.required
@@ -284,56 +287,84 @@ function idempotencyParameter(route: AnyRoute): JsonObject[] {
   ];
 }
 
-/** The codes a route may answer, grouped by status: its own, plus what the middleware answers for it. */
-function errorsByStatus(route: AnyRoute): [number, ErrorCode[]][] {
-  const codes: ErrorCode[] = [];
-  const add = (code: ErrorCode) => {
-    if (!codes.includes(code)) codes.push(code);
-  };
-  // The request parser refuses invalid params, query, body and Idempotency-Key, and any body sent to a POST without one,
-  // in the route's catalogue: `invalid` on the ledger.
-  const takesInput =
-    route.request.params || route.request.query || route.request.body || route.idempotency || !['GET', 'DELETE'].includes(route.method);
-  if (takesInput) add(route.api === 'ledger' ? 'invalid' : 'invalid_request');
-  if (route.access !== 'public') {
-    add('unauthenticated');
-    add(route.access.wrongPrincipal ?? 'forbidden');
-    if (route.access.scopes.length > 0) add('insufficient_scope');
-  }
-  route.errors.forEach(add);
-  // The wallet's credential hook, on every authenticated route: the token-signing keys cannot be
-  // read (KMS), or an access record it must queue first cannot be (shared/wallet/access-records.ts).
-  if (route.access !== 'public' && route.api !== 'ledger') add('service_unavailable');
-  // The gateway's own: its throttle, where the stage has one (the ledger's has none), and a route
-  // at its concurrency limit (shared/http/bulkheads.ts).
-  if (gateways[gatewayOf(route.api)].throttle) add('rate_limited');
-  add('bulkhead_full');
+/**
+ * The error responses, in `components.responses`: one per distinct answer (status, codes, reasons,
+ * headers), shared by every operation that gives it, and named by its status and codes
+ * (`Problem404_not_found_user_not_found`; `_2`... when two differ only in their reasons, numbered in
+ * the order of their text so the names do not depend on the order of the routes).
+ */
+class ProblemResponses {
+  private readonly byContent = new Map<string, { base: string; response: JsonObject; refs: { $ref: string }[] }>();
+  /** Every code some response carries: each gets an example. */
+  readonly codes = new Set<ErrorCode>();
 
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of codes) {
-    const status = errorCatalogue[code].status;
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  constructor(private readonly problemName: string) {}
+
+  /** A reference to the response for these problems; it points at its final name once `finish` ran. */
+  ref(status: number, problems: readonly ProblemAnswer[], replayable: boolean): { $ref: string } {
+    const response = problemResponse(status, problems, this.problemName, replayable);
+    const key = JSON.stringify(response);
+    problems.forEach((problem) => this.codes.add(problem.code));
+    let entry = this.byContent.get(key);
+    if (!entry) {
+      entry = { base: `Problem${status}_${problems.map((problem) => problem.code).join('_')}`, response, refs: [] };
+      this.byContent.set(key, entry);
+    }
+    const ref = { $ref: '' };
+    entry.refs.push(ref);
+    return ref;
   }
-  return [...byStatus.entries()].sort(([a], [b]) => a - b);
+
+  finish(): Record<string, JsonObject> {
+    const byBase = new Map<string, [string, NonNullable<ReturnType<typeof this.byContent.get>>][]>();
+    for (const [key, entry] of this.byContent) byBase.set(entry.base, [...(byBase.get(entry.base) ?? []), [key, entry]]);
+    const named: Record<string, JsonObject> = {};
+    for (const [base, entries] of byBase) {
+      entries.sort(([a], [b]) => compare(a, b));
+      entries.forEach(([, entry], index) => {
+        const name = index === 0 ? base : `${base}_${index + 1}`;
+        named[name] = entry.response;
+        for (const ref of entry.refs) ref.$ref = `#/components/responses/${name}`;
+      });
+    }
+    return sortKeys(named);
+  }
 }
 
 /** Codes answered with a Retry-After header. */
 const RETRY_AFTER_CODES: ReadonlySet<ErrorCode> = new Set(['rate_limited', 'bulkhead_full']);
 
-function problemResponse(codes: readonly ErrorCode[], problemName: string, replayed: JsonObject): JsonObject {
+/**
+ * One error status of an operation: its problem codes, each with its title and, where the platform
+ * answers it, why; the problem schema narrowed to those codes (and that status), so a validator
+ * refuses a code the operation does not answer there.
+ */
+function problemResponse(status: number, problems: readonly ProblemAnswer[], problemName: string, replayable: boolean): JsonObject {
+  const codes = problems.map((problem) => problem.code);
   const retryAfter = codes.some((code) => RETRY_AFTER_CODES.has(code)) ? { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } } : {};
+  // A refusal remembered under an Idempotency-Key is replayed like a success.
+  const replayed = replayable ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {};
   return {
-    description: codes.map((code) => `\`${code}\`: ${errorCatalogue[code].title}.`).join(' '),
-    // A refusal remembered under an Idempotency-Key is replayed like a success.
+    description: problems.map(problemLine).join(' '),
     headers: { ...requestIdHeader(), ...retryAfter, ...replayed },
     content: {
       [PROBLEM_CONTENT_TYPE]: {
-        schema: { $ref: `#/components/schemas/${problemName}` },
+        schema: {
+          allOf: [
+            { $ref: `#/components/schemas/${problemName}` },
+            { type: 'object', properties: { status: { type: 'integer', enum: [status] }, code: { type: 'string', enum: codes } } },
+          ],
+        },
         examples: Object.fromEntries(codes.map((code) => [code, { $ref: `#/components/examples/${code}` }])),
       },
     },
-    'x-problem-codes': [...codes],
+    'x-problem-codes': codes,
   };
+}
+
+function problemLine(problem: ProblemAnswer): string {
+  const why = problem.reasons.filter((reason) => reason !== 'route').map((reason) => REASONS[reason]);
+  return `\`${problem.code}\`: ${errorCatalogue[problem.code].title}${why.length > 0 ? ` (${why.join('; ')})` : ''}.`;
 }
 
 function problemExample(code: ErrorCode): JsonObject {

@@ -309,8 +309,18 @@ export function toOpenApi30(input: JsonObject): JsonObject {
     const branches = schema[combinator];
     if (Array.isArray(branches) && branches.length === 1 && Object.keys(schema).length === 1) return branches[0] as JsonObject;
   }
+  // `nullable` admits null to the schema's `type` only: a null must still pass its `oneOf`, whose
+  // branches, constraining an object's properties, all match it, so `oneOf` would refuse it. A
+  // nullable schema with a `oneOf` (a markup: one rule per kind) is therefore the schema, or null.
+  if (schema.nullable === true && Array.isArray(schema.oneOf)) {
+    const { nullable: _nullable, ...object } = schema;
+    return { anyOf: [object, { ...NULL_ONLY }] };
+  }
   return schema;
 }
+
+/** Null and nothing else, as OpenAPI 3.0 can say it (`nullable` needs a `type` beside it, validators insist). */
+const NULL_ONLY: JsonObject = { type: 'object', nullable: true, enum: [null] };
 
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { decimalNumber, withDecimalPaths } from '../../http/decimals';
-import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, exactlyOneOf, metadata, pageLimit, someField, timestamp, uuid } from '../../http/schemas';
 import { httpsUrl, text } from './client-schemas';
 import { OFFERING_STATUSES, OFFERING_KINDS, INTERVALS, VARIANT_STATUSES, PRICING_MODES, MOVEMENT_KINDS } from './fields';
 
@@ -39,7 +39,14 @@ export const markup = z
   })
   .strict()
   .refine((m) => m.kind === 'percent' || Number.isInteger(m.value), { message: 'a fixed markup is an amount in minor units: an integer', path: ['value'] })
-  .refine((m) => m.kind === 'fixed' || m.value <= MAX_MARKUP_PERCENT, { message: `a percent markup is at most ${MAX_MARKUP_PERCENT}`, path: ['value'] });
+  .refine((m) => m.kind === 'fixed' || m.value <= MAX_MARKUP_PERCENT, { message: `a percent markup is at most ${MAX_MARKUP_PERCENT}`, path: ['value'] })
+  // The two refinements above, as the documents say them: each kind's bound on `value`.
+  .meta({
+    oneOf: [
+      { properties: { kind: { enum: ['percent'] }, value: { maximum: MAX_MARKUP_PERCENT } } },
+      { properties: { kind: { enum: ['fixed'] }, value: { type: 'integer' } } },
+    ],
+  });
 
 export const inventoryInput = z
   .object({
@@ -85,7 +92,8 @@ export const variantFields = {
 export const variantCreate = z.object({ ...variantFields, inventory: inventoryInput.optional() }).strict();
 export type VariantCreate = z.infer<typeof variantCreate>;
 
-export const variantPatch = z
+export const variantPatch = someField(
+  z
   .object({
     ...variantFields,
     sku: sku.optional(),
@@ -95,8 +103,9 @@ export const variantPatch = z
     image_url: httpsUrl.nullable().optional(),
     inventory: z.object({ track_inventory: z.boolean(), low_stock_threshold: count, allow_backorder: z.boolean() }).partial().strict().optional(),
   })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, { message: 'name at least one field' });
+  .strict(),
+  'name at least one field',
+);
 export type VariantPatch = z.infer<typeof variantPatch>;
 
 export const variant = z
@@ -119,18 +128,28 @@ export const variant = z
   })
   .meta({ id: 'Variant' });
 
-export const stockChange = z
+export const stockChange = exactlyOneOf(
+  z
   .object({
     /** Signed units to add or remove. */
-    delta: z.number().int().min(-1_000_000_000).max(1_000_000_000).refine((d) => d !== 0, 'must not be 0').optional(),
+    delta: z
+      .number()
+      .int()
+      .min(-1_000_000_000)
+      .max(1_000_000_000)
+      .refine((d) => d !== 0, 'must not be 0')
+      .meta({ not: { enum: [0] } })
+      .optional(),
     /** The absolute count on hand. */
     set_to: count.optional(),
     reason: z.string().trim().min(1).max(500),
     /** Compare-and-swap: the change applies only if on_hand is exactly this (else 409 conflict). */
     expected_on_hand: count.optional(),
   })
-  .strict()
-  .refine((body) => (body.delta === undefined) !== (body.set_to === undefined), { message: 'give exactly one of delta or set_to' });
+  .strict(),
+  ['delta', 'set_to'],
+  'give exactly one of delta or set_to',
+);
 
 export const stockMovement = z
   .object({
@@ -182,13 +201,21 @@ export const offeringCreate = z
     status: z.enum(['draft', 'published']).default('draft'),
     variants: z.array(variantCreate).max(50).optional(),
   })
-  .strict();
+  .strict()
+  // What each kind takes, as the service refuses it (./offerings.ts): a plan its amount and
+  // interval and no variants, an item (the default) neither amount nor interval.
+  .meta({
+    oneOf: [
+      { properties: { kind: { enum: ['plan'] }, variants: { maxItems: 0 } }, required: ['kind', 'amount', 'interval'] },
+      { properties: { kind: { enum: ['item'] } }, not: { anyOf: [{ required: ['amount'] }, { required: ['interval'] }] } },
+    ],
+  });
 export type OfferingCreate = z.infer<typeof offeringCreate>;
 
-export const offeringPatch = z
-  .object({ ...offeringFields, title: offeringFields.title.optional(), status: z.enum(OFFERING_STATUSES).optional() })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, { message: 'name at least one field' });
+export const offeringPatch = someField(
+  z.object({ ...offeringFields, title: offeringFields.title.optional(), status: z.enum(OFFERING_STATUSES).optional() }).strict(),
+  'name at least one field',
+);
 export type OfferingPatch = z.infer<typeof offeringPatch>;
 
 export const offering = z
@@ -232,7 +259,12 @@ export const importRequest = z
     content: z.union([
       z.string().max(IMPORT_MAX_BYTES),
       // Read row by row later (./import-files.ts); a variant's percent markup is decimal there too.
-      withDecimalPaths(z.record(z.string(), z.unknown()), [{ path: 'products[].variants[].markup.value', places: 2 }]),
+      withDecimalPaths(
+        z
+          .record(z.string(), z.unknown())
+          .describe('The file as JSON, `{products: [...]}`. Its numbers are integers, but a percent markup value (`products[].variants[].markup.value`), which takes at most 2 decimal places.'),
+        [{ path: 'products[].variants[].markup.value', places: 2 }],
+      ),
     ]),
     /** Validate and report what would change; write nothing. */
     dry_run: z.boolean().default(false),

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
+import { actingUserField, userFilter } from '../principals';
 
 /**
  * Orders on the wallet API (docs/orders.md). A shopper (user or IdP token) acts on its own orders;
@@ -32,6 +33,7 @@ export const orderRoutes = {
     path: '/v1/orders',
     handler: 'orders/create-order',
     summary: "Open an order: its lines priced from the catalog, its stock reserved (all lines or none) until it is paid, canceled or expires",
+    description: actingUserField('user_id'),
     access: write,
     request: { body: s.orderCreate },
     response: { status: 201, body: s.order, description: 'The order, `open`, with expires_at.' },
@@ -48,6 +50,7 @@ export const orderRoutes = {
     path: '/v1/orders',
     handler: 'orders/list-orders',
     summary: "Orders, newest first: the tenant's, a shopper's own, or a bound key's client's; by status, client or user",
+    description: userFilter,
     access: read,
     request: { query: s.orderListQuery },
     response: { status: 200, body: page(s.order), description: 'A page of orders.' },

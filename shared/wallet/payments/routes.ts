@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
+import { actingUserField, tenantCurrency, userFilter } from '../principals';
 
 /**
  * Merchants, payments and refunds on the wallet API (docs/payments.md). Every write but a merchant's update calls the
@@ -80,6 +81,7 @@ export const paymentRoutes = {
     path: '/v1/payments',
     handler: 'payments/create-payment',
     summary: 'Pay a merchant: capture at once (default) or authorize a hold to capture later (a user token pays only with its own money)',
+    description: `${actingUserField('user_id')} ${tenantCurrency}`,
     access: userFacing(['payments:write']),
     request: { body: s.paymentCreate },
     response: { status: 201, body: s.payment, description: 'The payment, `captured` or `authorized`.' },
@@ -95,6 +97,7 @@ export const paymentRoutes = {
     path: '/v1/payments',
     handler: 'payments/list-payments',
     summary: "The tenant's payments, or one user's, newest first (a user token: its own)",
+    description: userFilter,
     access: userFacing(['payments:read', 'payments:write']),
     request: { query: s.paymentListQuery },
     response: { status: 200, body: page(s.payment), description: 'A page of payments.' },
@@ -166,6 +169,7 @@ export const paymentRoutes = {
     path: '/v1/refunds',
     handler: 'payments/list-refunds',
     summary: "The tenant's refunds, or one user's or one payment's, newest first (a user token: its own)",
+    description: userFilter,
     access: userFacing(['payments:read']),
     request: { query: s.refundListQuery },
     response: { status: 200, body: page(s.refund), description: 'A page of refunds.' },

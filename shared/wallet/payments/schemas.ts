@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, metadata, pageLimit, someField, timestamp, uuid } from '../../http/schemas';
 
 /** Request and response shapes of the payments area: merchants, payments, refunds. */
 
@@ -12,10 +12,10 @@ const refundReserve = z.number().int().min(0).max(MAX_AMOUNT);
 
 export const merchantCreate = z.object({ name: z.string().min(1).max(200), metadata: metadata.optional(), refund_reserve: refundReserve.optional() }).strict();
 
-export const merchantUpdate = z
-  .object({ name: z.string().min(1).max(200).optional(), metadata: metadata.optional(), refund_reserve: refundReserve.optional() })
-  .strict()
-  .refine((body) => Object.keys(body).length > 0, { message: 'name, metadata or refund_reserve is required' });
+export const merchantUpdate = someField(
+  z.object({ name: z.string().min(1).max(200).optional(), metadata: metadata.optional(), refund_reserve: refundReserve.optional() }).strict(),
+  'name, metadata or refund_reserve is required',
+);
 
 export const merchant = z
   .object({

@@ -3,6 +3,7 @@ import { defineRoute, idempotencyRequired, type Access } from '../../http/route'
 import { page, uuid } from '../../http/schemas';
 import { SANDBOX_SIGNATURE_HEADER } from '../sandbox-delivery';
 import * as s from './schemas';
+import { tenantCurrency } from '../principals';
 
 /**
  * Payouts on the wallet API (docs/payouts.md): a merchant's settled money out through a payout
@@ -28,6 +29,7 @@ export const payoutRoutes = {
     path: '/v1/payouts',
     handler: 'payouts/create-payout',
     summary: "Pay a merchant's settled money out through a payout rail: amount + the payout fee are held at once, paid or released when the rail confirms",
+    description: `${tenantCurrency} The sandbox rail takes sandbox credentials only, and \`sandbox_outcome\` is for it alone.`,
     access: write,
     request: { body: s.payoutCreate },
     response: { status: 201, body: s.payout, description: 'The payout, `pending` until the rail confirms.' },

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, integerJson, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
 
 /** Request and response shapes of payouts (docs/payouts.md): a merchant's settled money, out through a payout rail. */
 
@@ -64,7 +64,7 @@ export const payoutListQuery = z
   .strict();
 
 /** A rail's webhook body is read only after its signature is verified over the raw bytes (./settlement.ts). */
-export const railWebhookBody = z.unknown();
+export const railWebhookBody = integerJson;
 
 export const railWebhookAck = z.object({
   received: z.literal(true),

@@ -30,6 +30,7 @@ export const rewardRoutes = {
     path: '/v1/clients/{clientId}/reward_rules',
     handler: 'rewards/create-rule',
     summary: 'Create a cashback or accrual rule in a free slot (client, offering or none, kind)',
+    description: '`caps` apply to cashback rules only, and `ends_at` must follow `starts_at`.',
     access: clientManage,
     request: { params: z.object({ clientId: uuid }), body: s.ruleCreate },
     response: { status: 201, body: s.rule, description: 'The rule.' },

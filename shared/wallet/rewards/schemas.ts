@@ -20,22 +20,25 @@ export const settings = settingsPut.extend({ updated_at: timestamp }).meta({ id:
 export const cashbackParams = z
   .object({ bps: z.number().int().min(0).max(10_000), flat: nonNegative.default(0) })
   .strict()
-  .refine((p) => p.bps > 0 || p.flat > 0, { message: 'bps or flat must be positive' });
+  .refine((p) => p.bps > 0 || p.flat > 0, { message: 'bps or flat must be positive' })
+  .meta({ anyOf: [{ properties: { bps: { minimum: 1 } } }, { required: ['flat'], properties: { flat: { minimum: 1 } } }] });
 export const accrualParams = z.object({ points: positive, per_amount: positive }).strict();
 
-export const ruleCreate = z
-  .object({
-    kind: z.enum(['cashback', 'accrual']),
-    offering_id: uuid.optional(),
-    params: z.record(z.string(), z.unknown()),
-    /** Which captures earn: at least `min_amount` minor units. */
-    scope: z.object({ min_amount: nonNegative.optional() }).strict().default({}),
-    /** Cashback only, in minor units. */
-    caps: z.object({ per_payment: positive.optional(), per_user_per_day: positive.optional() }).strict().default({}),
-    starts_at: timestamp.optional(),
-    ends_at: timestamp.optional(),
-  })
-  .strict();
+const ruleFields = {
+  offering_id: uuid.optional(),
+  /** Which captures earn: at least `min_amount` minor units. */
+  scope: z.object({ min_amount: nonNegative.optional() }).strict().default({}),
+  /** Cashback only, in minor units. */
+  caps: z.object({ per_payment: positive.optional(), per_user_per_day: positive.optional() }).strict().default({}),
+  starts_at: timestamp.optional(),
+  ends_at: timestamp.optional(),
+};
+
+/** Each kind takes its own params: the documents say so as a `oneOf` on `kind`. */
+export const ruleCreate = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('cashback'), params: cashbackParams, ...ruleFields }).strict(),
+  z.object({ kind: z.literal('accrual'), params: accrualParams, ...ruleFields }).strict(),
+]);
 
 export const rule = z
   .object({

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
+import { userFilter } from '../principals';
 
 /**
  * Subscriptions on the wallet API (spec part 4 item 14, docs/subscriptions.md). Subscribing takes
@@ -45,6 +46,7 @@ export const subscriptionRoutes = {
     path: '/v1/subscriptions',
     handler: 'subscriptions/list-subscriptions',
     summary: "The tenant's subscriptions (a consumer: its own), newest first; by user, merchant and status",
+    description: userFilter,
     access: read,
     request: { query: s.subscriptionListQuery },
     response: { status: 200, body: page(s.subscription), description: 'A page of subscriptions.' },

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { someField } from '../../http/schemas';
 
 /**
  * Fee plans (spec part 2 "Tenant", part 4 item 13): six money paths, each with a rule of four
@@ -48,15 +49,15 @@ export const feeRuleInput = z
 export type FeeRuleInput = z.infer<typeof feeRuleInput>;
 
 /** A change: any of the six paths (each replaced whole) and optionally the commission mode. */
-export const feePlanChange = z
-  .object({
-    ...(Object.fromEntries(FEE_PATHS.map((path) => [path, feeRuleInput.optional()])) as Record<FeePath, z.ZodOptional<typeof feeRuleInput>>),
-    commission_mode: z.enum(COMMISSION_MODES).optional(),
-  })
-  .strict()
-  .refine((change) => Object.values(change).some((value) => value !== undefined), {
-    message: `name at least one of ${FEE_PATHS.join(', ')} or commission_mode`,
-  });
+export const feePlanChange = someField(
+  z
+    .object({
+      ...(Object.fromEntries(FEE_PATHS.map((path) => [path, feeRuleInput.optional()])) as Record<FeePath, z.ZodOptional<typeof feeRuleInput>>),
+      commission_mode: z.enum(COMMISSION_MODES).optional(),
+    })
+    .strict(),
+  `name at least one of ${FEE_PATHS.join(', ')} or commission_mode`,
+);
 
 export type FeePlanChange = z.infer<typeof feePlanChange>;
 

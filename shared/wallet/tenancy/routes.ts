@@ -89,6 +89,7 @@ export const tenancyRoutes = {
     path: '/v1/fee_plan',
     handler: 'tenancy/set-fee-plan',
     summary: 'Replace the named fee paths whole (the others stay) and optionally the commission mode',
+    description: 'In each rule, `min_fee` must not exceed `max_fee` when a cap is set.',
     tags: ['fees'],
     access: tenantOperator('fees:manage'),
     request: { body: feePlanChange },

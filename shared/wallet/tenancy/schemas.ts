@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { CURRENCY_PATTERN, cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
 import { isActiveCurrency } from './currencies';
 import { COMMISSION_MODES, FEE_PATHS, type FeePath } from './fees';
 import { EXTERNAL_ID_PATTERN, USER_KINDS } from './user-fields';
@@ -25,7 +25,10 @@ export const feePlan = z.object({ fees, commission_mode: commissionMode });
 export const tenantCreate = z
   .object({
     name: z.string().trim().min(1, 'must not be blank').max(100),
-    currency: z.string().refine(isActiveCurrency, 'must be an active ISO 4217 currency code, such as USD'),
+    currency: z
+      .string()
+      .refine(isActiveCurrency, 'must be an active ISO 4217 currency code, such as USD')
+      .meta({ pattern: CURRENCY_PATTERN, description: 'An active ISO 4217 currency code, such as USD: three upper-case letters, and one of the codes in use.' }),
   })
   .strict();
 

@@ -3,6 +3,7 @@ import { defineRoute, idempotencyRequired, type Access } from '../../http/route'
 import { page, uuid } from '../../http/schemas';
 import { SANDBOX_SIGNATURE_HEADER } from '../sandbox-delivery';
 import * as s from './schemas';
+import { actingUserField, tenantCurrency, userFilter } from '../principals';
 
 /**
  * Top-up routes on the wallet API (spec part 4 items 18 and 23): gateways, push devices, top-ups,
@@ -40,6 +41,7 @@ export const topupRoutes = {
     path: '/v1/devices',
     handler: 'topups/register-device',
     summary: "Register a device's push token for a user (a user token registers its own user's)",
+    description: actingUserField('user_id'),
     tags: ['devices'],
     // topups:write, not users:write: IdP users register their own devices and their fixed scope set has no users:write.
     access: { principals: ['api_key', 'user_token', 'idp_user'], scopes: ['topups:write'] },
@@ -61,6 +63,7 @@ export const topupRoutes = {
     path: '/v1/topups',
     handler: 'topups/create-topup',
     summary: "Start a top-up: the processor's intent, to be confirmed by its webhook",
+    description: `${actingUserField('user_id')} ${tenantCurrency} The sandbox gateway takes sandbox credentials only, and \`sandbox_outcome\` is for it alone.`,
     tags: ['topups'],
     access: tenantOrUser(['topups:write']),
     request: { body: s.topupCreate },
@@ -79,6 +82,7 @@ export const topupRoutes = {
     path: '/v1/topups',
     handler: 'topups/list-topups',
     summary: "The tenant's top-ups, newest first, optionally of one user (a user token sees only its own)",
+    description: userFilter,
     tags: ['topups'],
     access: tenantOrUser(['topups:read']),
     request: { query: s.topupListQuery },

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, integerJson, pageLimit, timestamp, uuid } from '../../http/schemas';
 import { SANDBOX_OUTCOMES } from './processors';
 import { TOPUP_STATUSES } from './states';
 
@@ -99,7 +99,7 @@ export const device = z.object({
  * A processor webhook's body is read only after its signature is verified over the raw bytes
  * (service.ts), so the route accepts any JSON here.
  */
-export const processorWebhookBody = z.unknown();
+export const processorWebhookBody = integerJson;
 
 export const processorWebhookAck = z.object({
   received: z.literal(true),

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { defineRoute, idempotencyRequired, idempotencyOptional, type Access } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
+import { actingUserField, userFilter } from '../principals';
 
 /**
  * Money routes on the wallet API: balances, P2P transfers, the transactions view, tier limits and
@@ -43,6 +44,7 @@ export const transferRoutes = {
     path: '/v1/transfers',
     handler: 'transfers/create-transfer',
     summary: 'Send a P2P transfer; the sender pays the p2p fee on top of the amount (a user token sends only its own money)',
+    description: `${actingUserField('from_user_id')} \`to_user_id\` must be another user than the sender.`,
     access: { principals: ['api_key', 'tenant_staff', 'user_token', 'idp_user'], scopes: ['transfers:write'] },
     request: { body: s.transferCreate },
     response: { status: 201, body: s.transfer, description: 'The completed transfer; a retry with the same Idempotency-Key answers the same bytes.' },
@@ -71,6 +73,7 @@ export const transferRoutes = {
     path: '/v1/transfers',
     handler: 'transfers/list-transfers',
     summary: "The tenant's transfers, or one user's sent and received, newest first (a user token: its own)",
+    description: userFilter,
     access: userFacing(['balances:read', 'transfers:write']),
     request: { query: s.transferListQuery },
     response: { status: 200, body: page(s.transfer), description: 'A page of transfers.' },
@@ -84,6 +87,7 @@ export const transferRoutes = {
     path: '/v1/transactions',
     handler: 'transfers/list-transactions',
     summary: "Ledger transactions, newest first: a user's own entries (user token, or user_id), else the tenant's (ledger:read)",
+    description: `${userFilter} The scopes depend on the view too: one user's transactions need \`balances:read\`, the tenant's \`ledger:read\`.`,
     access: userFacing(['balances:read', 'ledger:read']),
     request: { query: s.transactionListQuery },
     response: { status: 200, body: page(s.walletTransaction), description: 'A page of transactions.' },

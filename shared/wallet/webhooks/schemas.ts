@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
-import { isEventFilter } from '../../events/names';
+import { EVENT_FAMILIES, EVENT_TYPES, isEventFilter } from '../../events/names';
 
 /** Request and response shapes of the webhook routes (spec part 2 "Webhook endpoint", part 4 item 22). */
 
@@ -9,7 +9,11 @@ export const DISABLE_REASONS = ['gone', 'failing'] as const;
 export const DELIVERY_ATTEMPT_STATUSES = ['succeeded', 'failed'] as const;
 export const MAX_EVENT_FILTERS = 50;
 
-const eventFilter = z.string().max(80).refine(isEventFilter, 'must be a known event type or a family wildcard such as topup.*');
+const eventFilter = z
+  .string()
+  .max(80)
+  .refine(isEventFilter, 'must be a known event type or a family wildcard such as topup.*')
+  .meta({ enum: [...EVENT_TYPES, ...EVENT_FAMILIES.map((family) => `${family}.*`)] });
 
 export const endpointCreate = z
   .object({
