@@ -155,7 +155,7 @@ function Shell({ claims, route }: { claims: Claims; route: Route }) {
         <span data-testid="who">${claims.role}${claims.tenant_id ? ` · tenant ${claims.tenant_id}` : ''}</span>
         <button type="button" class="secondary" onClick=${() => session.set(null)}>Sign out</button>
       </header>
-      ${pageFor(route)}
+      <div key=${current}>${pageFor(route)}</div>
     </main>
   </div>`;
 }

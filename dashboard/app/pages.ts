@@ -32,7 +32,9 @@ interface ListSpec {
 }
 
 function ListPage({ route, spec }: { route: Route; spec: ListSpec }): VNode {
-  const query: Record<string, string> = Object.fromEntries(route.query.entries());
+  // Only what this route takes: its filters and the page (the address may hold another page's, e.g. client_id).
+  const accepted = new Set([...(spec.filters ?? []).map((filter) => filter.name), 'cursor', 'limit']);
+  const query: Record<string, string> = Object.fromEntries([...route.query.entries()].filter(([name]) => accepted.has(name)));
   const state = useLoad(() => request<Page>('GET', spec.path, { api: spec.api, query }), `${spec.path}?${route.query}`);
   const rows = rowsOf(state.data);
   return html`<section aria-labelledby="page-title">
@@ -326,7 +328,7 @@ export function EventPage({ id }: { id: string }) {
       cursor = next;
     }
     return { event: found, attempts };
-  }} render=${(data: Row) => {
+  }} render=${(data: Row, reload: () => void) => {
     const event = data.event as Row;
     const attempts = data.attempts as Row[];
     const redeliver = async () => {
@@ -341,6 +343,7 @@ export function EventPage({ id }: { id: string }) {
       <p><code>GET /v1/webhook_events</code>, <code>GET /v1/webhook_deliveries</code>, <code>POST /v1/webhook_events/{eventId}/redeliver</code></p>
       <${Fields} row=${event} fields=${[['Type', text(event.type)], ['Created', when(event.created_at)], ['Attempts', html`<span data-testid="attempt-count">${attempts.length}</span>`]]} />
       <button type="button" onClick=${redeliver}>Redeliver to every endpoint</button>
+      <button type="button" class="secondary" onClick=${reload}>Reload attempts</button>
       ${action.error ? html`<${ProblemBox} problem=${action.error} />` : action.done ? html`<p role="status">Redelivery queued.</p>` : null}
       <h2>Payload (the body each delivery carries)</h2>
       <pre>${JSON.stringify(event, null, 2)}</pre>

@@ -62,22 +62,23 @@ export function ProblemBox({ problem }: { problem: unknown }): VNode {
 
 export const Empty = ({ children }: { children: ComponentChildren }): VNode => html`<p class="empty" role="status">${children}</p>` as VNode;
 
-/** Loads with `load` whenever `key` changes; the state a page renders. */
+/** Loads with `load` whenever `key` changes; the state a page renders (never another key's data). */
 export function useLoad<T>(load: () => Promise<T>, key: string): { data?: T; error?: unknown; loading: boolean; reload: () => void } {
-  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const [state, setState] = useState<{ key?: string; data?: T; error?: unknown }>({});
   const [round, setRound] = useState(0);
   useEffect(() => {
     let live = true;
-    setState({ loading: true });
+    setState({});
     load().then(
-      (data) => live && setState({ data, loading: false }),
-      (error: unknown) => live && setState({ error, loading: false }),
+      (data) => live && setState({ key, data }),
+      (error: unknown) => live && setState({ key, error }),
     );
     return () => {
       live = false;
     };
   }, [key, round]);
-  return { ...state, reload: () => setRound((n) => n + 1) };
+  const reload = () => setRound((n) => n + 1);
+  return state.key === key ? { data: state.data, error: state.error, loading: false, reload } : { loading: true, reload };
 }
 
 export interface Column {
