@@ -180,4 +180,7 @@ function App() {
   return html`<${Shell} claims=${claims} route=${route} />`;
 }
 
-render(html`<${App} />`, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+// The page's "Loading…" placeholder goes; the app renders into the emptied element.
+root.replaceChildren();
+render(html`<${App} />`, root);

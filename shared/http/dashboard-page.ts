@@ -49,8 +49,9 @@ button.secondary{background:#fff;color:var(--accent)}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:12px;margin-bottom:12px}
 .card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:12px}
 .card b{display:block;font-size:20px}
-.chart{background:#fff;border:1px solid var(--line);border-radius:8px;padding:12px;margin-bottom:12px}
+.chart{background:#fff;border:1px solid var(--line);border-radius:8px;padding:12px;margin:0 0 12px}
 .chart canvas{max-height:280px}
+ul.legs{margin:0;padding-left:16px}
 pre{white-space:pre-wrap;word-break:break-all;background:#fff;border:1px solid var(--line);padding:8px;border-radius:6px;font-size:12px;max-height:320px;overflow:auto}
 .signin{max-width:360px;margin:10vh auto;background:#fff;border:1px solid var(--line);border-radius:8px;padding:24px;display:flex;flex-direction:column;gap:12px}
 .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:8px;z-index:2}

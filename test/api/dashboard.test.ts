@@ -139,7 +139,7 @@ async function signIn(tab: Page, account: { email: string; password: string }): 
 /** Waits until the page has loaded (rows, an empty state, or a refusal). */
 const loaded = async (tab: Page): Promise<void> => {
   await tab.waitForSelector('#page-title');
-  await tab.waitForFunction(() => !document.querySelector('main [role="status"]')?.textContent?.startsWith('Loading'));
+  await tab.waitForFunction(() => !(globalThis as any).document.querySelector('main [role="status"]')?.textContent?.startsWith('Loading'));
 };
 
 /** Opens a page by its address, as a shared link would. */
@@ -291,7 +291,7 @@ describe('the dashboard in Chromium', () => {
     const tab = await openTab();
     try {
       await signIn(tab, w.tenantStaff);
-      const token = await tab.evaluate(() => sessionStorage.getItem('wallet-dashboard-session'));
+      const token = await tab.evaluate(() => (globalThis as any).sessionStorage.getItem('wallet-dashboard-session'));
       // Each page and the request it makes: the page shows the code the API answers that session.
       for (const [hash, path, code] of [
         [`tenants/${w.tenantB}/`, `/v1/tenants/${w.tenantB}/health`, 'global_read_only'],
@@ -325,11 +325,11 @@ describe('the dashboard in Chromium', () => {
       // Tab reaches the links; Enter follows one.
       await tab.keyboard.press('Tab');
       await tab.keyboard.press('Tab');
-      expect(await tab.evaluate(() => document.activeElement?.textContent)).toBe('Users and balances');
+      expect(await tab.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe('Users and balances');
       await tab.keyboard.press('Enter');
       await tab.waitForSelector('[data-testid="rows"]');
       // Nothing overflows the window sideways but the tables' own scrolling regions.
-      expect(await tab.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      expect(await tab.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
       await shot(tab, '31-narrow-users');
     } finally {
       await tab.close();
