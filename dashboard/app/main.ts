@@ -57,6 +57,7 @@ const TENANT: [string, NavLink[]][] = [
   ]],
   ['Records', [
     { path: 'audit_log', label: 'Audit log' },
+    { path: 'support', label: 'Support access' },
     { path: 'catalog', label: 'Catalog' },
   ]],
 ];
@@ -98,6 +99,8 @@ function pageFor(route: Route): VNode {
       return second ? html`<${pages.EventPage} id=${second} />` : pages.events(route);
     case 'webhooks':
       return html`<${pages.WebhookEndpoints} />`;
+    case 'support':
+      return second ? pages.supportGrantRequests(route, second) : pages.supportGrants(route);
     case 'catalog':
       return second ? pages.catalogClient(route, second) : pages.catalog(route);
   }

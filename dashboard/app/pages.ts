@@ -422,3 +422,23 @@ export const catalogClient = (route: Route, clientId: string) =>
       <h2>Stock log</h2>
       ${rowsOf(data.movements as Page).length === 0 ? html`<${Empty}>No stock movements.</${Empty}>` : html`<${Table} caption="Stock log" columns=${[timeCol('When'), col('SKU / variant', 'variant_id'), col('Kind', 'kind'), { label: 'Quantity', num: true, cell: (row: Row) => text(row.quantity) }, { label: 'On hand after', num: true, cell: (row: Row) => text(row.on_hand_after) }, { label: 'Reserved after', num: true, cell: (row: Row) => text(row.reserved_after) }, col('Reason', 'reason'), col('Order', 'order_id')]} rows=${rowsOf(data.movements as Page)} />`}`;
   }} />`;
+
+// ---- support access (the console API, this page's own origin) ---------------------------------
+
+export const supportGrants = (route: Route) =>
+  html`<${ListPage} route=${route} spec=${{
+    title: 'Support access grants',
+    path: '/v1/support_access_grants',
+    api: 'console',
+    empty: 'No support engineer has been granted access to this tenant.',
+    columns: [{ label: 'Grant', cell: (row: Row) => link(`support/${String(row.id)}`, String(row.id).slice(0, 8) + '…') }, col('Support engineer', 'staff_id'), col('Reason', 'reason'), col('Ticket', 'ticket_reference'), timeCol('Granted'), timeCol('Expires', 'expires_at'), timeCol('Revoked', 'revoked_at')],
+  }} />`;
+
+export const supportGrantRequests = (route: Route, grantId: string) =>
+  html`<${ListPage} route=${route} spec=${{
+    title: 'What the support engineer read under this grant',
+    path: `/v1/support_access_grants/${encodeURIComponent(grantId)}/requests`,
+    api: 'console',
+    empty: 'Nothing was read under this grant.',
+    columns: [timeCol('When'), col('Operation', 'operation'), col('Outcome', 'outcome'), col('Support engineer', 'staff_id')],
+  }} />`;

@@ -48,7 +48,7 @@ button.secondary{background:#fff;color:var(--accent)}
 .pager{display:flex;gap:8px;margin:12px 0}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:12px;margin-bottom:12px}
 .card{background:#fff;border:1px solid var(--line);border-radius:8px;padding:12px}
-.card b{display:block;font-size:20px}
+.card dt{font-size:12px;color:var(--muted)}.card dd{margin:0}.card b{display:block;font-size:18px;overflow-wrap:anywhere}
 .chart{background:#fff;border:1px solid var(--line);border-radius:8px;padding:12px;margin:0 0 12px}
 .chart canvas{max-height:280px}
 ul.legs{margin:0;padding-left:16px}

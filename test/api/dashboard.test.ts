@@ -47,6 +47,10 @@ const w = {
   otherPaymentTxn: '',
   eventId: '',
   clientId: '',
+  keyA: '',
+  keyB: '',
+  userA: '',
+  merchantA: '',
 };
 
 async function ok(result: Promise<{ status: number; text: string; body: any }>, status = 201): Promise<any> {
@@ -56,7 +60,7 @@ async function ok(result: Promise<{ status: number; text: string; body: any }>, 
 }
 
 /** A tenant with a user who paid a merchant (captured), and a refund of part of it. */
-async function tenantWithMoney(platformToken: string, name: string): Promise<{ tenantId: string; key: string; paymentId: string; txn: string; merchantId: string }> {
+async function tenantWithMoney(platformToken: string, name: string): Promise<{ tenantId: string; key: string; paymentId: string; txn: string; merchantId: string; userId: string }> {
   const base = platform.urls.public;
   const tenant = await ok(call(base, 'POST', '/v1/tenants', { token: platformToken, headers: { 'idempotency-key': uuidv7() }, body: { name, currency: 'USD' } }));
   const key = await apiKeyFor(platform, tenant.id, [...TENANT_SCOPES]);
@@ -65,7 +69,7 @@ async function tenantWithMoney(platformToken: string, name: string): Promise<{ t
   const merchant = await ok(call(base, 'POST', '/v1/merchants', { token: key, body: { name: `${name} shop` } }));
   const payment = await ok(call(base, 'POST', '/v1/payments', { token: key, headers: { 'idempotency-key': uuidv7() }, body: { user_id: payer.id, merchant_id: merchant.id, amount: 12_345, currency: 'USD', capture: true, description: 'Dashboard test' } }));
   expect(payment.ledger_transaction_id).toEqual(expect.any(String));
-  return { tenantId: tenant.id, key, paymentId: payment.id, txn: payment.ledger_transaction_id, merchantId: merchant.id };
+  return { tenantId: tenant.id, key, paymentId: payment.id, txn: payment.ledger_transaction_id, merchantId: merchant.id, userId: payer.id };
 }
 
 beforeAll(async () => {
@@ -88,6 +92,10 @@ beforeAll(async () => {
   w.paymentTxn = a.txn;
   w.otherPaymentId = b.paymentId;
   w.otherPaymentTxn = b.txn;
+  w.keyA = a.key;
+  w.keyB = b.key;
+  w.userA = a.userId;
+  w.merchantA = a.merchantId;
   w.tenantStaff = await staffAccount(platform, { role: 'tenant_staff', tenantId: a.tenantId, scopes: [...TENANT_SCOPES, ...PARTNER_ADMIN_SCOPES] });
 
   // A loopback receiver for tenant A's events, then an event for it: a fee plan change.
@@ -182,6 +190,39 @@ describe('GET /dashboard', () => {
   });
 });
 
+describe('GET /v1/transactions/{transactionId}', () => {
+  it("answers a payment's ledger transaction with its legs, and another tenant's as absent", async () => {
+    const txn = await ok(call(platform.urls.public, 'GET', `/v1/transactions/${w.paymentTxn}`, { token: w.keyA }), 200);
+    expect(txn).toMatchObject({ id: w.paymentTxn, type: 'payment', currency: 'USD', direction: null, amount: 12_345 });
+    expect(txn.legs).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ owner_type: 'user', owner_id: w.userA, direction: 'debit', amount: 12_345 }),
+        expect.objectContaining({ owner_type: 'merchant', owner_id: w.merchantA, direction: 'credit' }),
+      ]),
+    );
+    // The same as the tenant's listing shows it.
+    const listed = await ok(call(platform.urls.public, 'GET', '/v1/transactions?type=payment', { token: w.keyA }), 200);
+    expect(listed.data.find((row: { id: string }) => row.id === w.paymentTxn)).toEqual(txn);
+    const foreign = await call(platform.urls.public, 'GET', `/v1/transactions/${w.paymentTxn}`, { token: w.keyB });
+    const absent = await call(platform.urls.public, 'GET', `/v1/transactions/${uuidv7()}`, { token: w.keyB });
+    expect([foreign.status, foreign.body.code]).toEqual([404, 'transaction_not_found']);
+    expect([absent.status, absent.body.code]).toEqual([404, 'transaction_not_found']);
+    const noScope = await call(platform.urls.public, 'GET', `/v1/transactions/${w.paymentTxn}`, { token: await apiKeyFor(platform, w.tenantA, ['balances:read']) });
+    expect([noScope.status, noScope.body.code]).toEqual([403, 'insufficient_scope']);
+    const malformed = await call(platform.urls.public, 'GET', '/v1/transactions/not-a-uuid', { token: w.keyA });
+    expect([malformed.status, malformed.body.code]).toEqual([400, 'invalid_request']);
+  });
+
+  it('names the ledger transaction on a captured payment, and none on an authorization', async () => {
+    expect((await ok(call(platform.urls.public, 'GET', `/v1/payments/${w.paymentId}`, { token: w.keyA }), 200)).ledger_transaction_id).toBe(w.paymentTxn);
+    const held = await ok(call(platform.urls.public, 'POST', '/v1/payments', { token: w.keyA, headers: { 'idempotency-key': uuidv7() }, body: { user_id: w.userA, merchant_id: w.merchantA, amount: 100, currency: 'USD', capture: false } }));
+    expect(held.ledger_transaction_id).toBeNull();
+    const captured = await ok(call(platform.urls.public, 'POST', `/v1/payments/${held.id}/capture`, { token: w.keyA, headers: { 'idempotency-key': uuidv7() }, body: {} }), 200);
+    expect(captured.ledger_transaction_id).toEqual(expect.any(String));
+    expect((await ok(call(platform.urls.public, 'GET', `/v1/transactions/${captured.ledger_transaction_id}`, { token: w.keyA }), 200)).type).toBe('payment_capture');
+  });
+});
+
 describe('the dashboard in Chromium', () => {
   it('shows the sign-in refusal as the API answers it', async () => {
     const tab = await openTab();
@@ -227,7 +268,7 @@ describe('the dashboard in Chromium', () => {
       await tab.waitForSelector('[data-testid="fee-plan"]');
       await shot(tab, '10-overview');
       const links = await tab.locator('nav.side .links a').evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href') ?? ''));
-      expect(links.length).toBeGreaterThanOrEqual(13);
+      expect(links.length).toBeGreaterThanOrEqual(14);
       for (const link of links) {
         const hash = link.replace(/^#\//, '');
         await visit(tab, hash);
@@ -244,6 +285,11 @@ describe('the dashboard in Chromium', () => {
       await shot(tab, '13-catalog-client');
       await visit(tab, `reward_rules?client_id=${w.clientId}`);
       expect(await tab.locator('.problem').count()).toBe(0);
+
+      // A webhook endpoint's secret, rotated from its page: the new one is shown once.
+      await visit(tab, 'webhooks');
+      await tab.getByRole('button', { name: /^Rotate the secret of / }).first().click();
+      expect(await (await tab.waitForSelector('text=New secret (shown once)')).textContent()).toMatch(/whsec_|[A-Za-z0-9]{16}/);
 
       // A payment, to its ledger transaction: the legs the ledger holds.
       await visit(tab, 'payments');

@@ -110,7 +110,9 @@ export const transferRoutes = {
     errors: ['transaction_not_found', 'service_unavailable'],
     tables: reads,
     capabilities: callsLedger,
-    function: { timeoutSeconds: 29 },
+    // A read people follow one at a time from a row (the dashboard's ledger links): half the wallet
+    // default keeps the reserved-concurrency sum within the 800 a default account can reserve.
+    function: { timeoutSeconds: 29, maxConcurrency: 4 },
   }),
   getLimits: defineRoute({
     ...wallet,
