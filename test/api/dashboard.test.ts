@@ -11,7 +11,7 @@ import { PARTNER_ADMIN_SCOPES, TENANT_SCOPES } from '../../shared/wallet/auth/sc
 import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffAccount } from '../support/credentials';
 import { fundUser } from '../support/money';
-import { call, startTestPlatform } from '../support/platform';
+import { call, settleQueues, startTestPlatform } from '../support/platform';
 
 /**
  * The dashboard as a person uses it: /dashboard on the console API opened in Debian's Chromium
@@ -136,10 +136,11 @@ async function openTab(width = 1280): Promise<Page> {
   return tab;
 }
 
-async function signIn(tab: Page, account: { email: string; password: string }): Promise<void> {
+async function signIn(tab: Page, account: { email: string; password: string }, tenantId?: string): Promise<void> {
   await tab.goto(dashboardUrl());
   await tab.getByLabel('Email').fill(account.email);
   await tab.getByLabel('Password').fill(account.password);
+  if (tenantId) await tab.getByLabel(/^Tenant id/).fill(tenantId);
   await tab.getByRole('button', { name: 'Sign in' }).click();
   await tab.waitForSelector('[data-testid="who"]');
 }
@@ -354,6 +355,48 @@ describe('the dashboard in Chromium', () => {
       }
     } finally {
       await tab.close();
+    }
+  });
+
+  it('lets a support engineer read a tenant only under a live grant, and shows the tenant what was read', async () => {
+    const engineer = await staffAccount(platform, { role: 'vendor_support' });
+    const engineerId = engineer.id;
+    const staffSession = (await ok(call(platform.urls.public, 'POST', '/v1/auth/staff_sessions', { body: { email: w.tenantStaff.email, password: w.tenantStaff.password } }))).token as string;
+    const grant = await ok(
+      call(platform.urls.console, 'POST', '/v1/support_access_grants', {
+        token: staffSession,
+        body: { staff_id: engineerId, reason: 'payments look wrong', ticket_reference: 'SUP-35', expires_at: new Date(Date.now() + 3600_000).toISOString() },
+      }),
+    );
+    const tab = await openTab();
+    try {
+      // Without a tenant the session is no one's: the tenant's pages show the API's refusal.
+      await signIn(tab, engineer);
+      const bare = await tab.evaluate(() => (globalThis as any).sessionStorage.getItem('wallet-dashboard-session'));
+      const refusal = await call(platform.urls.public, 'GET', '/v1/users', { token: bare! });
+      expect(refusal.status).toBeGreaterThanOrEqual(400);
+      await visit(tab, 'users');
+      expect(await tab.locator('.problem-code').first().textContent()).toBe(refusal.body.code);
+      await tab.getByRole('button', { name: 'Sign out' }).click();
+      // Under the grant: the tenant's users, read through the API and recorded by it.
+      await signIn(tab, engineer, w.tenantA);
+      await visit(tab, 'users');
+      expect(await tab.locator('[data-testid="rows"] tbody tr').count()).toBeGreaterThanOrEqual(1);
+      await shot(tab, '21-support-engineer-users');
+    } finally {
+      await tab.close();
+    }
+    await settleQueues(platform);
+    const staffTab = await openTab();
+    try {
+      await signIn(staffTab, w.tenantStaff);
+      await visit(staffTab, 'support');
+      await staffTab.locator(`a[href="#/support/${grant.id}"]`).click();
+      await staffTab.waitForSelector('[data-testid="rows"]');
+      expect(await staffTab.locator('[data-testid="rows"]').textContent()).toContain('listUsers');
+      await shot(staffTab, '22-support-grant-requests');
+    } finally {
+      await staffTab.close();
     }
   });
 
