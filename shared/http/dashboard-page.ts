@@ -44,6 +44,7 @@ label{display:flex;flex-direction:column;font-size:12px;color:var(--muted);gap:2
 input,select,button{font:inherit;padding:6px 8px;border:1px solid var(--line);border-radius:6px;background:#fff;color:var(--fg)}
 button{cursor:pointer;background:var(--accent);color:#fff;border-color:var(--accent)}
 button.secondary{background:#fff;color:var(--accent)}
+button+button{margin-left:8px}
 :focus-visible{outline:3px solid #f79009;outline-offset:2px}
 .pager{display:flex;gap:8px;margin:12px 0}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(180px,1fr));gap:12px;margin-bottom:12px}
@@ -57,7 +58,7 @@ pre{white-space:pre-wrap;word-break:break-all;background:#fff;border:1px solid v
 .skip{position:absolute;left:-999px}.skip:focus{left:8px;top:8px;background:#fff;padding:8px;z-index:2}
 .menu-toggle{display:none}
 .ok{color:var(--good)}.bad{color:var(--bad)}
-@media (max-width:700px){.shell{grid-template-columns:1fr}nav.side{border-right:0;border-bottom:1px solid var(--line)}nav.side[data-open=false] .links{display:none}.menu-toggle{display:inline-block}main{padding:12px}}
+@media (max-width:700px){.shell{grid-template-columns:1fr;grid-template-rows:auto 1fr}nav.side{border-right:0;border-bottom:1px solid var(--line)}nav.side[data-open=false] .links{display:none}.menu-toggle{display:inline-block}main{padding:12px}}
 `;
 
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
