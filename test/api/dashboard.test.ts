@@ -96,6 +96,8 @@ beforeAll(async () => {
   w.keyB = b.key;
   w.userA = a.userId;
   w.merchantA = a.merchantId;
+  // A second user of tenant A, so its users span two pages of one.
+  await ok(call(platform.urls.public, 'POST', '/v1/users', { token: a.key, body: { external_id: `second-${uuidv7().slice(-8)}` } }));
   w.tenantStaff = await staffAccount(platform, { role: 'tenant_staff', tenantId: a.tenantId, scopes: [...TENANT_SCOPES, ...PARTNER_ADMIN_SCOPES] });
 
   // A loopback receiver for tenant A's events, then an event for it: a fee plan change.
@@ -353,6 +355,54 @@ describe('the dashboard in Chromium', () => {
         expect(await tab.locator('.problem-code').first().textContent(), hash).toBe(code);
         await shot(tab, `20-refused-${hash.split('/')[0]}`);
       }
+    } finally {
+      await tab.close();
+    }
+  });
+
+  it('pages through shareable addresses, and shows empty states and refused filters as such', async () => {
+    const tab = await openTab();
+    try {
+      await signIn(tab, w.tenantStaff);
+      await visit(tab, 'users?limit=1');
+      const first = await tab.locator('[data-testid="rows"] tbody').textContent();
+      expect(await tab.locator('[data-testid="rows"] tbody tr').count()).toBe(1);
+      await tab.getByRole('link', { name: 'Next page' }).click();
+      await tab.waitForFunction(() => (globalThis as any).location.hash.includes('cursor='));
+      await loaded(tab);
+      const second = await tab.locator('[data-testid="rows"] tbody').textContent();
+      expect(second).not.toBe(first);
+      // The address names the page: opened afresh (as a shared link), it shows the same rows.
+      const shared = await tab.evaluate(() => (globalThis as any).location.href as string);
+      const other = await openTab();
+      try {
+        await other.goto(dashboardUrl());
+        await other.evaluate((token) => (globalThis as any).sessionStorage.setItem('wallet-dashboard-session', token), await tab.evaluate(() => (globalThis as any).sessionStorage.getItem('wallet-dashboard-session')));
+        await other.goto(shared);
+        await other.reload();
+        await loaded(other);
+        expect(await other.locator('[data-testid="rows"] tbody').textContent()).toBe(second);
+      } finally {
+        await other.close();
+      }
+      await tab.getByRole('link', { name: 'First page' }).click();
+      await loaded(tab);
+      expect(await tab.locator('[data-testid="rows"] tbody').textContent()).toBe(first);
+
+      // Empty: tenant A has made no payout.
+      await visit(tab, 'payouts');
+      expect(await tab.locator('.empty').textContent()).toBe('No payouts.');
+      // A filter the API refuses: its problem, with its code.
+      await visit(tab, 'payments?user_id=not-a-user-id');
+      expect(await tab.locator('.problem-code').textContent()).toBe('invalid_request');
+      await shot(tab, '17-refused-filter');
+      // A filter from the form lands in the address (the payment was partly refunded).
+      await visit(tab, 'payments');
+      await tab.getByLabel('Status').selectOption('partially_refunded');
+      await tab.getByRole('button', { name: 'Apply' }).click();
+      await tab.waitForFunction(() => (globalThis as any).location.hash === '#/payments?status=partially_refunded');
+      await loaded(tab);
+      expect(await tab.locator(`a[href="#/payments/${w.paymentId}"]`).count()).toBe(1);
     } finally {
       await tab.close();
     }
