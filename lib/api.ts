@@ -66,6 +66,8 @@ export interface ProjectApiProps {
   /** Tables, capabilities and network of a route's function. */
   profileFor(route: AnyRoute): AccessProfile;
   environmentFor?(route: AnyRoute): Record<string, string>;
+  /** Settings of the fallback function besides GATEWAY_NAME (the dashboard's origin, whose CORS preflights it answers). */
+  fallbackEnvironment?: Record<string, string>;
   /** The account-level CloudWatch role setting the stage's execution logs need. */
   accountLogging?: IDependable;
 }
@@ -135,7 +137,7 @@ export class ProjectApi extends Construct {
       handler: 'platform/fallback',
       description: `${gateway.name} gateway: 404/405 problem+json for unrouted requests`,
       profile: { tables: {}, capabilities: [] },
-      environment: { GATEWAY_NAME: gateway.name },
+      environment: { GATEWAY_NAME: gateway.name, ...props.fallbackEnvironment },
       memoryMb: 256,
     });
     // ONE permission for every fallback method of this API instead of one per method.

@@ -15,7 +15,7 @@ import {
   type QueueDefinition,
   type WorkerDefinition,
 } from '../shared/workers';
-import { ProjectApi, type ProvisionedConcurrency, type ThrottleSettings } from './api';
+import { executeApiDomain, ProjectApi, type ProvisionedConcurrency, type ThrottleSettings } from './api';
 import { FunctionCode, type AccessProfile, type Capability, type FunctionContext, type FunctionNetwork } from './function';
 import type { LedgerExports } from './ledger-stack';
 import { baseEnvironment, isLedgerWorker, routeCallsLedger, routeSignsTokens } from './manifest';
@@ -204,10 +204,19 @@ export class WalletStack extends Stack {
     const idpJwksUrl = idp ? (idp.jwksUrl ?? `${idp.issuer.replace(/\/+$/, '')}/.well-known/jwks.json`) : undefined;
     const idpRelayPath = '/.well-known/idp-jwks.json';
     const idpRelayUrl = Lazy.string({ produce: () => `${this.consoleApi.baseUrl}${idpRelayPath}` });
-    const routeEnvironment = (route: AnyRoute): Record<string, string> =>
+    const idpEnvironment = (route: AnyRoute): Record<string, string> =>
       idp && idpJwksUrl
         ? { IDP_ISSUER: idp.issuer, IDP_AUDIENCE: idp.audience ?? 'wallet', IDP_JWKS_URL: routeCallsLedger(route) && network ? idpRelayUrl : idpJwksUrl }
         : {};
+    // The dashboard (GET /dashboard on the console API) calls the wallet and auth APIs across
+    // origins: their functions and the public fallback (preflights) answer the console's origin
+    // only (shared/http/cors.ts), and the dashboard page is told the public API's address.
+    const dashboardOrigin = Lazy.string({ produce: () => `https://${this.consoleApi.api.restApiId}.execute-api.${executeApiDomain(this)}` });
+    const publicEnvironment = (route: AnyRoute): Record<string, string> => ({ ...idpEnvironment(route), DASHBOARD_ORIGIN: dashboardOrigin });
+    const consoleEnvironment = (route: AnyRoute): Record<string, string> => ({
+      ...idpEnvironment(route),
+      ...(route.handler === 'platform/dashboard' ? { WALLET_PUBLIC_URL: this.publicApi.baseUrl } : {}),
+    });
 
     this.publicApi = new ProjectApi(this, 'PublicApi', {
       gateway: 'public',
@@ -218,7 +227,8 @@ export class WalletStack extends Stack {
       throttle: props.publicThrottle ?? gateways.public.throttle ?? undefined,
       functions,
       profileFor: routeProfile,
-      environmentFor: routeEnvironment,
+      environmentFor: publicEnvironment,
+      fallbackEnvironment: { DASHBOARD_ORIGIN: dashboardOrigin },
       accountLogging: ledger.apiGatewayLogging,
     });
 
@@ -234,7 +244,7 @@ export class WalletStack extends Stack {
       throttle: props.consoleThrottle ?? gateways.console.throttle ?? undefined,
       functions,
       profileFor: routeProfile,
-      environmentFor: routeEnvironment,
+      environmentFor: consoleEnvironment,
       accountLogging: ledger.apiGatewayLogging,
     });
     if (idpJwksUrl && network && inVpcRoutes.length > 0) {

@@ -106,7 +106,8 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
     const found = table.match(method, url.pathname);
     if (!found || 'allowed' in found) {
       req.resume();
-      writeResult(res, unroutedResponse(found ? found.allowed : null, method, url.pathname, requestId));
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([name, value]) => [name, lastHeader(value)]));
+      writeResult(res, unroutedResponse(found ? found.allowed : null, method, url.pathname, requestId, { gateway: options.gateway, headers }));
       return;
     }
     const body = await readBody(req);

@@ -108,6 +108,7 @@ try {
   for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
   console.log('API reference in a browser (offline):');
   for (const name of names) console.log(`  ${gateways[name].description.padEnd(width)}  ${urls[name]}/docs`);
+  console.log(`Dashboard (sign in with a staff account, e.g. the platform staff below):  ${urls.console}/dashboard`);
   const saved = bootstrapFileOf(dataDir);
   console.log(created ? `Seeded on first start (saved in ${saved}):` : `Credentials from the first start (${saved}):`);
   console.log(`  platform staff   ${bootstrap.platform_staff.email}  password ${bootstrap.platform_staff.password}`);

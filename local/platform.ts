@@ -188,6 +188,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const { loadOrCreateSigningKeys } = await import('./signing-keys');
     const walletSigningKeys = await loadOrCreateSigningKeys(options.dataDir);
 
+    // The console's dashboard app (dashboard/build.ts), built once into a temporary file its function reads.
+    const dashboardApp = options.routes.some((route) => route.handler === 'platform/dashboard-app') ? await (await import('../dashboard/build')).writeDashboardApp() : undefined;
+    if (dashboardApp) stack.push(async () => dashboardApp.remove());
+
     Object.assign(process.env, {
       WALLET_SIGNING_KEYS: JSON.stringify(walletSigningKeys),
       IDP_ISSUER: issuer.issuer,
@@ -209,6 +213,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       VALIDATE_RESPONSES: 'true',
       // The sandbox top-up processor POSTs its signed confirmations to the public gateway.
       WALLET_PUBLIC_URL: urls.public,
+      // The dashboard on the console calls the wallet and auth APIs across origins: they answer that origin only (shared/http/cors.ts).
+      DASHBOARD_ORIGIN: new URL(urls.console).origin,
+      ...(dashboardApp ? { DASHBOARD_SCRIPT_FILE: dashboardApp.file } : {}),
       SANDBOX_PROCESSOR_SECRET: (await import('../shared/wallet/topups/sandbox-secret')).loadOrCreateSandboxSecret(options.dataDir),
       // Sandbox webhook receivers here listen on 127.0.0.1: loopback only unless the developer says
       // otherwise (`true` opens private networks, `false` closes loopback); AWS never sets it.

@@ -4,6 +4,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { DOCS_RENDERER_FILE, DOCS_RENDERER_PACKAGE_PATH } from '../shared/http/docs-page';
+import { DASHBOARD_SCRIPT_FILE } from '../shared/http/dashboard-page';
+import { buildDashboardApp } from '../dashboard/build';
 import { routes } from '../shared/routes';
 import { workers } from '../shared/workers';
 
@@ -18,14 +20,16 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const defaultOutdir = join(repoRoot, 'dist');
 
 /**
- * Files a function reads at run time instead of bundling (the OpenAPI documents of shared/http/openapi/served.ts, the docs page renderer of shared/http/docs-page.ts): copied
+ * Files a function reads at run time instead of bundling (the OpenAPI documents of shared/http/openapi/served.ts, the docs page renderer of shared/http/docs-page.ts, the dashboard's app of shared/http/dashboard-page.ts): copied (or built)
  * into dist/<handler>/ under the given name, so the function's asset carries them.
  */
-export const HANDLER_FILES: Record<string, readonly { from: string; as: string }[]> = {
+export const HANDLER_FILES: Record<string, readonly ({ from: string; as: string } | { build: () => Promise<string>; as: string })[]> = {
   'platform/openapi-wallet': [{ from: 'docs/openapi/wallet.json', as: 'openapi-wallet.json' }],
   'platform/openapi-ledger': [{ from: 'docs/openapi/ledger.json', as: 'openapi-ledger.json' }],
   'platform/openapi-console': [{ from: 'docs/openapi/console.json', as: 'openapi-console.json' }],
   'platform/docs-renderer': [{ from: `node_modules/${DOCS_RENDERER_PACKAGE_PATH}`, as: DOCS_RENDERER_FILE }],
+  // Built, not copied: the dashboard's app (dashboard/build.ts), beside the console's dashboard-app function.
+  'platform/dashboard-app': [{ build: buildDashboardApp, as: DASHBOARD_SCRIPT_FILE }],
 };
 
 /** The Lambda that answers problem+json 404/405 for anything no route serves (one per gateway). */
@@ -186,7 +190,10 @@ export async function bundle(options: BundleOptions = {}): Promise<BundleResult>
   }
   for (const [handler, files] of Object.entries(HANDLER_FILES)) {
     if (!entries.includes(handler)) continue;
-    for (const file of files) copyFileSync(join(repoRoot, file.from), join(outdir, handler, file.as));
+    for (const file of files) {
+      if ('from' in file) copyFileSync(join(repoRoot, file.from), join(outdir, handler, file.as));
+      else writeFileSync(join(outdir, handler, file.as), await file.build());
+    }
   }
   // The fallback matches paths only: it gets the manifest's API, method and path of each route.
   if (entries.includes(fallbackHandler)) {

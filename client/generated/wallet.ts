@@ -1781,6 +1781,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/transactions/{transactionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One ledger transaction of the tenant with its legs (ledger:read): what a payment, refund, payout or transfer's ledger_transaction_id names
+         * @description Callers: `api_key`, `tenant_staff`, `vendor_support`.
+         *
+         *     Requires one of the scopes: `ledger:read`.
+         *
+         *     The tenant's view of one transaction, as in GET /v1/transactions. Another tenant's transaction is not found, as an absent one is.
+         */
+        get: operations["getWalletTransaction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/transfers": {
         parameters: {
             query?: never;
@@ -2710,6 +2734,8 @@ export interface components {
             };
             /** Format: date-time */
             hold_expires_at: string | null;
+            /** Format: uuid */
+            ledger_transaction_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -3964,6 +3990,21 @@ export interface components {
                     status?: 404;
                     /** @enum {string} */
                     code?: "tenant_not_found" | "user_not_found";
+                };
+            };
+        };
+        /** @description `transaction_not_found`: Transaction not found. */
+        Problem404_transaction_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "transaction_not_found";
                 };
             };
         };
@@ -8359,6 +8400,58 @@ export interface operations {
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
             404: components["responses"]["Problem404_user_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+        };
+    };
+    getWalletTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                transactionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transaction and its legs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        id: string;
+                        type: string;
+                        currency: string;
+                        /** @enum {string|null} */
+                        direction: "debit" | "credit" | null;
+                        amount: number;
+                        legs?: {
+                            owner_type: string;
+                            /** Format: uuid */
+                            owner_id: string;
+                            purpose: string;
+                            /** @enum {string} */
+                            direction: "debit" | "credit";
+                            amount: number;
+                            commodity: string;
+                        }[];
+                        /** Format: date-time */
+                        effective_at: string;
+                        /** Format: date-time */
+                        created_at: string;
+                    };
+                };
+            };
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_transaction_not_found"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];

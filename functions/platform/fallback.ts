@@ -18,5 +18,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
   const requestId = event.requestContext?.requestId || uuidv7();
   const found = table.match(event.httpMethod, event.path);
   const allowed = found && 'allowed' in found ? found.allowed : null;
-  return unroutedResponse(allowed, event.httpMethod, event.path, requestId);
+  // Header names as sent (API Gateway keeps their case); a preflight reads Origin and Access-Control-Request-Method.
+  const headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  return unroutedResponse(allowed, event.httpMethod, event.path, requestId, { gateway, headers });
 };

@@ -3,6 +3,7 @@ import { AppError } from '../kernel/errors';
 import { problemResponse } from './problem';
 import { compilePath, type AnyRoute } from './route';
 import { gateways, type GatewayName } from './gateways';
+import { preflightResponse } from './cors';
 
 /**
  * Route matching for one gateway, and the problem+json answer for requests no route serves:
@@ -34,7 +35,20 @@ export function routeTable<R extends RoutePath>(routes: readonly R[], gateway: G
   };
 }
 
-export function unroutedResponse(allowed: string[] | null, method: string, path: string, requestId: string): APIGatewayProxyResult {
+/**
+ * The answer to a request no route serves. A CORS preflight (OPTIONS) from the dashboard's origin
+ * on a path the public gateway serves is answered here, as API Gateway sends it to the fallback
+ * too (./cors.ts); `request` carries what that needs.
+ */
+export function unroutedResponse(
+  allowed: string[] | null,
+  method: string,
+  path: string,
+  requestId: string,
+  request?: { gateway: GatewayName; headers: Readonly<Record<string, string | undefined>> },
+): APIGatewayProxyResult {
+  const preflight = allowed && request ? preflightResponse(request.headers, method, allowed, request.gateway, requestId) : null;
+  if (preflight) return preflight;
   if (allowed) {
     return problemResponse(
       new AppError('method_not_allowed', `${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}.`, {

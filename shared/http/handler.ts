@@ -5,6 +5,7 @@ import type * as z from 'zod';
 import { config } from '../kernel/config';
 import { AppError, type FieldError } from '../kernel/errors';
 import { problemResponse } from './problem';
+import { corsHeaders } from './cors';
 import { uuidv7 } from '../kernel/ids';
 import { logger } from '../kernel/log';
 import { hasAnyScope, type Principal } from './principal';
@@ -86,7 +87,7 @@ export function createHttpHandler<R extends AnyRoute>(
   const authenticate = options.authenticate ?? rejectAllCredentials;
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>()
     .use(requestLifecycle())
-    .use(problemErrors())
+    .use(problemErrors(route))
     .use(credentialHook(route, authenticate))
     .use(bodyGuard(route))
     .use(jsonBody(route))
@@ -122,12 +123,16 @@ function requestLifecycle(): Middleware {
   };
 }
 
-function problemErrors(): Middleware {
+function problemErrors(route: AnyRoute): Middleware {
   return {
     onError: (request) => {
       const error = request.error;
       if (!(error instanceof AppError)) logger.error('unhandled error', { error: error as Error });
-      request.response = problemResponse(error, stateOf(request).requestId);
+      const state = stateOf(request);
+      const response = problemResponse(error, state.requestId);
+      // The dashboard reads refusals too (their `code`): they carry its CORS headers as successes do.
+      response.headers = { ...response.headers, ...corsHeaders(state.headers.origin, route.api) };
+      request.response = response;
     },
   };
 }
@@ -243,6 +248,7 @@ function routeServer<R extends AnyRoute>(route: R, serve: (request: RequestOf<R>
         rawBody: state.rawBody,
       } as RequestOf<R>);
       const response = toResponse(route, result, state.requestId);
+      response.headers = { ...response.headers, ...corsHeaders(state.headers.origin, route.api) };
       logRequest(request, response.statusCode);
       return response;
     },

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { DOCS_RENDERER_FILE } from './docs-page';
+import { DASHBOARD_SCRIPT_FILE } from './dashboard-page';
 import { CREDENTIAL_KINDS } from './answers';
 import { defineRoute, type Api } from './route';
 
@@ -117,6 +118,46 @@ const docs = (api: Api) => ({
   }),
 });
 
+/**
+ * `GET /dashboard` on the console API only (operators; never on the public gateway): the page
+ * people sign in to with a staff session, and `GET /dashboard/app.js`, the single-page app it
+ * loads (built by esbuild from dashboard/app/, shipped beside the function's bundle). The app
+ * reads through the APIs' own routes with the session's token, so it sees exactly what the
+ * session may read (./dashboard-page.ts).
+ */
+const dashboard = {
+  page: defineRoute({
+    ...forPeople,
+    operationId: 'consoleDashboard',
+    method: 'GET',
+    path: '/dashboard',
+    api: 'console',
+    handler: 'platform/dashboard',
+    summary: 'The operators\' dashboard, for a browser (HTML): sign in with a staff session',
+    tags: ['platform'],
+    access: 'public',
+    request: {},
+    response: { status: 200, body: z.string(), contentType: 'text/html', description: 'An HTML page that loads the dashboard app.' },
+    errors: [],
+    tables: {},
+  }),
+  app: defineRoute({
+    ...forPeople,
+    operationId: 'consoleDashboardApp',
+    method: 'GET',
+    path: `/dashboard/${DASHBOARD_SCRIPT_FILE}`,
+    api: 'console',
+    handler: 'platform/dashboard-app',
+    summary: 'The dashboard\'s single-page app (JavaScript)',
+    tags: ['platform'],
+    access: 'public',
+    request: {},
+    response: { status: 200, body: z.string(), contentType: 'text/javascript', description: 'The app, built from dashboard/app/ (Preact and Chart.js).' },
+    errors: [],
+    tables: {},
+  }),
+};
+
 const wallet = probes('wallet', 'wallet');
 const walletDocs = docs('wallet');
 const ledgerDocs = docs('ledger');
@@ -138,4 +179,6 @@ export const platformRoutes = {
   ledgerDocsRenderer: ledgerDocs.renderer,
   consoleDocs: consoleDocs.page,
   consoleDocsRenderer: consoleDocs.renderer,
+  consoleDashboard: dashboard.page,
+  consoleDashboardApp: dashboard.app,
 };

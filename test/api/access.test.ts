@@ -105,6 +105,7 @@ const foreignRequests: Record<string, { kind: PrincipalKind; body?: unknown; que
   unhideClient: 'not-tenant-scoped',
   getUserBalances: { kind: 'api_key' },
   getTransfer: { kind: 'api_key' },
+  getWalletTransaction: { kind: 'api_key' },
   getUserLimits: { kind: 'api_key' },
   setUserLimits: { kind: 'api_key', body: { p2p: null } },
   setCreditLimit: { kind: 'api_key', body: { credit_limit: 0 } },

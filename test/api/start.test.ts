@@ -50,10 +50,11 @@ describe('npm start', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     // Every answer below is checked against its API's OpenAPI document, as the in-process suites' are.
-    const [wallet, ledger] = [`http://127.0.0.1:${port}`, `http://127.0.0.1:${ledgerPort}`];
+    const [wallet, ledger, consoleApi] = [`http://127.0.0.1:${port}`, `http://127.0.0.1:${ledgerPort}`, `http://127.0.0.1:${consolePort}`];
     registerContract(wallet, routes, 'public');
     registerContract(ledger, routes, 'ledger');
-    onTestFinished(() => [wallet, ledger].forEach(forgetContract));
+    registerContract(consoleApi, routes, 'console');
+    onTestFinished(() => [wallet, ledger, consoleApi].forEach(forgetContract));
     const fetch = contractCheckedFetch;
     expect((await fetch(`${wallet}/healthz`)).status).toBe(200);
     expect((await fetch(`${ledger}/healthz`)).status).toBe(200);
@@ -83,6 +84,11 @@ describe('npm start', () => {
     expect(text.indexOf('seeding')).toBeGreaterThan(text.indexOf('starting DynamoDB Local'));
     expect(text.indexOf('is up in')).toBeGreaterThan(text.indexOf('seeding'));
     expect(text).toContain(`http://127.0.0.1:${port}/docs`);
+    expect(text).toContain(`http://127.0.0.1:${consolePort}/dashboard`);
+    // The dashboard as npm start serves it: the page on the console, its app built at start.
+    const dashboard = await fetch(`http://127.0.0.1:${consolePort}/dashboard`);
+    expect([dashboard.status, dashboard.headers.get('content-security-policy')]).toEqual([200, expect.stringContaining(`connect-src 'self' http://127.0.0.1:${port}`)]);
+    expect((await fetch(`http://127.0.0.1:${consolePort}/dashboard/app.js`)).status).toBe(200);
     expect(text).not.toMatch(/NodeVersionSupportWarning|TrimmedDataAccessException|"message":"request"|failed/);
 
     // A second start on the same data folder refuses in one line and leaves the first alone.

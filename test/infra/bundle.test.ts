@@ -95,9 +95,12 @@ describe('bundle', () => {
     expect(carriers).toEqual(['auth/create-staff-session']);
   });
 
-  it('ships the files a function reads at run time beside it', () => {
+  it('ships the files a function reads at run time beside it', async () => {
     for (const [handler, files] of Object.entries(HANDLER_FILES)) {
-      for (const file of files) expect(readFileSync(join(outdir, handler, file.as), 'utf8'), `${handler}/${file.as}`).toBe(readFileSync(join(repoRoot, file.from), 'utf8'));
+      for (const file of files) {
+        const expected = 'from' in file ? readFileSync(join(repoRoot, file.from), 'utf8') : await file.build();
+        expect(readFileSync(join(outdir, handler, file.as), 'utf8'), `${handler}/${file.as}`).toBe(expected);
+      }
     }
   });
 
@@ -125,8 +128,18 @@ describe('bundle', () => {
       expect([unknown.statusCode, JSON.parse(unknown.body).code]).toEqual([404, 'not_found']);
       const wrongMethod = await handler({ httpMethod: 'DELETE', path: '/v1/users', requestContext: { requestId: 'r' } });
       expect([wrongMethod.statusCode, JSON.parse(wrongMethod.body).code, wrongMethod.headers.allow]).toEqual([405, 'method_not_allowed', 'POST, GET']);
+      // The dashboard's CORS preflight (API Gateway sends OPTIONS to the fallback): answered for the
+      // console's origin only (DASHBOARD_ORIGIN, shared/http/cors.ts); any other stays a 405.
+      const origin = 'https://console.example';
+      process.env.DASHBOARD_ORIGIN = origin;
+      const preflight = (from: string) => handler({ httpMethod: 'OPTIONS', path: '/v1/users', headers: { Origin: from, 'Access-Control-Request-Method': 'GET' }, requestContext: { requestId: 'r' } });
+      const allowed = await preflight(origin);
+      expect([allowed.statusCode, allowed.headers['access-control-allow-origin'], allowed.headers['access-control-allow-methods']]).toEqual([204, origin, 'POST, GET']);
+      const stranger = await preflight('https://elsewhere.example');
+      expect([stranger.statusCode, stranger.headers['access-control-allow-origin']]).toEqual([405, undefined]);
     } finally {
       delete process.env.GATEWAY_NAME;
+      delete process.env.DASHBOARD_ORIGIN;
     }
   });
 

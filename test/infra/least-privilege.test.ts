@@ -21,6 +21,7 @@ const READS_THE_LEDGER: Record<string, string> = {
   listPlatformTransactions: "every tenant ledger's transactions",
   getUserBalances: "the user's cash account",
   listWalletTransactions: "the ledger's transaction listings of the tenant or the user's account",
+  getWalletTransaction: "one transaction of the tenant's ledger, with its legs",
   getUserRewards: "the user's points account and its balance",
 };
 

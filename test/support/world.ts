@@ -78,6 +78,8 @@ export async function buildWorld(platform: Platform): Promise<World> {
     body: { kind: 'plan', title: 'Foreign plan', amount: 100, interval: 'monthly', status: 'published' },
   });
   await fundUser(platform, otherTenantId, shopper.body.id, 1_000);
+  // A transaction of the other tenant's ledger (the funding just posted).
+  foreign.transactionId = (await call(platform.urls.public, 'GET', '/v1/transactions', { token: otherKey })).body.data[0].id;
   const subscriberToken = await userTokenFor(platform, otherKey, shopper.body.external_id, ['subscriptions:write']);
   const subscribed = await call(platform.urls.public, 'POST', `/v1/explore/offerings/${plan.body.id}/subscribe`, { token: subscriberToken, headers: { 'idempotency-key': uuidv7() } });
   expect(subscribed.status, subscribed.text).toBe(201);

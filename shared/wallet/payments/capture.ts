@@ -85,7 +85,7 @@ export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runti
     commit: async (result) => {
       const { transaction: posted, grants } = result as { transaction: Transaction; grants: Grants };
       const now = runtime.clock.now().toISOString();
-      const after = { ...item, status: 'captured', captured_amount: amount, fee: amounts.fee, commission: amounts.commission, updated_at: now };
+      const after = { ...item, status: 'captured', captured_amount: amount, fee: amounts.fee, commission: amounts.commission, updated_at: now, ledger_transaction_id: (posted as Transaction).id };
       const payment = toPayment(after);
       const event = outboxItem(runtime, { type: 'payment.captured', tenantId, data: { payment } });
       return {

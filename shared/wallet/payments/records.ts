@@ -25,6 +25,8 @@ export interface Payment {
   description: string | null;
   metadata: Record<string, string>;
   hold_expires_at: string | null;
+  /** The ledger transaction that captured it; null until captured. */
+  ledger_transaction_id: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -50,6 +52,7 @@ export function toPayment(item: Record<string, unknown>): Payment {
     description: typeof item.description === 'string' ? item.description : null,
     metadata: (item.metadata as Record<string, string> | undefined) ?? {},
     hold_expires_at: typeof item.hold_expires_at === 'string' ? item.hold_expires_at : null,
+    ledger_transaction_id: typeof item.ledger_transaction_id === 'string' ? item.ledger_transaction_id : null,
     created_at: String(item.created_at),
     updated_at: String(item.updated_at),
   };

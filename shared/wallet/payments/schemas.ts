@@ -68,6 +68,8 @@ export const payment = z
     description: z.string().nullable(),
     metadata: z.record(z.string(), z.string()),
     hold_expires_at: timestamp.nullable(),
+    /** The ledger transaction that captured it (GET /v1/transactions/{id}); null until captured. */
+    ledger_transaction_id: uuid.nullable(),
     created_at: timestamp,
     updated_at: timestamp,
   })

@@ -7,7 +7,7 @@ import type { StoreDeps } from '../deps';
  */
 
 /** The ledger operations this area uses, all through the ledger's HTTP contract. */
-export type TransfersLedger = Pick<LedgerClient, 'getAccount' | 'updateAccount' | 'post' | 'listTransactions' | 'listEntries'>;
+export type TransfersLedger = Pick<LedgerClient, 'getAccount' | 'updateAccount' | 'post' | 'listTransactions' | 'listEntries' | 'getTransaction'>;
 
 export interface TransfersDeps extends StoreDeps {
   ledger(): TransfersLedger;

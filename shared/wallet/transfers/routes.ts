@@ -96,6 +96,24 @@ export const transferRoutes = {
     capabilities: callsLedger,
     function: { timeoutSeconds: 29 },
   }),
+  getTransaction: defineRoute({
+    ...wallet,
+    operationId: 'getWalletTransaction',
+    method: 'GET',
+    path: '/v1/transactions/{transactionId}',
+    handler: 'transfers/get-transaction',
+    summary: "One ledger transaction of the tenant with its legs (ledger:read): what a payment, refund, payout or transfer's ledger_transaction_id names",
+    description: "The tenant's view of one transaction, as in GET /v1/transactions. Another tenant's transaction is not found, as an absent one is.",
+    access: { principals: ['api_key', 'tenant_staff', 'vendor_support'], scopes: ['ledger:read'] },
+    request: { params: z.object({ transactionId: uuid }) },
+    response: { status: 200, body: s.walletTransaction, description: 'The transaction and its legs.' },
+    errors: ['transaction_not_found', 'service_unavailable'],
+    tables: reads,
+    capabilities: callsLedger,
+    // A read people follow one at a time from a row (the dashboard's ledger links): half the wallet
+    // default keeps the reserved-concurrency sum within the 800 a default account can reserve.
+    function: { timeoutSeconds: 29, maxConcurrency: 4 },
+  }),
   getLimits: defineRoute({
     ...wallet,
     operationId: 'getLimits',

@@ -115,6 +115,21 @@ function tenantRow(transaction: Transaction, currency: string): WalletTransactio
   };
 }
 
+/**
+ * GET /v1/transactions/{transactionId}: one transaction of the tenant's ledger, in the tenant view.
+ * Each tenant has a ledger of its own, so another tenant's id is simply absent from it. Refuses:
+ * transaction_not_found.
+ */
+export async function getTransaction(deps: TransfersDeps, tenantId: string, transactionId: string): Promise<WalletTransaction> {
+  const tenant = await getTenantRecord(deps, tenantId);
+  try {
+    return tenantRow(await deps.ledger().getTransaction(tenant.ledger_id, transactionId), tenant.currency);
+  } catch (error) {
+    if (error instanceof LedgerRefusal && error.status === 404) throw new AppError('transaction_not_found', `No transaction ${transactionId}.`);
+    throw error;
+  }
+}
+
 /** The ledger refuses a cursor it did not issue with `invalid`: the client's error, not ours. */
 async function withCursorRefusal<T>(read: () => Promise<T>): Promise<T> {
   try {
