@@ -6,7 +6,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE } from '../shared/kernel/metrics';
+import { baseDimensions, METRICS_NAMESPACE } from '../shared/kernel/metrics';
 import type { QueueDefinition, WorkerAlarm, WorkerDefinition } from '../shared/workers';
 import { buildFunction, FunctionRoles, type AccessProfile, type FunctionContext, type ProjectFunction } from './function';
 
@@ -43,7 +43,7 @@ function metricAlarm(scope: Construct, alarm: WorkerAlarm, stage: string, period
     metric: new cloudwatch.Metric({
       namespace: METRICS_NAMESPACE,
       metricName: alarm.metric,
-      dimensionsMap: { Stage: stage },
+      dimensionsMap: baseDimensions(stage),
       statistic: 'Maximum',
       period: Duration.minutes(periodMinutes),
     }),
