@@ -29,9 +29,8 @@ export const METRIC = {
   moneyResumed: 'MoneyOperationsResumed',
   /** The wallet's calls to the ledger API (dimension Call: posting, pending, read…), milliseconds. */
   ledgerLatency: 'LedgerCallLatency',
-  /** Outbox relay: event committed to published, milliseconds; events relayed. */
+  /** Outbox relay: event committed to published, milliseconds, one point per event (its sample count is the events relayed). */
   relayLag: 'OutboxRelayLag',
-  relayed: 'OutboxEventsRelayed',
   /** Webhooks: attempts, failed attempts (dimension Reason), and event creation to delivery, milliseconds. */
   webhookAttempts: 'WebhookAttempts',
   webhookFailures: 'WebhookFailures',
