@@ -19,7 +19,7 @@ interface EmfPoint {
   dimensions: Record<string, string>;
 }
 
-let lines: string[] = [];
+const lines: string[] = [];
 const write = process.stdout.write.bind(process.stdout);
 let platform: Platform;
 let receiver: Receiver;
