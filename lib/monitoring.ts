@@ -71,7 +71,7 @@ export interface MonitoringProps {
   tables: readonly ProjectTable[];
   queues: readonly ProjectQueue[];
   workers: Workers;
-  /** Only the wallet stack: Lambda throttles are region-wide, so one alarm, and the dashboard. */
+  /** Only the wallet stack: the region-wide Lambda throttles alarm (one is enough) and the webhook failure rate. */
   lambdaThrottles?: boolean;
   /** The dashboard of the stage, with what other stacks hand in (the ledger's gateway and table). */
   dashboard?: { gateways: readonly GatewayWatch[]; tables: readonly ProjectTable[] };
@@ -197,7 +197,7 @@ export class Monitoring extends Construct {
     const stage = props.stage;
     const webhookAttempts = platformMetric(stage, METRIC.webhookAttempts, 'Sum', {}, Duration.minutes(15));
     const webhookFailures = platformMetric(stage, METRIC.webhookFailures, 'Sum', {}, Duration.minutes(15));
-    if (props.dashboard) {
+    if (props.lambdaThrottles) {
       add(
         new cloudwatch.Alarm(this, 'WebhookFailureRate', {
           alarmDescription: withRunbook(
@@ -216,8 +216,8 @@ export class Monitoring extends Construct {
           treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
         }),
       );
-      this.dashboard = this.buildDashboard(props, props.dashboard);
     }
+    if (props.dashboard) this.dashboard = this.buildDashboard(props, props.dashboard);
   }
 
   private buildDashboard(props: MonitoringProps, more: NonNullable<MonitoringProps['dashboard']>): cloudwatch.Dashboard {

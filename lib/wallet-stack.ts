@@ -275,7 +275,8 @@ export class WalletStack extends Stack {
       queues: [...this.queues.values()],
       workers: this.workers,
       lambdaThrottles: true,
-      dashboard: props.watchAlso ?? { gateways: [], tables: [] },
+      // LocalStack (stage local) has no CloudFormation provider for dashboards.
+      ...(props.stage === 'local' ? {} : { dashboard: props.watchAlso ?? { gateways: [], tables: [] } }),
     });
 
     new CfnOutput(this, 'PublicApiUrl', { value: this.publicApi.baseUrl });
