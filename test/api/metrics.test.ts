@@ -105,4 +105,11 @@ describe('EMF metrics through the embedded platform (METRICS=stdout)', () => {
     expect(named(METRIC.webhookAttempts).length).toBeGreaterThanOrEqual(2);
     expect(named(METRIC.webhookFailures).filter((p) => p.dimensions.Reason === undefined).length).toBeGreaterThanOrEqual(1);
   }, 120_000);
+
+  it('a reconciliation run (the scheduled worker, as the platform runs it) writes its open orphans: none here', async () => {
+    await platform.scheduler.run('walletReconcileLedgers');
+    expect(named(METRIC.reconciliationOrphans).map((p) => p.value)).toEqual([0]);
+    // Powertools counts a cold start only where Lambda says the init was on demand (AWS_LAMBDA_INITIALIZATION_TYPE).
+    expect(named('ColdStart')).toEqual([]);
+  }, 120_000);
 });
