@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Platform } from '../../local/platform';
+import { localDocumentClient } from '../../local/dynamodb';
+import type { Principal } from '../../shared/http/principal';
+import { ManualClock, systemClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
+import { LedgerClient } from '../../shared/ledger-client/client';
+import type { WalletDeps } from '../../shared/wallet/deps';
+import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
+import { createTransfer } from '../../shared/wallet/transfers/transfers';
 import { METRIC, METRICS_NAMESPACE } from '../../shared/kernel/metrics';
 import { startReceiver, type Receiver } from '../integration/webhooks-receiver';
 import { apiKeyFor, staffToken } from '../support/credentials';
@@ -25,6 +32,7 @@ let platform: Platform;
 let receiver: Receiver;
 let base: string;
 const api = apiClient(() => base);
+let fixture: { tenantId: string; alice: string; bob: string } | undefined;
 
 beforeAll(async () => {
   process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
@@ -70,6 +78,7 @@ describe('EMF metrics through the embedded platform (METRICS=stdout)', () => {
     const key = await apiKeyFor(platform, tenantId, ['users:write', 'users:read', 'transfers:write', 'transfers:read', 'webhooks:manage']);
     const [alice, bob] = await Promise.all(['alice', 'bob'].map(async (name) => (await api('POST', '/v1/users', { token: key, body: { external_id: `${name}-${uuidv7()}` } })).body.id as string));
     await fundUser(platform, tenantId, alice!, 1_000);
+    fixture = { tenantId, alice: alice!, bob: bob! };
     const endpoint = async (path: string, status: number) => {
       const created = await api('POST', '/v1/webhook_endpoints', { token: key, body: { url: receiver.route(path, { thenStatus: status }), event_filters: ['transfer.completed'] } });
       expect(created.status, created.text).toBe(201);
@@ -104,6 +113,29 @@ describe('EMF metrics through the embedded platform (METRICS=stdout)', () => {
     expect(named(METRIC.relayLag).length).toBeGreaterThan(0);
     expect(named(METRIC.webhookAttempts).length).toBeGreaterThanOrEqual(2);
     expect(named(METRIC.webhookFailures).filter((p) => p.dimensions.Reason === undefined).length).toBeGreaterThanOrEqual(1);
+  }, 120_000);
+
+  it('the sweeper worker, finishing a transfer a crash left after the ledger posting, counts it resumed', async () => {
+    const { tenantId, alice, bob } = fixture!;
+    const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+    // Started long enough ago for the sweeper to take it over (as test/api/transfers.test.ts does).
+    const runtime: WalletDeps = {
+      client: localDocumentClient(platform.dynamodbEndpoint),
+      table: platform.tables.wallet.name,
+      clock: new ManualClock(new Date(Date.now() - SWEEP_AFTER_MS - 5_000)),
+      ids: uuidv7,
+      signer: () => Promise.reject(new Error('no signer here')),
+      ledger: () => ledger,
+    };
+    const principal: Principal = { kind: 'api_key', id: `key-${uuidv7()}`, scopes: new Set(['transfers:write']), tenantId };
+    const crash = { afterLedger: () => { throw new Error('crashed after the ledger posting'); } };
+    const body = { from_user_id: alice, to_user_id: bob, amount: 100 };
+    await expect(createTransfer(runtime, principal, tenantId, body, { idempotencyKey: uuidv7(), requestId: uuidv7() }, crash)).rejects.toThrow('crashed');
+    expect(named(METRIC.moneyResumed)).toEqual([]);
+
+    const swept = (await platform.scheduler.run('walletSweepOperations')) as { finished: number };
+    expect(swept.finished).toBeGreaterThanOrEqual(1);
+    expect(named(METRIC.moneyResumed, { Operation: 'transfer.create' }).map((p) => p.value)).toEqual(Array(swept.finished).fill(1));
   }, 120_000);
 
   it('a reconciliation run (the scheduled worker, as the platform runs it) writes its open orphans: none here', async () => {
