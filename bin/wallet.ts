@@ -1,4 +1,5 @@
 import { App, Validations } from 'aws-cdk-lib';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { bundle } from '../scripts/bundle';
 import { FunctionCode, skipBundling } from '../lib/function';
@@ -14,6 +15,9 @@ const app = new App();
 const stage = String(app.node.tryGetContext('stage') ?? 'dev');
 if (!/^[a-z][a-z0-9]{0,15}$/.test(stage)) throw new Error(`stage "${stage}" must be lowercase letters and digits`);
 
+// Where the stage's alarms notify: an existing SNS topic, or (absent) one the ledger stack makes.
+const alarmTopicArn = app.node.tryGetContext('alarmTopicArn') as string | undefined;
+
 const code = skipBundling(app) ? FunctionCode.standIn() : FunctionCode.bundled((await bundle()).outdir);
 
 const ledger = new LedgerStack(app, 'Ledger', {
@@ -21,6 +25,7 @@ const ledger = new LedgerStack(app, 'Ledger', {
   description: 'Wallet platform: ledger (VPC, LedgerTable, private ledger API, OIDC issuer)',
   stage,
   code,
+  ...(alarmTopicArn ? { alarmTopic: sns.Topic.fromTopicArn(app, 'AlarmTopic', alarmTopicArn) } : {}),
 });
 new WalletStack(app, 'Wallet', {
   stackName: `wallet-platform-${stage}-wallet`,
@@ -32,6 +37,8 @@ new WalletStack(app, 'Wallet', {
   idp: idpFromContext(app),
   // Optional: -c provisionedConcurrency=money:2,payments:2,orders:1 (latency-critical routes by tag or operationId)
   provisionedConcurrency: provisionedConcurrencyFromContext(app),
+  alarmTopic: ledger.alarmTopic,
+  watchAlso: { gateways: [{ name: 'ledger', api: ledger.api }], tables: [ledger.table] },
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

@@ -16,6 +16,8 @@ import { cognitoIssuer, embeddedIssuer, LEDGER_AUDIENCE, LEDGER_SCOPE, ledgerIss
 import { baseEnvironment, isLedgerWorker, routeCapabilities } from './manifest';
 import { ProjectTable } from './table';
 import { Workers } from './workers';
+import { AlarmTopic, Monitoring } from './monitoring';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 
 export { LEDGER_AUDIENCE, LEDGER_SCOPE } from './ledger-issuer';
 
@@ -35,6 +37,8 @@ export interface LedgerStackProps extends StackProps {
   issuer?: LedgerIssuerKind;
   /** Default `-c ledgerVpc`: true, except for stage local (LocalStack). */
   inVpc?: boolean;
+  /** Where the stage's alarms notify (bin/wallet.ts: `-c alarmTopicArn=`); absent, the stack makes one (lib/monitoring.ts AlarmTopic). */
+  alarmTopic?: sns.ITopic;
 }
 
 /** The ledger's network, when it has one: the VPC and the execute-api endpoint its PRIVATE APIs admit. */
@@ -65,6 +69,9 @@ export class LedgerStack extends Stack {
   readonly api: ProjectApi;
   readonly issuer: LedgerIssuer;
   readonly exports: LedgerExports;
+  /** The stage's alarm topic (the one given, or this stack's own). */
+  readonly alarmTopic: sns.ITopic;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: LedgerStackProps) {
     super(scope, id, props);
@@ -108,12 +115,22 @@ export class LedgerStack extends Stack {
     });
     this.issuer.attachTo(this.api);
 
-    new Workers(this, 'Workers', {
+    const ledgerWorkers = new Workers(this, 'Workers', {
       stage: props.stage,
       workers,
       functions,
       queues: new Map(),
       profileFor: (worker) => ({ tables: worker.tables, capabilities: [], ...(network ? { network } : {}) }),
+    });
+
+    this.alarmTopic = props.alarmTopic ?? new AlarmTopic(this, 'Alarms', { stage: props.stage }).topic;
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage: props.stage,
+      alarmTopic: this.alarmTopic,
+      gateways: [{ name: 'ledger', api: this.api }],
+      tables: [this.table],
+      queues: [],
+      workers: ledgerWorkers,
     });
 
     this.exports = {

@@ -13,7 +13,8 @@ const packageVersion = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 
 
 /** shared/kernel/config.ts reads these on every function. */
 export function baseEnvironment(stage: string): Record<string, string> {
-  return { STAGE: stage, LOG_LEVEL: 'INFO', PLATFORM_VERSION: packageVersion };
+  // Powertools Logger: the share of invocations logged at DEBUG (raise it on a function to look closer: docs/runbook.md).
+  return { STAGE: stage, LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_SAMPLE_RATE: '0', PLATFORM_VERSION: packageVersion };
 }
 
 /** Only ledger functions touch LedgerTable, so a worker that does is a ledger worker. */

@@ -22,6 +22,8 @@ import { baseEnvironment, isLedgerWorker, routeCallsLedger, routeSignsTokens } f
 import { signingKeysOf, WalletSigningKeys, type SigningKeyGenerations } from './signing-keys';
 import { ProjectTable } from './table';
 import { ProjectQueue, Workers } from './workers';
+import { AlarmTopic, Monitoring, type GatewayWatch } from './monitoring';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 
 /**
  * Everything except the ledger: the public API (wallet + auth), the operators' console API,
@@ -48,6 +50,10 @@ export interface WalletStackProps extends StackProps {
    * `-c provisionedConcurrency=money:2,payments:2,orders:1` sets it from the CLI (bin/wallet.ts).
    */
   provisionedConcurrency?: ProvisionedConcurrency;
+  /** Where the stage's alarms notify (bin/wallet.ts passes the ledger stack's); absent, the stack makes one (lib/monitoring.ts AlarmTopic). */
+  alarmTopic?: sns.ITopic;
+  /** The stage dashboard also shows these (the ledger's gateway and table). */
+  watchAlso?: { gateways: readonly GatewayWatch[]; tables: readonly ProjectTable[] };
 }
 
 /** `-c provisionedConcurrency=money:2,payments:2,createOrder:1` (a tag or an operationId each); absent or empty, none. */
@@ -103,6 +109,7 @@ export class WalletStack extends Stack {
   readonly signingKeys: WalletSigningKeys;
   /** WALLET_ISSUER: an identifier, not a URL (docs/infrastructure.md). */
   readonly issuer: string;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: WalletStackProps) {
     super(scope, id, props);
@@ -265,6 +272,21 @@ export class WalletStack extends Stack {
         ],
         ...(worker.callsLedger && network ? { network } : {}),
       }),
+    });
+
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      stage: props.stage,
+      alarmTopic: props.alarmTopic ?? new AlarmTopic(this, 'Alarms', { stage: props.stage }).topic,
+      gateways: [
+        { name: 'public', api: this.publicApi },
+        { name: 'console', api: this.consoleApi },
+      ],
+      tables: [this.table],
+      queues: [...this.queues.values()],
+      workers: this.workers,
+      lambdaThrottles: true,
+      // LocalStack (stage local) has no CloudFormation provider for dashboards.
+      ...(props.stage === 'local' ? {} : { dashboard: props.watchAlso ?? { gateways: [], tables: [] } }),
     });
 
     new CfnOutput(this, 'PublicApiUrl', { value: this.publicApi.baseUrl });

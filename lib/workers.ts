@@ -6,7 +6,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as sources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS_NAMESPACE } from '../shared/kernel/metrics';
+import { baseDimensions, METRICS_NAMESPACE } from '../shared/kernel/metrics';
+import { RUNBOOK, withRunbook } from './runbook';
 import type { QueueDefinition, WorkerAlarm, WorkerDefinition } from '../shared/workers';
 import { buildFunction, FunctionRoles, type AccessProfile, type FunctionContext, type ProjectFunction } from './function';
 
@@ -21,9 +22,9 @@ import { buildFunction, FunctionRoles, type AccessProfile, type FunctionContext,
 const WORKER_TIMEOUT_SECONDS = 60;
 
 /** An alarm when anything lands in a dead-letter queue: every message there is lost work. */
-function deadLetterAlarm(scope: Construct, id: string, queue: sqs.IQueue, description: string): cloudwatch.Alarm {
+function deadLetterAlarm(scope: Construct, id: string, queue: sqs.IQueue, description: string, anchor: string): cloudwatch.Alarm {
   return new cloudwatch.Alarm(scope, id, {
-    alarmDescription: description,
+    alarmDescription: withRunbook(description, anchor),
     metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
     threshold: 1,
     comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -39,11 +40,11 @@ function deadLetterAlarm(scope: Construct, id: string, queue: sqs.IQueue, descri
  */
 function metricAlarm(scope: Construct, alarm: WorkerAlarm, stage: string, periodMinutes: number): cloudwatch.Alarm {
   return new cloudwatch.Alarm(scope, `${alarm.metric}Alarm`, {
-    alarmDescription: alarm.description,
+    alarmDescription: withRunbook(alarm.description, alarm.metric.replace(/(?<=[a-z])(?=[A-Z])/g, '-').toLowerCase()),
     metric: new cloudwatch.Metric({
       namespace: METRICS_NAMESPACE,
       metricName: alarm.metric,
-      dimensionsMap: { Stage: stage },
+      dimensionsMap: baseDimensions(stage),
       statistic: 'Maximum',
       period: Duration.minutes(periodMinutes),
     }),
@@ -74,7 +75,7 @@ export class ProjectQueue extends Construct {
       visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
       deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: definition.maxReceiveCount },
     });
-    this.deadLetterAlarm = deadLetterAlarm(this, 'DeadLettersAlarm', this.deadLetters, `Messages of queue ${definition.name} gave up after ${definition.maxReceiveCount} receives`);
+    this.deadLetterAlarm = deadLetterAlarm(this, 'DeadLettersAlarm', this.deadLetters, `Messages of queue ${definition.name} gave up after ${definition.maxReceiveCount} receives`, RUNBOOK.deadLetters);
   }
 }
 
@@ -91,6 +92,8 @@ export interface WorkersProps {
 export class Workers extends Construct {
   readonly functions = new Map<string, ProjectFunction>();
   readonly alarms: cloudwatch.Alarm[] = [];
+  /** The stream workers' functions, by worker name (their iterator age is watched: lib/monitoring.ts). */
+  readonly streamFunctions = new Map<string, ProjectFunction>();
 
   constructor(scope: Construct, id: string, props: WorkersProps) {
     super(scope, id);
@@ -128,7 +131,8 @@ export class Workers extends Construct {
           id: 'AwsSolutions-SQS3',
           reason: 'This queue is itself the on-failure destination of a stream event source (a dead-letter queue); it has no consumer to fail.',
         });
-        this.alarms.push(deadLetterAlarm(fn, 'StreamFailuresAlarm', failures, `Stream records ${worker.name} could not process`));
+        this.alarms.push(deadLetterAlarm(fn, 'StreamFailuresAlarm', failures, `Stream records ${worker.name} could not process`, RUNBOOK.streamFailures));
+        this.streamFunctions.set(worker.name, fn);
         fn.function.addEventSource(
           new sources.DynamoEventSource(table.table, {
             startingPosition: lambda.StartingPosition.TRIM_HORIZON,

@@ -23,6 +23,7 @@ const USAGE = [
     ...Object.values(gateways).map((gateway) => [gateway.localPortEnv, `${gateway.description} (default ${gateway.localPort})`]),
     ['OIDC_PORT', `development OIDC issuer (default ${OIDC_DEFAULT_PORT})`],
     ['LOG_LEVEL', 'WARN by default; info prints one line per request'],
+    ['METRICS', 'off by default; stdout prints the CloudWatch EMF metric lines (docs/runbook.md)'],
     ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'loopback (default), true or false: where sandbox webhooks may go'],
     ['GATEWAY_MAX_IN_FLIGHT', 'requests in flight per route before 503 (default 256)'],
     ...Object.values(gateways)

@@ -7,6 +7,7 @@ import { uuidv7 } from '../../shared/kernel/ids';
 import { logger } from '../../shared/kernel/log';
 import { eventBusTransport } from '../../shared/aws/bus';
 import { queueTransport } from '../../shared/aws/queue';
+import { observed } from '../../shared/kernel/observability';
 
 /** Stream worker: the outbox relay (EventBridge and webhook deliveries; shared/wallet/webhooks/relay.ts). */
 let deps: RelayDeps | undefined;
@@ -25,4 +26,4 @@ const relay = createRelayHandler(() =>
   }),
 );
 
-export const handler = (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => relay(event);
+export const handler = observed((event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => relay(event));

@@ -5,6 +5,7 @@ import { createOidcIssuer, json, MAX_TOKEN_REQUEST_BYTES, type IssuerResponse } 
 import { config } from '../../shared/kernel/config';
 import { logger } from '../../shared/kernel/log';
 import { kmsIssuerSigner, secretsManagerClients } from '../../shared/ledger/issuer';
+import { observed } from '../../shared/kernel/observability';
 
 /**
  * The ledger's embedded OIDC issuer (`-c ledgerIssuer=embedded`): POST /oauth2/token,
@@ -29,7 +30,7 @@ function issuerOf(): ReturnType<typeof createOidcIssuer> {
 
 const toResult = (answer: IssuerResponse): APIGatewayProxyResult => ({ statusCode: answer.status, headers: answer.headers, body: JSON.stringify(answer.body) });
 
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+export const handler = observed(async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   issuer ??= issuerOf();
   const raw = event.body ?? '';
   const body = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
@@ -42,4 +43,4 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     logger.error('the embedded issuer failed', { error: error as Error });
     return toResult(json(503, { error: 'temporarily_unavailable', error_description: 'The issuer cannot sign right now; retry later.' }));
   }
-};
+});

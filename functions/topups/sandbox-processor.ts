@@ -3,9 +3,10 @@ import { platformClock } from '../../shared/kernel/clock';
 import { config } from '../../shared/kernel/config';
 import { logger } from '../../shared/kernel/log';
 import { deliverSandboxConfirmations, SANDBOX_GATEWAY } from '../../shared/wallet/topups/sandbox';
+import { observed } from '../../shared/kernel/observability';
 
 /** Queue worker: the sandbox processor's signed confirmations, POSTed to the wallet's public webhook. */
-export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
+export const handler = observed(async (event: SQSEvent): Promise<SQSBatchResponse> => {
   if (!config.SANDBOX_PROCESSOR_SECRET || !config.WALLET_PUBLIC_URL) throw new Error('SANDBOX_PROCESSOR_SECRET and WALLET_PUBLIC_URL must be set for the sandbox processor');
   return deliverSandboxConfirmations(event, {
     secret: config.SANDBOX_PROCESSOR_SECRET,
@@ -14,4 +15,4 @@ export const handler = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     clock: platformClock,
     log: (message, details) => logger.warn(message, details),
   });
-};
+});

@@ -3,6 +3,7 @@ import { logger } from '../../shared/kernel/log';
 import { operationLoaders } from '../../shared/wallet/saga/registry';
 import { sweepOperations } from '../../shared/wallet/saga/sweeper';
 import { walletRuntime } from '../../shared/runtime/wallet';
+import { observed } from '../../shared/kernel/observability';
 
 // Every operation the sweeper can resume, loaded only when a sweep finds one unfinished: its cold
 // start imports none of the wallet's services (test/unit/sweeper.test.ts holds the list whole).
@@ -29,8 +30,8 @@ operationLoaders({
 });
 
 /** Scheduled: finishes money operations a crash left between the ledger and the wallet. */
-export const handler = async (_event: ScheduledEvent): Promise<{ finished: number }> => {
+export const handler = observed(async (_event: ScheduledEvent): Promise<{ finished: number }> => {
   const finished = await sweepOperations(walletRuntime());
   if (finished > 0) logger.info('swept unfinished money operations', { finished });
   return { finished };
-};
+});

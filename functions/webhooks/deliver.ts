@@ -10,6 +10,7 @@ import type { DeliveryDeps } from '../../shared/wallet/webhooks/attempts';
 import { sandboxTargetsOf } from '../../shared/wallet/webhooks/addresses';
 import { systemResolver } from '../../shared/wallet/webhooks/http';
 import { createDeliveryHandler } from '../../shared/wallet/webhooks/worker';
+import { observed } from '../../shared/kernel/observability';
 
 /** Queue worker: one webhook delivery attempt per message (shared/wallet/webhooks/deliveries.ts). */
 let deps: DeliveryDeps | undefined;
@@ -28,4 +29,4 @@ const deliver = createDeliveryHandler(() =>
   }),
 );
 
-export const handler = (event: SQSEvent): Promise<SQSBatchResponse> => deliver(event);
+export const handler = observed((event: SQSEvent): Promise<SQSBatchResponse> => deliver(event));

@@ -7,7 +7,10 @@ import { AppError, type FieldError } from '../kernel/errors';
 import { problemResponse } from './problem';
 import { corsHeaders } from './cors';
 import { uuidv7 } from '../kernel/ids';
+import { cleanupMiddlewares } from '@aws-lambda-powertools/commons';
 import { logger } from '../kernel/log';
+import { METRIC, recordMetric } from '../kernel/metrics';
+import { observability } from '../kernel/observability';
 import { hasAnyScope, type Principal } from './principal';
 import { decimalPathsOf } from './decimals';
 import { assertAcceptedText, assertNoFractionalNumbers, assertNoPrototypeKeys, decodeUtf8, isJsonContentType } from './json';
@@ -16,7 +19,8 @@ import type { AnyRoute, RouteDefinition } from './route';
 
 /**
  * The one middleware stack every HTTP route passes through, in this order:
- *   request id and logging -> problem+json errors (outermost, so nothing escapes as bare text)
+ *   Powertools' injectLambdaContext and logMetrics (../kernel/observability.ts)
+ *   -> request id, correlation keys, logging and the request metrics -> problem+json errors (outermost, so nothing escapes as bare text)
  *   -> credential hook (401/403 before anything about the request is revealed)
  *   -> body guard (size, UTF-8, JSON content type, integer-only numbers and no `__proto__` key on the raw text)
  *   -> @middy/http-json-body-parser -> zod validation of params, query and body, Idempotency-Key
@@ -59,6 +63,8 @@ interface RequestState {
   requestId: string;
   startedAt: number;
   headers: Record<string, string>;
+  /** The problem code of a refusal, once problemErrors mapped the error. */
+  code?: string;
   principal?: Principal;
   /** The exact body bytes received (decoded), for idempotency fingerprints. */
   rawBody: string;
@@ -86,7 +92,8 @@ export function createHttpHandler<R extends AnyRoute>(
 ): middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal> {
   const authenticate = options.authenticate ?? rejectAllCredentials;
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>()
-    .use(requestLifecycle())
+    .use(observability())
+    .use(requestLifecycle(route))
     .use(problemErrors(route))
     .use(credentialHook(route, authenticate))
     .use(bodyGuard(route))
@@ -99,27 +106,45 @@ function stateOf(request: Request): RequestState {
   return request.internal.state;
 }
 
-function logRequest(request: Request, status: number): void {
+/**
+ * The request's log line (the keys appended by requestLifecycle carry its correlation ids; the
+ * keys are cleared when the invocation ends) and its metrics: `Requests` by route and status class,
+ * and a refusal's `Refusals` by route and problem code (../kernel/metrics.ts).
+ */
+function logRequest(route: AnyRoute, request: Request, status: number): void {
   const state = stateOf(request);
   logger.info('request', {
     method: request.event.httpMethod,
     path: request.event.path,
     status,
+    ...(state.code === undefined ? {} : { code: state.code }),
     duration_ms: Date.now() - state.startedAt,
     principal: state.principal ? `${state.principal.kind}:${state.principal.id}` : undefined,
   });
-  logger.resetKeys();
+  recordMetric(METRIC.requests, 'Count', 1, { Route: route.operationId, StatusClass: `${Math.floor(status / 100)}xx` });
+  if (status >= 400) recordMetric(METRIC.refusals, 'Count', 1, { Route: route.operationId, Code: state.code ?? 'internal_error' });
 }
 
-function requestLifecycle(): Middleware {
+/** The longest Idempotency-Key a route takes; a longer header is logged cut (it is refused anyway). */
+const LOGGED_KEY_CHARS = 255;
+
+function requestLifecycle(route: AnyRoute): Middleware {
   return {
     before: (request) => {
-      const requestId = request.event.requestContext?.requestId || uuidv7();
-      request.internal.state = { requestId, startedAt: Date.now(), headers: lowerCaseHeaders(request.event.headers), rawBody: '' };
-      logger.appendKeys({ request_id: requestId });
+      const gatewayRequestId = request.event.requestContext?.requestId;
+      const requestId = gatewayRequestId || uuidv7();
+      const headers = lowerCaseHeaders(request.event.headers);
+      request.internal.state = { requestId, startedAt: Date.now(), headers, rawBody: '' };
+      // The correlation ids of every line this invocation writes (docs/runbook.md queries them).
+      logger.appendKeys({
+        request_id: requestId,
+        ...(gatewayRequestId ? { apigw_request_id: gatewayRequestId } : {}),
+        route: route.operationId,
+        ...(headers['idempotency-key'] === undefined ? {} : { idempotency_key: headers['idempotency-key'].slice(0, LOGGED_KEY_CHARS) }),
+      });
     },
     // problemErrors ran first (onError runs in reverse order) and set the response; only log here.
-    onError: (request) => logRequest(request, request.response?.statusCode ?? 500),
+    onError: (request) => logRequest(route, request, request.response?.statusCode ?? 500),
   };
 }
 
@@ -129,6 +154,7 @@ function problemErrors(route: AnyRoute): Middleware {
       const error = request.error;
       if (!(error instanceof AppError)) logger.error('unhandled error', { error: error as Error });
       const state = stateOf(request);
+      state.code = error instanceof AppError ? error.code : 'internal_error';
       const response = problemResponse(error, state.requestId);
       // The dashboard reads refusals too (their `code`): they carry its CORS headers as successes do.
       response.headers = { ...response.headers, ...corsHeaders(state.headers.origin, route.api) };
@@ -144,7 +170,7 @@ function credentialHook(route: AnyRoute, authenticate: Authenticator): Middlewar
       const state = stateOf(request);
       const principal = await authenticate({ headers: state.headers, route });
       state.principal = principal;
-      logger.appendKeys({ principal_kind: principal.kind });
+      logger.appendKeys({ principal_kind: principal.kind, ...(principal.tenantId === undefined ? {} : { tenant_id: principal.tenantId }) });
       if (!route.access.principals.includes(principal.kind)) {
         throw new AppError(wrongPrincipalCode(route.access), `This operation is not available to ${principal.kind.replace('_', ' ')} credentials.`);
       }
@@ -249,10 +275,23 @@ function routeServer<R extends AnyRoute>(route: R, serve: (request: RequestOf<R>
       } as RequestOf<R>);
       const response = toResponse(route, result, state.requestId);
       response.headers = { ...response.headers, ...corsHeaders(state.headers.origin, route.api) };
-      logRequest(request, response.statusCode);
+      // A remembered refusal (an idempotent write's stored outcome) is answered, not thrown: its code is in its body.
+      if (response.statusCode >= 400) state.code = problemCodeOf(response.body);
+      logRequest(route, request, response.statusCode);
+      // An early response skips the after middlewares: Powertools' own cleanup (reset the keys, flush the metrics).
+      await cleanupMiddlewares(request);
       return response;
     },
   };
+}
+
+function problemCodeOf(body: string): string | undefined {
+  try {
+    const code = (JSON.parse(body) as { code?: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 interface Parsed {

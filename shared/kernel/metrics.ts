@@ -1,40 +1,85 @@
+import { Metrics, MetricUnit as Units } from '@aws-lambda-powertools/metrics';
 import { config } from './config';
+import { logger, SERVICE_NAME } from './log';
 
 /**
- * CloudWatch metrics as Embedded Metric Format: one JSON line on stdout per metric, which
- * CloudWatch Logs turns into a metric of the function's log group (no SDK call, no extra
- * permission). Namespace `WalletPlatform`, one dimension: the stage. Never a tenant or another
- * id as a dimension: each distinct value is a metric of its own, billed and kept apart.
- * (Powertools Metrics replaces this once it is wired; the line it writes is the same format.)
+ * CloudWatch metrics through Powertools for AWS Lambda's Metrics, as Embedded Metric Format: JSON
+ * lines on stdout that CloudWatch Logs turns into metrics of namespace `WalletPlatform` (no SDK
+ * call, no extra permission). Every point carries the dimensions `service` and `Stage`, plus the
+ * few low-cardinality ones it names (a route, a problem code, an operation kind, an outcome):
+ * never a tenant, user or other id, since each distinct value is a metric of its own, billed and
+ * kept apart. The catalogue of names is `METRIC` below; docs/runbook.md reads them.
+ *
+ * Each point is written at once as a single-metric line (`singleMetric()`), so points of requests
+ * the embedded platform serves concurrently in one process never share a dimension set;
+ * `logMetrics` (./observability.ts) adds the cold-start metric and flushes anything buffered.
  * The embedded platform writes none unless METRICS=stdout.
  */
 
 export const METRICS_NAMESPACE = 'WalletPlatform';
 
+/** The metric names the platform writes, in one place (the dashboard, alarms and runbook use them). */
+export const METRIC = {
+  /** HTTP: every answered request (dimensions Route, Status class) and every refusal (Route, Code). */
+  requests: 'Requests',
+  refusals: 'Refusals',
+  /** Money operations (dimension Operation, e.g. `transfer.create`): completed, refused (with Code), finished by the sweeper. */
+  moneyCompleted: 'MoneyOperationsCompleted',
+  moneyRefused: 'MoneyOperationsRefused',
+  moneyResumed: 'MoneyOperationsResumed',
+  /** The wallet's calls to the ledger API (dimension Call: posting, pending, read…), milliseconds. */
+  ledgerLatency: 'LedgerCallLatency',
+  /** Outbox relay: event committed to published, milliseconds, one point per event (its sample count is the events relayed). */
+  relayLag: 'OutboxRelayLag',
+  /** Webhooks: attempts, failed attempts (dimension Reason), and event creation to delivery, milliseconds. */
+  webhookAttempts: 'WebhookAttempts',
+  webhookFailures: 'WebhookFailures',
+  webhookDeliveryLag: 'WebhookDeliveryLag',
+  /** Orders whose stock hold expired; subscription charges (dimension Outcome) and dunning outcomes (Outcome). */
+  orderHoldsExpired: 'OrderHoldsExpired',
+  subscriptionCharges: 'SubscriptionCharges',
+  dunningOutcomes: 'DunningOutcomes',
+  /** Open reconciliation orphans after a run (docs/reconciliation.md). */
+  reconciliationOrphans: 'ReconciliationOrphans',
+} as const;
+
+export type MetricName = (typeof METRIC)[keyof typeof METRIC];
 export type MetricUnit = 'Count' | 'Milliseconds' | 'Seconds';
+export type Dimensions = Readonly<Record<string, string>>;
 
-export interface MetricPoint {
-  name: string;
-  value: number;
-  unit: MetricUnit;
-  /** When the value held; CloudWatch files the point under this time. */
-  at: Date;
+/** The dimensions every point carries (CloudWatch matches a metric by all of them). */
+export const baseDimensions = (stage: string): Record<string, string> => ({ service: SERVICE_NAME, Stage: stage });
+
+let instance: Metrics | undefined;
+
+/** The process's Powertools Metrics, built on first use (what `logMetrics` is given). */
+export function powertoolsMetrics(): Metrics {
+  return (instance ??= new Metrics({
+    namespace: METRICS_NAMESPACE,
+    serviceName: SERVICE_NAME,
+    defaultDimensions: { Stage: config.STAGE },
+    // Its own notices ("no application metrics to publish" after an invocation that wrote its
+    // points at once) are not an operator's business: debug lines.
+    logger: { debug: logger.debug, info: logger.debug, warn: logger.debug, error: logger.error },
+  }));
 }
 
-/** The EMF line of one metric point of the stage. Pure. */
-export function emfLine(point: MetricPoint, stage: string): string {
-  return `${JSON.stringify({
-    _aws: {
-      Timestamp: point.at.getTime(),
-      CloudWatchMetrics: [{ Namespace: METRICS_NAMESPACE, Dimensions: [['Stage']], Metrics: [{ Name: point.name, Unit: point.unit }] }],
-    },
-    Stage: stage,
-    [point.name]: point.value,
-  })}\n`;
+export const metricsEnabled = (): boolean => config.METRICS === 'stdout';
+
+/** Writes one metric point now (nothing when METRICS=off). Never throws: a metric never fails the work it measures. */
+export function recordMetric(name: MetricName, unit: MetricUnit, value: number, dimensions: Dimensions = {}, at?: Date): void {
+  if (!metricsEnabled()) return;
+  try {
+    const point = powertoolsMetrics().singleMetric();
+    if (Object.keys(dimensions).length > 0) point.addDimensions({ ...dimensions });
+    if (at) point.setTimestamp(at);
+    point.addMetric(name, Units[unit], value);
+  } catch (error) {
+    logger.warn('metric not written', { metric: name, error });
+  }
 }
 
-/** Writes one metric point (nothing when METRICS=off). */
-export function emitMetric(point: MetricPoint, write: (line: string) => void = (line) => process.stdout.write(line)): void {
-  if (config.METRICS === 'off') return;
-  write(emfLine(point, config.STAGE));
+/** Milliseconds since `start` (a `performance.now()` reading), as a latency point. */
+export function recordLatency(name: MetricName, start: number, dimensions: Dimensions = {}): void {
+  recordMetric(name, 'Milliseconds', Math.max(0, performance.now() - start), dimensions);
 }

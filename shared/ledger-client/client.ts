@@ -2,6 +2,7 @@ import type { Clock } from '../kernel/clock';
 import { AppError } from '../kernel/errors';
 import { httpSend, type HttpSend, type OutboundResponse } from '../http/outbound';
 import type { Account, Entry, FeedEvent, Ledger, Pending, Transaction } from './contract';
+import { METRIC, recordLatency } from '../kernel/metrics';
 
 /**
  * The wallet's way to the ledger: its public HTTP contract with an OIDC client-credentials token,
@@ -116,6 +117,7 @@ export class LedgerClient {
   private async call<T>(method: string, path: string, body?: unknown, idempotencyKey?: string, retried = false): Promise<T> {
     const token = await this.accessToken();
     let response: OutboundResponse;
+    const started = performance.now();
     try {
       response = await this.send({
         method,
@@ -129,8 +131,10 @@ export class LedgerClient {
         timeoutMs: this.options.timeoutMs ?? 10_000,
       });
     } catch {
+      recordLatency(METRIC.ledgerLatency, started, { Call: callLabel(method, path), Outcome: 'no_answer' });
       throw new AppError('service_unavailable', 'The ledger did not answer; retry with the same Idempotency-Key.');
     }
+    recordLatency(METRIC.ledgerLatency, started, { Call: callLabel(method, path), Outcome: `${Math.floor(response.status / 100)}xx` });
     const text = response.text;
     if (response.status === 401 && !retried) {
       // A token revoked or rotated early: fetch a fresh one once.
@@ -181,3 +185,15 @@ export class LedgerClient {
     return granted.access_token;
   }
 }
+
+/**
+ * A ledger call as a low-cardinality metric dimension: the method and the path's fixed segments,
+ * ids left out (`POST postings`, `GET accounts/entries`).
+ */
+export function callLabel(method: string, path: string): string {
+  const segments = path.split('?')[0]!.split('/').filter(Boolean);
+  // v1 / ledgers / {ledger} / kind / {id} / action
+  const fixed = segments.filter((_, index) => index === 3 || index === 5);
+  return `${method} ${fixed.length > 0 ? fixed.join('/') : segments.slice(1, 2).join('/')}`;
+}
+

@@ -17,6 +17,7 @@ const DEPLOY_SH_CONTEXT = { ledgerIssuer: 'embedded', ledgerVpc: 'false', execut
  * Lambda, API Gateway REST, DynamoDB and Streams, SQS, EventBridge, KMS, Secrets Manager, IAM,
  * CloudWatch, CloudWatch Logs, CloudFormation). Deliberately absent:
  *   - AWS::Cognito::* (Cognito user pools start with the paid Base plan; no provider in the open source);
+ *   - AWS::CloudWatch::Dashboard (no provider: stage local builds none, lib/wallet-stack.ts);
  *   - AWS::EC2::* (the EC2 emulation creates VPCs but enforces nothing, and AWS::EC2::FlowLog and
  *     AWS::EC2::SecurityGroupIngress, which the VPC layout needs, have no provider at all).
  */
@@ -43,6 +44,9 @@ const FREE_IMAGE_TYPES = new Set([
   'AWS::Lambda::Permission',
   'AWS::Logs::LogGroup',
   'AWS::SecretsManager::Secret',
+  // The alarm topic (SNS is on the free plan; providers aws_sns_topic, aws_sns_topicpolicy).
+  'AWS::SNS::Topic',
+  'AWS::SNS::TopicPolicy',
   'AWS::SQS::Queue',
   'AWS::SQS::QueuePolicy',
 ]);

@@ -176,7 +176,7 @@ describe('workers', () => {
       const policy = resourcesOfType(parent(), 'AWS::SQS::QueuePolicy').find(([, p]) => JSON.stringify(p.Properties?.Queues).includes(id));
       expect(JSON.stringify(policy?.[1].Properties?.PolicyDocument), id).toContain('"aws:SecureTransport":"false"');
     }
-    const alarms = resourcesOfType(parent(), 'AWS::CloudWatch::Alarm').filter(([, a]) => JSON.stringify(a.Properties?.Dimensions).includes(dlqId));
+    const alarms = resourcesOfType(parent(), 'AWS::CloudWatch::Alarm').filter(([, a]) => JSON.stringify(a.Properties?.Dimensions ?? []).includes(dlqId));
     expect(alarms).toHaveLength(1);
     expect(alarms[0]![1].Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 1 });
   });

@@ -419,7 +419,7 @@ describe('events and queues of the real manifest', () => {
     expect(queuesWithDlq.length).toBe(queues.length);
     for (const [, queue] of queuesWithDlq) {
       const dlqId = (queue.Properties?.RedrivePolicy as { deadLetterTargetArn: { 'Fn::GetAtt': string[] } }).deadLetterTargetArn['Fn::GetAtt'][0]!;
-      const alarms = resourcesOfType(wallet, 'AWS::CloudWatch::Alarm').filter(([, a]) => JSON.stringify(a.Properties?.Dimensions).includes(dlqId));
+      const alarms = resourcesOfType(wallet, 'AWS::CloudWatch::Alarm').filter(([, a]) => JSON.stringify(a.Properties?.Dimensions ?? []).includes(dlqId));
       expect(alarms, dlqId).toHaveLength(1);
     }
     const schedules = [synth.stacks.wallet.parent, synth.stacks.ledger.parent].flatMap((t) => resourcesOfType(t, 'AWS::Events::Rule')).filter(([, r]) => r.Properties?.ScheduleExpression);
@@ -455,7 +455,10 @@ describe('reconciliation', () => {
     expect(alarms[0]![1].Properties).toMatchObject({
       Namespace: METRICS_NAMESPACE,
       MetricName: 'ReconciliationOrphans',
-      Dimensions: [{ Name: 'Stage', Value: 'test' }],
+      Dimensions: [
+        { Name: 'Stage', Value: 'test' },
+        { Name: 'service', Value: 'wallet-platform' },
+      ],
       Statistic: 'Maximum',
       Period: 300,
       Threshold: 0,

@@ -55,7 +55,17 @@ export function synthesize(manifest: Manifest = {}, stage = 'test', walletOption
   });
   const code = FunctionCode.standIn();
   const ledger = new LedgerStack(app, 'Ledger', { stackName: `wp-${stage}-ledger`, stage, code, ...manifest });
-  const wallet = new WalletStack(app, 'Wallet', { stackName: `wp-${stage}-wallet`, stage, code, ledger: ledger.exports, ...manifest, ...walletOptions });
+  // As bin/wallet.ts wires them: the ledger stack's alarm topic, and its gateway and table on the stage's dashboard.
+  const wallet = new WalletStack(app, 'Wallet', {
+    stackName: `wp-${stage}-wallet`,
+    stage,
+    code,
+    ledger: ledger.exports,
+    alarmTopic: ledger.alarmTopic,
+    watchAlso: { gateways: [{ name: 'ledger', api: ledger.api }], tables: [ledger.table] },
+    ...manifest,
+    ...walletOptions,
+  });
   const assembly = app.synth();
   const read = (stack: LedgerStack | WalletStack) => loadTemplates(assembly.directory, assembly.getStackByName(stack.stackName).templateFile);
   return { app, ledger, wallet, dir: assembly.directory, stacks: { ledger: read(ledger), wallet: read(wallet) } };

@@ -14,6 +14,7 @@ import { orderItem, orderRecord, toOrder, type Order, type OrderRecord } from '.
 import { stockStep } from './stock';
 import type { OwnerScope } from '../principals';
 import { faultPoint } from '../saga/faults';
+import { METRIC, recordMetric } from '../../kernel/metrics';
 
 /**
  * Ending an open order without a sale (docs/orders.md): the shopper or the client cancels it
@@ -109,5 +110,6 @@ export async function expireOrders(runtime: WalletDeps): Promise<number> {
     });
     if (done) expired += 1;
   }
+  if (expired > 0) recordMetric(METRIC.orderHoldsExpired, 'Count', expired);
   return expired;
 }

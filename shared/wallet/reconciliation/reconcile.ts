@@ -1,7 +1,7 @@
 import { getItem, isConditionalCheckFailed, putItem } from '../../aws/store';
 import type { EventEnvelope } from '../../events/outbox';
 import { EVENT_RETENTION_DAYS } from '../../events/outbox';
-import { emitMetric } from '../../kernel/metrics';
+import { METRIC, recordMetric } from '../../kernel/metrics';
 import { logger } from '../../kernel/log';
 import type { Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
@@ -21,7 +21,7 @@ import { countOpenOrphans, listOrphans, openOrphans, recordOrphan, transactionOr
  */
 
 /** The metric the worker writes and the stack's alarm watches (shared/workers.ts). */
-export const ORPHANS_METRIC = 'ReconciliationOrphans';
+export const ORPHANS_METRIC = METRIC.reconciliationOrphans;
 
 /**
  * How long a transaction or record may stand unmatched before it is an orphan rather than a saga
@@ -111,7 +111,7 @@ export async function reconcileLedgers(runtime: WalletDeps, options: { budgetMs?
     }
   };
   await Promise.all(Array.from({ length: TENANT_CONCURRENCY }, lane));
-  emitMetric({ name: ORPHANS_METRIC, value: result.orphans, unit: 'Count', at: runtime.clock.now() });
+  recordMetric(METRIC.reconciliationOrphans, 'Count', result.orphans, {}, runtime.clock.now());
   if (failures.length > 0) throw new Error(`reconciliation failed for ${failures.length} tenant(s): ${failures.join(', ')}`);
   return result;
 }

@@ -8,6 +8,7 @@ import type { WalletDeps } from '../deps';
 import { keyExpiry, keptPrincipal, LATE_START_MS, operationKeys, readRecord, reindex, sameRequest, scopedFingerprint, type CompletedRecord, type StartedRecord, type StoredRecord } from './key-record';
 import { ledgerKeyOf, operationNamed, type CreatesCommit, type OperationPlan } from './registry';
 import { asRefusal, asTransient, inFlight } from './refusals';
+import { METRIC, recordMetric } from '../../kernel/metrics';
 import { faultPoint } from './faults';
 
 /**
@@ -138,6 +139,27 @@ export async function createdItems(
  * the key started (the ledger's postings are replayed by the next try, under the same keys).
  */
 export async function resume(runtime: WalletDeps, tenantId: string, idempotencyKey: string, record: StartedRecord, faults: SagaFaults): Promise<Outcome> {
+  const outcome = await resumeToAnswer(runtime, tenantId, idempotencyKey, record, faults);
+  if (!outcome.replayed) recordOutcome(record.operation, outcome);
+  return outcome;
+}
+
+/** `MoneyOperationsCompleted` or `MoneyOperationsRefused` (with the refusal's code), by operation: once per answer this run wrote. */
+function recordOutcome(operation: string, outcome: Outcome): void {
+  if (outcome.status < 400) {
+    recordMetric(METRIC.moneyCompleted, 'Count', 1, { Operation: operation });
+    return;
+  }
+  let code = 'unknown';
+  try {
+    code = String((JSON.parse(outcome.body) as { code?: unknown }).code ?? code);
+  } catch {
+    // Not a problem body: counted under `unknown`.
+  }
+  recordMetric(METRIC.moneyRefused, 'Count', 1, { Operation: operation, Code: code });
+}
+
+async function resumeToAnswer(runtime: WalletDeps, tenantId: string, idempotencyKey: string, record: StartedRecord, faults: SagaFaults): Promise<Outcome> {
   await faultPoint(record.operation, 'beforeLedger');
   const operation = await operationNamed(record.operation);
   if (!operation) throw new Error(`unknown operation ${record.operation}`);

@@ -2,6 +2,7 @@ import { dueEntries } from '../../aws/due-keys';
 import { getItem, isConditionalCheckFailed, putItem } from '../../aws/store';
 import type { WalletDeps } from '../deps';
 import { createdItems, resume } from './engine';
+import { METRIC, recordMetric } from '../../kernel/metrics';
 import { IDEMPOTENCY_RETENTION_SECONDS, operationKeys, readRecord, reindex, SWEEP_AFTER_MS, SWEEP_SHARDS, type StartedRecord, type StoredRecord } from './key-record';
 
 /**
@@ -67,6 +68,7 @@ async function sweepShard(runtime: WalletDeps, shard: number, now: number): Prom
       try {
         await resume(runtime, tenantId, key, record as StartedRecord, {});
         finished += 1;
+        recordMetric(METRIC.moneyResumed, 'Count', 1, { Operation: record.operation });
       } catch {
         // Still failing (the ledger is down): indexed again, for a later walk.
         await reindex(runtime, tenantId, key, record.operation_id);

@@ -15,6 +15,7 @@ import { computeFee } from '../tenancy/fees';
 import { SUBSCRIPTION_SHARDS, subscriptionKeys } from './keys';
 import { DUNNING_DELAYS_MS, MAX_TRIES } from './periods';
 import { dueAt, subscriptionItem, toSubscription, type ChargeClaim, type SubscriptionRecord } from './records';
+import { METRIC, recordMetric } from '../../kernel/metrics';
 
 /**
  * Charging a subscription's periods (docs/subscriptions.md). A charge is one ledger posting payer →
@@ -258,5 +259,14 @@ export async function chargeDueSubscriptions(runtime: WalletDeps, faults: Charge
     if (!due) continue;
     counts[await chargeDue(runtime, record, faults)] += 1;
   }
+  recordBillingMetrics(counts);
   return counts;
+}
+
+/** `SubscriptionCharges` (charged) and `DunningOutcomes` (retry scheduled, paused, canceled) of a billing run, by outcome. */
+function recordBillingMetrics(counts: Record<ChargeResult, number>): void {
+  if (counts.charged > 0) recordMetric(METRIC.subscriptionCharges, 'Count', counts.charged, { Outcome: 'charged' });
+  for (const outcome of ['retry_scheduled', 'paused', 'canceled'] as const) {
+    if (counts[outcome] > 0) recordMetric(METRIC.dunningOutcomes, 'Count', counts[outcome], { Outcome: outcome });
+  }
 }

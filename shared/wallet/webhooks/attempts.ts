@@ -1,4 +1,5 @@
 import { epochSeconds } from '../../kernel/clock';
+import { METRIC, recordMetric } from '../../kernel/metrics';
 import { eventKeys, type EventEnvelope } from '../../events/outbox';
 import { readEvent } from './events';
 import type { QueueTransport } from '../../aws/transport';
@@ -141,6 +142,7 @@ export async function processDeliveryMessage(deps: DeliveryDeps, message: Delive
     next_attempt_at: nextAt,
   };
   if (!(await recordAttempt(deps, delivery, attempt, { status, claim, now }))) return 'skipped';
+  recordAttemptMetrics(outcome, gone, deps.clock.now().getTime() - Date.parse(event.created_at));
   await recordAttemptHealth(deps, endpoint, health, { ok: outcome.ok, gone, attempt: message.attempt, durationMs: outcome.durationMs, at: now });
   // After the health update, so a 410 has disabled the endpoint before the next recovered event is tried.
   if (status !== 'pending' && mayBeChained(delivery)) await releaseNext(deps, delivery);
@@ -260,3 +262,21 @@ async function stop<S extends 'canceled' | 'skipped'>(deps: StoreDeps, delivery:
   if (mayBeChained(delivery)) await releaseNext(deps, delivery);
   return status;
 }
+
+/**
+ * `WebhookAttempts` per recorded attempt; a failed one also `WebhookFailures`, in all and by reason (`gone`:
+ * 410, `http_4xx` / `http_5xx`, `no_answer`: timeout, refused connection or address); a success
+ * `WebhookDeliveryLag`, the event's creation to its delivery.
+ */
+function recordAttemptMetrics(outcome: PostOutcome, gone: boolean, sinceEventMs: number): void {
+  recordMetric(METRIC.webhookAttempts, 'Count', 1);
+  if (outcome.ok) {
+    recordMetric(METRIC.webhookDeliveryLag, 'Milliseconds', Math.max(0, sinceEventMs));
+    return;
+  }
+  const reason = gone ? 'gone' : outcome.responseCode ? `http_${Math.floor(outcome.responseCode / 100)}xx` : 'no_answer';
+  // Once without the reason (the failure-rate alarm divides it by the attempts), once by reason.
+  recordMetric(METRIC.webhookFailures, 'Count', 1);
+  recordMetric(METRIC.webhookFailures, 'Count', 1, { Reason: reason });
+}
+

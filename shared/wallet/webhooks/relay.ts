@@ -7,6 +7,7 @@ import { getItem } from '../../aws/store';
 import { endpointsReceiving, type EndpointRecord } from './endpoints';
 import { ensureAutomaticDelivery, scheduleFirstAttempt, type DeliveryRecord } from './deliveries';
 import type { EventEnvelope } from '../../events/outbox';
+import { METRIC, recordMetric } from '../../kernel/metrics';
 
 /**
  * The outbox relay: a WalletTable stream worker. Domain events are items written in the same
@@ -63,6 +64,8 @@ export async function relayRecords(deps: RelayDeps, records: readonly DynamoDBRe
       if (relayed === 'event') {
         const envelope = eventItemOf(record).envelope as EventEnvelope;
         await deps.bus.publish([{ source: EVENT_SOURCE, detailType: envelope.type, detail: JSON.stringify(envelope) }]);
+        // Committed (the event's time) to published: how far behind the relay runs.
+        recordMetric(METRIC.relayLag, 'Milliseconds', Math.max(0, deps.clock.now().getTime() - Date.parse(envelope.created_at)));
         const receivers = await endpointsReceiving(deps, envelope, endpoints);
         const results = await Promise.all(receivers.map((endpoint) => ensureAutomaticDelivery(deps, envelope, endpoint)));
         summary.events += 1;
