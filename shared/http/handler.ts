@@ -11,7 +11,7 @@ import { hasAnyScope, type Principal } from './principal';
 import { decimalPathsOf } from './decimals';
 import { assertAcceptedText, assertNoFractionalNumbers, assertNoPrototypeKeys, decodeUtf8, isJsonContentType } from './json';
 import { ignoresBody, invalidCodeOf, missingScopeCode, wrongPrincipalCode } from './answers';
-import type { AnyRoute, RouteDefinition } from './route';
+import type { AnyRoute, RouteDefinition, RouteSource } from './route';
 
 /**
  * The one middleware stack every HTTP route passes through, in this order:
@@ -22,6 +22,10 @@ import type { AnyRoute, RouteDefinition } from './route';
  *   bounds, and the route's function.
  * Middlewares share their state in middy's per-request `internal` store. Handlers (functions/)
  * receive a typed, validated request and return a status and body.
+ *
+ * A function names its route by a loader (`RouteSource`, ./route.ts): the manifest module of its
+ * area, with the zod schemas of every route in it, is imported on the first request, not at the
+ * function's import, where building them cost more than the function's own code.
  */
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -63,6 +67,8 @@ interface RequestState {
   rawBody: string;
   /** The JSON body, once @middy/http-json-body-parser has parsed it. */
   json?: unknown;
+  /** The route served, loaded by requestLifecycle (unset only if loading it failed). */
+  route?: AnyRoute;
 }
 
 type Internal = { state?: RequestState };
@@ -79,23 +85,41 @@ export interface HandlerOptions {
 }
 
 export function createHttpHandler<R extends AnyRoute>(
-  route: R,
-  serve: (request: RequestOf<R>) => Promise<HttpResult>,
+  source: RouteSource<R>,
+  serve: (request: RequestOf<R>, route: R) => Promise<HttpResult>,
   options: HandlerOptions = {},
 ): middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal> {
   const authenticate = options.authenticate ?? rejectAllCredentials;
+  const route = routeLoader(source);
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>()
-    .use(requestLifecycle())
+    .use(requestLifecycle(route))
     .use(problemErrors())
-    .use(credentialHook(route, authenticate))
-    .use(bodyGuard(route))
-    .use(jsonBody(route))
-    .use(routeServer(route, serve));
+    .use(credentialHook(authenticate))
+    .use(bodyGuard())
+    .use(jsonBody())
+    .use(routeServer(serve));
+}
+
+/** The route once per container; a failed load is not remembered (the next request tries again). */
+function routeLoader<R extends AnyRoute>(source: RouteSource<R>): () => Promise<R> {
+  if (typeof source !== 'function') return async () => source;
+  let pending: Promise<R> | undefined;
+  return () =>
+    (pending ??= source().catch((error: unknown) => {
+      pending = undefined;
+      throw error;
+    }));
 }
 
 function stateOf(request: Request): RequestState {
   if (!request.internal.state) throw new Error('request state missing');
   return request.internal.state;
+}
+
+function routeOf(request: Request): AnyRoute {
+  const route = stateOf(request).route;
+  if (!route) throw new Error('request route missing');
+  return route;
 }
 
 function logRequest(request: Request, status: number): void {
@@ -110,12 +134,14 @@ function logRequest(request: Request, status: number): void {
   logger.resetKeys();
 }
 
-function requestLifecycle(): Middleware {
+function requestLifecycle(route: () => Promise<AnyRoute>): Middleware {
   return {
-    before: (request) => {
+    before: async (request) => {
       const requestId = request.event.requestContext?.requestId || uuidv7();
-      request.internal.state = { requestId, startedAt: Date.now(), headers: lowerCaseHeaders(request.event.headers), rawBody: '' };
+      const state: RequestState = { requestId, startedAt: Date.now(), headers: lowerCaseHeaders(request.event.headers), rawBody: '' };
+      request.internal.state = state;
       logger.appendKeys({ request_id: requestId });
+      state.route = await route();
     },
     // problemErrors ran first (onError runs in reverse order) and set the response; only log here.
     onError: (request) => logRequest(request, request.response?.statusCode ?? 500),
@@ -132,9 +158,10 @@ function problemErrors(): Middleware {
   };
 }
 
-function credentialHook(route: AnyRoute, authenticate: Authenticator): Middleware {
+function credentialHook(authenticate: Authenticator): Middleware {
   return {
     before: async (request) => {
+      const route = routeOf(request);
       if (route.access === 'public') return;
       const state = stateOf(request);
       const principal = await authenticate({ headers: state.headers, route });
@@ -169,12 +196,13 @@ function inRouteCatalogue(route: AnyRoute, error: unknown): unknown {
  * field the body schema declares decimal (./decimals.ts), and no character a text field does not
  * take (controls, bidirectional overrides, unpaired surrogates: ./json.ts assertAcceptedText).
  */
-function bodyGuard(route: AnyRoute): Middleware {
+function bodyGuard(): Middleware {
   // Where the body schema declares a decimal field (a rate, never money): found once per route.
-  const decimals = decimalPathsOf(route.request.body);
+  let decimals: ReturnType<typeof decimalPathsOf> | undefined;
   return {
     before: (request) => {
       const state = stateOf(request);
+      const route = routeOf(request);
       // An ignored body is not read at all, so neither its size nor its bytes can refuse the request.
       if (ignoresBody(route)) return;
       try {
@@ -183,7 +211,7 @@ function bodyGuard(route: AnyRoute): Middleware {
         if (!isJsonContentType(state.headers['content-type'])) {
           throw new AppError('invalid_request', 'The request body must be JSON, sent with Content-Type: application/json.');
         }
-        assertNoFractionalNumbers(state.rawBody, decimals);
+        assertNoFractionalNumbers(state.rawBody, (decimals ??= decimalPathsOf(route.request.body)));
         assertNoPrototypeKeys(state.rawBody);
         assertAcceptedText(state.rawBody);
       } catch (error) {
@@ -197,11 +225,12 @@ function bodyGuard(route: AnyRoute): Middleware {
  * JSON bodies through the design card's @middy/http-json-body-parser, handed the decoded text
  * bodyGuard accepted; its refusals (415, malformed JSON) become our invalid_request problem.
  */
-function jsonBody(route: AnyRoute): Middleware {
+function jsonBody(): Middleware {
   const parser = httpJsonBodyParser<APIGatewayProxyEvent>();
   return {
     before: async (request) => {
       const state = stateOf(request);
+      const route = routeOf(request);
       if (state.rawBody.trim().length === 0 || ignoresBody(route)) return;
       request.event.body = state.rawBody;
       request.event.isBase64Encoded = false;
@@ -222,10 +251,11 @@ function jsonBody(route: AnyRoute): Middleware {
  * route's own function; its answer is the response (middy's early response, so no handler runs
  * after it), logged here.
  */
-function routeServer<R extends AnyRoute>(route: R, serve: (request: RequestOf<R>) => Promise<HttpResult>): Middleware {
+function routeServer<R extends AnyRoute>(serve: (request: RequestOf<R>, route: R) => Promise<HttpResult>): Middleware {
   return {
     before: async (request) => {
       const state = stateOf(request);
+      const route = routeOf(request) as R;
       let parsed: Parsed;
       try {
         parsed = parseRequest(route, request.event, state);
@@ -241,7 +271,7 @@ function routeServer<R extends AnyRoute>(route: R, serve: (request: RequestOf<R>
         requestId: state.requestId,
         idempotencyKey: parsed.idempotencyKey,
         rawBody: state.rawBody,
-      } as RequestOf<R>);
+      } as RequestOf<R>, route);
       const response = toResponse(route, result, state.requestId);
       logRequest(request, response.statusCode);
       return response;

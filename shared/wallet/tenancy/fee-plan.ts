@@ -3,7 +3,8 @@ import { outboxItem } from '../../events/outbox';
 import { walletKeys } from '../keys';
 import { auditItem } from './audit';
 import type { Actor, StoreDeps } from '../deps';
-import { applyFeePlanChange, feePlanChange, feePlanOf, publicFeePlan, type FeePlanChange, type PublicFeePlan } from './fees';
+import { feePlanOf, publicFeePlan, type PublicFeePlan } from './fees';
+import { applyFeePlanChange, feePlanChange, type FeePlanChange } from './fee-schemas';
 import { getTenantRecord } from './tenants';
 import { ConditionsFailed, transact } from '../../aws/store';
 
