@@ -11,6 +11,10 @@
  * bundle within scripts/bundle-budget.json (600 KiB), every ratio within REFERENCE_RATIO_TARGET.
  * Writes JSON to bench/results/. Nothing in `npm test` measures a time (docs/performance.md,
  * "Bundles and cold imports").
+ *
+ * `BENCH_FUNCTIONS=transfers/,wallet/sweep-operations` benches only the functions whose name starts
+ * with one of the comma-separated prefixes (bundled alone, so it is quick): for iterating on a few;
+ * the figures of record are a full run's.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -29,6 +33,8 @@ const STATIC_PACKAGES = new Set(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynam
 const budget = readBudget(repoRoot);
 const runs = benchSetting('BENCH_RUNS', 5, { integer: true });
 const outdir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
+/** BENCH_FUNCTIONS: the prefixes of the functions to bench; unset, every function. */
+const only = (process.env.BENCH_FUNCTIONS ?? '').split(',').map((prefix) => prefix.trim()).filter(Boolean);
 
 /** The SDK packages in one function's bundle (the sdk-exports modules it loaded), sorted. */
 function sdkPackagesOf(metafile: Metafile, handler: string): string[] {
@@ -62,8 +68,9 @@ function referenceSources(packages: readonly string[]): Record<string, string> {
 }
 
 try {
-  const { sizes, metafile } = await bundle({ outdir });
-  const handlers = handlerEntries();
+  const handlers = handlerEntries().filter((handler) => only.length === 0 || only.some((prefix) => handler.startsWith(prefix)));
+  if (handlers.length === 0) throw new Error(`BENCH_FUNCTIONS=${process.env.BENCH_FUNCTIONS}: no function's name starts with any of these`);
+  const { sizes, metafile } = await bundle({ outdir, entries: handlers });
   const packagesOf = new Map(handlers.map((handler) => [handler, sdkPackagesOf(metafile, handler)]));
 
   // One reference per distinct set of clients.

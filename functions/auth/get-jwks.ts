@@ -1,4 +1,3 @@
-import { authRoutes } from '../../shared/wallet/auth/routes';
 import type { TokenSigner } from '../../shared/wallet/auth/signer';
 import { loadTokenSigner } from '../../shared/wallet/auth/tokens';
 import { createHttpHandler } from '../../shared/http/handler';
@@ -6,7 +5,7 @@ import { createHttpHandler } from '../../shared/http/handler';
 // Public and table-free: it needs the signer only, not the wallet runtime (no WalletTable binding).
 let signer: Promise<TokenSigner> | undefined;
 
-export const handler = createHttpHandler(authRoutes.getJwks, async () => {
+export const handler = createHttpHandler(async () => (await import('../../shared/wallet/auth/routes')).authRoutes.getJwks, async () => {
   signer ??= loadTokenSigner().catch((error: unknown) => {
     signer = undefined;
     throw error;

@@ -1,7 +1,6 @@
-import { clientRoutes } from '../../shared/wallet/catalog/client-routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { addMember } from '../../shared/wallet/catalog/clients';
-export const handler = walletHandler(clientRoutes.addClientMember, async ({ request, principal, runtime }) => {
+export const handler = walletHandler(async () => (await import('../../shared/wallet/catalog/client-routes')).clientRoutes.addClientMember, async ({ request, principal, runtime }) => {
   const { member, created } = await addMember(runtime, principal, request.params.clientId, request.body.staff_id, request.requestId);
   return { status: created ? 201 : 200, body: member };
 });

@@ -1,8 +1,7 @@
-import { clientRoutes } from '../../shared/wallet/catalog/client-routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { changeClient } from '../../shared/wallet/catalog/clients';
 import { tenantOf } from '../../shared/wallet/principals';
-export const handler = walletHandler(clientRoutes.suspendClient, async ({ request, principal, runtime }) => ({
+export const handler = walletHandler(async () => (await import('../../shared/wallet/catalog/client-routes')).clientRoutes.suspendClient, async ({ request, principal, runtime }) => ({
   status: 200,
   body: await changeClient(runtime, principal, { tenantId: tenantOf(principal) }, request.params.clientId, 'suspend', request.requestId),
 }));

@@ -1,7 +1,6 @@
 import { listGrantRequests } from '../../shared/wallet/console/grant-requests';
-import { consoleRoutes } from '../../shared/wallet/console/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 
-export const handler = walletHandler(consoleRoutes.listGrantRequests, async ({ request, principal, runtime }) => ({
+export const handler = walletHandler(async () => (await import('../../shared/wallet/console/routes')).consoleRoutes.listGrantRequests, async ({ request, principal, runtime }) => ({
   body: await listGrantRequests(runtime, principal.tenantId!, request.params.grantId, request.query),
 }));

@@ -1,7 +1,6 @@
-import { ledgerRoutes } from '../../shared/ledger/routes';
 import { outcomeResult } from '../../shared/http/outcome';
 import { ledgerHandler } from '../../shared/runtime/ledger';
 
-export const handler = ledgerHandler(ledgerRoutes.createLedger, async ({ request, service, consumerId, idempotency }) =>
+export const handler = ledgerHandler(async () => (await import('../../shared/ledger/routes')).ledgerRoutes.createLedger, async ({ request, service, consumerId, idempotency }) =>
   outcomeResult(await service.createLedger(consumerId, request.body, idempotency(`CONSUMER#${consumerId}`))),
 );

@@ -1,6 +1,5 @@
-import { ledgerRoutes } from '../../shared/ledger/routes';
 import { ledgerHandler } from '../../shared/runtime/ledger';
 
-export const handler = ledgerHandler(ledgerRoutes.getLedger, async ({ request, service, consumerId }) => ({
+export const handler = ledgerHandler(async () => (await import('../../shared/ledger/routes')).ledgerRoutes.getLedger, async ({ request, service, consumerId }) => ({
   body: await service.getLedger(consumerId, request.params.ledgerId),
 }));

@@ -1,6 +1,5 @@
-import { ledgerRoutes } from '../../shared/ledger/routes';
 import { ledgerHandler } from '../../shared/runtime/ledger';
 
-export const handler = ledgerHandler(ledgerRoutes.getRollup, async ({ request, service, consumerId }) => ({
+export const handler = ledgerHandler(async () => (await import('../../shared/ledger/routes')).ledgerRoutes.getRollup, async ({ request, service, consumerId }) => ({
   body: await service.rollup(consumerId, request.params.ledgerId),
 }));

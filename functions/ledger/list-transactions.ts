@@ -1,6 +1,5 @@
-import { ledgerRoutes } from '../../shared/ledger/routes';
 import { ledgerHandler } from '../../shared/runtime/ledger';
 
-export const handler = ledgerHandler(ledgerRoutes.listTransactions, async ({ request, service, consumerId }) => ({
+export const handler = ledgerHandler(async () => (await import('../../shared/ledger/routes')).ledgerRoutes.listTransactions, async ({ request, service, consumerId }) => ({
   body: await service.listTransactions(consumerId, request.params.ledgerId, request.query),
 }));

@@ -1,8 +1,7 @@
 import { createHttpHandler } from '../../shared/http/handler';
 import { DOCS_PAGE_CSP, docsPageHtml } from '../../shared/http/docs-page';
-import { platformRoutes } from '../../shared/http/platform-routes';
 
 /** `GET /docs` on every API: the same page, which loads that API's own /openapi.json. */
 const page = docsPageHtml();
 
-export const handler = createHttpHandler(platformRoutes.walletDocs, async () => ({ text: page, headers: { 'content-security-policy': DOCS_PAGE_CSP } }));
+export const handler = createHttpHandler(async () => (await import('../../shared/http/platform-routes')).platformRoutes.walletDocs, async () => ({ text: page, headers: { 'content-security-policy': DOCS_PAGE_CSP } }));

@@ -1,4 +1,3 @@
 import { createHttpHandler } from '../../shared/http/handler';
-import { platformRoutes } from '../../shared/http/platform-routes';
 
-export const handler = createHttpHandler(platformRoutes.walletHealthz, async () => ({ body: { status: 'ok' } }));
+export const handler = createHttpHandler(async () => (await import('../../shared/http/platform-routes')).platformRoutes.walletHealthz, async () => ({ body: { status: 'ok' } }));

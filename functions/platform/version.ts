@@ -1,7 +1,6 @@
 import { config } from '../../shared/kernel/config';
 import { createHttpHandler } from '../../shared/http/handler';
-import { platformRoutes } from '../../shared/http/platform-routes';
 
-export const handler = createHttpHandler(platformRoutes.ledgerVersion, async () => ({
+export const handler = createHttpHandler(async () => (await import('../../shared/http/platform-routes')).platformRoutes.ledgerVersion, async () => ({
   body: { version: config.PLATFORM_VERSION, stage: config.STAGE },
 }));

@@ -1,9 +1,8 @@
 import { outcomeResult } from '../../shared/http/outcome';
 import { subscribe } from '../../shared/wallet/subscriptions/subscribe';
-import { subscriptionRoutes } from '../../shared/wallet/subscriptions/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 
-export const handler = walletHandler(subscriptionRoutes.subscribe, async ({ request, principal, runtime }) =>
+export const handler = walletHandler(async () => (await import('../../shared/wallet/subscriptions/routes')).subscriptionRoutes.subscribe, async ({ request, principal, runtime }) =>
   outcomeResult(
     await subscribe(runtime, principal, request.params.offeringId, {
       // Required by the route, so the middleware has refused a request without one.

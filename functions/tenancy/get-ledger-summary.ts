@@ -1,8 +1,7 @@
-import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
 import { ledgerSummary } from '../../shared/wallet/tenancy/summary';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';
 
-export const handler = walletHandler(tenancyRoutes.getLedgerSummary, async ({ principal, runtime }) => ({
+export const handler = walletHandler(async () => (await import('../../shared/wallet/tenancy/routes')).tenancyRoutes.getLedgerSummary, async ({ principal, runtime }) => ({
   body: await ledgerSummary(runtime, tenantOf(principal)),
 }));

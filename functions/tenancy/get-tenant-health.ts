@@ -1,7 +1,6 @@
-import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
 import { tenantHealth } from '../../shared/wallet/tenancy/tenants';
 import { walletHandler } from '../../shared/runtime/wallet';
 
-export const handler = walletHandler(tenancyRoutes.getTenantHealth, async ({ request, principal, runtime }) => ({
+export const handler = walletHandler(async () => (await import('../../shared/wallet/tenancy/routes')).tenancyRoutes.getTenantHealth, async ({ request, principal, runtime }) => ({
   body: await tenantHealth(runtime, request.params.tenantId, { actor: principal, requestId: request.requestId }),
 }));

@@ -1,8 +1,7 @@
-import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
 import { listUsers } from '../../shared/wallet/tenancy/users';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';
 
-export const handler = walletHandler(tenancyRoutes.listUsers, async ({ request, principal, runtime }) => ({
+export const handler = walletHandler(async () => (await import('../../shared/wallet/tenancy/routes')).tenancyRoutes.listUsers, async ({ request, principal, runtime }) => ({
   body: await listUsers(runtime, tenantOf(principal), { cursor: request.query.cursor, limit: request.query.limit, externalId: request.query.external_id, selfOnly: principal.userId }),
 }));

@@ -1,8 +1,7 @@
-import { transferRoutes } from '../../shared/wallet/transfers/routes';
 import { listTransactions } from '../../shared/wallet/transfers/transactions';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';
 
-export const handler = walletHandler(transferRoutes.listTransactions, async ({ request, principal, runtime }) => ({
+export const handler = walletHandler(async () => (await import('../../shared/wallet/transfers/routes')).transferRoutes.listTransactions, async ({ request, principal, runtime }) => ({
   body: await listTransactions(runtime, tenantOf(principal), request.query, { userId: principal.userId, scopes: principal.scopes }),
 }));

@@ -1,8 +1,7 @@
-import { transferRoutes } from '../../shared/wallet/transfers/routes';
 import { listTransfers } from '../../shared/wallet/transfers/transfers';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';
 
-export const handler = walletHandler(transferRoutes.listTransfers, async ({ request, principal, runtime }) => ({
+export const handler = walletHandler(async () => (await import('../../shared/wallet/transfers/routes')).transferRoutes.listTransfers, async ({ request, principal, runtime }) => ({
   body: await listTransfers(runtime, tenantOf(principal), request.query, { selfOnly: principal.userId }),
 }));

@@ -1,10 +1,9 @@
 import { setCreditLimit } from '../../shared/wallet/transfers/credit';
-import { transferRoutes } from '../../shared/wallet/transfers/routes';
 import { outcomeResult } from '../../shared/http/outcome';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';
 
-export const handler = walletHandler(transferRoutes.setCreditLimit, async ({ request, principal, runtime }) =>
+export const handler = walletHandler(async () => (await import('../../shared/wallet/transfers/routes')).transferRoutes.setCreditLimit, async ({ request, principal, runtime }) =>
   outcomeResult(
     await setCreditLimit(runtime, principal, tenantOf(principal), request.params.userId, request.body.credit_limit, {
       idempotencyKey: request.idempotencyKey,

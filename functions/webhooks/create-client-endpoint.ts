@@ -1,9 +1,8 @@
 import { clientOwnerFor } from '../../shared/wallet/webhooks/access';
 import { createEndpoint, livemodeOf } from '../../shared/wallet/webhooks/endpoints';
-import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 
-export const handler = walletHandler(webhookRoutes.createClientWebhookEndpoint, async ({ request, principal, runtime }) => ({
+export const handler = walletHandler(async () => (await import('../../shared/wallet/webhooks/routes')).webhookRoutes.createClientWebhookEndpoint, async ({ request, principal, runtime }) => ({
   status: 201,
   body: await createEndpoint(runtime, await clientOwnerFor(runtime, principal, 'manage', request.params.clientId), request.body, {
     actor: principal,

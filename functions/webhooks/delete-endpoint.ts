@@ -1,8 +1,7 @@
 import { ownerFor } from '../../shared/wallet/webhooks/access';
 import { deleteEndpoint } from '../../shared/wallet/webhooks/endpoints';
-import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 
-export const handler = walletHandler(webhookRoutes.deleteWebhookEndpoint, async ({ request, principal, runtime }) => ({
+export const handler = walletHandler(async () => (await import('../../shared/wallet/webhooks/routes')).webhookRoutes.deleteWebhookEndpoint, async ({ request, principal, runtime }) => ({
   body: await deleteEndpoint(runtime, ownerFor(principal), request.params.endpointId, { actor: principal, requestId: request.requestId }),
 }));

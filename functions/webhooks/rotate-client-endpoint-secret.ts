@@ -1,10 +1,9 @@
 import { outcomeResult } from '../../shared/http/outcome';
 import { clientOwnerFor } from '../../shared/wallet/webhooks/access';
 import { rotateSecret } from '../../shared/wallet/webhooks/rotation';
-import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { walletHandler } from '../../shared/runtime/wallet';
 
-export const handler = walletHandler(webhookRoutes.rotateClientWebhookEndpointSecret, async ({ request, principal, runtime }) =>
+export const handler = walletHandler(async () => (await import('../../shared/wallet/webhooks/routes')).webhookRoutes.rotateClientWebhookEndpointSecret, async ({ request, principal, runtime }) =>
   outcomeResult(
     await rotateSecret(runtime, principal, await clientOwnerFor(runtime, principal, 'manage', request.params.clientId), request.params.endpointId, request.body, {
       idempotencyKey: request.idempotencyKey!,

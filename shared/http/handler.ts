@@ -15,7 +15,7 @@ import { hasAnyScope, type Principal } from './principal';
 import { decimalPathsOf } from './decimals';
 import { assertAcceptedText, assertNoFractionalNumbers, assertNoPrototypeKeys, decodeUtf8, isJsonContentType } from './json';
 import { ignoresBody, invalidCodeOf, missingScopeCode, wrongPrincipalCode } from './answers';
-import type { AnyRoute, RouteDefinition } from './route';
+import type { AnyRoute, RouteDefinition, RouteSource } from './route';
 
 /**
  * The one middleware stack every HTTP route passes through, in this order:
@@ -27,6 +27,10 @@ import type { AnyRoute, RouteDefinition } from './route';
  *   bounds, and the route's function.
  * Middlewares share their state in middy's per-request `internal` store. Handlers (functions/)
  * receive a typed, validated request and return a status and body.
+ *
+ * A function names its route by a loader (`RouteSource`, ./route.ts): the manifest module of its
+ * area, with the zod schemas of every route in it, is imported on the first request, not at the
+ * function's import, where building them cost more than the function's own code.
  */
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -65,6 +69,8 @@ interface RequestState {
   headers: Record<string, string>;
   /** The problem code of a refusal, once problemErrors mapped the error. */
   code?: string;
+  /** The route served, loaded by requestLifecycle (unset only if loading it failed). */
+  route?: AnyRoute;
   principal?: Principal;
   /** The exact body bytes received (decoded), for idempotency fingerprints. */
   rawBody: string;
@@ -86,19 +92,37 @@ export interface HandlerOptions {
 }
 
 export function createHttpHandler<R extends AnyRoute>(
-  route: R,
-  serve: (request: RequestOf<R>) => Promise<HttpResult>,
+  source: RouteSource<R>,
+  serve: (request: RequestOf<R>, route: R) => Promise<HttpResult>,
   options: HandlerOptions = {},
 ): middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal> {
   const authenticate = options.authenticate ?? rejectAllCredentials;
+  const route = routeLoader(source);
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context, Internal>()
     .use(observability())
     .use(requestLifecycle(route))
-    .use(problemErrors(route))
-    .use(credentialHook(route, authenticate))
-    .use(bodyGuard(route))
-    .use(jsonBody(route))
-    .use(routeServer(route, serve));
+    .use(problemErrors())
+    .use(credentialHook(authenticate))
+    .use(bodyGuard())
+    .use(jsonBody())
+    .use(routeServer(serve));
+}
+
+/** The route once per container; a failed load is not remembered (the next request tries again). */
+function routeLoader<R extends AnyRoute>(source: RouteSource<R>): () => Promise<R> {
+  if (typeof source !== 'function') return async () => source;
+  let pending: Promise<R> | undefined;
+  return () =>
+    (pending ??= source().catch((error: unknown) => {
+      pending = undefined;
+      throw error;
+    }));
+}
+
+function routeOf(request: Request): AnyRoute {
+  const route = stateOf(request).route;
+  if (!route) throw new Error('request route missing');
+  return route;
 }
 
 function stateOf(request: Request): RequestState {
@@ -111,8 +135,10 @@ function stateOf(request: Request): RequestState {
  * keys are cleared when the invocation ends) and its metrics: `Requests` by route and status class,
  * and a refusal's `Refusals` by route and problem code (../kernel/metrics.ts).
  */
-function logRequest(route: AnyRoute, request: Request, status: number): void {
+function logRequest(request: Request, status: number): void {
   const state = stateOf(request);
+  // A route that failed to load is named as such (its request answered 500 before any of it ran).
+  const operation = state.route?.operationId ?? 'unloaded';
   logger.info('request', {
     method: request.event.httpMethod,
     path: request.event.path,
@@ -121,34 +147,36 @@ function logRequest(route: AnyRoute, request: Request, status: number): void {
     duration_ms: Date.now() - state.startedAt,
     principal: state.principal ? `${state.principal.kind}:${state.principal.id}` : undefined,
   });
-  recordMetric(METRIC.requests, 'Count', 1, { Route: route.operationId, StatusClass: `${Math.floor(status / 100)}xx` });
-  if (status >= 400) recordMetric(METRIC.refusals, 'Count', 1, { Route: route.operationId, Code: state.code ?? 'internal_error' });
+  recordMetric(METRIC.requests, 'Count', 1, { Route: operation, StatusClass: `${Math.floor(status / 100)}xx` });
+  if (status >= 400) recordMetric(METRIC.refusals, 'Count', 1, { Route: operation, Code: state.code ?? 'internal_error' });
 }
 
 /** The longest Idempotency-Key a route takes; a longer header is logged cut (it is refused anyway). */
 const LOGGED_KEY_CHARS = 255;
 
-function requestLifecycle(route: AnyRoute): Middleware {
+function requestLifecycle(route: () => Promise<AnyRoute>): Middleware {
   return {
-    before: (request) => {
+    before: async (request) => {
       const gatewayRequestId = request.event.requestContext?.requestId;
       const requestId = gatewayRequestId || uuidv7();
       const headers = lowerCaseHeaders(request.event.headers);
-      request.internal.state = { requestId, startedAt: Date.now(), headers, rawBody: '' };
+      const state: RequestState = { requestId, startedAt: Date.now(), headers, rawBody: '' };
+      request.internal.state = state;
       // The correlation ids of every line this invocation writes (docs/runbook.md queries them).
       logger.appendKeys({
         request_id: requestId,
         ...(gatewayRequestId ? { apigw_request_id: gatewayRequestId } : {}),
-        route: route.operationId,
         ...(headers['idempotency-key'] === undefined ? {} : { idempotency_key: headers['idempotency-key'].slice(0, LOGGED_KEY_CHARS) }),
       });
+      state.route = await route();
+      logger.appendKeys({ route: state.route.operationId });
     },
     // problemErrors ran first (onError runs in reverse order) and set the response; only log here.
-    onError: (request) => logRequest(route, request, request.response?.statusCode ?? 500),
+    onError: (request) => logRequest(request, request.response?.statusCode ?? 500),
   };
 }
 
-function problemErrors(route: AnyRoute): Middleware {
+function problemErrors(): Middleware {
   return {
     onError: (request) => {
       const error = request.error;
@@ -157,15 +185,16 @@ function problemErrors(route: AnyRoute): Middleware {
       state.code = error instanceof AppError ? error.code : 'internal_error';
       const response = problemResponse(error, state.requestId);
       // The dashboard reads refusals too (their `code`): they carry its CORS headers as successes do.
-      response.headers = { ...response.headers, ...corsHeaders(state.headers.origin, route.api) };
+      if (state.route) response.headers = { ...response.headers, ...corsHeaders(state.headers.origin, state.route.api) };
       request.response = response;
     },
   };
 }
 
-function credentialHook(route: AnyRoute, authenticate: Authenticator): Middleware {
+function credentialHook(authenticate: Authenticator): Middleware {
   return {
     before: async (request) => {
+      const route = routeOf(request);
       if (route.access === 'public') return;
       const state = stateOf(request);
       const principal = await authenticate({ headers: state.headers, route });
@@ -200,12 +229,13 @@ function inRouteCatalogue(route: AnyRoute, error: unknown): unknown {
  * field the body schema declares decimal (./decimals.ts), and no character a text field does not
  * take (controls, bidirectional overrides, unpaired surrogates: ./json.ts assertAcceptedText).
  */
-function bodyGuard(route: AnyRoute): Middleware {
+function bodyGuard(): Middleware {
   // Where the body schema declares a decimal field (a rate, never money): found once per route.
-  const decimals = decimalPathsOf(route.request.body);
+  let decimals: ReturnType<typeof decimalPathsOf> | undefined;
   return {
     before: (request) => {
       const state = stateOf(request);
+      const route = routeOf(request);
       // An ignored body is not read at all, so neither its size nor its bytes can refuse the request.
       if (ignoresBody(route)) return;
       try {
@@ -214,7 +244,7 @@ function bodyGuard(route: AnyRoute): Middleware {
         if (!isJsonContentType(state.headers['content-type'])) {
           throw new AppError('invalid_request', 'The request body must be JSON, sent with Content-Type: application/json.');
         }
-        assertNoFractionalNumbers(state.rawBody, decimals);
+        assertNoFractionalNumbers(state.rawBody, (decimals ??= decimalPathsOf(route.request.body)));
         assertNoPrototypeKeys(state.rawBody);
         assertAcceptedText(state.rawBody);
       } catch (error) {
@@ -228,11 +258,12 @@ function bodyGuard(route: AnyRoute): Middleware {
  * JSON bodies through the design card's @middy/http-json-body-parser, handed the decoded text
  * bodyGuard accepted; its refusals (415, malformed JSON) become our invalid_request problem.
  */
-function jsonBody(route: AnyRoute): Middleware {
+function jsonBody(): Middleware {
   const parser = httpJsonBodyParser<APIGatewayProxyEvent>();
   return {
     before: async (request) => {
       const state = stateOf(request);
+      const route = routeOf(request);
       if (state.rawBody.trim().length === 0 || ignoresBody(route)) return;
       request.event.body = state.rawBody;
       request.event.isBase64Encoded = false;
@@ -253,10 +284,11 @@ function jsonBody(route: AnyRoute): Middleware {
  * route's own function; its answer is the response (middy's early response, so no handler runs
  * after it), logged here.
  */
-function routeServer<R extends AnyRoute>(route: R, serve: (request: RequestOf<R>) => Promise<HttpResult>): Middleware {
+function routeServer<R extends AnyRoute>(serve: (request: RequestOf<R>, route: R) => Promise<HttpResult>): Middleware {
   return {
     before: async (request) => {
       const state = stateOf(request);
+      const route = routeOf(request) as R;
       let parsed: Parsed;
       try {
         parsed = parseRequest(route, request.event, state);
@@ -272,12 +304,12 @@ function routeServer<R extends AnyRoute>(route: R, serve: (request: RequestOf<R>
         requestId: state.requestId,
         idempotencyKey: parsed.idempotencyKey,
         rawBody: state.rawBody,
-      } as RequestOf<R>);
+      } as RequestOf<R>, route);
       const response = toResponse(route, result, state.requestId);
       response.headers = { ...response.headers, ...corsHeaders(state.headers.origin, route.api) };
       // A remembered refusal (an idempotent write's stored outcome) is answered, not thrown: its code is in its body.
       if (response.statusCode >= 400) state.code = problemCodeOf(response.body);
-      logRequest(route, request, response.statusCode);
+      logRequest(request, response.statusCode);
       // An early response skips the after middlewares: Powertools' own cleanup (reset the keys, flush the metrics).
       await cleanupMiddlewares(request);
       return response;

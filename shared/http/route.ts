@@ -108,6 +108,14 @@ export interface RouteDefinition<
 
 export type AnyRoute = RouteDefinition<z.ZodType, z.ZodType, z.ZodType, z.ZodType>;
 
+/**
+ * How a function names its route: the route, or a loader of it (`async () => (await
+ * import('…/routes')).someRoutes.op`), which the handler factory calls on the first request. A
+ * loader keeps the manifest module of the function's area (the zod schemas of every route in it)
+ * out of the function's import, where Lambda's init pays for it (docs/performance.md).
+ */
+export type RouteSource<R extends AnyRoute> = R | (() => Promise<R>);
+
 /** Keeps the schema types of a route literal so handlers get typed params, query and body. */
 export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
   route: RouteDefinition<P, Q, B, R>,

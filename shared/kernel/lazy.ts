@@ -11,3 +11,13 @@ export function retryingOnce<T>(load: () => Promise<T>): (() => Promise<T>) & { 
     }));
   return Object.assign(get, { forget: () => (pending = undefined) });
 }
+
+/**
+ * `build` on the first call, once; every call answers the same value. For what a module would
+ * otherwise build at import and only some requests use (zod schemas: building them is most of what
+ * a function's own code costs at a cold start, docs/performance.md).
+ */
+export function onFirstUse<T>(build: () => T): () => T {
+  let built: { value: T } | undefined;
+  return () => (built ??= { value: build() }).value;
+}

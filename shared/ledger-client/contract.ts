@@ -9,7 +9,7 @@ import type { feedEvent } from '../ledger/schemas';
 export type { Account, Entry, Ledger, Pending, Transaction } from '../ledger/schemas';
 
 /** The most one leg may move (the ledger refuses more as `invalid`): the wallet names the field that would pass it. */
-export { MAX_LEG_AMOUNT } from '../ledger/schemas';
+export { MAX_LEG_AMOUNT } from '../ledger/limits';
 
 /** One event of a ledger's feed: a committed transaction, oldest first after the cursor. */
 export type FeedEvent = z.infer<typeof feedEvent>;

@@ -3,7 +3,7 @@ import { readJsonSecret } from '../aws/secrets';
 import { systemClock, type Clock } from '../kernel/clock';
 import { config } from '../kernel/config';
 import { AppError } from '../kernel/errors';
-import { retryingOnce } from '../kernel/lazy';
+import { onFirstUse, retryingOnce } from '../kernel/lazy';
 import { logger } from '../kernel/log';
 import { httpSend, type HttpSend } from '../http/outbound';
 import { LedgerClient } from './client';
@@ -16,7 +16,7 @@ export interface LedgerCredentials {
   clientSecret: string;
 }
 
-const secretShape = z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) });
+const secretShape = onFirstUse(() => z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) }));
 
 /**
  * The wallet's ledger client credentials: in AWS the Secrets Manager secret LEDGER_CREDENTIALS_SECRET_ARN
@@ -34,7 +34,7 @@ export async function loadLedgerCredentials(read: (secretId: string) => Promise<
     logger.error('reading the ledger credentials secret failed', { error: error as Error });
     throw new AppError('service_unavailable', 'The ledger credentials cannot be read right now; retry later.');
   }
-  const parsed = secretShape.safeParse(value);
+  const parsed = secretShape().safeParse(value);
   // A deployment error, not a passing one: a 500 with the reason in the log.
   if (!parsed.success) throw new Error('The ledger credentials secret is not {client_id, client_secret}');
   return { clientId: parsed.data.client_id, clientSecret: parsed.data.client_secret };

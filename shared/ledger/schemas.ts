@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { metadata, oneOrMoreOf, someField, timestamp, uuid } from '../http/schemas';
+import { MAX_LEG_AMOUNT } from './limits';
 
 /**
  * The ledger API's request and response shapes (spec part 2 "Ledger transaction", part 4 items
@@ -12,8 +13,7 @@ export const MAX_CLAIMS = 8;
 /** The most shard items one account may be spread over (a transaction touching all of them fits in one). */
 export const MAX_ACCOUNT_SHARDS = 32;
 
-/** The largest amount one leg may carry: keeps every sum of legs a safe integer. */
-export const MAX_LEG_AMOUNT = 2 ** 45;
+export { MAX_LEG_AMOUNT };
 
 export const commodity = z
   .string()

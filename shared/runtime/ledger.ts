@@ -5,7 +5,7 @@ import { platformClock } from '../kernel/clock';
 import { config, tableName } from '../kernel/config';
 import { AppError } from '../kernel/errors';
 import { createHttpHandler, type Authenticator, type HttpResult, type RequestOf } from '../http/handler';
-import type { AnyRoute } from '../http/route';
+import type { AnyRoute, RouteSource } from '../http/route';
 import { uuidv7 } from '../kernel/ids';
 import { createConsumerStore } from '../ledger/consumers';
 import { fingerprintOf } from '../http/json';
@@ -54,7 +54,7 @@ export interface LedgerCall<R> {
 }
 
 /** The ledger's handler factory: the shared middleware stack with the consumer-token hook. */
-export function ledgerHandler<R extends AnyRoute>(route: R, serve: (call: LedgerCall<R>) => Promise<HttpResult>) {
+export function ledgerHandler<R extends AnyRoute>(source: RouteSource<R>, serve: (call: LedgerCall<R>) => Promise<HttpResult>) {
   // Built on the first request, so loading a handler needs no configuration (tests, bundling).
   let verifier: Authenticator | undefined;
   const authenticate: Authenticator = (request) => {
@@ -68,8 +68,8 @@ export function ledgerHandler<R extends AnyRoute>(route: R, serve: (call: Ledger
     return verifier(request);
   };
   return createHttpHandler(
-    route,
-    async (request) => {
+    source,
+    async (request, route) => {
       const consumerId = request.principal.consumerId!;
       return serve({
         request: request as RequestOf<R>,

@@ -1,7 +1,7 @@
 import { createDocumentClient } from '../aws/dynamodb';
 import { createHttpHandler, type Authenticator, type HttpResult, type RequestOf } from '../http/handler';
 import type { Principal } from '../http/principal';
-import type { AnyRoute } from '../http/route';
+import type { AnyRoute, RouteSource } from '../http/route';
 import { platformClock } from '../kernel/clock';
 import { tableName } from '../kernel/config';
 import { uuidv7 } from '../kernel/ids';
@@ -42,7 +42,7 @@ export interface WalletCall<R> {
 }
 
 /** The wallet's handler factory: the shared middleware stack with the wallet credential hook. */
-export function walletHandler<R extends AnyRoute>(route: R, serve: (call: WalletCall<R>) => Promise<HttpResult>) {
+export function walletHandler<R extends AnyRoute>(route: RouteSource<R>, serve: (call: WalletCall<R>) => Promise<HttpResult>) {
   let verifier: Authenticator | undefined;
   const authenticate: Authenticator = (request) => {
     verifier ??= createWalletAuthenticator(walletRuntime());

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { queueTransport } from '../aws/queue';
 import { getItems, isConditionalCheckFailed, putItem, updateItem } from '../aws/store';
 import { AppError } from '../kernel/errors';
+import { onFirstUse } from '../kernel/lazy';
 import { logger } from '../kernel/log';
 import type { StoreDeps } from './deps';
 import { walletKeys } from './keys';
@@ -32,46 +33,50 @@ import { walletKeys } from './keys';
 
 export const ACCESS_RECORDS_QUEUE = 'accessRecords';
 
-const text = z.string().min(1).max(1024);
-const timestamp = z.iso.datetime();
+/** The queue's messages, checked as they arrive (built on first use: ../kernel/lazy.ts). */
+const schemas = onFirstUse(() => {
+  const text = z.string().min(1).max(1024);
+  const timestamp = z.iso.datetime();
 
-const apiKeyUsed = z.object({ kind: z.literal('api_key_used'), key_id: z.string().regex(/^[0-9a-f-]{32,36}$/i), at: timestamp });
+  const apiKeyUsed = z.object({ kind: z.literal('api_key_used'), key_id: z.string().regex(/^[0-9a-f-]{32,36}$/i), at: timestamp });
 
-const supportAccess = z.object({
-  kind: z.literal('support_access'),
-  id: z.uuid(),
-  grant_id: text,
-  tenant_id: text,
-  staff_id: text,
-  operation: text,
-  outcome: z.enum(['admitted', 'grant_ended']),
-  at: timestamp,
+  const supportAccess = z.object({
+    kind: z.literal('support_access'),
+    id: z.uuid(),
+    grant_id: text,
+    tenant_id: text,
+    staff_id: text,
+    operation: text,
+    outcome: z.enum(['admitted', 'grant_ended']),
+    at: timestamp,
+  });
+
+  const crossTenantRead = z.object({
+    kind: z.literal('cross_tenant_read'),
+    id: z.uuid(),
+    actor: z.object({ type: text, id: text }),
+    operation: text,
+    filters: z.record(z.string(), z.union([z.string(), z.number(), z.null()])),
+    count: z.number().int().min(0),
+    request_id: text,
+    created_at: timestamp,
+  });
+
+  const platformCursor = z.object({
+    kind: z.literal('platform_cursor'),
+    filters_hash: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+    last_id: z.uuid(),
+    positions: z.array(z.object({ tenant_id: z.uuid(), cursor: z.string().max(2048).nullable() })).max(10_000),
+    created_at: timestamp,
+  });
+  return { accessRecord: z.discriminatedUnion('kind', [apiKeyUsed, supportAccess, crossTenantRead, platformCursor]), supportAccess, crossTenantRead, platformCursor };
 });
+type Schemas = ReturnType<typeof schemas>;
 
-const crossTenantRead = z.object({
-  kind: z.literal('cross_tenant_read'),
-  id: z.uuid(),
-  actor: z.object({ type: text, id: text }),
-  operation: text,
-  filters: z.record(z.string(), z.union([z.string(), z.number(), z.null()])),
-  count: z.number().int().min(0),
-  request_id: text,
-  created_at: timestamp,
-});
-
-const platformCursor = z.object({
-  kind: z.literal('platform_cursor'),
-  filters_hash: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
-  last_id: z.uuid(),
-  positions: z.array(z.object({ tenant_id: z.uuid(), cursor: z.string().max(2048).nullable() })).max(10_000),
-  created_at: timestamp,
-});
-
-export const accessRecord = z.discriminatedUnion('kind', [apiKeyUsed, supportAccess, crossTenantRead, platformCursor]);
-export type AccessRecord = z.infer<typeof accessRecord>;
-export type SupportAccessRecord = z.infer<typeof supportAccess>;
-export type CrossTenantReadRecord = z.infer<typeof crossTenantRead>;
-export type PlatformCursorRecord = z.infer<typeof platformCursor>;
+export type AccessRecord = z.infer<Schemas['accessRecord']>;
+export type SupportAccessRecord = z.infer<Schemas['supportAccess']>;
+export type CrossTenantReadRecord = z.infer<Schemas['crossTenantRead']>;
+export type PlatformCursorRecord = z.infer<Schemas['platformCursor']>;
 
 /** How long the resume point of a cross-tenant listing page stays (it makes the next page cost one ledger call per tenant). */
 export const PLATFORM_CURSOR_RETENTION_SECONDS = 24 * 3600;
@@ -173,7 +178,7 @@ export function createAccessRecordsHandler(deps: () => StoreDeps) {
       event.Records.map(async (message) => {
         let parsed: AccessRecord;
         try {
-          parsed = accessRecord.parse(JSON.parse(message.body));
+          parsed = schemas().accessRecord.parse(JSON.parse(message.body));
         } catch (error) {
           logger.error('an access record does not parse; it goes to the dead-letter queue', { message_id: message.messageId, error: error as Error });
           batchItemFailures.push({ itemIdentifier: message.messageId });

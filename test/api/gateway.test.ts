@@ -41,6 +41,9 @@ const guardedRoute = defineRoute({
   idempotency: undefined,
 });
 const crashRoute = defineRoute({ ...guardedRoute, operationId: 'testCrash', path: '/v1/test/crash', handler: 'test/crash', access: 'public' });
+// Named by a loader, as functions/ name their routes: the first load fails, the next ones succeed.
+const lazyEchoRoute = defineRoute({ ...echoRoute, operationId: 'testLazyEcho', path: '/v1/test/lazy-echo/{echoId}', handler: 'test/lazy-echo' });
+let lazyEchoLoads = 0;
 
 const testHandlers: Record<string, unknown> = {
   'test/echo': createHttpHandler(echoRoute, async ({ body, params }) => ({ body: { amount: body.amount, echo_id: params.echoId } })),
@@ -48,6 +51,14 @@ const testHandlers: Record<string, unknown> = {
   'test/crash': createHttpHandler(crashRoute, async () => {
     throw new Error('secret table name wallet-prod-xyz');
   }),
+  'test/lazy-echo': createHttpHandler(
+    async () => {
+      lazyEchoLoads += 1;
+      if (lazyEchoLoads === 1) throw new Error('the route module failed to load');
+      return lazyEchoRoute;
+    },
+    async ({ body, params }) => ({ body: { amount: body.amount, echo_id: params.echoId } }),
+  ),
 };
 
 const ECHO = '/v1/test/echo/0199a1fc-8554-7abe-92b9-6f9c4e64e589';
@@ -59,7 +70,7 @@ let base: string;
 beforeAll(async () => {
   const { loadHandler } = await import('../../local/gateway');
   platform = await startTestPlatform({
-    routes: [...routes, echoRoute, guardedRoute, crashRoute],
+    routes: [...routes, echoRoute, guardedRoute, crashRoute, lazyEchoRoute],
     handlerFor: async (entry) => testHandlers[entry] ?? loadHandler(entry),
   });
   base = platform.urls.public;
@@ -74,6 +85,20 @@ function expectFreshProblem(result: CallResult<any>, code: keyof typeof errorCat
   expect(result.body.request_id).toBe(result.headers.get('x-request-id'));
   expect(typeof result.body.detail).toBe('string');
 }
+
+describe('a route named by a loader', () => {
+  it('is loaded on the first request, validated as any route, and a failed load is tried again by the next request', async () => {
+    const path = '/v1/test/lazy-echo/0199a1fc-8554-7abe-92b9-6f9c4e64e589';
+    expect(lazyEchoLoads).toBe(0);
+    expectFreshProblem(await call(base, 'POST', path, { body: { amount: 5 }, headers: idem }), 'internal_error');
+    const served = await call(base, 'POST', path, { body: { amount: 5 }, headers: idem });
+    expect(served.status, served.text).toBe(201);
+    expect(served.body).toEqual({ amount: 5, echo_id: '0199a1fc-8554-7abe-92b9-6f9c4e64e589' });
+    expectProblem(await call(base, 'POST', path, { body: { amount: 5, note: 'far too long a note' }, headers: idem }), 'invalid_request');
+    expectProblem(await call(base, 'POST', path, { body: { amount: 5 } }), 'invalid_request');
+    expect(lazyEchoLoads).toBe(2);
+  });
+});
 
 describe('OpenAPI documents', () => {
   it('are served at /openapi.json by each API, the console included', async () => {

@@ -3,7 +3,7 @@ import { AppError } from '../../shared/kernel/errors';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { listAuditLog } from '../../shared/wallet/tenancy/audit';
 import { getFeePlan, setFeePlan } from '../../shared/wallet/tenancy/fee-plan';
-import { type FeePlanChange } from '../../shared/wallet/tenancy/fees';
+import { type FeePlanChange } from '../../shared/wallet/tenancy/fee-schemas';
 import { ledgerSummary } from '../../shared/wallet/tenancy/summary';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 import { storedEvents } from '../support/events';

@@ -6,6 +6,7 @@ import { queueTransport } from '../../aws/queue';
 import type { QueueTransport } from '../../aws/transport';
 import { logger } from '../../kernel/log';
 import { ExpiringCache } from '../../kernel/cache';
+import { onFirstUse } from '../../kernel/lazy';
 import { systemClock, type Clock } from '../../kernel/clock';
 import { AppError } from '../../kernel/errors';
 import { isUuid } from '../../kernel/ids';
@@ -148,8 +149,8 @@ export function idpLookups(runtime: WalletDeps, queue: QueueTransport = { send: 
   };
 }
 
-const firstContactMessage = z.object({ tenant_id: z.uuid(), external_id: z.string().regex(EXTERNAL_ID_PATTERN), at: z.iso.datetime() });
-export type FirstContactMessage = z.infer<typeof firstContactMessage>;
+const firstContactMessage = onFirstUse(() => z.object({ tenant_id: z.uuid(), external_id: z.string().regex(EXTERNAL_ID_PATTERN), at: z.iso.datetime() }));
+export type FirstContactMessage = z.infer<ReturnType<typeof firstContactMessage>>;
 
 /**
  * The provisioning worker's handler: each queued first contact resolved as an inline one would be
@@ -163,7 +164,7 @@ export function createFirstContactHandler(runtime: () => WalletDeps) {
     const batchItemFailures: SQSBatchItemFailure[] = [];
     for (const record of event.Records) {
       try {
-        const message = firstContactMessage.parse(JSON.parse(record.body));
+        const message = firstContactMessage().parse(JSON.parse(record.body));
         await resolveIdpUser(deps, message.tenant_id, message.external_id);
       } catch (error) {
         logger.warn('an IdP first contact was not provisioned; the queue retries it', { message_id: record.messageId, error: error as Error });

@@ -10,7 +10,7 @@ import type { Actor, StoreDeps, WalletDeps } from '../deps';
 import { defineOperation } from '../saga/registry';
 import { runOperation } from '../saga/engine';
 import { readClient, type ClientRecord } from './clients';
-import { readImportFile, type ImportProduct, type ImportVariant } from './import-files';
+import type { ImportProduct, ImportVariant, readImportFile } from './import-files';
 import { assertUnchanged, pinOf, readCatalogState, type CatalogState, type ImportPin } from './import-reads';
 import { catalogKeys } from './keys';
 import {
@@ -53,6 +53,9 @@ interface Plan {
   /** The change to the client's count of published offerings (one write for the whole import). */
   published: number;
 }
+
+/** The file reader and its schemas (every catalog schema) load with the first import read, not at the function's import. */
+const readFile = async (...args: Parameters<typeof readImportFile>) => (await import('./import-files')).readImportFile(...args);
 
 /**
  * What the file would do to the catalog as read (`state`); reads nothing. Refuses: invalid_request
@@ -218,7 +221,7 @@ function changedVariant(
 export const CATALOG_IMPORT = defineOperation('catalog.import', async ({ runtime, tenantId, operationId, principal, request, pinned }) => {
   const input = request as ImportRequest;
   const client = await readClient(runtime, tenantId, input.client_id);
-  const file = readImportFile(input.format, input.content);
+  const file = await readFile(input.format, input.content);
   const state = await readCatalogState(runtime, client.id, file.products);
   assertUnchanged(pinned, file.products, state);
   const { items, result } = planImport(runtime, principal, client, input, file, state);
@@ -247,7 +250,7 @@ export const CATALOG_IMPORT = defineOperation('catalog.import', async ({ runtime
 async function firstRead(deps: StoreDeps, clientId: string, request: ImportRequest): Promise<ImportPin> {
   let products: ImportProduct[];
   try {
-    products = readImportFile(request.format, request.content).products;
+    products = (await readFile(request.format, request.content)).products;
   } catch (error) {
     if (error instanceof AppError && error.status < 500) return {};
     throw error;
@@ -272,7 +275,7 @@ export async function importCatalog(
 ): Promise<Outcome> {
   const request: ImportRequest = { ...body, client_id: client.id };
   if (body.dry_run) {
-    const file = readImportFile(request.format, request.content);
+    const file = await readFile(request.format, request.content);
     const { result } = planImport(runtime, principal, client, request, file, await readCatalogState(runtime, client.id, file.products));
     const record: CatalogImport = { id: runtime.ids(), ...result, created_at: runtime.clock.now().toISOString() };
     return { status: 200, body: JSON.stringify(record), replayed: false };

@@ -15,7 +15,8 @@ import type { PayoutInstruction } from './rails';
 import { merchantScopeOf } from './reads';
 import { publicPayout, payoutItem, type PayoutRecord } from './records';
 import { DEFAULT_RAIL, railNamed } from './registry';
-import { MAX_PAYOUT_AMOUNT, type PayoutCreate, type SandboxPayoutOutcome } from './schemas';
+import { MAX_PAYOUT_AMOUNT } from './limits';
+import type { PayoutCreate, SandboxPayoutOutcome } from './schemas';
 
 /**
  * Payouts (docs/payouts.md): a merchant's settled money leaves the platform through a payout rail,

@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { cursor, integerJson, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { MAX_PAYOUT_AMOUNT } from './limits';
 
 /** Request and response shapes of payouts (docs/payouts.md): a merchant's settled money, out through a payout rail. */
 
-/** One ledger leg's bound (2^45): the amount and its fee are held in one leg. */
-export const MAX_PAYOUT_AMOUNT = 2 ** 45;
+export { MAX_PAYOUT_AMOUNT };
 
 export const PAYOUT_STATUSES = ['pending', 'paid', 'failed'] as const;
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];

@@ -3,7 +3,8 @@ import { outboxItem } from '../../events/outbox';
 import { walletKeys } from '../keys';
 import { auditItem } from './audit';
 import type { Actor, StoreDeps } from '../deps';
-import { applyFeePlanChange, feePlanChange, feePlanOf, publicFeePlan, type FeePlanChange, type PublicFeePlan } from './fees';
+import { feePlanOf, publicFeePlan, type PublicFeePlan } from './fees';
+import type { FeePlanChange } from './fee-schemas';
 import { getTenantRecord } from './tenants';
 import { ConditionsFailed, transact } from '../../aws/store';
 
@@ -26,6 +27,8 @@ export async function getFeePlan(deps: StoreDeps, tenantId: string): Promise<Pub
  * tenant_not_found, service_unavailable (still contended after a few attempts; retryable).
  */
 export async function setFeePlan(deps: StoreDeps, tenantId: string, change: FeePlanChange, context: { actor: Actor; requestId: string }): Promise<PublicFeePlan> {
+  // The change's schemas load here, not at import: get-fee-plan shares this module (../../kernel/lazy.ts).
+  const { applyFeePlanChange, feePlanChange } = await import('./fee-schemas');
   const parsed = feePlanChange.safeParse(change);
   if (!parsed.success) {
     const errors = parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || 'body', message: issue.message }));

@@ -1,6 +1,3 @@
-import * as z from 'zod';
-import { someField } from '../../http/schemas';
-
 /**
  * Fee plans (spec part 2 "Tenant", part 4 item 13): six money paths, each with a rule of four
  * integers in minor units of the tenant's currency. Pure: no I/O, so the wallet's money paths can
@@ -35,31 +32,6 @@ export interface FeePlan {
 }
 
 export const MAX_BPS = 10_000;
-const feeAmount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
-
-/** A rule as sent: bps, flat and min_fee required; max_fee omitted (or null) means no cap. */
-export const feeRuleInput = z
-  .object({ bps: z.number().int().min(0).max(MAX_BPS), flat: feeAmount, min_fee: feeAmount, max_fee: feeAmount.nullable().optional() })
-  .strict()
-  .refine((rule) => rule.max_fee === undefined || rule.max_fee === null || rule.min_fee <= rule.max_fee, {
-    message: 'min_fee must not exceed max_fee',
-    path: ['min_fee'],
-  });
-
-export type FeeRuleInput = z.infer<typeof feeRuleInput>;
-
-/** A change: any of the six paths (each replaced whole) and optionally the commission mode. */
-export const feePlanChange = someField(
-  z
-    .object({
-      ...(Object.fromEntries(FEE_PATHS.map((path) => [path, feeRuleInput.optional()])) as Record<FeePath, z.ZodOptional<typeof feeRuleInput>>),
-      commission_mode: z.enum(COMMISSION_MODES).optional(),
-    })
-    .strict(),
-  `name at least one of ${FEE_PATHS.join(', ')} or commission_mode`,
-);
-
-export type FeePlanChange = z.infer<typeof feePlanChange>;
 
 export const ZERO_RULE: FeeRule = Object.freeze({ bps: 0, flat: 0, min_fee: 0, max_fee: null });
 
@@ -81,16 +53,6 @@ export interface PublicFeePlan {
 export const publicRule = ({ max_fee, ...rule }: FeeRule): PublicFeeRule => (max_fee === null ? rule : { ...rule, max_fee });
 export const publicFees = (fees: Fees): PublicFees => Object.fromEntries(Object.entries(fees).map(([path, rule]) => [path, publicRule(rule)])) as PublicFees;
 export const publicFeePlan = (plan: FeePlan): PublicFeePlan => ({ fees: publicFees(plan.fees), commission_mode: plan.commission_mode });
-
-/** The plan after a change: named paths replaced whole, the others kept; an omitted max_fee clears the cap. */
-export function applyFeePlanChange(plan: FeePlan, change: FeePlanChange): FeePlan {
-  const fees = { ...plan.fees };
-  for (const path of FEE_PATHS) {
-    const rule = change[path];
-    if (rule) fees[path] = { bps: rule.bps, flat: rule.flat, min_fee: rule.min_fee, max_fee: rule.max_fee ?? null };
-  }
-  return { fees, commission_mode: change.commission_mode ?? plan.commission_mode };
-}
 
 /**
  * The fee on an amount (both integer minor units): `flat + round(amount × bps / 10 000)`, the bps

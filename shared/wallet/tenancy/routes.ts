@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { defineRoute, type Access } from '../../http/route';
 import { cursor, page, pageLimit, uuid } from '../../http/schemas';
-import { feePlanChange } from './fees';
+import { feePlanChange } from './fee-schemas';
 import * as s from './schemas';
 
 /**

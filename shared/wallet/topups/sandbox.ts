@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { AppError } from '../../kernel/errors';
+import { onFirstUse } from '../../kernel/lazy';
 import type { QueueTransport } from '../../aws/transport';
 import type { ProcessorEvent, ProcessorRefund, ProcessorRefundRequest, TopupIntent, TopupIntentRequest, TopupProcessor } from './processors';
 import { deliverSandboxMessages, signedSandboxRequest, verifySandboxSignature, type SandboxDeliveryDeps } from '../sandbox-delivery';
@@ -18,29 +19,33 @@ export const SANDBOX_GATEWAY = 'sandbox';
 export const SANDBOX_QUEUE = 'sandboxProcessor';
 export const SANDBOX_CONFIRMATION_DELAY_SECONDS = 1;
 
-const eventId = z.string().min(1).max(200);
-const processorRef = z.string().min(1).max(200);
-const currency = z.string().regex(/^[A-Z]{3}$/);
-const amount = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+/** The sandbox's messages and bodies, checked as they arrive (built on first use: ../../kernel/lazy.ts). */
+const schemas = onFirstUse(() => {
+  const eventId = z.string().min(1).max(200);
+  const processorRef = z.string().min(1).max(200);
+  const currency = z.string().regex(/^[A-Z]{3}$/);
+  const amount = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
-/** What the sandbox queues when it creates an intent: the confirmation it will send. */
-const confirmationMessage = z
-  .object({ event_id: eventId, topup_id: z.uuid(), processor_ref: processorRef, outcome: z.enum(['succeeded', 'failed']), amount, currency })
-  .strict();
-type ConfirmationMessage = z.infer<typeof confirmationMessage>;
+  /** What the sandbox queues when it creates an intent: the confirmation it will send. */
+  const confirmationMessage = z
+    .object({ event_id: eventId, topup_id: z.uuid(), processor_ref: processorRef, outcome: z.enum(['succeeded', 'failed']), amount, currency })
+    .strict();
 
-/** The body the sandbox POSTs to the wallet. */
-const sandboxEvent = z
-  .object({
-    id: eventId,
-    type: z.enum(['intent.succeeded', 'intent.failed']),
-    topup_id: z.uuid(),
-    processor_ref: processorRef,
-    outcome: z.enum(['succeeded', 'failed']),
-    amount,
-    currency,
-  })
-  .strict();
+  /** The body the sandbox POSTs to the wallet. */
+  const sandboxEvent = z
+    .object({
+      id: eventId,
+      type: z.enum(['intent.succeeded', 'intent.failed']),
+      topup_id: z.uuid(),
+      processor_ref: processorRef,
+      outcome: z.enum(['succeeded', 'failed']),
+      amount,
+      currency,
+    })
+    .strict();
+  return { confirmationMessage, sandboxEvent };
+});
+type ConfirmationMessage = z.infer<ReturnType<typeof schemas>['confirmationMessage']>;
 
 const compactId = (uuid: string) => uuid.replace(/-/g, '');
 
@@ -85,9 +90,9 @@ export function createSandboxProcessor(options: SandboxProcessorOptions): TopupP
 
     parseWebhook(rawBody: string, headers: Readonly<Record<string, string>>, now: Date): ProcessorEvent {
       verifySandboxSignature(headers, rawBody, options.secret, now);
-      let parsed: z.infer<typeof sandboxEvent>;
+      let parsed: z.infer<ReturnType<typeof schemas>['sandboxEvent']>;
       try {
-        parsed = sandboxEvent.parse(JSON.parse(rawBody));
+        parsed = schemas().sandboxEvent.parse(JSON.parse(rawBody));
       } catch {
         throw new AppError('invalid_request', 'The signed body is not a sandbox event.');
       }
@@ -126,7 +131,7 @@ export function deliverSandboxConfirmations(event: SQSEvent, deps: SandboxDelive
   return deliverSandboxMessages(event, deps, (messageBody) => {
     let message: ConfirmationMessage;
     try {
-      message = confirmationMessage.parse(JSON.parse(messageBody));
+      message = schemas().confirmationMessage.parse(JSON.parse(messageBody));
     } catch {
       return undefined;
     }
