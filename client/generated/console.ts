@@ -81,6 +81,8 @@ export interface paths {
          * @description Callers: `partner_admin`, `tenant_staff`.
          *
          *     Requires one of the scopes: `support_access:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["createSupportAccessGrant"];
         delete?: never;
@@ -125,6 +127,8 @@ export interface paths {
          * @description Callers: `partner_admin`, `tenant_staff`.
          *
          *     Requires one of the scopes: `support_access:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["revokeSupportAccessGrant"];
         delete?: never;
@@ -214,6 +218,7 @@ export interface components {
         Problem404_not_found: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -225,8 +230,23 @@ export interface components {
                 };
             };
         };
-        /** @description `support_access_already_active`: Support access already active. */
-        Problem409_support_access_already_active: {
+        /** @description `not_found`: Not found. */
+        Problem404_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "not_found";
+                };
+            };
+        };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_idempotency_in_flight_idempotency_key_reuse: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -236,7 +256,23 @@ export interface components {
                     /** @enum {integer} */
                     status?: 409;
                     /** @enum {string} */
-                    code?: "support_access_already_active";
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `support_access_already_active`: Support access already active. */
+        Problem409_idempotency_in_flight_idempotency_key_reuse_support_access_already_active: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse" | "support_access_already_active";
                 };
             };
         };
@@ -461,7 +497,10 @@ export interface operations {
     createSupportAccessGrant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -481,6 +520,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -508,7 +548,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_partner_admin_required"];
-            409: components["responses"]["Problem409_support_access_already_active"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_support_access_already_active"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -545,7 +585,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_partner_admin_required"];
-            404: components["responses"]["Problem404_not_found"];
+            404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
@@ -554,7 +594,10 @@ export interface operations {
     revokeSupportAccessGrant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 grantId: string;
             };
@@ -570,6 +613,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -598,6 +642,7 @@ export interface operations {
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_partner_admin_required"];
             404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -607,4 +652,7 @@ export interface operations {
 }
 
 /** Operations that take an Idempotency-Key; the client generates one when the caller gives none. */
-export const idempotentOperations: readonly string[] = [];
+export const idempotentOperations: readonly string[] = [
+  "POST /v1/support_access_grants",
+  "POST /v1/support_access_grants/{grantId}/revoke"
+];

@@ -335,6 +335,8 @@ export interface paths {
          * @description Callers: `ledger_consumer`.
          *
          *     No scope is required.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["closePeriod"];
         delete?: never;
@@ -781,6 +783,21 @@ export interface components {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_idempotency_in_flight_idempotency_key_reuse_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -1812,7 +1829,10 @@ export interface operations {
     closePeriod: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 ledgerId: string;
             };
@@ -1831,6 +1851,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1844,7 +1865,8 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_2"];
             401: components["responses"]["Problem401_unauthenticated"];
-            404: components["responses"]["Problem404_ledger_not_found_2"];
+            404: components["responses"]["Problem404_ledger_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -2267,6 +2289,7 @@ export const idempotentOperations: readonly string[] = [
   "POST /v1/ledgers/{ledgerId}/accounts",
   "POST /v1/ledgers/{ledgerId}/pendings",
   "POST /v1/ledgers/{ledgerId}/pendings/{pendingId}/void",
+  "POST /v1/ledgers/{ledgerId}/periods",
   "POST /v1/ledgers/{ledgerId}/postings",
   "POST /v1/ledgers/{ledgerId}/transactions/{txnId}/reverse"
 ];

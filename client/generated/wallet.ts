@@ -121,6 +121,8 @@ export interface paths {
          * @description Callers: `tenant_staff`, `platform_staff`.
          *
          *     No scope is required.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -207,6 +209,8 @@ export interface paths {
          * @description Callers: `api_key`.
          *
          *     No scope is required.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["createUserToken"];
         delete?: never;
@@ -235,6 +239,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:onboard`, `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["createClient"];
         delete?: never;
@@ -279,6 +285,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["approveClient"];
         delete?: never;
@@ -325,6 +333,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["addClientMember"];
         delete?: never;
@@ -377,6 +387,8 @@ export interface paths {
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
          *     An item (the default `kind`) is priced per variant and publishes with at least one; a plan takes `amount` and `interval` and no variants. A variant priced `markup` needs `cost_amount` and a markup, its own or the offering's; `manual`, an `amount`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["createOffering"];
         delete?: never;
@@ -431,6 +443,8 @@ export interface paths {
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
          *     A plan has no variants. `option_values` give one value for each of the offering's options. Priced `markup`, the variant needs `cost_amount` and a markup (its own or the offering's); `manual`, an `amount`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["createVariant"];
         delete?: never;
@@ -477,6 +491,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["retireVariant"];
         delete?: never;
@@ -499,6 +515,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["changeStock"];
         delete?: never;
@@ -529,6 +547,8 @@ export interface paths {
          *     Requires one of the scopes: `rewards:manage`, `clients:manage`.
          *
          *     `caps` apply to cashback rules only, and `ends_at` must follow `starts_at`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["createRewardRule"];
         delete?: never;
@@ -551,6 +571,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `rewards:manage`, `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["disableRewardRule"];
         delete?: never;
@@ -595,6 +617,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["suspendClient"];
         delete?: never;
@@ -647,6 +671,8 @@ export interface paths {
          *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
          *
          *     What `url` may be depends on the caller: an endpoint created with a sandbox credential is a sandbox endpoint and may use http (and reach loopback where the deployment allows it); any other is live and takes https only.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["createClientWebhookEndpoint"];
         delete?: never;
@@ -691,6 +717,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["recoverClientWebhookEndpoint"];
         delete?: never;
@@ -739,6 +767,8 @@ export interface paths {
          *     Requires one of the scopes: `topups:write`.
          *
          *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["registerDevice"];
         delete?: never;
@@ -959,6 +989,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `merchants:write`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["createMerchant"];
         delete?: never;
@@ -1337,6 +1369,8 @@ export interface paths {
          * @description Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["hideClient"];
         delete?: never;
@@ -1359,6 +1393,8 @@ export interface paths {
          * @description Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["unhideClient"];
         delete?: never;
@@ -1551,6 +1587,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:write`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["cancelSubscription"];
         delete?: never;
@@ -1573,6 +1611,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:write`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["pauseSubscription"];
         delete?: never;
@@ -1595,6 +1635,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:write`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["resumeSubscription"];
         delete?: never;
@@ -1857,6 +1899,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `users:write`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["createUser"];
         delete?: never;
@@ -2051,6 +2095,8 @@ export interface paths {
          *     Requires one of the scopes: `webhooks:manage`.
          *
          *     What `url` may be depends on the caller: an endpoint created with a sandbox credential is a sandbox endpoint and may use http (and reach loopback where the deployment allows it); any other is live and takes https only.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -2095,6 +2141,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["recoverWebhookEndpoint"];
         delete?: never;
@@ -2185,6 +2233,8 @@ export interface paths {
          * @description Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
          */
         post: operations["redeliverWebhookEvent"];
         delete?: never;
@@ -3633,6 +3683,22 @@ export interface components {
         Problem403_forbidden_insufficient_scope_2: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "insufficient_scope";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit). `insufficient_scope`: Insufficient scope. */
+        Problem403_forbidden_insufficient_scope_3: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -3645,7 +3711,7 @@ export interface components {
             };
         };
         /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit; an API key bound to a client, which acts on its client only). `insufficient_scope`: Insufficient scope (a credential without any of the scopes the operation requires). */
-        Problem403_forbidden_insufficient_scope_3: {
+        Problem403_forbidden_insufficient_scope_4: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -3694,6 +3760,7 @@ export interface components {
         Problem403_forbidden_scope_exceeds_key: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -3801,6 +3868,22 @@ export interface components {
         Problem404_client_not_found_not_found_offering_not_found: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "not_found" | "offering_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `not_found`: Not found. `offering_not_found`: Offering not found. */
+        Problem404_client_not_found_not_found_offering_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -3814,6 +3897,22 @@ export interface components {
         };
         /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
         Problem404_client_not_found_offering_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "offering_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
+        Problem404_client_not_found_offering_not_found_2: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -3847,6 +3946,7 @@ export interface components {
         Problem404_client_not_found_tenant_not_found: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -3938,6 +4038,22 @@ export interface components {
         };
         /** @description `tenant_not_found`: Tenant not found. */
         Problem404_tenant_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "tenant_not_found";
+                };
+            };
+        };
+        /** @description `tenant_not_found`: Tenant not found. */
+        Problem404_tenant_not_found_2: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -4045,21 +4161,6 @@ export interface components {
                 };
             };
         };
-        /** @description `conflict`: Conflict. */
-        Problem409_conflict: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @enum {integer} */
-                    status?: 409;
-                    /** @enum {string} */
-                    code?: "conflict";
-                };
-            };
-        };
         /** @description `conflict`: Conflict. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
         Problem409_conflict_idempotency_in_flight_idempotency_key_reuse: {
             headers: {
@@ -4073,6 +4174,22 @@ export interface components {
                     status?: 409;
                     /** @enum {string} */
                     code?: "conflict" | "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `conflict`: Conflict. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `invalid_transition`: Invalid state transition. */
+        Problem409_conflict_idempotency_in_flight_idempotency_key_reuse_invalid_transition: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "conflict" | "idempotency_in_flight" | "idempotency_key_reuse" | "invalid_transition";
                 };
             };
         };
@@ -4122,6 +4239,21 @@ export interface components {
                 };
             };
         };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_idempotency_in_flight_idempotency_key_reuse_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
         /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `invalid_transition`: Invalid state transition. */
         Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition: {
             headers: {
@@ -4154,10 +4286,11 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_transition`: Invalid state transition. */
-        Problem409_invalid_transition: {
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `rule_exists`: A rule already occupies this slot. */
+        Problem409_idempotency_in_flight_idempotency_key_reuse_rule_exists: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -4165,22 +4298,7 @@ export interface components {
                     /** @enum {integer} */
                     status?: 409;
                     /** @enum {string} */
-                    code?: "invalid_transition";
-                };
-            };
-        };
-        /** @description `rule_exists`: A rule already occupies this slot. */
-        Problem409_rule_exists: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @enum {integer} */
-                    status?: 409;
-                    /** @enum {string} */
-                    code?: "rule_exists";
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse" | "rule_exists";
                 };
             };
         };
@@ -4541,8 +4659,8 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_2"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -4551,7 +4669,10 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4577,6 +4698,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4600,6 +4722,7 @@ export interface operations {
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope_2"];
             404: components["responses"]["Problem404_client_not_found_tenant_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -4648,7 +4771,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -4700,8 +4823,8 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -4751,7 +4874,10 @@ export interface operations {
     createUserToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4770,6 +4896,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4788,7 +4915,8 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_scope_exceeds_key"];
-            404: components["responses"]["Problem404_user_not_found_2"];
+            404: components["responses"]["Problem404_user_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -4823,7 +4951,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -4832,7 +4960,10 @@ export interface operations {
     createClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4856,6 +4987,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4864,9 +4996,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_not_found_2"];
-            409: components["responses"]["Problem409_conflict"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -4906,7 +5038,10 @@ export interface operations {
     approveClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -4918,6 +5053,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4926,8 +5062,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_client_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -4996,7 +5133,10 @@ export interface operations {
     addClientMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -5015,6 +5155,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5025,6 +5166,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5033,8 +5175,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_client_not_found_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5065,7 +5208,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_client_not_found_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5112,7 +5255,10 @@ export interface operations {
     createOffering: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -5211,6 +5357,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5219,9 +5366,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_2"];
-            409: components["responses"]["Problem409_conflict"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5253,7 +5400,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -5321,7 +5468,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found_2"];
             409: components["responses"]["Problem409_conflict_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
@@ -5332,7 +5479,10 @@ export interface operations {
     createVariant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
                 offeringId: string;
@@ -5383,6 +5533,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5391,13 +5542,13 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
             404: components["responses"]["Problem404_client_not_found_offering_not_found"];
-            409: components["responses"]["Problem409_conflict_invalid_transition"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
-            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     updateVariant: {
@@ -5459,7 +5610,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found"];
+            404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found_2"];
             409: components["responses"]["Problem409_conflict_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
@@ -5470,7 +5621,10 @@ export interface operations {
     retireVariant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
                 offeringId: string;
@@ -5484,6 +5638,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5492,18 +5647,22 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
             404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
-            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     changeStock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
                 offeringId: string;
@@ -5526,6 +5685,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5534,13 +5694,13 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
             404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found"];
-            409: components["responses"]["Problem409_conflict_invalid_transition"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
-            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     listRewardRules: {
@@ -5582,7 +5742,10 @@ export interface operations {
     createRewardRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -5647,6 +5810,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5655,9 +5819,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
             404: components["responses"]["Problem404_client_not_found_offering_not_found"];
-            409: components["responses"]["Problem409_rule_exists"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_rule_exists"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5667,7 +5831,10 @@ export interface operations {
     disableRewardRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
                 ruleId: string;
@@ -5680,6 +5847,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5688,8 +5856,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
+            404: components["responses"]["Problem404_client_not_found_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5736,7 +5905,10 @@ export interface operations {
     suspendClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -5748,6 +5920,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5756,8 +5929,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_client_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5839,7 +6013,10 @@ export interface operations {
     createClientWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -5859,6 +6036,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5867,8 +6045,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5909,7 +6088,10 @@ export interface operations {
     recoverClientWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
                 endpointId: string;
@@ -5931,6 +6113,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5939,8 +6122,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
+            404: components["responses"]["Problem404_client_not_found_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5993,7 +6177,10 @@ export interface operations {
     registerDevice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6013,6 +6200,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6034,6 +6222,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6053,8 +6242,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_user_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_user_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -6150,7 +6340,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope"];
-            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6254,8 +6444,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6366,8 +6556,8 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -6398,7 +6588,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6475,8 +6665,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6507,7 +6697,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6550,7 +6740,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -6584,7 +6774,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6593,7 +6783,10 @@ export interface operations {
     createMerchant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6614,6 +6807,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6622,12 +6816,13 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_tenant_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
-            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getMerchant: {
@@ -6653,7 +6848,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -6694,7 +6889,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
@@ -6735,7 +6930,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -6825,7 +7020,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_client_not_found_offering_not_found_user_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_out_of_stock"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -6927,7 +7122,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -6966,7 +7161,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7016,7 +7211,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_user_not_found"];
             409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -7049,7 +7244,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7089,7 +7284,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -7126,7 +7321,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -7341,7 +7536,10 @@ export interface operations {
     hideClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -7353,6 +7551,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7362,7 +7561,8 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope"];
-            404: components["responses"]["Problem404_client_not_found_2"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7372,7 +7572,10 @@ export interface operations {
     unhideClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -7384,6 +7587,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7393,7 +7597,8 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope"];
-            404: components["responses"]["Problem404_client_not_found_2"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7582,7 +7787,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7624,7 +7829,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -7654,7 +7859,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7692,7 +7897,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7729,7 +7934,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7759,7 +7964,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7769,7 +7974,10 @@ export interface operations {
     cancelSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 subscriptionId: string;
             };
@@ -7788,6 +7996,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7796,9 +8005,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_not_found_2"];
-            409: components["responses"]["Problem409_invalid_transition"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7808,7 +8017,10 @@ export interface operations {
     pauseSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 subscriptionId: string;
             };
@@ -7820,6 +8032,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7828,9 +8041,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_not_found_2"];
-            409: components["responses"]["Problem409_invalid_transition"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7840,7 +8053,10 @@ export interface operations {
     resumeSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 subscriptionId: string;
             };
@@ -7852,6 +8068,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7860,9 +8077,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_not_found_2"];
-            409: components["responses"]["Problem409_invalid_transition"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8085,7 +8302,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_global_read_only"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -8118,8 +8335,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -8153,7 +8370,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8224,7 +8441,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_tenant_not_found_user_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -8256,7 +8473,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8297,7 +8514,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -8357,7 +8574,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8412,7 +8629,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8479,7 +8696,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found"];
             409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -8532,7 +8749,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8580,7 +8797,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -8589,7 +8806,10 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8614,6 +8834,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8634,13 +8855,13 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_tenant_not_found"];
-            409: components["responses"]["Problem409_conflict"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
-            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getUser: {
@@ -8678,7 +8899,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8716,7 +8937,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8763,7 +8984,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found"];
             409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -8809,7 +9030,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8863,7 +9084,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
@@ -8894,7 +9115,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8934,7 +9155,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -8971,7 +9192,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -8997,7 +9218,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -9006,7 +9227,10 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9024,6 +9248,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9032,7 +9257,8 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -9062,7 +9288,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -9072,7 +9298,10 @@ export interface operations {
     recoverWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 endpointId: string;
             };
@@ -9093,6 +9322,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9101,8 +9331,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -9142,7 +9373,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -9174,7 +9405,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -9211,7 +9442,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -9220,7 +9451,10 @@ export interface operations {
     redeliverWebhookEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 eventId: string;
             };
@@ -9239,6 +9473,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9256,8 +9491,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -9296,9 +9532,25 @@ export interface operations {
 
 /** Operations that take an Idempotency-Key; the client generates one when the caller gives none. */
 export const idempotentOperations: readonly string[] = [
+  "POST /v1/api_keys",
+  "POST /v1/auth/user_tokens",
+  "POST /v1/clients",
+  "POST /v1/clients/{clientId}/approve",
   "POST /v1/clients/{clientId}/imports",
+  "POST /v1/clients/{clientId}/members",
+  "POST /v1/clients/{clientId}/offerings",
+  "POST /v1/clients/{clientId}/offerings/{offeringId}/variants",
+  "POST /v1/clients/{clientId}/offerings/{offeringId}/variants/{variantId}/retire",
+  "POST /v1/clients/{clientId}/offerings/{offeringId}/variants/{variantId}/stock",
+  "POST /v1/clients/{clientId}/reward_rules",
+  "POST /v1/clients/{clientId}/reward_rules/{ruleId}/disable",
+  "POST /v1/clients/{clientId}/suspend",
+  "POST /v1/clients/{clientId}/webhook_endpoints",
+  "POST /v1/clients/{clientId}/webhook_endpoints/{endpointId}/recover",
   "POST /v1/clients/{clientId}/webhook_endpoints/{endpointId}/rotate_secret",
+  "POST /v1/devices",
   "POST /v1/explore/offerings/{offeringId}/subscribe",
+  "POST /v1/merchants",
   "POST /v1/merchants/{merchantId}/marketing_funds",
   "POST /v1/orders",
   "POST /v1/orders/{orderId}/cancel",
@@ -9307,12 +9559,21 @@ export const idempotentOperations: readonly string[] = [
   "POST /v1/payments/{paymentId}/capture",
   "POST /v1/payments/{paymentId}/void",
   "POST /v1/payouts",
+  "POST /v1/platform/clients/{clientId}/hide",
+  "POST /v1/platform/clients/{clientId}/unhide",
   "POST /v1/refunds",
+  "POST /v1/subscriptions/{subscriptionId}/cancel",
+  "POST /v1/subscriptions/{subscriptionId}/pause",
+  "POST /v1/subscriptions/{subscriptionId}/resume",
   "POST /v1/tenants",
   "POST /v1/topups",
   "POST /v1/topups/{topupId}/resolve",
   "POST /v1/transfers",
+  "POST /v1/users",
   "POST /v1/users/{userId}/credit_limit",
   "POST /v1/users/{userId}/rewards/convert",
-  "POST /v1/webhook_endpoints/{endpointId}/rotate_secret"
+  "POST /v1/webhook_endpoints",
+  "POST /v1/webhook_endpoints/{endpointId}/recover",
+  "POST /v1/webhook_endpoints/{endpointId}/rotate_secret",
+  "POST /v1/webhook_events/{eventId}/redeliver"
 ];

@@ -1,6 +1,7 @@
 import { ledgerRoutes } from '../../shared/ledger/routes';
+import { outcomeResult } from '../../shared/http/outcome';
 import { ledgerHandler } from '../../shared/runtime/ledger';
 
-export const handler = ledgerHandler(ledgerRoutes.closePeriod, async ({ request, service, consumerId }) => ({
-  body: await service.closePeriod(consumerId, request.params.ledgerId, request.body.closed_through),
-}));
+export const handler = ledgerHandler(ledgerRoutes.closePeriod, async ({ request, service, consumerId, idempotency }) =>
+  outcomeResult(await service.closePeriod(consumerId, request.params.ledgerId, request.body.closed_through, idempotency(request.params.ledgerId))),
+);

@@ -10,7 +10,7 @@ import * as s from './schemas';
  */
 
 const consumer: Access = { principals: ['ledger_consumer'], scopes: [] };
-const optionalKey: IdempotencyRule = { required: false, minLength: 1, maxLength: 255 };
+const optionalKey: IdempotencyRule = { required: false, minLength: 1, maxLength: 255, keptBy: 'operation' };
 const ledgerParams = z.object({ ledgerId: uuid });
 const accountParams = z.object({ ledgerId: uuid, accountId: uuid });
 const transactionParams = z.object({ ledgerId: uuid, txnId: uuid });
@@ -218,6 +218,8 @@ export const ledgerRoutes = {
     request: { params: ledgerParams, body: s.periodClose },
     response: { status: 200, body: s.period, description: 'The closed-through time now in force.' },
     errors: ['ledger_not_found'],
+    // Closing is idempotent by nature: the key is honoured (a retry answers the first answer), never required.
+    idempotency: optionalKey,
     tables: writes,
   }),
   getRollup: defineRoute({

@@ -72,7 +72,7 @@ const optionalBodyRoute = defineRoute({
     params: z.object({ ledgerId: uuid, thingId: uuid }),
     body: z.object({ reason: z.string().max(200) }).strict().optional(),
   },
-  idempotency: { required: false, minLength: 8, maxLength: 64 },
+  idempotency: { required: false, minLength: 8, maxLength: 64, keptBy: 'answer' },
 });
 
 const THING = '/v1/ledgers/{ledgerId}/things/{thingId}';

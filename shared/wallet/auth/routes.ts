@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, type Access } from '../../http/route';
+import { defineRoute, type Access, idempotencyOptional } from '../../http/route';
 import { cursor, page, pageLimit, timestamp, uuid } from '../../http/schemas';
 import { ALL_SCOPES, TENANT_SCOPES } from './scopes';
 
@@ -97,6 +97,7 @@ export const authRoutes = {
     request: { body: userTokenCreate },
     response: { status: 201, body: userToken, description: 'The user token (RS256 JWT).' },
     errors: ['scope_exceeds_key', 'user_not_found'],
+    idempotency: idempotencyOptional(),
     // RO: minting reads the user and signs (KMS); it writes nothing.
     tables: { wallet: 'RO' },
     capabilities: ['signsTokens'],
@@ -141,6 +142,7 @@ export const authRoutes = {
     request: { body: apiKeyCreate },
     response: { status: 201, body: apiKeyCreated, description: 'The new key, secret included (once).' },
     errors: ['insufficient_scope', 'tenant_not_found', 'client_not_found'],
+    idempotency: idempotencyOptional(),
     tables: { wallet: 'RW' },
   }),
   listApiKeys: defineRoute({

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, type Access } from '../../http/route';
+import { defineRoute, type Access, idempotencyOptional } from '../../http/route';
 import type { ErrorCode } from '../../kernel/errors';
 import { page, uuid } from '../../http/schemas';
 import * as s from './client-schemas';
@@ -48,6 +48,7 @@ export const clientRoutes = {
     request: { body: s.clientCreate },
     response: { status: 201, body: s.client, description: 'The client, `pending`.' },
     errors: ['not_found', 'conflict'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   listClients: defineRoute({
@@ -90,6 +91,7 @@ export const clientRoutes = {
     request: { params: clientParams },
     response: { status: 200, body: s.client, description: 'The client, `active`.' },
     errors: ['client_not_found'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   suspendClient: defineRoute({
@@ -104,6 +106,7 @@ export const clientRoutes = {
     request: { params: clientParams },
     response: { status: 200, body: s.client, description: 'The client, `suspended`.' },
     errors: ['client_not_found'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   addClientMember: defineRoute({
@@ -118,6 +121,7 @@ export const clientRoutes = {
     request: { params: clientParams, body: s.memberCreate },
     response: { status: 201, body: s.member, description: 'The membership.', also: [{ status: 200, description: 'Already a member: the membership.' }] },
     errors: ['client_not_found', 'not_found'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   removeClientMember: defineRoute({
@@ -146,6 +150,7 @@ export const clientRoutes = {
     request: { params: clientParams },
     response: { status: 200, body: s.client, description: 'The client, hidden.' },
     errors: ['client_not_found'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   unhideClient: defineRoute({
@@ -160,6 +165,7 @@ export const clientRoutes = {
     request: { params: clientParams },
     response: { status: 200, body: s.client, description: 'The client, visible.' },
     errors: ['client_not_found'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
 };

@@ -1,4 +1,4 @@
-import { defineRoute, idempotencyRequired } from '../../http/route';
+import { defineRoute, idempotencyRequired, idempotencyOptional } from '../../http/route';
 import { page } from '../../http/schemas';
 import { clientRead, clientWrite, wallet, merchantLane, tables, authority, clientParams, offeringParams, variantParams } from './client-routes';
 import * as s from './schemas';
@@ -25,6 +25,7 @@ export const offeringRoutes = {
     request: { params: clientParams, body: s.offeringCreate },
     response: { status: 201, body: s.offering, description: 'The offering in the merchant view.' },
     errors: [...authority, 'conflict'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   listOfferings: defineRoute({
@@ -83,6 +84,7 @@ export const offeringRoutes = {
     request: { params: offeringParams, body: s.variantCreate },
     response: { status: 201, body: s.variant, description: 'The variant in the merchant view.' },
     errors: [...authority, 'offering_not_found', 'invalid_transition', 'conflict', 'service_unavailable'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   updateVariant: defineRoute({
@@ -112,6 +114,7 @@ export const offeringRoutes = {
     request: { params: variantParams },
     response: { status: 200, body: s.variant, description: 'The variant, `archived`.' },
     errors: [...authority, 'offering_not_found', 'not_found', 'service_unavailable'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   changeStock: defineRoute({
@@ -126,6 +129,7 @@ export const offeringRoutes = {
     request: { params: variantParams, body: s.stockChange },
     response: { status: 200, body: s.stockChangeResult, description: 'The variant and the stock movement written.' },
     errors: [...authority, 'offering_not_found', 'not_found', 'invalid_transition', 'conflict', 'service_unavailable'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   listStockMovements: defineRoute({

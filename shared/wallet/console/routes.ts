@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, type Access } from '../../http/route';
+import { defineRoute, type Access, idempotencyOptional } from '../../http/route';
 import { cursor, page, pageLimit, timestamp, uuid } from '../../http/schemas';
 
 /**
@@ -64,6 +64,7 @@ export const consoleRoutes = {
     },
     response: { status: 201, body: grant, description: 'The grant.' },
     errors: ['support_access_already_active'],
+    idempotency: idempotencyOptional(),
     tables: { wallet: 'RW' },
   }),
   listGrants: defineRoute({
@@ -100,6 +101,7 @@ export const consoleRoutes = {
     request: { params: z.object({ grantId: uuid }), body: z.object({}).strict().optional() },
     response: { status: 200, body: grant, description: 'The revoked grant.' },
     errors: ['not_found'],
+    idempotency: idempotencyOptional(),
     tables: { wallet: 'RW' },
   }),
 };

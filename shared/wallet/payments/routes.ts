@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
+import { defineRoute, idempotencyRequired, type Access, idempotencyOptional } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
 import { actingUserField, tenantCurrency, userFilter } from '../principals';
@@ -31,6 +31,7 @@ export const paymentRoutes = {
     request: { body: s.merchantCreate },
     response: { status: 201, body: s.merchant, description: 'The merchant.' },
     errors: ['tenant_not_found', 'service_unavailable'],
+    idempotency: idempotencyOptional(),
     tables: writes,
     capabilities: callsLedger,
   }),

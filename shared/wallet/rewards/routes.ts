@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
+import { defineRoute, idempotencyRequired, type Access, idempotencyOptional } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
 
@@ -35,6 +35,7 @@ export const rewardRoutes = {
     request: { params: z.object({ clientId: uuid }), body: s.ruleCreate },
     response: { status: 201, body: s.rule, description: 'The rule.' },
     errors: [...authority, 'offering_not_found', 'rule_exists'],
+    idempotency: idempotencyOptional(),
     tables,
     capabilities: callsLedger,
   }),
@@ -64,6 +65,7 @@ export const rewardRoutes = {
     request: { params: z.object({ clientId: uuid, ruleId: uuid }) },
     response: { status: 200, body: s.rule, description: 'The rule, disabled.' },
     errors: [...authority, 'not_found'],
+    idempotency: idempotencyOptional(),
     tables,
     capabilities: callsLedger,
   }),

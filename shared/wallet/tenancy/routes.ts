@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, type Access } from '../../http/route';
+import { defineRoute, idempotencyOptional, type Access } from '../../http/route';
 import { cursor, page, pageLimit, uuid } from '../../http/schemas';
 import { feePlanChange } from './fees';
 import * as s from './schemas';
@@ -35,7 +35,7 @@ export const tenancyRoutes = {
     response: { status: 201, body: s.tenant, description: 'The new tenant; a retry with the same Idempotency-Key answers the same tenant.' },
     errors: ['idempotency_key_reuse', 'service_unavailable'],
     // Optional: with a key, a retried provisioning answers the same tenant and ledger.
-    idempotency: { required: false, minLength: 1, maxLength: 255 },
+    idempotency: idempotencyOptional(255, 'operation'),
     tables: writes,
     capabilities: ['callsLedger'],
   }),
@@ -109,6 +109,7 @@ export const tenancyRoutes = {
     request: { body: s.userCreate },
     response: { status: 201, body: s.user, description: 'The new user.' },
     errors: ['conflict', 'tenant_not_found', 'service_unavailable'],
+    idempotency: idempotencyOptional(),
     tables: writes,
     capabilities: ['callsLedger'],
   }),

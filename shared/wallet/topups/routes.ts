@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
+import { defineRoute, idempotencyRequired, type Access, idempotencyOptional } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import { SANDBOX_SIGNATURE_HEADER } from '../sandbox-delivery';
 import * as s from './schemas';
@@ -53,6 +53,7 @@ export const topupRoutes = {
       also: [{ status: 200, description: 'The token was registered before: its device (moved to this user if another had it).' }],
     },
     errors: ['user_not_found'],
+    idempotency: idempotencyOptional(),
     tables: writes,
     capabilities: ['callsLedger'],
   }),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
+import { defineRoute, idempotencyRequired, type Access, idempotencyOptional } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
 
@@ -58,6 +58,7 @@ export const webhookRoutes = {
     request: { body: s.endpointCreate },
     response: { status: 201, body: s.endpointWithSecret, description: 'The endpoint with its secret (never shown again).' },
     errors: [],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   listWebhookEndpoints: defineRoute({
@@ -101,6 +102,7 @@ export const webhookRoutes = {
     request: { params: z.object({ clientId: uuid }), body: s.endpointCreate },
     response: { status: 201, body: s.endpointWithSecret, description: 'The endpoint with its secret (never shown again).' },
     errors: [...clientErrors],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   listClientWebhookEndpoints: defineRoute({
@@ -206,6 +208,7 @@ export const webhookRoutes = {
     access: manage,
     request: { ...recovery.request, params: endpointParams },
     errors: ['not_found'],
+    idempotency: idempotencyOptional(),
   }),
   recoverClientWebhookEndpoint: defineRoute({
     ...wallet,
@@ -217,6 +220,7 @@ export const webhookRoutes = {
     access: merchantManage,
     request: { ...recovery.request, params: clientEndpointParams },
     errors: [...clientErrors, 'not_found'],
+    idempotency: idempotencyOptional(),
   }),
   getWebhookEndpointStats: defineRoute({
     ...wallet,
@@ -245,6 +249,7 @@ export const webhookRoutes = {
     request: { params: z.object({ eventId: uuid }), body: s.redeliverRequest },
     response: { status: 202, body: s.redeliveryAccepted, description: 'The deliveries queued; their attempts appear in GET /v1/webhook_deliveries.' },
     errors: ['not_found'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
 };
