@@ -447,6 +447,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -482,6 +483,8 @@ export interface operations {
                             revoked_by_type: string | null;
                             revoked_by_id: string | null;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -559,6 +562,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -578,6 +582,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["SupportAccessGrantRequest"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };

@@ -1083,6 +1083,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -1112,6 +1113,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -1433,6 +1436,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -1467,6 +1471,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -1482,6 +1488,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 500, 100 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 500). */
                 limit?: number;
             };
             header?: never;
@@ -1546,6 +1553,8 @@ export interface operations {
                                 created_at: string;
                             };
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -2036,6 +2045,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
                 type?: string;
             };
@@ -2093,6 +2103,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };

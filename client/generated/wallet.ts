@@ -688,7 +688,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read a merchant's webhook endpoint
+         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         *
+         *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`, `clients:manage`.
+         *
+         *     A live endpoint of the client (active or disabled), without its secret.
+         */
+        get: operations["getClientWebhookEndpoint"];
         put?: never;
         post?: never;
         /**
@@ -700,7 +708,15 @@ export interface paths {
         delete: operations["deleteClientWebhookEndpoint"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a merchant's webhook endpoint
+         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         *
+         *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
+         *
+         *     Changes any of `url`, `event_filters` (null: every event the endpoint may receive) and `description`; audited. A new `url` passes the checks of creation for the endpoint's own mode. The endpoint still receives only its client's families, whatever its filters say.
+         */
+        patch: operations["updateClientWebhookEndpoint"];
         trace?: never;
     };
     "/v1/clients/{clientId}/webhook_endpoints/{endpointId}/recover": {
@@ -1499,6 +1515,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/refunds/{refundId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a refund
+         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         *
+         *     Requires one of the scopes: `payments:read`.
+         *
+         *     A user token reads only the refunds of its own payments.
+         */
+        get: operations["getRefund"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/rewards/settings": {
         parameters: {
             query?: never;
@@ -2112,7 +2152,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read a webhook endpoint
+         * @description Callers: `api_key`, `tenant_staff`, `vendor_support`.
+         *
+         *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`.
+         *
+         *     A live endpoint of the tenant (active or disabled), without its secret.
+         */
+        get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
         /**
@@ -2124,7 +2172,15 @@ export interface paths {
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Callers: `api_key`, `tenant_staff`.
+         *
+         *     Requires one of the scopes: `webhooks:manage`.
+         *
+         *     Changes any of `url`, `event_filters` (null: every event) and `description`; audited. A new `url` passes the checks of creation for the endpoint's own mode: https only for a live endpoint, http (and loopback where the deployment allows it) for a sandbox one. The secret is unchanged (rotate it with POST …/rotate_secret).
+         */
+        patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
     "/v1/webhook_endpoints/{endpointId}/recover": {
@@ -3015,6 +3071,8 @@ export interface components {
             transactions_checked: number;
             /** @description Open orphans, newest first (by since); an orphan that is matched later leaves the list. */
             orphans: components["schemas"]["ReconciliationOrphan"][];
+            /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+            has_more: boolean;
             /** @description Pass as `cursor` for more orphans; null on the last page. */
             next_cursor: string | null;
         };
@@ -4617,6 +4675,7 @@ export interface operations {
             query?: {
                 tenant_id?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -4653,6 +4712,8 @@ export interface operations {
                             revoked_at: string | null;
                             created_by: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -4783,6 +4844,7 @@ export interface operations {
             query?: {
                 tenant_id?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -4817,6 +4879,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -4927,7 +4991,12 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "active" | "suspended";
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -4945,6 +5014,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Client"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -5219,7 +5290,12 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "draft" | "published" | "archived";
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 50, 20 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 50). */
                 limit?: number;
             };
             header?: never;
@@ -5239,6 +5315,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Offering"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -5706,7 +5784,12 @@ export interface operations {
     listRewardRules: {
         parameters: {
             query?: {
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -5726,6 +5809,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["RewardRule"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -5869,7 +5954,12 @@ export interface operations {
         parameters: {
             query?: {
                 variant_id?: string;
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -5889,6 +5979,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["StockMovement"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -5942,6 +6034,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -5961,6 +6054,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookDeliveryAttempt"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -5978,6 +6073,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -5997,6 +6093,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -6054,6 +6152,37 @@ export interface operations {
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
+    getClientWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+        };
+    };
     deleteClientWebhookEndpoint: {
         parameters: {
             query?: never;
@@ -6080,6 +6209,46 @@ export interface operations {
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
             404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+        };
+    };
+    updateClientWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    event_filters?: ("topup.succeeded" | "topup.failed" | "topup.amount_mismatch" | "transfer.completed" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.expired" | "refund.completed" | "cashback.granted" | "points.accrued" | "points.converted" | "subscription.charged" | "subscription.retry_scheduled" | "subscription.paused" | "subscription.resumed" | "subscription.canceled" | "credit_limit.changed" | "fee_plan.set" | "product.created" | "product.updated" | "product.archived" | "order.created" | "order.paid" | "order.canceled" | "order.expired" | "inventory.low_stock" | "import.completed" | "payout.paid" | "payout.failed" | "webhook_endpoint.disabled" | "topup.*" | "transfer.*" | "payment.*" | "refund.*" | "cashback.*" | "points.*" | "subscription.*" | "credit_limit.*" | "fee_plan.*" | "product.*" | "order.*" | "inventory.*" | "import.*" | "payout.*" | "webhook_endpoint.*")[] | null;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6257,6 +6426,7 @@ export interface operations {
                 category?: string;
                 q?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -6274,6 +6444,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ExploreClient"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -6568,6 +6740,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -6750,7 +6923,12 @@ export interface operations {
     listMerchants: {
         parameters: {
             query?: {
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -6768,6 +6946,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Merchant"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -6946,7 +7126,12 @@ export interface operations {
                 status?: "open" | "paid" | "canceled" | "expired";
                 client_id?: string;
                 user_id?: string;
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -6964,6 +7149,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Order"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -7137,7 +7324,12 @@ export interface operations {
             query?: {
                 user_id?: string;
                 status?: "authorized" | "captured" | "voided" | "expired" | "partially_refunded" | "refunded";
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7155,6 +7347,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Payment"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -7382,7 +7576,12 @@ export interface operations {
             query?: {
                 merchant_id?: string;
                 status?: "pending" | "paid" | "failed";
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7400,6 +7599,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Payout"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -7504,6 +7705,7 @@ export interface operations {
                 since?: string;
                 until?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7521,6 +7723,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["AccessLogEntry"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -7611,6 +7815,7 @@ export interface operations {
                 tenant_id?: string;
                 type?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7666,6 +7871,7 @@ export interface operations {
                 tenant_id?: string;
                 q?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7698,6 +7904,8 @@ export interface operations {
                             tenant_id: string;
                             tenant_name: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -7763,7 +7971,12 @@ export interface operations {
                 payment_id?: string;
                 user_id?: string;
                 status?: "completed";
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7781,6 +7994,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Refund"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -7837,6 +8052,36 @@ export interface operations {
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
+        };
+    };
+    getRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                refundId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refund. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getRewardSettings: {
@@ -7910,7 +8155,12 @@ export interface operations {
                 user_id?: string;
                 merchant_id?: string;
                 status?: "active" | "past_due" | "paused" | "canceled";
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7928,6 +8178,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Subscription"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -8089,7 +8341,12 @@ export interface operations {
     listTenants: {
         parameters: {
             query?: {
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -8155,6 +8412,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -8346,7 +8605,12 @@ export interface operations {
         parameters: {
             query?: {
                 user_id?: string;
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -8364,6 +8628,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Topup"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -8529,6 +8795,7 @@ export interface operations {
                 user_id?: string;
                 type?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -8568,6 +8835,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -8585,7 +8854,12 @@ export interface operations {
         parameters: {
             query?: {
                 user_id?: string;
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -8623,6 +8897,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -8759,7 +9035,12 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
                 /** @description The tenant's own id for the user: the answer holds that user, or nobody. */
                 external_id?: string;
@@ -8791,6 +9072,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -9169,6 +9452,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -9186,6 +9470,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookDeliveryAttempt"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -9265,6 +9551,36 @@ export interface operations {
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+        };
+    };
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
@@ -9290,6 +9606,45 @@ export interface operations {
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    event_filters?: ("topup.succeeded" | "topup.failed" | "topup.amount_mismatch" | "transfer.completed" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.expired" | "refund.completed" | "cashback.granted" | "points.accrued" | "points.converted" | "subscription.charged" | "subscription.retry_scheduled" | "subscription.paused" | "subscription.resumed" | "subscription.canceled" | "credit_limit.changed" | "fee_plan.set" | "product.created" | "product.updated" | "product.archived" | "order.created" | "order.paid" | "order.canceled" | "order.expired" | "inventory.low_stock" | "import.completed" | "payout.paid" | "payout.failed" | "webhook_endpoint.disabled" | "topup.*" | "transfer.*" | "payment.*" | "refund.*" | "cashback.*" | "points.*" | "subscription.*" | "credit_limit.*" | "fee_plan.*" | "product.*" | "order.*" | "inventory.*" | "import.*" | "payout.*" | "webhook_endpoint.*")[] | null;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -9419,6 +9774,7 @@ export interface operations {
                 created_after?: string;
                 created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -9436,6 +9792,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookEventAny"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };

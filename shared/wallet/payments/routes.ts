@@ -177,4 +177,18 @@ export const paymentRoutes = {
     errors: ['user_not_found'],
     tables: { wallet: 'RO' },
   }),
+  getRefund: defineRoute({
+    ...wallet,
+    operationId: 'getRefund',
+    method: 'GET',
+    path: '/v1/refunds/{refundId}',
+    handler: 'payments/get-refund',
+    summary: 'Read a refund',
+    description: 'A user token reads only the refunds of its own payments.',
+    access: userFacing(['payments:read']),
+    request: { params: z.object({ refundId: uuid }) },
+    response: { status: 200, body: s.refund, description: 'The refund.' },
+    errors: ['not_found'],
+    tables: { wallet: 'RO' },
+  }),
 };

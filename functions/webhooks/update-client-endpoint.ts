@@ -1,0 +1,11 @@
+import { clientOwnerFor } from '../../shared/wallet/webhooks/access';
+import { updateEndpoint } from '../../shared/wallet/webhooks/endpoints';
+import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
+
+export const handler = walletHandler(webhookRoutes.updateClientWebhookEndpoint, async ({ request, principal, runtime }) => ({
+  body: await updateEndpoint(runtime, await clientOwnerFor(runtime, principal, 'manage', request.params.clientId), request.params.endpointId, request.body, {
+    actor: principal,
+    requestId: request.requestId,
+  }),
+}));

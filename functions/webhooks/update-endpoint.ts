@@ -1,0 +1,8 @@
+import { ownerFor } from '../../shared/wallet/webhooks/access';
+import { updateEndpoint } from '../../shared/wallet/webhooks/endpoints';
+import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
+import { walletHandler } from '../../shared/runtime/wallet';
+
+export const handler = walletHandler(webhookRoutes.updateWebhookEndpoint, async ({ request, principal, runtime }) => ({
+  body: await updateEndpoint(runtime, ownerFor(principal), request.params.endpointId, request.body, { actor: principal, requestId: request.requestId }),
+}));
