@@ -9,8 +9,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * API reference of this API, for a browser (HTML)
-         * @description Public: no credential is needed.
+         * API reference of this API
+         * @description API reference of this API, for a browser (HTML).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["consoleDocs"];
         put?: never;
@@ -29,8 +31,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The script that renders the API reference page (Redoc)
-         * @description Public: no credential is needed.
+         * The script that renders the API reference page
+         * @description The script that renders the API reference page (Redoc).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["consoleDocsRenderer"];
         put?: never;
@@ -69,20 +73,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List this tenant's support access grants, newest first
-         * @description Callers: `partner_admin`, `tenant_staff`.
+         * List this tenant's support access grants
+         * @description List this tenant's support access grants, newest first.
+         *
+         *     Callers: `partner_admin`, `tenant_staff`.
          *
          *     Requires one of the scopes: `support_access:manage`.
          */
         get: operations["listSupportAccessGrants"];
         put?: never;
         /**
-         * Grant a vendor support engineer access to this tenant until a time
-         * @description Callers: `partner_admin`, `tenant_staff`.
+         * Grant a vendor support engineer access
+         * @description Grant a vendor support engineer access: to this tenant, until a time.
+         *
+         *     Callers: `partner_admin`, `tenant_staff`.
          *
          *     Requires one of the scopes: `support_access:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createSupportAccessGrant"];
         delete?: never;
@@ -99,8 +107,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The requests the engineer made under one of this tenant's grants, newest first (refused ones too)
-         * @description Callers: `partner_admin`, `tenant_staff`.
+         * Requests made under a grant
+         * @description Requests made under a grant: the engineer's, under one of this tenant's grants, newest first (refused ones too).
+         *
+         *     Callers: `partner_admin`, `tenant_staff`.
          *
          *     Requires one of the scopes: `support_access:manage`.
          */
@@ -128,7 +138,7 @@ export interface paths {
          *
          *     Requires one of the scopes: `support_access:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["revokeSupportAccessGrant"];
         delete?: never;

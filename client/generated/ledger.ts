@@ -9,8 +9,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * API reference of this API, for a browser (HTML)
-         * @description Public: no credential is needed.
+         * API reference of this API
+         * @description API reference of this API, for a browser (HTML).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["ledgerDocs"];
         put?: never;
@@ -29,8 +31,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The script that renders the API reference page (Redoc)
-         * @description Public: no credential is needed.
+         * The script that renders the API reference page
+         * @description The script that renders the API reference page (Redoc).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["ledgerDocsRenderer"];
         put?: never;
@@ -89,8 +93,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the consumer's ledgers, newest first
-         * @description Callers: `ledger_consumer`.
+         * List the consumer's ledgers
+         * @description List the consumer's ledgers, newest first.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -102,7 +108,7 @@ export interface paths {
          *
          *     No scope is required.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createLedger"];
         delete?: never;
@@ -143,12 +149,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Open an account (owner, purpose, commodity, floor; shards to spread a credit-mostly account over several items)
-         * @description Callers: `ledger_consumer`.
+         * Open an account
+         * @description Open an account (owner, purpose, commodity, floor; shards to spread a credit-mostly account over several items).
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["openAccount"];
         delete?: never;
@@ -165,8 +173,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read an account with its posted, pending and available balances and its version
-         * @description Callers: `ledger_consumer`.
+         * Read an account
+         * @description Read an account: its posted, pending and available balances and its version.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -177,8 +187,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the floor, freeze, unfreeze or close an account (every shard with it), or raise its shards
-         * @description Callers: `ledger_consumer`.
+         * Change an account
+         * @description Change an account: its floor, or freeze, unfreeze or close it (every shard with it), or raise its shards.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -193,8 +205,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List an account's entries, newest first
-         * @description Callers: `ledger_consumer`.
+         * List an account's entries
+         * @description List an account's entries, newest first.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -215,8 +229,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The feed of committed transactions, oldest first after a cursor
-         * @description Callers: `ledger_consumer`.
+         * The feed of committed transactions
+         * @description The feed of committed transactions, oldest first after a cursor.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -266,7 +282,7 @@ export interface paths {
          *
          *     No scope is required.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createPending"];
         delete?: never;
@@ -307,12 +323,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Void a pending posting, releasing its reservation
-         * @description Callers: `ledger_consumer`.
+         * Void a pending posting
+         * @description Void a pending posting, releasing its reservation.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["voidPending"];
         delete?: never;
@@ -336,7 +354,7 @@ export interface paths {
          *
          *     No scope is required.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["closePeriod"];
         delete?: never;
@@ -355,12 +373,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Post a balanced transaction, or post a pending reservation
-         * @description Callers: `ledger_consumer`.
+         * Post a balanced transaction
+         * @description Post a balanced transaction, or post a pending reservation.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createPosting"];
         delete?: never;
@@ -377,8 +397,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Balances by owner type, purpose and commodity, and whether each commodity nets to zero
-         * @description Callers: `ledger_consumer`.
+         * Balances by owner type
+         * @description Balances by owner type, purpose and commodity, and whether each commodity nets to zero.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -399,8 +421,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List transactions, newest first, optionally of one type
-         * @description Callers: `ledger_consumer`.
+         * List transactions
+         * @description List transactions, newest first, optionally of one type.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -445,12 +469,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reverse a transaction with its mirror, linked both ways
-         * @description Callers: `ledger_consumer`.
+         * Reverse a transaction with its mirror
+         * @description Reverse a transaction with its mirror, linked both ways.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["reverseTransaction"];
         delete?: never;

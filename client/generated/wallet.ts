@@ -9,8 +9,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The public keys of wallet-issued tokens: the current key and the previous one
-         * @description Public: no credential is needed.
+         * The public keys of wallet-issued tokens
+         * @description The public keys of wallet-issued tokens: the current key and the previous one.
+         *
+         *     Public: no credential is needed.
          */
         get: operations["getJwks"];
         put?: never;
@@ -29,8 +31,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * API reference of this API, for a browser (HTML)
-         * @description Public: no credential is needed.
+         * API reference of this API
+         * @description API reference of this API, for a browser (HTML).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["walletDocs"];
         put?: never;
@@ -49,8 +53,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The script that renders the API reference page (Redoc)
-         * @description Public: no credential is needed.
+         * The script that renders the API reference page
+         * @description The script that renders the API reference page (Redoc).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["walletDocsRenderer"];
         put?: never;
@@ -109,20 +115,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List a tenant's API keys, newest first, without secrets
-         * @description Callers: `tenant_staff`, `platform_staff`.
+         * List a tenant's API keys
+         * @description List a tenant's API keys, newest first, without secrets.
+         *
+         *     Callers: `tenant_staff`, `platform_staff`.
          *
          *     No scope is required.
          */
         get: operations["listApiKeys"];
         put?: never;
         /**
-         * Issue a tenant API key; the full key is in this response only
-         * @description Callers: `tenant_staff`, `platform_staff`.
+         * Issue a tenant API key
+         * @description Issue a tenant API key; the full key is in this response only.
+         *
+         *     Callers: `tenant_staff`, `platform_staff`.
          *
          *     No scope is required.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -142,8 +152,10 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Revoke an API key (idempotent); other processes may accept it for up to 60 s more
-         * @description Callers: `tenant_staff`, `platform_staff`.
+         * Revoke an API key
+         * @description Revoke an API key (idempotent); other processes may accept it for up to 60 s more.
+         *
+         *     Callers: `tenant_staff`, `platform_staff`.
          *
          *     No scope is required.
          */
@@ -161,8 +173,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's audit log, newest first (platform staff: a tenant's with tenant_id, else the platform's)
-         * @description Callers: `api_key`, `tenant_staff`, `platform_staff`, `vendor_support`.
+         * The tenant's audit log
+         * @description The tenant's audit log, newest first (platform staff: a tenant's with tenant_id, else the platform's).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `platform_staff`, `vendor_support`.
          *
          *     Requires one of the scopes: `audit:read`, `platform:read`.
          */
@@ -185,8 +199,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Log a staff member in: a 15-minute session token
-         * @description Public: no credential is needed.
+         * Log a staff member in
+         * @description Log a staff member in: a 15-minute session token.
+         *
+         *     Public: no credential is needed.
          */
         post: operations["createStaffSession"];
         delete?: never;
@@ -205,12 +221,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Mint a user token for one wallet user with a subset of the API key scopes
-         * @description Callers: `api_key`.
+         * Mint a user token
+         * @description Mint a user token: for one wallet user, with a subset of the API key scopes.
+         *
+         *     Callers: `api_key`.
          *
          *     No scope is required.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createUserToken"];
         delete?: never;
@@ -227,20 +245,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's clients, newest first
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * The tenant's clients
+         * @description The tenant's clients, newest first.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
          */
         get: operations["listClients"];
         put?: never;
         /**
-         * Onboard a client (merchant profile), pending until approved; a self-serving staff member becomes its first member
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Onboard a client
+         * @description Onboard a client (merchant profile), pending until approved; a self-serving staff member becomes its first member.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:onboard`, `clients:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createClient"];
         delete?: never;
@@ -281,12 +303,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Approve a client: `active`, with approved_at (approving an active client changes nothing)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Approve a client
+         * @description Approve a client: `active`, with approved_at (approving an active client changes nothing).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["approveClient"];
         delete?: never;
@@ -305,12 +329,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create, update and archive products from a JSON or CSV file, all or nothing (`dry_run` reports and writes nothing)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Import a catalog
+         * @description Import a catalog: create, update and archive products from a JSON or CSV file, all or nothing (`dry_run` reports and writes nothing).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["importCatalog"];
         delete?: never;
@@ -329,12 +355,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add a tenant staff member to the client's organization: authority over this client only
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Add a member to a client's organization
+         * @description Add a member to a client's organization: a tenant staff member, with authority over this client only.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["addClientMember"];
         delete?: never;
@@ -354,8 +382,10 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * End a staff member's membership of the client's organization
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Remove a member
+         * @description Remove a member: end a staff member's membership of the client's organization.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
          */
@@ -373,22 +403,26 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The client's offerings in any status, newest first, with live variants
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * The client's offerings in any status
+         * @description The client's offerings in any status, newest first, with live variants.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:read`, `merchants:write`, `clients:manage`.
          */
         get: operations["listOfferings"];
         put?: never;
         /**
-         * Create an offering (an item priced per variant, or a plan), `draft` unless said, with its first variants
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Create an offering
+         * @description Create an offering (an item priced per variant, or a plan), `draft` unless said, with its first variants.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
          *     An item (the default `kind`) is priced per variant and publishes with at least one; a plan takes `amount` and `interval` and no variants. A variant priced `markup` needs `cost_amount` and a markup, its own or the offering's; `manual`, an `amount`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createOffering"];
         delete?: never;
@@ -405,8 +439,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read an offering in any status, with live variants and merchant-only pricing
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Read an offering in any status
+         * @description Read an offering in any status, with live variants and merchant-only pricing.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:read`, `merchants:write`, `clients:manage`.
          */
@@ -417,8 +453,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change details, price or status (draft → published → archived; archived is final and retires the variants)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Change an offering
+         * @description Change an offering: details, price or status (draft → published → archived; archived is final and retires the variants).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
@@ -444,7 +482,7 @@ export interface paths {
          *
          *     A plan has no variants. `option_values` give one value for each of the offering's options. Priced `markup`, the variant needs `cost_amount` and a markup (its own or the offering's); `manual`, an `amount`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createVariant"];
         delete?: never;
@@ -467,8 +505,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a live variant's details, price or inventory settings (on_hand changes through the stock route)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Change a live variant's details
+         * @description Change a live variant's details, price or inventory settings (on_hand changes through the stock route).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
@@ -487,12 +527,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Retire a variant (the last live one is refused: archive the product instead)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Retire a variant
+         * @description Retire a variant (the last live one is refused: archive the product instead).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["retireVariant"];
         delete?: never;
@@ -511,12 +553,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Change the units on hand by `delta` or to `set_to`, with a reason (reserved units are untouched); `expected_on_hand` makes it a compare-and-swap
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Change stock
+         * @description Change stock: the units on hand by `delta` or to `set_to`, with a reason (reserved units are untouched); `expected_on_hand` makes it a compare-and-swap.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["changeStock"];
         delete?: never;
@@ -533,22 +577,26 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The client's reward rules, newest first
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * The client's reward rules
+         * @description The client's reward rules, newest first.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `rewards:read`, `rewards:manage`, `clients:manage`.
          */
         get: operations["listRewardRules"];
         put?: never;
         /**
-         * Create a cashback or accrual rule in a free slot (client, offering or none, kind)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Create a cashback or accrual rule in a free slot
+         * @description Create a cashback or accrual rule in a free slot (client, offering or none, kind).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `rewards:manage`, `clients:manage`.
          *
          *     `caps` apply to cashback rules only, and `ends_at` must follow `starts_at`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createRewardRule"];
         delete?: never;
@@ -567,12 +615,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Disable a rule: it earns nothing more and its slot is free
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Disable a rule
+         * @description Disable a rule: it earns nothing more and its slot is free.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `rewards:manage`, `clients:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["disableRewardRule"];
         delete?: never;
@@ -589,8 +639,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The client's stock log, newest first (reservations, sales, restocks, adjustments with resulting counts and actor)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * The client's stock log
+         * @description The client's stock log, newest first (reservations, sales, restocks, adjustments with resulting counts and actor).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:read`, `merchants:write`, `clients:manage`.
          */
@@ -613,12 +665,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Suspend a client: it leaves Explore until approved again
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Suspend a client
+         * @description Suspend a client: it leaves Explore until approved again.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["suspendClient"];
         delete?: never;
@@ -635,8 +689,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Delivery attempts to a merchant's endpoints, newest first
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Delivery attempts to a merchant's endpoints
+         * @description Delivery attempts to a merchant's endpoints, newest first.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`, `clients:manage`.
          */
@@ -657,22 +713,26 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A merchant's webhook endpoints, newest first, without secrets
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * A merchant's webhook endpoints
+         * @description A merchant's webhook endpoints, newest first, without secrets.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`, `clients:manage`.
          */
         get: operations["listClientWebhookEndpoints"];
         put?: never;
         /**
-         * Register a merchant's webhook endpoint (product.*, order.*, inventory.*, import.* of that client only)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Register a merchant's webhook endpoint
+         * @description Register a merchant's webhook endpoint (product.*, order.*, inventory.*, import.* of that client only).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
          *
          *     What `url` may be depends on the caller: an endpoint created with a sandbox credential is a sandbox endpoint and may use http (and reach loopback where the deployment allows it); any other is live and takes https only.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createClientWebhookEndpoint"];
         delete?: never;
@@ -700,8 +760,10 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a merchant's webhook endpoint: deliveries to it stop
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Delete a merchant's webhook endpoint
+         * @description Delete a merchant's webhook endpoint: deliveries to it stop.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
          */
@@ -729,12 +791,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enable a merchant's endpoint again and send it the events of a window it did not get
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Recover a merchant's endpoint
+         * @description Recover a merchant's endpoint: enable it again and send it the events of a window it did not get.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["recoverClientWebhookEndpoint"];
         delete?: never;
@@ -753,12 +817,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Give a merchant's endpoint a new signing secret; the old one keeps signing beside it for the overlap
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Give a merchant's endpoint a new signing secret
+         * @description Give a merchant's endpoint a new signing secret; the old one keeps signing beside it for the overlap.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["rotateClientWebhookEndpointSecret"];
         delete?: never;
@@ -777,14 +843,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Register a device's push token for a user (a user token registers its own user's)
-         * @description Callers: `api_key`, `user_token`, `idp_user`.
+         * Register a device's push token for a user
+         * @description Register a device's push token for a user (a user token registers its own user's).
+         *
+         *     Callers: `api_key`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:write`.
          *
          *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["registerDevice"];
         delete?: never;
@@ -801,8 +869,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Active clients with published offerings, newest first; by category or free text (`q`)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`, `user_token`, `idp_user`.
+         * Active clients with published offerings
+         * @description Active clients with published offerings, newest first; by category or free text (`q`).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `catalog:read`.
          */
@@ -823,8 +893,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A client and its published offerings in the shopper view (no cost, markup or stock counts)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`, `user_token`, `idp_user`.
+         * A client and its published offerings
+         * @description A client and its published offerings, in the shopper view (no cost, markup or stock counts).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `catalog:read`.
          */
@@ -869,12 +941,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Subscribe to a plan: amount and interval from the catalog, the commission fixed now, the first period charged at once
-         * @description Callers: `user_token`, `idp_user`.
+         * Subscribe to a plan
+         * @description Subscribe to a plan: amount and interval from the catalog, the commission fixed now, the first period charged at once.
+         *
+         *     Callers: `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["subscribe"];
         delete?: never;
@@ -898,8 +972,10 @@ export interface paths {
          */
         get: operations["getFeePlan"];
         /**
-         * Replace the named fee paths whole (the others stay) and optionally the commission mode
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Replace the named fee paths whole
+         * @description Replace the named fee paths whole (the others stay) and optionally the commission mode.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `fees:manage`.
          *
@@ -921,8 +997,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * How far the tenant's ledger and wallet records have been matched, and the orphans: money without its record, or a record without its money
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Reconciliation
+         * @description Reconciliation: how far the tenant's ledger and wallet records have been matched, and the orphans: money without its record, or a record without its money.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `ledger:read`.
          */
@@ -943,8 +1021,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's ledger balances by owner type, purpose and commodity, with its fee plan
-         * @description Callers: `api_key`, `tenant_staff`.
+         * The tenant's ledger balances by owner type
+         * @description The tenant's ledger balances by owner type, purpose and commodity, with its fee plan.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `ledger:read`.
          */
@@ -965,15 +1045,19 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's tier limits (P2P sent per UTC day and month)
-         * @description Callers: `api_key`, `tenant_staff`.
+         * The tenant's tier limits
+         * @description The tenant's tier limits (P2P sent per UTC day and month).
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `limits:manage`.
          */
         get: operations["getLimits"];
         /**
-         * Replace the tenant's tier limits (null or omitted: no limit); audited
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Replace the tenant's tier limits
+         * @description Replace the tenant's tier limits (null or omitted: no limit); audited.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `limits:manage`.
          */
@@ -993,20 +1077,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's merchants, newest first
-         * @description Callers: `api_key`, `tenant_staff`.
+         * The tenant's merchants
+         * @description The tenant's merchants, newest first.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `merchants:read`, `merchants:write`.
          */
         get: operations["listMerchants"];
         put?: never;
         /**
-         * Create a merchant with a settlement account in the tenant ledger
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Create a merchant
+         * @description Create a merchant, with a settlement account in the tenant ledger.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `merchants:write`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createMerchant"];
         delete?: never;
@@ -1035,8 +1123,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a merchant's name, metadata or refund reserve (audited)
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Change a merchant
+         * @description Change a merchant: its name, metadata or refund reserve (audited).
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `merchants:write`.
          */
@@ -1053,12 +1143,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Move a merchant's settled proceeds into its marketing account, which pays its cashback
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Fund a merchant's marketing account
+         * @description Fund a merchant's marketing account: from its settled proceeds, which pays its cashback.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `merchants:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["fundMarketing"];
         delete?: never;
@@ -1075,8 +1167,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Orders, newest first: the tenant's, a shopper's own, or a bound key's client's; by status, client or user
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * List orders
+         * @description List orders, newest first: the tenant's, a shopper's own, or a bound key's client's; by status, client or user.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`, `payments:write`.
          *
@@ -1085,14 +1179,16 @@ export interface paths {
         get: operations["listOrders"];
         put?: never;
         /**
-         * Open an order: its lines priced from the catalog, its stock reserved (all lines or none) until it is paid, canceled or expires
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Open an order
+         * @description Open an order: its lines priced from the catalog, its stock reserved (all lines or none) until it is paid, canceled or expires.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
          *
          *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1133,12 +1229,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel an open order: its reserved units are released
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Cancel an open order
+         * @description Cancel an open order: its reserved units are released.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["cancelOrder"];
         delete?: never;
@@ -1157,12 +1255,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Pay an open order with one payment from the shopper's wallet, captured at once: its reserved units are sold
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Pay an open order
+         * @description Pay an open order: one payment from the shopper's wallet, captured at once: its reserved units are sold.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["payOrder"];
         delete?: never;
@@ -1179,8 +1279,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's payments, or one user's, newest first (a user token: its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * The tenant's payments
+         * @description The tenant's payments, or one user's, newest first (a user token: its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`, `payments:write`.
          *
@@ -1189,14 +1291,16 @@ export interface paths {
         get: operations["listPayments"];
         put?: never;
         /**
-         * Pay a merchant: capture at once (default) or authorize a hold to capture later (a user token pays only with its own money)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Pay a merchant
+         * @description Pay a merchant: capture at once (default) or authorize a hold to capture later (a user token pays only with its own money).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
          *
          *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`. `currency` must be the tenant's currency; any other answers 400 `invalid_request`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createPayment"];
         delete?: never;
@@ -1213,8 +1317,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a payment (a user token reads only its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Read a payment
+         * @description Read a payment (a user token reads only its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`, `payments:write`.
          */
@@ -1237,12 +1343,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Capture an authorization once, whole or in part (the rest is released)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Capture an authorization once
+         * @description Capture an authorization once, whole or in part (the rest is released).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["capturePayment"];
         delete?: never;
@@ -1261,12 +1369,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Void an authorization before capture: the hold is released
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Void an authorization before capture
+         * @description Void an authorization before capture: the hold is released.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["voidPayment"];
         delete?: never;
@@ -1285,8 +1395,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A payout rail's signed notification of a payout's outcome (no bearer: the signature authenticates it)
-         * @description Public: no credential is needed.
+         * Receive a payout rail's notification
+         * @description Receive a payout rail's notification: its signed word on a payout's outcome (no bearer: the signature authenticates it).
+         *
+         *     Public: no credential is needed.
          */
         post: operations["receiveRailWebhook"];
         delete?: never;
@@ -1303,22 +1415,26 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's payouts, newest first, optionally of one merchant and in one status
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * The tenant's payouts
+         * @description The tenant's payouts, newest first, optionally of one merchant and in one status.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:read`, `merchants:write`.
          */
         get: operations["listPayouts"];
         put?: never;
         /**
-         * Pay a merchant's settled money out through a payout rail: amount + the payout fee are held at once, paid or released when the rail confirms
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Pay out a merchant's settled money
+         * @description Pay out a merchant's settled money, through a payout rail: amount + the payout fee are held at once, paid or released when the rail confirms.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`.
          *
          *     `currency` must be the tenant's currency; any other answers 400 `invalid_request`. The sandbox rail takes sandbox credentials only, and `sandbox_outcome` is for it alone.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createPayout"];
         delete?: never;
@@ -1357,8 +1473,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The access log, newest first: platform reads across tenants and requests made under support access grants (platform staff; this read is logged too)
-         * @description Callers: `platform_staff`.
+         * The access log
+         * @description The access log, newest first: platform reads across tenants and requests made under support access grants (platform staff; this read is logged too).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:read`.
          */
@@ -1381,12 +1499,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Moderation: hide a client's whole catalog from Explore (settled money, refunds and payouts keep working)
-         * @description Callers: `platform_staff`.
+         * Hide a client
+         * @description Hide a client: its whole catalog from Explore (settled money, refunds and payouts keep working).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["hideClient"];
         delete?: never;
@@ -1405,12 +1525,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Moderation: show a hidden client's catalog in Explore again
-         * @description Callers: `platform_staff`.
+         * Unhide a client
+         * @description Unhide a client: show its catalog in Explore again.
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["unhideClient"];
         delete?: never;
@@ -1427,8 +1549,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Transactions across tenants, newest first (platform staff; every read is logged)
-         * @description Callers: `platform_staff`.
+         * Transactions across tenants
+         * @description Transactions across tenants, newest first (platform staff; every read is logged).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:read`.
          */
@@ -1449,8 +1573,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Wallet users across tenants, newest first, optionally of one tenant or matching q (platform staff; logged)
-         * @description Callers: `platform_staff`.
+         * Wallet users across tenants
+         * @description Wallet users across tenants, newest first, optionally of one tenant or matching q (platform staff; logged).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:read`.
          */
@@ -1473,8 +1599,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A payment processor's signed notification of a top-up's outcome (no bearer: the signature authenticates it)
-         * @description Public: no credential is needed.
+         * Receive a processor's notification
+         * @description Receive a processor's notification: its signed word on a top-up's outcome (no bearer: the signature authenticates it).
+         *
+         *     Public: no credential is needed.
          */
         post: operations["receiveProcessorWebhook"];
         delete?: never;
@@ -1491,8 +1619,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's refunds, or one user's or one payment's, newest first (a user token: its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * The tenant's refunds
+         * @description The tenant's refunds, or one user's or one payment's, newest first (a user token: its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`.
          *
@@ -1501,12 +1631,14 @@ export interface paths {
         get: operations["listRefunds"];
         put?: never;
         /**
-         * Refund a captured payment, whole or in part; the merchant returns the amount, fees stay with the platform
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Refund a captured payment
+         * @description Refund a captured payment, whole or in part; the merchant returns the amount, fees stay with the platform.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `refunds:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createRefund"];
         delete?: never;
@@ -1554,8 +1686,10 @@ export interface paths {
          */
         get: operations["getRewardSettings"];
         /**
-         * Set the tenant's points commodity (once) and conversion rate: `points` points convert to `cash` minor units
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Set the tenant's points commodity
+         * @description Set the tenant's points commodity (once) and conversion rate: `points` points convert to `cash` minor units.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `rewards:manage`.
          */
@@ -1575,8 +1709,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's subscriptions (a consumer: its own), newest first; by user, merchant and status
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * The tenant's subscriptions
+         * @description The tenant's subscriptions (a consumer: its own), newest first; by user, merchant and status.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:read`, `subscriptions:write`.
          *
@@ -1623,12 +1759,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a subscription now (default), or at the end of the paid period
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Cancel a subscription now
+         * @description Cancel a subscription now (default), or at the end of the paid period.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:write`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["cancelSubscription"];
         delete?: never;
@@ -1647,12 +1785,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Pause a subscription: nothing is charged until it is resumed
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Pause a subscription
+         * @description Pause a subscription: nothing is charged until it is resumed.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:write`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["pauseSubscription"];
         delete?: never;
@@ -1671,12 +1811,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resume a paused subscription: the current period is charged at once, then billing goes on from now
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Resume a paused subscription
+         * @description Resume a paused subscription: the current period is charged at once, then billing goes on from now.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:write`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["resumeSubscription"];
         delete?: never;
@@ -1693,20 +1835,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List tenants, newest first, with fee plan and commission mode (platform staff)
-         * @description Callers: `platform_staff`.
+         * List tenants
+         * @description List tenants, newest first, with fee plan and commission mode (platform staff).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:read`.
          */
         get: operations["listTenants"];
         put?: never;
         /**
-         * Provision a tenant: its ledger first, then its accounts and the tenant (platform staff)
-         * @description Callers: `platform_staff`.
+         * Provision a tenant
+         * @description Provision a tenant: its ledger first, then its accounts and the tenant (platform staff).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createTenant"];
         delete?: never;
@@ -1723,8 +1869,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A tenant's ledger rollup by owner type, purpose and commodity, and whether it nets to zero (platform staff)
-         * @description Callers: `platform_staff`.
+         * A tenant's ledger rollup by owner type
+         * @description A tenant's ledger rollup by owner type, purpose and commodity, and whether it nets to zero (platform staff).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:read`.
          */
@@ -1745,8 +1893,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The top-up gateways configured for the tenant's currency, with their payment flow
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * The top-up gateways
+         * @description The top-up gateways: those configured for the tenant's currency, with their payment flow.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:read`, `topups:write`.
          */
@@ -1767,8 +1917,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's top-ups, newest first, optionally of one user (a user token sees only its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * The tenant's top-ups
+         * @description The tenant's top-ups, newest first, optionally of one user (a user token sees only its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:read`.
          *
@@ -1777,14 +1929,16 @@ export interface paths {
         get: operations["listTopups"];
         put?: never;
         /**
-         * Start a top-up: the processor's intent, to be confirmed by its webhook
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Start a top-up
+         * @description Start a top-up: the processor's intent, to be confirmed by its webhook.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:write`.
          *
          *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`. `currency` must be the tenant's currency; any other answers 400 `invalid_request`. The sandbox gateway takes sandbox credentials only, and `sandbox_outcome` is for it alone.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createTopup"];
         delete?: never;
@@ -1801,8 +1955,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a top-up (a user token reads only its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Read a top-up
+         * @description Read a top-up (a user token reads only its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:read`.
          */
@@ -1825,12 +1981,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resolve an amount mismatch: credit the confirmed amount, or mark the top-up refunded (audited)
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Resolve an amount mismatch
+         * @description Resolve an amount mismatch: credit the confirmed amount, or mark the top-up refunded (audited).
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `topups:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["resolveTopup"];
         delete?: never;
@@ -1847,8 +2005,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Ledger transactions, newest first: a user's own entries (user token, or user_id), else the tenant's (ledger:read)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
+         * Ledger transactions
+         * @description Ledger transactions, newest first: a user's own entries (user token, or user_id), else the tenant's (ledger:read).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `balances:read`, `ledger:read`.
          *
@@ -1871,8 +2031,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's transfers, or one user's sent and received, newest first (a user token: its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
+         * The tenant's transfers
+         * @description The tenant's transfers, or one user's sent and received, newest first (a user token: its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `balances:read`, `transfers:write`.
          *
@@ -1881,14 +2043,16 @@ export interface paths {
         get: operations["listTransfers"];
         put?: never;
         /**
-         * Send a P2P transfer; the sender pays the p2p fee on top of the amount (a user token sends only its own money)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Send a P2P transfer
+         * @description Send a P2P transfer; the sender pays the p2p fee on top of the amount (a user token sends only its own money).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `transfers:write`.
          *
          *     `from_user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `from_user_id` out, and naming another user answers 404 `user_not_found`. `to_user_id` must be another user than the sender.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createTransfer"];
         delete?: never;
@@ -1905,8 +2069,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a transfer (a user token reads only transfers it sent or received)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
+         * Read a transfer
+         * @description Read a transfer (a user token reads only transfers it sent or received).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `balances:read`, `transfers:write`.
          */
@@ -1927,20 +2093,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the tenant's users, newest first, or find one by external_id (a user token sees only its own user)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
+         * List the tenant's users
+         * @description List the tenant's users, newest first, or find one by external_id (a user token sees only its own user).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `users:read`.
          */
         get: operations["listUsers"];
         put?: never;
         /**
-         * Create a wallet user with its cash account in the tenant's ledger
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Create a wallet user
+         * @description Create a wallet user, with its cash account in the tenant's ledger.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `users:write`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createUser"];
         delete?: never;
@@ -1957,8 +2127,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a user (a user token reads only its own user)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
+         * Read a user
+         * @description Read a user (a user token reads only its own user).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `users:read`.
          */
@@ -1979,8 +2151,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A user's balances: available, pending, posted and credit limit (a user token reads only its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
+         * A user's balances
+         * @description A user's balances: available, pending, posted and credit limit (a user token reads only its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `balances:read`.
          */
@@ -2003,12 +2177,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Set a business user's credit line (the floor of its cash account below zero); audited, with credit_limit.changed
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Set a business user's credit line
+         * @description Set a business user's credit line (the floor of its cash account below zero); audited, with credit_limit.changed.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `credit:write`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["setCreditLimit"];
         delete?: never;
@@ -2025,15 +2201,19 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A user's own tier limits, if any, and the limits that apply to it
-         * @description Callers: `api_key`, `tenant_staff`.
+         * A user's own tier limits
+         * @description A user's own tier limits, if any, and the limits that apply to it.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `limits:manage`.
          */
         get: operations["getUserLimits"];
         /**
-         * Set a user's own tier limits over the tenant's (p2p: null removes them); audited
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Set a user's own tier limits over the tenant's
+         * @description Set a user's own tier limits over the tenant's (p2p: null removes them); audited.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `limits:manage`.
          */
@@ -2053,8 +2233,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A user's points balance, cashback earned and reward history (a user token: its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * A user's points balance
+         * @description A user's points balance, cashback earned and reward history (a user token: its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `rewards:read`.
          */
@@ -2077,12 +2259,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Convert points to cash at the tenant's rate, in one posting of two balanced pairs
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Convert points to cash at the tenant's rate
+         * @description Convert points to cash at the tenant's rate, in one posting of two balanced pairs.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `rewards:convert`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["convertPoints"];
         delete?: never;
@@ -2099,8 +2283,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Delivery attempts to the tenant's endpoints, newest first (kept 30 days)
-         * @description Callers: `api_key`, `tenant_staff`, `vendor_support`.
+         * Delivery attempts to the tenant's endpoints
+         * @description Delivery attempts to the tenant's endpoints, newest first (kept 30 days).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `vendor_support`.
          *
          *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`.
          */
@@ -2121,22 +2307,26 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's live webhook endpoints (at most 16), newest first, without secrets
-         * @description Callers: `api_key`, `tenant_staff`, `vendor_support`.
+         * The tenant's live webhook endpoints
+         * @description The tenant's live webhook endpoints (at most 16), newest first, without secrets.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `vendor_support`.
          *
          *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
-         * Register a webhook endpoint of the tenant; the answer carries its signing secret, once
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Register a webhook endpoint of the tenant
+         * @description Register a webhook endpoint of the tenant; the answer carries its signing secret, once.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
          *
          *     What `url` may be depends on the caller: an endpoint created with a sandbox credential is a sandbox endpoint and may use http (and reach loopback where the deployment allows it); any other is live and takes https only.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -2164,8 +2354,10 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a webhook endpoint of the tenant: its secret is erased and its pending retries stop
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Delete a webhook endpoint of the tenant
+         * @description Delete a webhook endpoint of the tenant: its secret is erased and its pending retries stop.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
          */
@@ -2193,12 +2385,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enable an endpoint again and send it, once each and oldest first, the events of a window it did not get
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Recover an endpoint
+         * @description Recover an endpoint: enable it again and send it, once each and oldest first, the events of a window it did not get.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["recoverWebhookEndpoint"];
         delete?: never;
@@ -2217,12 +2411,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Give an endpoint a new signing secret; the old one keeps signing beside it for the overlap (default 24 h)
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Give an endpoint a new signing secret
+         * @description Give an endpoint a new signing secret; the old one keeps signing beside it for the overlap (default 24 h).
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -2239,8 +2435,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An endpoint's attempts, successes, failures and latency percentiles over the last 24 h
-         * @description Callers: `api_key`, `tenant_staff`, `vendor_support`.
+         * An endpoint's delivery stats
+         * @description An endpoint's delivery stats: attempts, successes, failures and latency percentiles over the last 24 h.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `vendor_support`.
          *
          *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`.
          */
@@ -2261,8 +2459,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's events (merchants' included), newest first, by type and creation time (kept 30 days)
-         * @description Callers: `api_key`, `tenant_staff`, `vendor_support`.
+         * The tenant's events
+         * @description The tenant's events (merchants' included), newest first, by type and creation time (kept 30 days).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `vendor_support`.
          *
          *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`.
          */
@@ -2285,12 +2485,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send an event again, one attempt per endpoint, signed at sending time (one endpoint, or all that receive it)
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Send an event again
+         * @description Send an event again, one attempt per endpoint, signed at sending time (one endpoint, or all that receive it).
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["redeliverWebhookEvent"];
         delete?: never;

@@ -92,7 +92,7 @@ export const authRoutes = {
     method: 'POST',
     path: '/v1/auth/user_tokens',
     handler: 'auth/create-user-token',
-    summary: 'Mint a user token for one wallet user with a subset of the API key scopes',
+    summary: 'Mint a user token: for one wallet user, with a subset of the API key scopes',
     access: { principals: ['api_key'], scopes: [] },
     request: { body: userTokenCreate },
     response: { status: 201, body: userToken, description: 'The user token (RS256 JWT).' },

@@ -51,7 +51,7 @@ export const consoleRoutes = {
     method: 'POST',
     path: '/v1/support_access_grants',
     handler: 'console/create-grant',
-    summary: 'Grant a vendor support engineer access to this tenant until a time',
+    summary: 'Grant a vendor support engineer access: to this tenant, until a time',
     request: {
       body: z
         .object({
@@ -85,7 +85,7 @@ export const consoleRoutes = {
     method: 'GET',
     path: '/v1/support_access_grants/{grantId}/requests',
     handler: 'console/list-grant-requests',
-    summary: "The requests the engineer made under one of this tenant's grants, newest first (refused ones too)",
+    summary: "Requests made under a grant: the engineer's, under one of this tenant's grants, newest first (refused ones too)",
     request: { params: z.object({ grantId: uuid }), query: z.object({ cursor, limit: pageLimit() }).strict() },
     response: { status: 200, body: page(grantRequest), description: 'A page of requests.' },
     errors: ['not_found'],

@@ -136,7 +136,7 @@ export const rewardRoutes = {
     method: 'POST',
     path: '/v1/merchants/{merchantId}/marketing_funds',
     handler: 'rewards/fund-marketing',
-    summary: "Move a merchant's settled proceeds into its marketing account, which pays its cashback",
+    summary: "Fund a merchant's marketing account: from its settled proceeds, which pays its cashback",
     access: { principals: ['api_key', 'tenant_staff'], scopes: ['merchants:write'] },
     request: { params: z.object({ merchantId: uuid }), body: s.marketingFundsBody },
     response: { status: 201, body: s.marketingFunds, description: 'The funding.' },

@@ -103,7 +103,7 @@ export const tenancyRoutes = {
     method: 'POST',
     path: '/v1/users',
     handler: 'tenancy/create-user',
-    summary: "Create a wallet user with its cash account in the tenant's ledger",
+    summary: "Create a wallet user, with its cash account in the tenant's ledger",
     tags: ['users'],
     access: tenantOperator('users:write'),
     request: { body: s.userCreate },

@@ -26,7 +26,7 @@ export const topupRoutes = {
     method: 'GET',
     path: '/v1/topup_gateways',
     handler: 'topups/list-gateways',
-    summary: "The top-up gateways configured for the tenant's currency, with their payment flow",
+    summary: "The top-up gateways: those configured for the tenant's currency, with their payment flow",
     tags: ['topups'],
     access: tenantOrUser(['topups:read', 'topups:write']),
     request: {},
@@ -127,7 +127,7 @@ export const topupRoutes = {
     method: 'POST',
     path: '/v1/processor_webhooks/{gateway}',
     handler: 'topups/receive-webhook',
-    summary: "A payment processor's signed notification of a top-up's outcome (no bearer: the signature authenticates it)",
+    summary: "Receive a processor's notification: its signed word on a top-up's outcome (no bearer: the signature authenticates it)",
     tags: ['topups'],
     access: 'public',
     request: {
