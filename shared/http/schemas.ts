@@ -61,7 +61,7 @@ export const pageLimit = (defaultLimit = 50, max = 100) =>
       type: 'integer',
       minimum: 1,
       maximum: max,
-      default: defaultLimit,
+      inputDefault: defaultLimit,
       description: `How many items a page holds: an integer from 1 to ${max}, ${defaultLimit} when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads ${max}).`,
     });
 

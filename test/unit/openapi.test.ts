@@ -178,7 +178,7 @@ describe('the generated OpenAPI documents', () => {
           expect(summary, `${method} ${path}`).not.toMatch(/[.:;,]$/);
           const limit = ((operation.parameters ?? []) as JsonObject[]).find((parameter) => parameter.name === 'limit' && parameter.in === 'query');
           if (!limit) continue;
-          expect(limit.schema, `${method} ${path}`).toMatchObject({ type: 'integer', minimum: 1 });
+          expect(limit.schema, `${method} ${path}`).toMatchObject({ type: 'integer', minimum: 1, default: expect.any(Number) });
           const maximum = (limit.schema as JsonObject).maximum as number;
           expect(String(limit.description), `${method} ${path}`).toMatch(new RegExp(`^How many items a page holds: an integer from 1 to ${maximum}, \\d+ when absent\\. A value outside is clamped`));
         }
