@@ -4876,6 +4876,10 @@ export interface operations {
         parameters: {
             query?: {
                 tenant_id?: string;
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
                 /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
@@ -5045,6 +5049,10 @@ export interface operations {
         parameters: {
             query?: {
                 tenant_id?: string;
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
                 /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;

@@ -18,6 +18,7 @@ const api = apiClient(() => base);
 let apiKey: string;
 let otherKey: string;
 let platformStaff: string;
+let tenantStaff: string;
 
 async function createTenant(name: string): Promise<string> {
   const result = await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' }, key: uuidv7() });
@@ -31,7 +32,9 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   base = platform.urls.public;
   platformStaff = await staffToken(platform, { role: 'platform' });
-  apiKey = await apiKeyFor(platform, await createTenant('Listings A'), [...TENANT_SCOPES]);
+  const tenantA = await createTenant('Listings A');
+  apiKey = await apiKeyFor(platform, tenantA, [...TENANT_SCOPES]);
+  tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId: tenantA });
   otherKey = await apiKeyFor(platform, await createTenant('Listings B'), [...TENANT_SCOPES]);
 }, 120_000);
 
@@ -83,15 +86,26 @@ describe('has_more beside next_cursor', () => {
 });
 
 describe('created_after and created_before', () => {
-  const cases: [string, string, (key: string) => Promise<{ id: string; created_at: string }>][] = [
+  const cases: [string, string, (key: string) => Promise<{ id: string; created_at: string }>, (() => string)?][] = [
     ['merchants', '/v1/merchants', async (key) => (await api('POST', '/v1/merchants', { token: key, body: { name: `m ${uuidv7()}` } })).body],
     ['users', '/v1/users', async (key) => (await api('POST', '/v1/users', { token: key, body: { external_id: `u-${uuidv7()}` } })).body],
+    [
+      'API keys',
+      '/v1/api_keys',
+      async (token) => {
+        const made = await api('POST', '/v1/api_keys', { token, body: { name: `k ${uuidv7()}`, scopes: ['users:read'] } });
+        expect(made.status, made.text).toBe(201);
+        return made.body;
+      },
+      () => tenantStaff,
+    ],
   ];
-  for (const [label, path, create] of cases) {
+  for (const [label, path, create, caller] of cases) {
     it(`bound ${label} by creation time, exclusively, with Z or an offset`, async () => {
-      const [first, second, third] = await threeOf(() => create(apiKey));
+      const token = caller?.() ?? apiKey;
+      const [first, second, third] = await threeOf(() => create(token));
       const inRange = async (query: string) => {
-        const page = await api('GET', `${path}?limit=100&${query}`, { token: apiKey });
+        const page = await api('GET', `${path}?limit=100&${query}`, { token });
         expect(page.status, page.text).toBe(200);
         return ids(page.body).filter((id) => [first!.id, second!.id, third!.id].includes(id));
       };

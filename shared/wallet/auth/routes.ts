@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineRoute, type Access, idempotencyOptional } from '../../http/route';
-import { cursor, page, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, page, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 import { ALL_SCOPES, TENANT_SCOPES } from './scopes';
 
 /**
@@ -153,7 +153,7 @@ export const authRoutes = {
     handler: 'auth/list-api-keys',
     summary: "List a tenant's API keys, newest first, without secrets",
     access: keyManagers,
-    request: { query: z.object({ tenant_id: uuid.optional(), cursor, limit: pageLimit() }).strict() },
+    request: { query: z.object({ tenant_id: uuid.optional(), ...createdRange, cursor, limit: pageLimit() }).strict() },
     response: { status: 200, body: page(apiKey), description: 'A page of keys.' },
     errors: ['insufficient_scope', 'tenant_not_found'],
     tables: { wallet: 'RO' },

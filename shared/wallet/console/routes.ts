@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineRoute, type Access, idempotencyOptional } from '../../http/route';
-import { cursor, page, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, page, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 
 /**
  * The console API: operator routes that never reach the public gateway (spec part 4 item 16).
@@ -74,7 +74,7 @@ export const consoleRoutes = {
     path: '/v1/support_access_grants',
     handler: 'console/list-grants',
     summary: "List this tenant's support access grants, newest first",
-    request: { query: z.object({ cursor, limit: pageLimit() }).strict() },
+    request: { query: z.object({ ...createdRange, cursor, limit: pageLimit() }).strict() },
     response: { status: 200, body: page(grant), description: 'A page of grants.' },
     errors: [],
     tables: { wallet: 'RO' },

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineRoute, idempotencyOptional, type Access } from '../../http/route';
-import { cursor, page, pageLimit, uuid } from '../../http/schemas';
+import { cursor, page, pageLimit, uuid, createdRange } from '../../http/schemas';
 import { feePlanChange } from './fees';
 import * as s from './schemas';
 
@@ -167,7 +167,7 @@ export const tenancyRoutes = {
     summary: "The tenant's audit log, newest first (platform staff: a tenant's with tenant_id, else the platform's)",
     tags: ['audit'],
     access: { principals: ['api_key', 'tenant_staff', 'platform_staff', 'vendor_support'], scopes: ['audit:read', 'platform:read'] },
-    request: { query: z.object({ tenant_id: uuid.optional(), cursor, limit: pageLimit() }).strict() },
+    request: { query: z.object({ tenant_id: uuid.optional(), ...createdRange, cursor, limit: pageLimit() }).strict() },
     response: { status: 200, body: page(s.auditRecord), description: 'A page of audit records.' },
     errors: ['tenant_not_found'],
     tables: reads,
