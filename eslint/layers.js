@@ -149,5 +149,23 @@ export function layerRules(root) {
         ],
       },
     },
+    {
+      files: ['functions/**/*.ts'],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                group: ['**/routes', '**/*-routes', '**/routes.ts'],
+                allowTypeImports: true,
+                message:
+                  'A function names its route by a loader, `async () => (await import(...)).xRoutes.op`: the area\'s manifest and its zod schemas load on the first request, not at import (docs/performance.md).',
+              },
+            ],
+          },
+        ],
+      },
+    },
   ];
 }

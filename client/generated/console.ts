@@ -9,8 +9,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The operators' dashboard, for a browser (HTML): sign in with a staff session
-         * @description Public: no credential is needed.
+         * The operators' dashboard
+         * @description The operators' dashboard, for a browser (HTML): sign in with a staff session.
+         *
+         *     Public: no credential is needed.
          */
         get: operations["consoleDashboard"];
         put?: never;
@@ -29,8 +31,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The dashboard's single-page app (JavaScript)
-         * @description Public: no credential is needed.
+         * The dashboard's single-page app
+         * @description The dashboard's single-page app (JavaScript).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["consoleDashboardApp"];
         put?: never;
@@ -49,8 +53,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * API reference of this API, for a browser (HTML)
-         * @description Public: no credential is needed.
+         * API reference of this API
+         * @description API reference of this API, for a browser (HTML).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["consoleDocs"];
         put?: never;
@@ -69,8 +75,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The script that renders the API reference page (Redoc)
-         * @description Public: no credential is needed.
+         * The script that renders the API reference page
+         * @description The script that renders the API reference page (Redoc).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["consoleDocsRenderer"];
         put?: never;
@@ -109,18 +117,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List this tenant's support access grants, newest first
-         * @description Callers: `partner_admin`, `tenant_staff`.
+         * List this tenant's support access grants
+         * @description List this tenant's support access grants, newest first.
+         *
+         *     Callers: `partner_admin`, `tenant_staff`.
          *
          *     Requires one of the scopes: `support_access:manage`.
          */
         get: operations["listSupportAccessGrants"];
         put?: never;
         /**
-         * Grant a vendor support engineer access to this tenant until a time
-         * @description Callers: `partner_admin`, `tenant_staff`.
+         * Grant a vendor support engineer access
+         * @description Grant a vendor support engineer access: to this tenant, until a time.
+         *
+         *     Callers: `partner_admin`, `tenant_staff`.
          *
          *     Requires one of the scopes: `support_access:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createSupportAccessGrant"];
         delete?: never;
@@ -137,8 +151,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The requests the engineer made under one of this tenant's grants, newest first (refused ones too)
-         * @description Callers: `partner_admin`, `tenant_staff`.
+         * Requests made under a grant
+         * @description Requests made under a grant: the engineer's, under one of this tenant's grants, newest first (refused ones too).
+         *
+         *     Callers: `partner_admin`, `tenant_staff`.
          *
          *     Requires one of the scopes: `support_access:manage`.
          */
@@ -165,6 +181,8 @@ export interface paths {
          * @description Callers: `partner_admin`, `tenant_staff`.
          *
          *     Requires one of the scopes: `support_access:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["revokeSupportAccessGrant"];
         delete?: never;
@@ -254,6 +272,7 @@ export interface components {
         Problem404_not_found: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -265,8 +284,23 @@ export interface components {
                 };
             };
         };
-        /** @description `support_access_already_active`: Support access already active. */
-        Problem409_support_access_already_active: {
+        /** @description `not_found`: Not found. */
+        Problem404_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "not_found";
+                };
+            };
+        };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_idempotency_in_flight_idempotency_key_reuse: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -276,7 +310,23 @@ export interface components {
                     /** @enum {integer} */
                     status?: 409;
                     /** @enum {string} */
-                    code?: "support_access_already_active";
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `support_access_already_active`: Support access already active. */
+        Problem409_idempotency_in_flight_idempotency_key_reuse_support_access_already_active: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse" | "support_access_already_active";
                 };
             };
         };
@@ -498,7 +548,12 @@ export interface operations {
     listSupportAccessGrants: {
         parameters: {
             query?: {
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -534,6 +589,8 @@ export interface operations {
                             revoked_by_type: string | null;
                             revoked_by_id: string | null;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -549,7 +606,10 @@ export interface operations {
     createSupportAccessGrant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -569,6 +629,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -596,7 +657,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_partner_admin_required"];
-            409: components["responses"]["Problem409_support_access_already_active"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_support_access_already_active"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -607,6 +668,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -626,6 +688,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["SupportAccessGrantRequest"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -633,7 +697,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_partner_admin_required"];
-            404: components["responses"]["Problem404_not_found"];
+            404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
@@ -642,7 +706,10 @@ export interface operations {
     revokeSupportAccessGrant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 grantId: string;
             };
@@ -658,6 +725,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -686,6 +754,7 @@ export interface operations {
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_partner_admin_required"];
             404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -695,4 +764,7 @@ export interface operations {
 }
 
 /** Operations that take an Idempotency-Key; the client generates one when the caller gives none. */
-export const idempotentOperations: readonly string[] = [];
+export const idempotentOperations: readonly string[] = [
+  "POST /v1/support_access_grants",
+  "POST /v1/support_access_grants/{grantId}/revoke"
+];

@@ -9,8 +9,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * API reference of this API, for a browser (HTML)
-         * @description Public: no credential is needed.
+         * API reference of this API
+         * @description API reference of this API, for a browser (HTML).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["ledgerDocs"];
         put?: never;
@@ -29,8 +31,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The script that renders the API reference page (Redoc)
-         * @description Public: no credential is needed.
+         * The script that renders the API reference page
+         * @description The script that renders the API reference page (Redoc).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["ledgerDocsRenderer"];
         put?: never;
@@ -89,8 +93,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the consumer's ledgers, newest first
-         * @description Callers: `ledger_consumer`.
+         * List the consumer's ledgers
+         * @description List the consumer's ledgers, newest first.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -102,7 +108,7 @@ export interface paths {
          *
          *     No scope is required.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createLedger"];
         delete?: never;
@@ -143,12 +149,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Open an account (owner, purpose, commodity, floor; shards to spread a credit-mostly account over several items)
-         * @description Callers: `ledger_consumer`.
+         * Open an account
+         * @description Open an account (owner, purpose, commodity, floor; shards to spread a credit-mostly account over several items).
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["openAccount"];
         delete?: never;
@@ -165,8 +173,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read an account with its posted, pending and available balances and its version
-         * @description Callers: `ledger_consumer`.
+         * Read an account
+         * @description Read an account: its posted, pending and available balances and its version.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -177,8 +187,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change the floor, freeze, unfreeze or close an account (every shard with it), or raise its shards
-         * @description Callers: `ledger_consumer`.
+         * Change an account
+         * @description Change an account: its floor, or freeze, unfreeze or close it (every shard with it), or raise its shards.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -193,8 +205,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List an account's entries, newest first
-         * @description Callers: `ledger_consumer`.
+         * List an account's entries
+         * @description List an account's entries, newest first.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -215,8 +229,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The feed of committed transactions, oldest first after a cursor
-         * @description Callers: `ledger_consumer`.
+         * The feed of committed transactions
+         * @description The feed of committed transactions, oldest first after a cursor.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -266,7 +282,7 @@ export interface paths {
          *
          *     No scope is required.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createPending"];
         delete?: never;
@@ -307,12 +323,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Void a pending posting, releasing its reservation
-         * @description Callers: `ledger_consumer`.
+         * Void a pending posting
+         * @description Void a pending posting, releasing its reservation.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["voidPending"];
         delete?: never;
@@ -335,6 +353,8 @@ export interface paths {
          * @description Callers: `ledger_consumer`.
          *
          *     No scope is required.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["closePeriod"];
         delete?: never;
@@ -353,12 +373,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Post a balanced transaction, or post a pending reservation
-         * @description Callers: `ledger_consumer`.
+         * Post a balanced transaction
+         * @description Post a balanced transaction, or post a pending reservation.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createPosting"];
         delete?: never;
@@ -375,8 +397,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Balances by owner type, purpose and commodity, and whether each commodity nets to zero
-         * @description Callers: `ledger_consumer`.
+         * Balances by owner type
+         * @description Balances by owner type, purpose and commodity, and whether each commodity nets to zero.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -397,8 +421,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List transactions, newest first, optionally of one type
-         * @description Callers: `ledger_consumer`.
+         * List transactions
+         * @description List transactions, newest first, optionally of one type.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          */
@@ -443,12 +469,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Reverse a transaction with its mirror, linked both ways
-         * @description Callers: `ledger_consumer`.
+         * Reverse a transaction with its mirror
+         * @description Reverse a transaction with its mirror, linked both ways.
+         *
+         *     Callers: `ledger_consumer`.
          *
          *     No scope is required.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["reverseTransaction"];
         delete?: never;
@@ -792,6 +820,21 @@ export interface components {
                 };
             };
         };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_idempotency_in_flight_idempotency_key_reuse_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["ProblemDetails"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
         /** @description `precondition_failed`: Precondition no longer holds. */
         Problem412_precondition_failed: {
             headers: {
@@ -1066,6 +1109,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -1095,6 +1139,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -1416,6 +1462,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -1450,6 +1497,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -1465,6 +1514,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 500, 100 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 500). */
                 limit?: number;
             };
             header?: never;
@@ -1529,6 +1579,8 @@ export interface operations {
                                 created_at: string;
                             };
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -1812,7 +1864,10 @@ export interface operations {
     closePeriod: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 ledgerId: string;
             };
@@ -1831,6 +1886,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1844,7 +1900,8 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_2"];
             401: components["responses"]["Problem401_unauthenticated"];
-            404: components["responses"]["Problem404_ledger_not_found_2"];
+            404: components["responses"]["Problem404_ledger_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -2014,6 +2071,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
                 type?: string;
             };
@@ -2071,6 +2129,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -2267,6 +2327,7 @@ export const idempotentOperations: readonly string[] = [
   "POST /v1/ledgers/{ledgerId}/accounts",
   "POST /v1/ledgers/{ledgerId}/pendings",
   "POST /v1/ledgers/{ledgerId}/pendings/{pendingId}/void",
+  "POST /v1/ledgers/{ledgerId}/periods",
   "POST /v1/ledgers/{ledgerId}/postings",
   "POST /v1/ledgers/{ledgerId}/transactions/{txnId}/reverse"
 ];

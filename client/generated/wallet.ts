@@ -9,8 +9,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The public keys of wallet-issued tokens: the current key and the previous one
-         * @description Public: no credential is needed.
+         * The public keys of wallet-issued tokens
+         * @description The public keys of wallet-issued tokens: the current key and the previous one.
+         *
+         *     Public: no credential is needed.
          */
         get: operations["getJwks"];
         put?: never;
@@ -29,8 +31,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * API reference of this API, for a browser (HTML)
-         * @description Public: no credential is needed.
+         * API reference of this API
+         * @description API reference of this API, for a browser (HTML).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["walletDocs"];
         put?: never;
@@ -49,8 +53,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The script that renders the API reference page (Redoc)
-         * @description Public: no credential is needed.
+         * The script that renders the API reference page
+         * @description The script that renders the API reference page (Redoc).
+         *
+         *     Public: no credential is needed.
          */
         get: operations["walletDocsRenderer"];
         put?: never;
@@ -109,18 +115,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List a tenant's API keys, newest first, without secrets
-         * @description Callers: `tenant_staff`, `platform_staff`.
+         * List a tenant's API keys
+         * @description List a tenant's API keys, newest first, without secrets.
+         *
+         *     Callers: `tenant_staff`, `platform_staff`.
          *
          *     No scope is required.
          */
         get: operations["listApiKeys"];
         put?: never;
         /**
-         * Issue a tenant API key; the full key is in this response only
-         * @description Callers: `tenant_staff`, `platform_staff`.
+         * Issue a tenant API key
+         * @description Issue a tenant API key; the full key is in this response only.
+         *
+         *     Callers: `tenant_staff`, `platform_staff`.
          *
          *     No scope is required.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createApiKey"];
         delete?: never;
@@ -140,8 +152,10 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Revoke an API key (idempotent); other processes may accept it for up to 60 s more
-         * @description Callers: `tenant_staff`, `platform_staff`.
+         * Revoke an API key
+         * @description Revoke an API key (idempotent); other processes may accept it for up to 60 s more.
+         *
+         *     Callers: `tenant_staff`, `platform_staff`.
          *
          *     No scope is required.
          */
@@ -159,8 +173,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's audit log, newest first (platform staff: a tenant's with tenant_id, else the platform's)
-         * @description Callers: `api_key`, `tenant_staff`, `platform_staff`, `vendor_support`.
+         * The tenant's audit log
+         * @description The tenant's audit log, newest first (platform staff: a tenant's with tenant_id, else the platform's).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `platform_staff`, `vendor_support`.
          *
          *     Requires one of the scopes: `audit:read`, `platform:read`.
          */
@@ -183,8 +199,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Log a staff member in: a 15-minute session token
-         * @description Public: no credential is needed.
+         * Log a staff member in
+         * @description Log a staff member in: a 15-minute session token.
+         *
+         *     Public: no credential is needed.
          */
         post: operations["createStaffSession"];
         delete?: never;
@@ -203,10 +221,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Mint a user token for one wallet user with a subset of the API key scopes
-         * @description Callers: `api_key`.
+         * Mint a user token
+         * @description Mint a user token: for one wallet user, with a subset of the API key scopes.
+         *
+         *     Callers: `api_key`.
          *
          *     No scope is required.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createUserToken"];
         delete?: never;
@@ -223,18 +245,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's clients, newest first
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * The tenant's clients
+         * @description The tenant's clients, newest first.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
          */
         get: operations["listClients"];
         put?: never;
         /**
-         * Onboard a client (merchant profile), pending until approved; a self-serving staff member becomes its first member
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Onboard a client
+         * @description Onboard a client (merchant profile), pending until approved; a self-serving staff member becomes its first member.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:onboard`, `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createClient"];
         delete?: never;
@@ -275,10 +303,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Approve a client: `active`, with approved_at (approving an active client changes nothing)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Approve a client
+         * @description Approve a client: `active`, with approved_at (approving an active client changes nothing).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["approveClient"];
         delete?: never;
@@ -297,12 +329,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create, update and archive products from a JSON or CSV file, all or nothing (`dry_run` reports and writes nothing)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Import a catalog
+         * @description Import a catalog: create, update and archive products from a JSON or CSV file, all or nothing (`dry_run` reports and writes nothing).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["importCatalog"];
         delete?: never;
@@ -321,10 +355,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add a tenant staff member to the client's organization: authority over this client only
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Add a member to a client's organization
+         * @description Add a member to a client's organization: a tenant staff member, with authority over this client only.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["addClientMember"];
         delete?: never;
@@ -344,8 +382,10 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * End a staff member's membership of the client's organization
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Remove a member
+         * @description Remove a member: end a staff member's membership of the client's organization.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
          */
@@ -363,20 +403,26 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The client's offerings in any status, newest first, with live variants
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * The client's offerings in any status
+         * @description The client's offerings in any status, newest first, with live variants.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:read`, `merchants:write`, `clients:manage`.
          */
         get: operations["listOfferings"];
         put?: never;
         /**
-         * Create an offering (an item priced per variant, or a plan), `draft` unless said, with its first variants
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Create an offering
+         * @description Create an offering (an item priced per variant, or a plan), `draft` unless said, with its first variants.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
          *     An item (the default `kind`) is priced per variant and publishes with at least one; a plan takes `amount` and `interval` and no variants. A variant priced `markup` needs `cost_amount` and a markup, its own or the offering's; `manual`, an `amount`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createOffering"];
         delete?: never;
@@ -393,8 +439,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read an offering in any status, with live variants and merchant-only pricing
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Read an offering in any status
+         * @description Read an offering in any status, with live variants and merchant-only pricing.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:read`, `merchants:write`, `clients:manage`.
          */
@@ -405,8 +453,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change details, price or status (draft → published → archived; archived is final and retires the variants)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Change an offering
+         * @description Change an offering: details, price or status (draft → published → archived; archived is final and retires the variants).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
@@ -431,6 +481,8 @@ export interface paths {
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
          *     A plan has no variants. `option_values` give one value for each of the offering's options. Priced `markup`, the variant needs `cost_amount` and a markup (its own or the offering's); `manual`, an `amount`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createVariant"];
         delete?: never;
@@ -453,8 +505,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a live variant's details, price or inventory settings (on_hand changes through the stock route)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Change a live variant's details
+         * @description Change a live variant's details, price or inventory settings (on_hand changes through the stock route).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
          *
@@ -473,10 +527,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Retire a variant (the last live one is refused: archive the product instead)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Retire a variant
+         * @description Retire a variant (the last live one is refused: archive the product instead).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["retireVariant"];
         delete?: never;
@@ -495,10 +553,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Change the units on hand by `delta` or to `set_to`, with a reason (reserved units are untouched); `expected_on_hand` makes it a compare-and-swap
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Change stock
+         * @description Change stock: the units on hand by `delta` or to `set_to`, with a reason (reserved units are untouched); `expected_on_hand` makes it a compare-and-swap.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`, `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["changeStock"];
         delete?: never;
@@ -515,20 +577,26 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The client's reward rules, newest first
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * The client's reward rules
+         * @description The client's reward rules, newest first.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `rewards:read`, `rewards:manage`, `clients:manage`.
          */
         get: operations["listRewardRules"];
         put?: never;
         /**
-         * Create a cashback or accrual rule in a free slot (client, offering or none, kind)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Create a cashback or accrual rule in a free slot
+         * @description Create a cashback or accrual rule in a free slot (client, offering or none, kind).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `rewards:manage`, `clients:manage`.
          *
          *     `caps` apply to cashback rules only, and `ends_at` must follow `starts_at`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createRewardRule"];
         delete?: never;
@@ -547,10 +615,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Disable a rule: it earns nothing more and its slot is free
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Disable a rule
+         * @description Disable a rule: it earns nothing more and its slot is free.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `rewards:manage`, `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["disableRewardRule"];
         delete?: never;
@@ -567,8 +639,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The client's stock log, newest first (reservations, sales, restocks, adjustments with resulting counts and actor)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * The client's stock log
+         * @description The client's stock log, newest first (reservations, sales, restocks, adjustments with resulting counts and actor).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:read`, `merchants:write`, `clients:manage`.
          */
@@ -591,10 +665,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Suspend a client: it leaves Explore until approved again
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Suspend a client
+         * @description Suspend a client: it leaves Explore until approved again.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["suspendClient"];
         delete?: never;
@@ -611,8 +689,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Delivery attempts to a merchant's endpoints, newest first
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Delivery attempts to a merchant's endpoints
+         * @description Delivery attempts to a merchant's endpoints, newest first.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`, `clients:manage`.
          */
@@ -633,20 +713,26 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A merchant's webhook endpoints, newest first, without secrets
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * A merchant's webhook endpoints
+         * @description A merchant's webhook endpoints, newest first, without secrets.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`, `clients:manage`.
          */
         get: operations["listClientWebhookEndpoints"];
         put?: never;
         /**
-         * Register a merchant's webhook endpoint (product.*, order.*, inventory.*, import.* of that client only)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Register a merchant's webhook endpoint
+         * @description Register a merchant's webhook endpoint (product.*, order.*, inventory.*, import.* of that client only).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
          *
          *     What `url` may be depends on the caller: an endpoint created with a sandbox credential is a sandbox endpoint and may use http (and reach loopback where the deployment allows it); any other is live and takes https only.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createClientWebhookEndpoint"];
         delete?: never;
@@ -662,19 +748,37 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read a merchant's webhook endpoint
+         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         *
+         *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`, `clients:manage`.
+         *
+         *     A live endpoint of the client (active or disabled), without its secret.
+         */
+        get: operations["getClientWebhookEndpoint"];
         put?: never;
         post?: never;
         /**
-         * Delete a merchant's webhook endpoint: deliveries to it stop
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Delete a merchant's webhook endpoint
+         * @description Delete a merchant's webhook endpoint: deliveries to it stop.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
          */
         delete: operations["deleteClientWebhookEndpoint"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a merchant's webhook endpoint
+         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         *
+         *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
+         *
+         *     Changes any of `url`, `event_filters` (null: every event the endpoint may receive) and `description`; audited. A new `url` passes the checks of creation for the endpoint's own mode. The endpoint still receives only its client's families, whatever its filters say.
+         */
+        patch: operations["updateClientWebhookEndpoint"];
         trace?: never;
     };
     "/v1/clients/{clientId}/webhook_endpoints/{endpointId}/recover": {
@@ -687,10 +791,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enable a merchant's endpoint again and send it the events of a window it did not get
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Recover a merchant's endpoint
+         * @description Recover a merchant's endpoint: enable it again and send it the events of a window it did not get.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["recoverClientWebhookEndpoint"];
         delete?: never;
@@ -709,12 +817,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Give a merchant's endpoint a new signing secret; the old one keeps signing beside it for the overlap
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Give a merchant's endpoint a new signing secret
+         * @description Give a merchant's endpoint a new signing secret; the old one keeps signing beside it for the overlap.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `webhooks:manage`, `clients:manage`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["rotateClientWebhookEndpointSecret"];
         delete?: never;
@@ -733,12 +843,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Register a device's push token for a user (a user token registers its own user's)
-         * @description Callers: `api_key`, `user_token`, `idp_user`.
+         * Register a device's push token for a user
+         * @description Register a device's push token for a user (a user token registers its own user's).
+         *
+         *     Callers: `api_key`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:write`.
          *
          *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["registerDevice"];
         delete?: never;
@@ -755,8 +869,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Active clients with published offerings, newest first; by category or free text (`q`)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`, `user_token`, `idp_user`.
+         * Active clients with published offerings
+         * @description Active clients with published offerings, newest first; by category or free text (`q`).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `catalog:read`.
          */
@@ -777,8 +893,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A client and its published offerings in the shopper view (no cost, markup or stock counts)
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`, `user_token`, `idp_user`.
+         * A client and its published offerings
+         * @description A client and its published offerings, in the shopper view (no cost, markup or stock counts).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `catalog:read`.
          */
@@ -823,12 +941,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Subscribe to a plan: amount and interval from the catalog, the commission fixed now, the first period charged at once
-         * @description Callers: `user_token`, `idp_user`.
+         * Subscribe to a plan
+         * @description Subscribe to a plan: amount and interval from the catalog, the commission fixed now, the first period charged at once.
+         *
+         *     Callers: `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["subscribe"];
         delete?: never;
@@ -852,8 +972,10 @@ export interface paths {
          */
         get: operations["getFeePlan"];
         /**
-         * Replace the named fee paths whole (the others stay) and optionally the commission mode
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Replace the named fee paths whole
+         * @description Replace the named fee paths whole (the others stay) and optionally the commission mode.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `fees:manage`.
          *
@@ -875,8 +997,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * How far the tenant's ledger and wallet records have been matched, and the orphans: money without its record, or a record without its money
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Reconciliation
+         * @description Reconciliation: how far the tenant's ledger and wallet records have been matched, and the orphans: money without its record, or a record without its money.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `ledger:read`.
          */
@@ -897,8 +1021,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's ledger balances by owner type, purpose and commodity, with its fee plan
-         * @description Callers: `api_key`, `tenant_staff`.
+         * The tenant's ledger balances by owner type
+         * @description The tenant's ledger balances by owner type, purpose and commodity, with its fee plan.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `ledger:read`.
          */
@@ -919,15 +1045,19 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's tier limits (P2P sent per UTC day and month)
-         * @description Callers: `api_key`, `tenant_staff`.
+         * The tenant's tier limits
+         * @description The tenant's tier limits (P2P sent per UTC day and month).
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `limits:manage`.
          */
         get: operations["getLimits"];
         /**
-         * Replace the tenant's tier limits (null or omitted: no limit); audited
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Replace the tenant's tier limits
+         * @description Replace the tenant's tier limits (null or omitted: no limit); audited.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `limits:manage`.
          */
@@ -947,18 +1077,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's merchants, newest first
-         * @description Callers: `api_key`, `tenant_staff`.
+         * The tenant's merchants
+         * @description The tenant's merchants, newest first.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `merchants:read`, `merchants:write`.
          */
         get: operations["listMerchants"];
         put?: never;
         /**
-         * Create a merchant with a settlement account in the tenant ledger
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Create a merchant
+         * @description Create a merchant, with a settlement account in the tenant ledger.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `merchants:write`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createMerchant"];
         delete?: never;
@@ -987,8 +1123,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a merchant's name, metadata or refund reserve (audited)
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Change a merchant
+         * @description Change a merchant: its name, metadata or refund reserve (audited).
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `merchants:write`.
          */
@@ -1005,12 +1143,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Move a merchant's settled proceeds into its marketing account, which pays its cashback
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Fund a merchant's marketing account
+         * @description Fund a merchant's marketing account: from its settled proceeds, which pays its cashback.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `merchants:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["fundMarketing"];
         delete?: never;
@@ -1027,8 +1167,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Orders, newest first: the tenant's, a shopper's own, or a bound key's client's; by status, client or user
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * List orders
+         * @description List orders, newest first: the tenant's, a shopper's own, or a bound key's client's; by status, client or user.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`, `payments:write`.
          *
@@ -1037,14 +1179,16 @@ export interface paths {
         get: operations["listOrders"];
         put?: never;
         /**
-         * Open an order: its lines priced from the catalog, its stock reserved (all lines or none) until it is paid, canceled or expires
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Open an order
+         * @description Open an order: its lines priced from the catalog, its stock reserved (all lines or none) until it is paid, canceled or expires.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
          *
          *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createOrder"];
         delete?: never;
@@ -1085,12 +1229,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel an open order: its reserved units are released
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Cancel an open order
+         * @description Cancel an open order: its reserved units are released.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["cancelOrder"];
         delete?: never;
@@ -1109,12 +1255,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Pay an open order with one payment from the shopper's wallet, captured at once: its reserved units are sold
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Pay an open order
+         * @description Pay an open order: one payment from the shopper's wallet, captured at once: its reserved units are sold.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["payOrder"];
         delete?: never;
@@ -1131,8 +1279,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's payments, or one user's, newest first (a user token: its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * The tenant's payments
+         * @description The tenant's payments, or one user's, newest first (a user token: its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`, `payments:write`.
          *
@@ -1141,14 +1291,16 @@ export interface paths {
         get: operations["listPayments"];
         put?: never;
         /**
-         * Pay a merchant: capture at once (default) or authorize a hold to capture later (a user token pays only with its own money)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Pay a merchant
+         * @description Pay a merchant: capture at once (default) or authorize a hold to capture later (a user token pays only with its own money).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
          *
          *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`. `currency` must be the tenant's currency; any other answers 400 `invalid_request`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createPayment"];
         delete?: never;
@@ -1165,8 +1317,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a payment (a user token reads only its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Read a payment
+         * @description Read a payment (a user token reads only its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`, `payments:write`.
          */
@@ -1189,12 +1343,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Capture an authorization once, whole or in part (the rest is released)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Capture an authorization once
+         * @description Capture an authorization once, whole or in part (the rest is released).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["capturePayment"];
         delete?: never;
@@ -1213,12 +1369,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Void an authorization before capture: the hold is released
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Void an authorization before capture
+         * @description Void an authorization before capture: the hold is released.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["voidPayment"];
         delete?: never;
@@ -1237,8 +1395,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A payout rail's signed notification of a payout's outcome (no bearer: the signature authenticates it)
-         * @description Public: no credential is needed.
+         * Receive a payout rail's notification
+         * @description Receive a payout rail's notification: its signed word on a payout's outcome (no bearer: the signature authenticates it).
+         *
+         *     Public: no credential is needed.
          */
         post: operations["receiveRailWebhook"];
         delete?: never;
@@ -1255,22 +1415,26 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's payouts, newest first, optionally of one merchant and in one status
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * The tenant's payouts
+         * @description The tenant's payouts, newest first, optionally of one merchant and in one status.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:read`, `merchants:write`.
          */
         get: operations["listPayouts"];
         put?: never;
         /**
-         * Pay a merchant's settled money out through a payout rail: amount + the payout fee are held at once, paid or released when the rail confirms
-         * @description Callers: `api_key`, `tenant_staff`, `partner_admin`.
+         * Pay out a merchant's settled money
+         * @description Pay out a merchant's settled money, through a payout rail: amount + the payout fee are held at once, paid or released when the rail confirms.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `partner_admin`.
          *
          *     Requires one of the scopes: `merchants:write`.
          *
          *     `currency` must be the tenant's currency; any other answers 400 `invalid_request`. The sandbox rail takes sandbox credentials only, and `sandbox_outcome` is for it alone.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createPayout"];
         delete?: never;
@@ -1309,8 +1473,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The access log, newest first: platform reads across tenants and requests made under support access grants (platform staff; this read is logged too)
-         * @description Callers: `platform_staff`.
+         * The access log
+         * @description The access log, newest first: platform reads across tenants and requests made under support access grants (platform staff; this read is logged too).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:read`.
          */
@@ -1333,10 +1499,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Moderation: hide a client's whole catalog from Explore (settled money, refunds and payouts keep working)
-         * @description Callers: `platform_staff`.
+         * Hide a client
+         * @description Hide a client: its whole catalog from Explore (settled money, refunds and payouts keep working).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["hideClient"];
         delete?: never;
@@ -1355,10 +1525,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Moderation: show a hidden client's catalog in Explore again
-         * @description Callers: `platform_staff`.
+         * Unhide a client
+         * @description Unhide a client: show its catalog in Explore again.
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["unhideClient"];
         delete?: never;
@@ -1375,8 +1549,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Transactions across tenants, newest first (platform staff; every read is logged)
-         * @description Callers: `platform_staff`.
+         * Transactions across tenants
+         * @description Transactions across tenants, newest first (platform staff; every read is logged).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:read`.
          */
@@ -1397,8 +1573,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Wallet users across tenants, newest first, optionally of one tenant or matching q (platform staff; logged)
-         * @description Callers: `platform_staff`.
+         * Wallet users across tenants
+         * @description Wallet users across tenants, newest first, optionally of one tenant or matching q (platform staff; logged).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:read`.
          */
@@ -1421,8 +1599,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A payment processor's signed notification of a top-up's outcome (no bearer: the signature authenticates it)
-         * @description Public: no credential is needed.
+         * Receive a processor's notification
+         * @description Receive a processor's notification: its signed word on a top-up's outcome (no bearer: the signature authenticates it).
+         *
+         *     Public: no credential is needed.
          */
         post: operations["receiveProcessorWebhook"];
         delete?: never;
@@ -1439,8 +1619,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's refunds, or one user's or one payment's, newest first (a user token: its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * The tenant's refunds
+         * @description The tenant's refunds, or one user's or one payment's, newest first (a user token: its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `payments:read`.
          *
@@ -1449,14 +1631,40 @@ export interface paths {
         get: operations["listRefunds"];
         put?: never;
         /**
-         * Refund a captured payment, whole or in part; the merchant returns the amount, fees stay with the platform
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Refund a captured payment
+         * @description Refund a captured payment, whole or in part; the merchant returns the amount, fees stay with the platform.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `refunds:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/refunds/{refundId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a refund
+         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         *
+         *     Requires one of the scopes: `payments:read`.
+         *
+         *     A user token reads only the refunds of its own payments.
+         */
+        get: operations["getRefund"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1478,8 +1686,10 @@ export interface paths {
          */
         get: operations["getRewardSettings"];
         /**
-         * Set the tenant's points commodity (once) and conversion rate: `points` points convert to `cash` minor units
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Set the tenant's points commodity
+         * @description Set the tenant's points commodity (once) and conversion rate: `points` points convert to `cash` minor units.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `rewards:manage`.
          */
@@ -1499,8 +1709,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's subscriptions (a consumer: its own), newest first; by user, merchant and status
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * The tenant's subscriptions
+         * @description The tenant's subscriptions (a consumer: its own), newest first; by user, merchant and status.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:read`, `subscriptions:write`.
          *
@@ -1547,10 +1759,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a subscription now (default), or at the end of the paid period
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Cancel a subscription now
+         * @description Cancel a subscription now (default), or at the end of the paid period.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:write`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["cancelSubscription"];
         delete?: never;
@@ -1569,10 +1785,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Pause a subscription: nothing is charged until it is resumed
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Pause a subscription
+         * @description Pause a subscription: nothing is charged until it is resumed.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:write`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["pauseSubscription"];
         delete?: never;
@@ -1591,10 +1811,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resume a paused subscription: the current period is charged at once, then billing goes on from now
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Resume a paused subscription
+         * @description Resume a paused subscription: the current period is charged at once, then billing goes on from now.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `subscriptions:write`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["resumeSubscription"];
         delete?: never;
@@ -1611,20 +1835,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List tenants, newest first, with fee plan and commission mode (platform staff)
-         * @description Callers: `platform_staff`.
+         * List tenants
+         * @description List tenants, newest first, with fee plan and commission mode (platform staff).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:read`.
          */
         get: operations["listTenants"];
         put?: never;
         /**
-         * Provision a tenant: its ledger first, then its accounts and the tenant (platform staff)
-         * @description Callers: `platform_staff`.
+         * Provision a tenant
+         * @description Provision a tenant: its ledger first, then its accounts and the tenant (platform staff).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:manage`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createTenant"];
         delete?: never;
@@ -1641,8 +1869,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A tenant's ledger rollup by owner type, purpose and commodity, and whether it nets to zero (platform staff)
-         * @description Callers: `platform_staff`.
+         * A tenant's ledger rollup by owner type
+         * @description A tenant's ledger rollup by owner type, purpose and commodity, and whether it nets to zero (platform staff).
+         *
+         *     Callers: `platform_staff`.
          *
          *     Requires one of the scopes: `platform:read`.
          */
@@ -1663,8 +1893,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The top-up gateways configured for the tenant's currency, with their payment flow
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * The top-up gateways
+         * @description The top-up gateways: those configured for the tenant's currency, with their payment flow.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:read`, `topups:write`.
          */
@@ -1685,8 +1917,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's top-ups, newest first, optionally of one user (a user token sees only its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * The tenant's top-ups
+         * @description The tenant's top-ups, newest first, optionally of one user (a user token sees only its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:read`.
          *
@@ -1695,14 +1929,16 @@ export interface paths {
         get: operations["listTopups"];
         put?: never;
         /**
-         * Start a top-up: the processor's intent, to be confirmed by its webhook
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Start a top-up
+         * @description Start a top-up: the processor's intent, to be confirmed by its webhook.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:write`.
          *
          *     `user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `user_id` out, and naming another user answers 404 `user_not_found`. `currency` must be the tenant's currency; any other answers 400 `invalid_request`. The sandbox gateway takes sandbox credentials only, and `sandbox_outcome` is for it alone.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createTopup"];
         delete?: never;
@@ -1719,8 +1955,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a top-up (a user token reads only its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Read a top-up
+         * @description Read a top-up (a user token reads only its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `topups:read`.
          */
@@ -1743,12 +1981,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resolve an amount mismatch: credit the confirmed amount, or mark the top-up refunded (audited)
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Resolve an amount mismatch
+         * @description Resolve an amount mismatch: credit the confirmed amount, or mark the top-up refunded (audited).
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `topups:write`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["resolveTopup"];
         delete?: never;
@@ -1765,8 +2005,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Ledger transactions, newest first: a user's own entries (user token, or user_id), else the tenant's (ledger:read)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
+         * Ledger transactions
+         * @description Ledger transactions, newest first: a user's own entries (user token, or user_id), else the tenant's (ledger:read).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `balances:read`, `ledger:read`.
          *
@@ -1789,8 +2031,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One ledger transaction of the tenant with its legs (ledger:read): what a payment, refund, payout or transfer's ledger_transaction_id names
-         * @description Callers: `api_key`, `tenant_staff`, `vendor_support`.
+         * One ledger transaction of the tenant with its legs
+         * @description One ledger transaction of the tenant with its legs (ledger:read): what a payment, refund, payout or transfer's ledger_transaction_id names.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `vendor_support`.
          *
          *     Requires one of the scopes: `ledger:read`.
          *
@@ -1813,8 +2057,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's transfers, or one user's sent and received, newest first (a user token: its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
+         * The tenant's transfers
+         * @description The tenant's transfers, or one user's sent and received, newest first (a user token: its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `balances:read`, `transfers:write`.
          *
@@ -1823,14 +2069,16 @@ export interface paths {
         get: operations["listTransfers"];
         put?: never;
         /**
-         * Send a P2P transfer; the sender pays the p2p fee on top of the amount (a user token sends only its own money)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Send a P2P transfer
+         * @description Send a P2P transfer; the sender pays the p2p fee on top of the amount (a user token sends only its own money).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `transfers:write`.
          *
          *     `from_user_id` depends on the caller: a tenant credential (an API key or tenant staff) must name the user; a user or IdP token acts for its own user, so it may leave `from_user_id` out, and naming another user answers 404 `user_not_found`. `to_user_id` must be another user than the sender.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createTransfer"];
         delete?: never;
@@ -1847,8 +2095,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a transfer (a user token reads only transfers it sent or received)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
+         * Read a transfer
+         * @description Read a transfer (a user token reads only transfers it sent or received).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `balances:read`, `transfers:write`.
          */
@@ -1869,18 +2119,24 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the tenant's users, newest first, or find one by external_id (a user token sees only its own user)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
+         * List the tenant's users
+         * @description List the tenant's users, newest first, or find one by external_id (a user token sees only its own user).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `users:read`.
          */
         get: operations["listUsers"];
         put?: never;
         /**
-         * Create a wallet user with its cash account in the tenant's ledger
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Create a wallet user
+         * @description Create a wallet user, with its cash account in the tenant's ledger.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `users:write`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createUser"];
         delete?: never;
@@ -1897,8 +2153,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Read a user (a user token reads only its own user)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
+         * Read a user
+         * @description Read a user (a user token reads only its own user).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `users:read`.
          */
@@ -1919,8 +2177,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A user's balances: available, pending, posted and credit limit (a user token reads only its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
+         * A user's balances
+         * @description A user's balances: available, pending, posted and credit limit (a user token reads only its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`, `vendor_support`.
          *
          *     Requires one of the scopes: `balances:read`.
          */
@@ -1943,12 +2203,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Set a business user's credit line (the floor of its cash account below zero); audited, with credit_limit.changed
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Set a business user's credit line
+         * @description Set a business user's credit line (the floor of its cash account below zero); audited, with credit_limit.changed.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `credit:write`.
          *
-         *     Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["setCreditLimit"];
         delete?: never;
@@ -1965,15 +2227,19 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A user's own tier limits, if any, and the limits that apply to it
-         * @description Callers: `api_key`, `tenant_staff`.
+         * A user's own tier limits
+         * @description A user's own tier limits, if any, and the limits that apply to it.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `limits:manage`.
          */
         get: operations["getUserLimits"];
         /**
-         * Set a user's own tier limits over the tenant's (p2p: null removes them); audited
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Set a user's own tier limits over the tenant's
+         * @description Set a user's own tier limits over the tenant's (p2p: null removes them); audited.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `limits:manage`.
          */
@@ -1993,8 +2259,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A user's points balance, cashback earned and reward history (a user token: its own)
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * A user's points balance
+         * @description A user's points balance, cashback earned and reward history (a user token: its own).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `rewards:read`.
          */
@@ -2017,12 +2285,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Convert points to cash at the tenant's rate, in one posting of two balanced pairs
-         * @description Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
+         * Convert points to cash at the tenant's rate
+         * @description Convert points to cash at the tenant's rate, in one posting of two balanced pairs.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `user_token`, `idp_user`.
          *
          *     Requires one of the scopes: `rewards:convert`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["convertPoints"];
         delete?: never;
@@ -2039,8 +2309,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Delivery attempts to the tenant's endpoints, newest first (kept 30 days)
-         * @description Callers: `api_key`, `tenant_staff`, `vendor_support`.
+         * Delivery attempts to the tenant's endpoints
+         * @description Delivery attempts to the tenant's endpoints, newest first (kept 30 days).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `vendor_support`.
          *
          *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`.
          */
@@ -2061,20 +2333,26 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's live webhook endpoints (at most 16), newest first, without secrets
-         * @description Callers: `api_key`, `tenant_staff`, `vendor_support`.
+         * The tenant's live webhook endpoints
+         * @description The tenant's live webhook endpoints (at most 16), newest first, without secrets.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `vendor_support`.
          *
          *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`.
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
         /**
-         * Register a webhook endpoint of the tenant; the answer carries its signing secret, once
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Register a webhook endpoint of the tenant
+         * @description Register a webhook endpoint of the tenant; the answer carries its signing secret, once.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
          *
          *     What `url` may be depends on the caller: an endpoint created with a sandbox credential is a sandbox endpoint and may use http (and reach loopback where the deployment allows it); any other is live and takes https only.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -2090,19 +2368,37 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read a webhook endpoint
+         * @description Callers: `api_key`, `tenant_staff`, `vendor_support`.
+         *
+         *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`.
+         *
+         *     A live endpoint of the tenant (active or disabled), without its secret.
+         */
+        get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
         /**
-         * Delete a webhook endpoint of the tenant: its secret is erased and its pending retries stop
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Delete a webhook endpoint of the tenant
+         * @description Delete a webhook endpoint of the tenant: its secret is erased and its pending retries stop.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
          */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Callers: `api_key`, `tenant_staff`.
+         *
+         *     Requires one of the scopes: `webhooks:manage`.
+         *
+         *     Changes any of `url`, `event_filters` (null: every event) and `description`; audited. A new `url` passes the checks of creation for the endpoint's own mode: https only for a live endpoint, http (and loopback where the deployment allows it) for a sandbox one. The secret is unchanged (rotate it with POST …/rotate_secret).
+         */
+        patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
     "/v1/webhook_endpoints/{endpointId}/recover": {
@@ -2115,10 +2411,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enable an endpoint again and send it, once each and oldest first, the events of a window it did not get
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Recover an endpoint
+         * @description Recover an endpoint: enable it again and send it, once each and oldest first, the events of a window it did not get.
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["recoverWebhookEndpoint"];
         delete?: never;
@@ -2137,12 +2437,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Give an endpoint a new signing secret; the old one keeps signing beside it for the overlap (default 24 h)
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Give an endpoint a new signing secret
+         * @description Give an endpoint a new signing secret; the old one keeps signing beside it for the overlap (default 24 h).
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
          *
-         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response.
+         *     Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["rotateWebhookEndpointSecret"];
         delete?: never;
@@ -2159,8 +2461,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An endpoint's attempts, successes, failures and latency percentiles over the last 24 h
-         * @description Callers: `api_key`, `tenant_staff`, `vendor_support`.
+         * An endpoint's delivery stats
+         * @description An endpoint's delivery stats: attempts, successes, failures and latency percentiles over the last 24 h.
+         *
+         *     Callers: `api_key`, `tenant_staff`, `vendor_support`.
          *
          *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`.
          */
@@ -2181,8 +2485,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The tenant's events (merchants' included), newest first, by type and creation time (kept 30 days)
-         * @description Callers: `api_key`, `tenant_staff`, `vendor_support`.
+         * The tenant's events
+         * @description The tenant's events (merchants' included), newest first, by type and creation time (kept 30 days).
+         *
+         *     Callers: `api_key`, `tenant_staff`, `vendor_support`.
          *
          *     Requires one of the scopes: `webhooks:read`, `webhooks:manage`.
          */
@@ -2205,10 +2511,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send an event again, one attempt per endpoint, signed at sending time (one endpoint, or all that receive it)
-         * @description Callers: `api_key`, `tenant_staff`.
+         * Send an event again
+         * @description Send an event again, one attempt per endpoint, signed at sending time (one endpoint, or all that receive it).
+         *
+         *     Callers: `api_key`, `tenant_staff`.
          *
          *     Requires one of the scopes: `webhooks:manage`.
+         *
+         *     Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).
          */
         post: operations["redeliverWebhookEvent"];
         delete?: never;
@@ -2991,6 +3301,8 @@ export interface components {
             transactions_checked: number;
             /** @description Open orphans, newest first (by since); an orphan that is matched later leaves the list. */
             orphans: components["schemas"]["ReconciliationOrphan"][];
+            /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+            has_more: boolean;
             /** @description Pass as `cursor` for more orphans; null on the last page. */
             next_cursor: string | null;
         };
@@ -3659,6 +3971,22 @@ export interface components {
         Problem403_forbidden_insufficient_scope_2: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 403;
+                    /** @enum {string} */
+                    code?: "forbidden" | "insufficient_scope";
+                };
+            };
+        };
+        /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit). `insufficient_scope`: Insufficient scope. */
+        Problem403_forbidden_insufficient_scope_3: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -3671,7 +3999,7 @@ export interface components {
             };
         };
         /** @description `forbidden`: Not allowed for this credential kind (a credential of a kind this operation does not admit; an API key bound to a client, which acts on its client only). `insufficient_scope`: Insufficient scope (a credential without any of the scopes the operation requires). */
-        Problem403_forbidden_insufficient_scope_3: {
+        Problem403_forbidden_insufficient_scope_4: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -3720,6 +4048,7 @@ export interface components {
         Problem403_forbidden_scope_exceeds_key: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -3827,6 +4156,22 @@ export interface components {
         Problem404_client_not_found_not_found_offering_not_found: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "not_found" | "offering_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `not_found`: Not found. `offering_not_found`: Offering not found. */
+        Problem404_client_not_found_not_found_offering_not_found_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
             };
             content: {
@@ -3840,6 +4185,22 @@ export interface components {
         };
         /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
         Problem404_client_not_found_offering_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "client_not_found" | "offering_not_found";
+                };
+            };
+        };
+        /** @description `client_not_found`: Client not found. `offering_not_found`: Offering not found. */
+        Problem404_client_not_found_offering_not_found_2: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -3873,6 +4234,7 @@ export interface components {
         Problem404_client_not_found_tenant_not_found: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -3964,6 +4326,22 @@ export interface components {
         };
         /** @description `tenant_not_found`: Tenant not found. */
         Problem404_tenant_not_found: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 404;
+                    /** @enum {string} */
+                    code?: "tenant_not_found";
+                };
+            };
+        };
+        /** @description `tenant_not_found`: Tenant not found. */
+        Problem404_tenant_not_found_2: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
                 [name: string]: unknown;
@@ -4086,21 +4464,6 @@ export interface components {
                 };
             };
         };
-        /** @description `conflict`: Conflict. */
-        Problem409_conflict: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @enum {integer} */
-                    status?: 409;
-                    /** @enum {string} */
-                    code?: "conflict";
-                };
-            };
-        };
         /** @description `conflict`: Conflict. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
         Problem409_conflict_idempotency_in_flight_idempotency_key_reuse: {
             headers: {
@@ -4114,6 +4477,22 @@ export interface components {
                     status?: 409;
                     /** @enum {string} */
                     code?: "conflict" | "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
+        /** @description `conflict`: Conflict. `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `invalid_transition`: Invalid state transition. */
+        Problem409_conflict_idempotency_in_flight_idempotency_key_reuse_invalid_transition: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "conflict" | "idempotency_in_flight" | "idempotency_key_reuse" | "invalid_transition";
                 };
             };
         };
@@ -4163,6 +4542,21 @@ export interface components {
                 };
             };
         };
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). */
+        Problem409_idempotency_in_flight_idempotency_key_reuse_2: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"] & {
+                    /** @enum {integer} */
+                    status?: 409;
+                    /** @enum {string} */
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse";
+                };
+            };
+        };
         /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `invalid_transition`: Invalid state transition. */
         Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition: {
             headers: {
@@ -4195,10 +4589,11 @@ export interface components {
                 };
             };
         };
-        /** @description `invalid_transition`: Invalid state transition. */
-        Problem409_invalid_transition: {
+        /** @description `idempotency_in_flight`: A request with this idempotency key is in flight (an Idempotency-Key used for another request, or one whose request is still running). `idempotency_key_reuse`: Idempotency key reused with a different request (an Idempotency-Key used for another request, or one whose request is still running). `rule_exists`: A rule already occupies this slot. */
+        Problem409_idempotency_in_flight_idempotency_key_reuse_rule_exists: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                 [name: string]: unknown;
             };
             content: {
@@ -4206,22 +4601,7 @@ export interface components {
                     /** @enum {integer} */
                     status?: 409;
                     /** @enum {string} */
-                    code?: "invalid_transition";
-                };
-            };
-        };
-        /** @description `rule_exists`: A rule already occupies this slot. */
-        Problem409_rule_exists: {
-            headers: {
-                "X-Request-Id": components["headers"]["RequestId"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"] & {
-                    /** @enum {integer} */
-                    status?: 409;
-                    /** @enum {string} */
-                    code?: "rule_exists";
+                    code?: "idempotency_in_flight" | "idempotency_key_reuse" | "rule_exists";
                 };
             };
         };
@@ -4539,7 +4919,12 @@ export interface operations {
         parameters: {
             query?: {
                 tenant_id?: string;
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -4576,14 +4961,16 @@ export interface operations {
                             revoked_at: string | null;
                             created_by: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_2"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -4592,7 +4979,10 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4618,6 +5008,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4641,6 +5032,7 @@ export interface operations {
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope_2"];
             404: components["responses"]["Problem404_client_not_found_tenant_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -4689,7 +5081,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -4700,7 +5092,12 @@ export interface operations {
         parameters: {
             query?: {
                 tenant_id?: string;
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -4735,14 +5132,16 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -4792,7 +5191,10 @@ export interface operations {
     createUserToken: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4811,6 +5213,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4829,7 +5232,8 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_scope_exceeds_key"];
-            404: components["responses"]["Problem404_user_not_found_2"];
+            404: components["responses"]["Problem404_user_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -4840,7 +5244,12 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "active" | "suspended";
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -4858,13 +5267,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Client"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -4873,7 +5284,10 @@ export interface operations {
     createClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4897,6 +5311,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4905,9 +5320,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_not_found_2"];
-            409: components["responses"]["Problem409_conflict"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -4947,7 +5362,10 @@ export interface operations {
     approveClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -4959,6 +5377,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4967,8 +5386,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_client_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5037,7 +5457,10 @@ export interface operations {
     addClientMember: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -5056,6 +5479,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5066,6 +5490,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5074,8 +5499,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_client_not_found_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5106,7 +5532,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_client_not_found_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5117,7 +5543,12 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "draft" | "published" | "archived";
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 50, 20 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 50). */
                 limit?: number;
             };
             header?: never;
@@ -5137,6 +5568,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Offering"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -5153,7 +5586,10 @@ export interface operations {
     createOffering: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -5252,6 +5688,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5260,9 +5697,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_2"];
-            409: components["responses"]["Problem409_conflict"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5294,7 +5731,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -5362,7 +5799,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found_2"];
             409: components["responses"]["Problem409_conflict_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
@@ -5373,7 +5810,10 @@ export interface operations {
     createVariant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
                 offeringId: string;
@@ -5424,6 +5864,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5432,13 +5873,13 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
             404: components["responses"]["Problem404_client_not_found_offering_not_found"];
-            409: components["responses"]["Problem409_conflict_invalid_transition"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
-            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     updateVariant: {
@@ -5500,7 +5941,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found"];
+            404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found_2"];
             409: components["responses"]["Problem409_conflict_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
@@ -5511,7 +5952,10 @@ export interface operations {
     retireVariant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
                 offeringId: string;
@@ -5525,6 +5969,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5533,18 +5978,22 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
             404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
-            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     changeStock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
                 offeringId: string;
@@ -5567,6 +6016,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5575,19 +6025,24 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
             404: components["responses"]["Problem404_client_not_found_not_found_offering_not_found"];
-            409: components["responses"]["Problem409_conflict_invalid_transition"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
-            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     listRewardRules: {
         parameters: {
             query?: {
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -5607,6 +6062,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["RewardRule"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -5623,7 +6080,10 @@ export interface operations {
     createRewardRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -5688,6 +6148,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5696,9 +6157,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
             404: components["responses"]["Problem404_client_not_found_offering_not_found"];
-            409: components["responses"]["Problem409_rule_exists"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_rule_exists"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5708,7 +6169,10 @@ export interface operations {
     disableRewardRule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
                 ruleId: string;
@@ -5721,6 +6185,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5729,8 +6194,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
+            404: components["responses"]["Problem404_client_not_found_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5741,7 +6207,12 @@ export interface operations {
         parameters: {
             query?: {
                 variant_id?: string;
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -5761,6 +6232,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["StockMovement"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -5777,7 +6250,10 @@ export interface operations {
     suspendClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -5789,6 +6265,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5797,8 +6274,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_client_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -5809,6 +6287,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -5828,6 +6307,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookDeliveryAttempt"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -5845,6 +6326,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -5864,6 +6346,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookEndpoint"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -5880,7 +6364,10 @@ export interface operations {
     createClientWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -5900,6 +6387,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5908,9 +6396,41 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+        };
+    };
+    getClientWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                clientId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -5947,10 +6467,53 @@ export interface operations {
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
-    recoverClientWebhookEndpoint: {
+    updateClientWebhookEndpoint: {
         parameters: {
             query?: never;
             header?: never;
+            path: {
+                clientId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    event_filters?: ("topup.succeeded" | "topup.failed" | "topup.amount_mismatch" | "transfer.completed" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.expired" | "refund.completed" | "cashback.granted" | "points.accrued" | "points.converted" | "subscription.charged" | "subscription.retry_scheduled" | "subscription.paused" | "subscription.resumed" | "subscription.canceled" | "credit_limit.changed" | "fee_plan.set" | "product.created" | "product.updated" | "product.archived" | "order.created" | "order.paid" | "order.canceled" | "order.expired" | "inventory.low_stock" | "import.completed" | "payout.paid" | "payout.failed" | "webhook_endpoint.disabled" | "topup.*" | "transfer.*" | "payment.*" | "refund.*" | "cashback.*" | "points.*" | "subscription.*" | "credit_limit.*" | "fee_plan.*" | "product.*" | "order.*" | "inventory.*" | "import.*" | "payout.*" | "webhook_endpoint.*")[] | null;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
+            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+        };
+    };
+    recoverClientWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
                 endpointId: string;
@@ -5972,6 +6535,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5980,8 +6544,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member_2"];
-            404: components["responses"]["Problem404_client_not_found_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_not_client_member"];
+            404: components["responses"]["Problem404_client_not_found_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -6034,7 +6599,10 @@ export interface operations {
     registerDevice: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6054,6 +6622,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6075,6 +6644,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6094,8 +6664,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_user_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_user_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -6108,6 +6679,7 @@ export interface operations {
                 category?: string;
                 q?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -6125,6 +6697,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["ExploreClient"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -6191,7 +6765,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope"];
-            404: components["responses"]["Problem404_client_not_found_offering_not_found"];
+            404: components["responses"]["Problem404_client_not_found_offering_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6295,8 +6869,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6407,8 +6981,8 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -6419,6 +6993,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -6439,7 +7014,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6516,8 +7091,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6548,7 +7123,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6591,7 +7166,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -6601,7 +7176,12 @@ export interface operations {
     listMerchants: {
         parameters: {
             query?: {
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -6619,13 +7199,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Merchant"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -6634,7 +7216,10 @@ export interface operations {
     createMerchant: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6655,6 +7240,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6663,12 +7249,13 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_tenant_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
-            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getMerchant: {
@@ -6694,7 +7281,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -6735,7 +7322,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
@@ -6776,7 +7363,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -6792,7 +7379,12 @@ export interface operations {
                 status?: "open" | "paid" | "canceled" | "expired";
                 client_id?: string;
                 user_id?: string;
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -6810,6 +7402,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Order"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -6866,7 +7460,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_client_not_found_offering_not_found_user_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_out_of_stock"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -6968,7 +7562,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -6983,7 +7577,12 @@ export interface operations {
             query?: {
                 user_id?: string;
                 status?: "authorized" | "captured" | "voided" | "expired" | "partially_refunded" | "refunded";
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7001,13 +7600,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Payment"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7057,7 +7658,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_user_not_found"];
             409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -7090,7 +7691,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7130,7 +7731,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -7167,7 +7768,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -7228,7 +7829,12 @@ export interface operations {
             query?: {
                 merchant_id?: string;
                 status?: "pending" | "paid" | "failed";
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7246,6 +7852,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Payout"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -7350,6 +7958,7 @@ export interface operations {
                 since?: string;
                 until?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7367,6 +7976,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["AccessLogEntry"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -7382,7 +7993,10 @@ export interface operations {
     hideClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -7394,6 +8008,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7403,7 +8018,8 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope"];
-            404: components["responses"]["Problem404_client_not_found_2"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7413,7 +8029,10 @@ export interface operations {
     unhideClient: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 clientId: string;
             };
@@ -7425,6 +8044,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7434,7 +8054,8 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_forbidden_insufficient_scope"];
-            404: components["responses"]["Problem404_client_not_found_2"];
+            404: components["responses"]["Problem404_client_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7447,6 +8068,7 @@ export interface operations {
                 tenant_id?: string;
                 type?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7502,6 +8124,7 @@ export interface operations {
                 tenant_id?: string;
                 q?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7534,6 +8157,8 @@ export interface operations {
                             tenant_id: string;
                             tenant_name: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -7599,7 +8224,12 @@ export interface operations {
                 payment_id?: string;
                 user_id?: string;
                 status?: "completed";
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7617,13 +8247,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Refund"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7665,7 +8297,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -7673,6 +8305,36 @@ export interface operations {
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
+        };
+    };
+    getRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                refundId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refund. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
         };
     };
     getRewardSettings: {
@@ -7695,7 +8357,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7733,7 +8395,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7746,7 +8408,12 @@ export interface operations {
                 user_id?: string;
                 merchant_id?: string;
                 status?: "active" | "past_due" | "paused" | "canceled";
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7764,13 +8431,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Subscription"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7800,7 +8469,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7810,7 +8479,10 @@ export interface operations {
     cancelSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 subscriptionId: string;
             };
@@ -7829,6 +8501,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7837,9 +8510,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_not_found_2"];
-            409: components["responses"]["Problem409_invalid_transition"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7849,7 +8522,10 @@ export interface operations {
     pauseSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 subscriptionId: string;
             };
@@ -7861,6 +8537,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7869,9 +8546,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_not_found_2"];
-            409: components["responses"]["Problem409_invalid_transition"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7881,7 +8558,10 @@ export interface operations {
     resumeSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 subscriptionId: string;
             };
@@ -7893,6 +8573,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7901,9 +8582,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_not_found_2"];
-            409: components["responses"]["Problem409_invalid_transition"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -7913,7 +8594,12 @@ export interface operations {
     listTenants: {
         parameters: {
             query?: {
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -7979,6 +8665,8 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
@@ -8126,7 +8814,7 @@ export interface operations {
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
             403: components["responses"]["Problem403_global_read_only"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -8159,8 +8847,8 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_tenant_not_found"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_tenant_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -8170,7 +8858,12 @@ export interface operations {
         parameters: {
             query?: {
                 user_id?: string;
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -8188,13 +8881,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Topup"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8265,7 +8960,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_tenant_not_found_user_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -8297,7 +8992,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8338,7 +9033,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse_invalid_transition"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -8353,6 +9048,7 @@ export interface operations {
                 user_id?: string;
                 type?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -8392,13 +9088,15 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8450,7 +9148,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_transaction_not_found"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8461,7 +9159,12 @@ export interface operations {
         parameters: {
             query?: {
                 user_id?: string;
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -8499,13 +9202,15 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8572,7 +9277,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found"];
             409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -8625,7 +9330,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8635,7 +9340,12 @@ export interface operations {
     listUsers: {
         parameters: {
             query?: {
+                /** @description Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_after?: string;
+                /** @description Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset). */
+                created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
                 /** @description The tenant's own id for the user: the answer holds that user, or nobody. */
                 external_id?: string;
@@ -8667,13 +9377,15 @@ export interface operations {
                             /** Format: date-time */
                             created_at: string;
                         }[];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -8682,7 +9394,10 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8707,6 +9422,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8727,13 +9443,13 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_tenant_not_found"];
-            409: components["responses"]["Problem409_conflict"];
+            409: components["responses"]["Problem409_conflict_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
-            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable"];
         };
     };
     getUser: {
@@ -8771,7 +9487,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8809,7 +9525,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8856,7 +9572,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found"];
             409: components["responses"]["Problem409_account_closed_account_frozen_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -8902,7 +9618,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -8956,7 +9672,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
@@ -8987,7 +9703,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -9027,7 +9743,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_user_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -9041,6 +9757,7 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -9058,13 +9775,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookDeliveryAttempt"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -9090,7 +9809,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -9099,7 +9818,10 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -9117,6 +9839,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9125,8 +9848,39 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -9155,8 +9909,47 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
+            429: components["responses"]["Problem429_rate_limited"];
+            500: components["responses"]["Problem500_internal_error"];
+            503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    event_filters?: ("topup.succeeded" | "topup.failed" | "topup.amount_mismatch" | "transfer.completed" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.expired" | "refund.completed" | "cashback.granted" | "points.accrued" | "points.converted" | "subscription.charged" | "subscription.retry_scheduled" | "subscription.paused" | "subscription.resumed" | "subscription.canceled" | "credit_limit.changed" | "fee_plan.set" | "product.created" | "product.updated" | "product.archived" | "order.created" | "order.paid" | "order.canceled" | "order.expired" | "inventory.low_stock" | "import.completed" | "payout.paid" | "payout.failed" | "webhook_endpoint.disabled" | "topup.*" | "transfer.*" | "payment.*" | "refund.*" | "cashback.*" | "points.*" | "subscription.*" | "credit_limit.*" | "fee_plan.*" | "product.*" | "order.*" | "inventory.*" | "import.*" | "payout.*" | "webhook_endpoint.*")[] | null;
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["Problem400_invalid_request"];
+            401: components["responses"]["Problem401_unauthenticated"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found_2"];
+            413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -9165,7 +9958,10 @@ export interface operations {
     recoverWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 endpointId: string;
             };
@@ -9186,6 +9982,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9194,8 +9991,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -9235,7 +10033,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found"];
             409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse"];
             413: components["responses"]["Problem413_payload_too_large"];
@@ -9267,7 +10065,7 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             404: components["responses"]["Problem404_not_found_2"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -9281,6 +10079,7 @@ export interface operations {
                 created_after?: string;
                 created_before?: string;
                 cursor?: string;
+                /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
             };
             header?: never;
@@ -9298,13 +10097,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["WebhookEventAny"][];
+                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        has_more: boolean;
                         next_cursor: string | null;
                     };
                 };
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
             503: components["responses"]["Problem503_bulkhead_full_service_unavailable_2"];
@@ -9313,7 +10114,10 @@ export interface operations {
     redeliverWebhookEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key unique to this operation, chosen by the client. A retry with the same key and body replays the original response; the same key with a different body is refused. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 eventId: string;
             };
@@ -9332,6 +10136,7 @@ export interface operations {
             202: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9349,8 +10154,9 @@ export interface operations {
             };
             400: components["responses"]["Problem400_invalid_request"];
             401: components["responses"]["Problem401_unauthenticated"];
-            403: components["responses"]["Problem403_forbidden_insufficient_scope_3"];
-            404: components["responses"]["Problem404_not_found_2"];
+            403: components["responses"]["Problem403_forbidden_insufficient_scope_4"];
+            404: components["responses"]["Problem404_not_found"];
+            409: components["responses"]["Problem409_idempotency_in_flight_idempotency_key_reuse_2"];
             413: components["responses"]["Problem413_payload_too_large"];
             429: components["responses"]["Problem429_rate_limited"];
             500: components["responses"]["Problem500_internal_error"];
@@ -9389,9 +10195,25 @@ export interface operations {
 
 /** Operations that take an Idempotency-Key; the client generates one when the caller gives none. */
 export const idempotentOperations: readonly string[] = [
+  "POST /v1/api_keys",
+  "POST /v1/auth/user_tokens",
+  "POST /v1/clients",
+  "POST /v1/clients/{clientId}/approve",
   "POST /v1/clients/{clientId}/imports",
+  "POST /v1/clients/{clientId}/members",
+  "POST /v1/clients/{clientId}/offerings",
+  "POST /v1/clients/{clientId}/offerings/{offeringId}/variants",
+  "POST /v1/clients/{clientId}/offerings/{offeringId}/variants/{variantId}/retire",
+  "POST /v1/clients/{clientId}/offerings/{offeringId}/variants/{variantId}/stock",
+  "POST /v1/clients/{clientId}/reward_rules",
+  "POST /v1/clients/{clientId}/reward_rules/{ruleId}/disable",
+  "POST /v1/clients/{clientId}/suspend",
+  "POST /v1/clients/{clientId}/webhook_endpoints",
+  "POST /v1/clients/{clientId}/webhook_endpoints/{endpointId}/recover",
   "POST /v1/clients/{clientId}/webhook_endpoints/{endpointId}/rotate_secret",
+  "POST /v1/devices",
   "POST /v1/explore/offerings/{offeringId}/subscribe",
+  "POST /v1/merchants",
   "POST /v1/merchants/{merchantId}/marketing_funds",
   "POST /v1/orders",
   "POST /v1/orders/{orderId}/cancel",
@@ -9400,12 +10222,21 @@ export const idempotentOperations: readonly string[] = [
   "POST /v1/payments/{paymentId}/capture",
   "POST /v1/payments/{paymentId}/void",
   "POST /v1/payouts",
+  "POST /v1/platform/clients/{clientId}/hide",
+  "POST /v1/platform/clients/{clientId}/unhide",
   "POST /v1/refunds",
+  "POST /v1/subscriptions/{subscriptionId}/cancel",
+  "POST /v1/subscriptions/{subscriptionId}/pause",
+  "POST /v1/subscriptions/{subscriptionId}/resume",
   "POST /v1/tenants",
   "POST /v1/topups",
   "POST /v1/topups/{topupId}/resolve",
   "POST /v1/transfers",
+  "POST /v1/users",
   "POST /v1/users/{userId}/credit_limit",
   "POST /v1/users/{userId}/rewards/convert",
-  "POST /v1/webhook_endpoints/{endpointId}/rotate_secret"
+  "POST /v1/webhook_endpoints",
+  "POST /v1/webhook_endpoints/{endpointId}/recover",
+  "POST /v1/webhook_endpoints/{endpointId}/rotate_secret",
+  "POST /v1/webhook_events/{eventId}/redeliver"
 ];

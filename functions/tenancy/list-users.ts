@@ -3,5 +3,5 @@ import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';
 
 export const handler = walletHandler(async () => (await import('../../shared/wallet/tenancy/routes')).tenancyRoutes.listUsers, async ({ request, principal, runtime }) => ({
-  body: await listUsers(runtime, tenantOf(principal), { cursor: request.query.cursor, limit: request.query.limit, externalId: request.query.external_id, selfOnly: principal.userId }),
+  body: await listUsers(runtime, tenantOf(principal), { ...request.query, externalId: request.query.external_id, selfOnly: principal.userId }),
 }));

@@ -1,6 +1,6 @@
 import { decodeCursor, encodeCursor, unknownCursor, type CursorBinding } from '../http/cursor';
 import { shardOf } from '../kernel/ids';
-import { queryRange, type Index, type Item, type PageQuery, type TableDeps } from './store';
+import { queryRange, withCreatedRange, type CreatedRange, type Index, type Item, type PageQuery, type TableDeps } from './store';
 
 /**
  * Listings spread over several partitions (a sharded account's entries, a ledger's transactions
@@ -146,7 +146,8 @@ export function spreadCollection(prefix: string, count: number): SpreadCollectio
 export function collectionPage(
   deps: TableDeps,
   collection: SpreadCollection,
-  query: Pick<MergedPageQuery, 'binding' | 'cursor' | 'limit' | 'filter' | 'invalidCode'>,
+  query: Pick<MergedPageQuery, 'binding' | 'cursor' | 'limit' | 'filter' | 'invalidCode'> & { created?: CreatedRange },
 ): Promise<{ items: Item[]; next_cursor: string | null }> {
-  return mergedPage(deps, { ...query, partitions: collection.partitions, from: collection.from, to: collection.to, consistent: true });
+  const { created, ...rest } = query;
+  return mergedPage(deps, { ...rest, filter: withCreatedRange(query.filter, created), partitions: collection.partitions, from: collection.from, to: collection.to, consistent: true });
 }

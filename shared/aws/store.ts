@@ -208,7 +208,43 @@ export interface PageQuery {
   invalidCode?: 'invalid_request' | 'invalid';
   /** Strongly consistent (the table's own key only; an index is always eventually consistent). */
   consistent?: boolean;
+  /** A listing's `created_after`/`created_before`: a filter on the items' `created_at` (a scan budget applies). */
+  created?: CreatedRange;
 }
+
+/**
+ * Exclusive bounds on an item's `created_at`, as a listing's query names them (Stripe's `gt`/`lt`).
+ * ISO 8601 date-times with any offset; compared as instants (items carry `toISOString()`).
+ */
+export interface CreatedRange {
+  created_after?: string;
+  created_before?: string;
+}
+
+/** The most items one page under a created range evaluates: a narrow range must not read a whole partition. */
+export const CREATED_SCAN_BUDGET = 1000;
+
+/** `filter` and the created range together (AND); `filter` itself when the range names no bound. */
+export function withCreatedRange(filter: PageQuery['filter'], range: CreatedRange | undefined): PageQuery['filter'] {
+  const conditions: string[] = [];
+  const values: Record<string, unknown> = {};
+  if (range?.created_after !== undefined) {
+    conditions.push('#created_at > :created_after');
+    values[':created_after'] = new Date(range.created_after).toISOString();
+  }
+  if (range?.created_before !== undefined) {
+    conditions.push('#created_at < :created_before');
+    values[':created_before'] = new Date(range.created_before).toISOString();
+  }
+  if (conditions.length === 0) return filter;
+  return {
+    expression: [...(filter ? [`(${filter.expression})`] : []), ...conditions].join(' AND '),
+    names: { ...filter?.names, '#created_at': 'created_at' },
+    values: { ...filter?.values, ...values },
+  };
+}
+
+const hasCreatedBound = (range: CreatedRange | undefined): boolean => range?.created_after !== undefined || range?.created_before !== undefined;
 
 /**
  * One page of a partition, newest first. The cursor is the key the previous page ended at, bound
@@ -226,8 +262,9 @@ export async function queryPage(deps: TableDeps, query: PageQuery): Promise<{ it
     start = decodeCursor(query.cursor, binding, keyNames, code);
     if (start[pkName] !== query.partition) throw unknownCursor(code);
   }
+  const filter = withCreatedRange(query.filter, query.created);
   const items: Item[] = [];
-  let budget = query.scanBudget ?? Number.POSITIVE_INFINITY;
+  let budget = query.scanBudget ?? (hasCreatedBound(query.created) ? CREATED_SCAN_BUDGET : Number.POSITIVE_INFINITY);
   do {
     // Never evaluate more than can be returned, so the key DynamoDB stops at is the page's end.
     const pageLimit = Math.max(1, Math.min(query.limit - items.length, budget));
@@ -235,9 +272,9 @@ export async function queryPage(deps: TableDeps, query: PageQuery): Promise<{ it
         TableName: deps.table,
         IndexName: query.index,
         KeyConditionExpression: query.sortKey ? `#pk = :pk AND ${query.sortKey.expression}` : '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': pkName, ...query.sortKey?.names, ...query.filter?.names },
-        ExpressionAttributeValues: { ':pk': query.partition, ...query.sortKey?.values, ...query.filter?.values },
-        FilterExpression: query.filter?.expression,
+        ExpressionAttributeNames: { '#pk': pkName, ...query.sortKey?.names, ...filter?.names },
+        ExpressionAttributeValues: { ':pk': query.partition, ...query.sortKey?.values, ...filter?.values },
+        FilterExpression: filter?.expression,
         ScanIndexForward: query.descending === false,
         Limit: pageLimit,
         ExclusiveStartKey: start,
@@ -246,7 +283,7 @@ export async function queryPage(deps: TableDeps, query: PageQuery): Promise<{ it
     items.push(...(result.Items ?? []));
     budget -= result.ScannedCount ?? pageLimit;
     start = result.LastEvaluatedKey;
-  } while (query.filter && start && items.length < query.limit && budget > 0);
+  } while (filter && start && items.length < query.limit && budget > 0);
   return { items, next_cursor: start ? encodeCursor(binding, start) : null };
 }
 

@@ -49,6 +49,12 @@ export interface HttpRequest<P, Q, B> {
   idempotencyKey: string | undefined;
   /** The exact bytes received, for idempotency fingerprints. */
   rawBody: string;
+  /**
+   * Where the request came to, as a client would write it: scheme (X-Forwarded-Proto), host (Host)
+   * and, on an execute-api host, the API Gateway stage (`https://abc.execute-api.eu-west-1.amazonaws.com/prod`).
+   * Undefined when the Host header is not a host name or address.
+   */
+  origin: string | undefined;
 }
 
 export type HttpResult =
@@ -304,6 +310,7 @@ function routeServer<R extends AnyRoute>(serve: (request: RequestOf<R>, route: R
         requestId: state.requestId,
         idempotencyKey: parsed.idempotencyKey,
         rawBody: state.rawBody,
+        origin: requestOrigin(request.event, state.headers),
       } as RequestOf<R>, route);
       const response = toResponse(route, result, state.requestId);
       response.headers = { ...response.headers, ...corsHeaders(state.headers.origin, route.api) };
@@ -402,7 +409,7 @@ function toResponse(route: AnyRoute, result: HttpResult, requestId: string): API
     return { statusCode: status, headers: { 'content-type': `${route.response.contentType ?? 'text/plain'}; charset=utf-8`, 'x-request-id': requestId, ...result.headers }, body: result.text };
   }
   const headers = { 'content-type': 'application/json', 'x-request-id': requestId, ...result.headers };
-  const body = 'rawBody' in result ? (JSON.parse(result.rawBody) as unknown) : result.body;
+  const body = 'rawBody' in result ? (JSON.parse(result.rawBody) as unknown) : withHasMore(route, result.body);
   if (config.VALIDATE_RESPONSES && status === route.response.status) {
     const checked = route.response.body.safeParse(body);
     if (!checked.success) {
@@ -411,6 +418,41 @@ function toResponse(route: AnyRoute, result: HttpResult, requestId: string): API
     }
   }
   return { statusCode: status, headers, body: 'rawBody' in result ? result.rawBody : JSON.stringify(body) };
+}
+
+/**
+ * A listing's page as answered: `has_more` (true exactly when `next_cursor` is not null) placed
+ * just before `next_cursor`, on every route whose response schema has both (shared/http/schemas.ts
+ * `page`). The functions return `next_cursor` only; this is the one place the pair is kept true.
+ */
+function withHasMore(route: AnyRoute, body: unknown): unknown {
+  const shape = (route.response.body as { shape?: Record<string, unknown> }).shape;
+  if (!shape || !('has_more' in shape) || !('next_cursor' in shape)) return body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('next_cursor' in body)) return body;
+  const answered: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (name === 'has_more') continue;
+    if (name === 'next_cursor') answered.has_more = value !== null;
+    answered[name] = value;
+  }
+  return answered;
+}
+
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The base URL the request came to. API Gateway sets X-Forwarded-Proto and keeps the client's Host;
+ * its default `*.execute-api.*` host carries the stage as the first path segment (a custom domain
+ * does not), so the stage is added there. The embedded gateway is plain http on loopback.
+ */
+export function requestOrigin(event: Pick<APIGatewayProxyEvent, 'requestContext'>, headers: Record<string, string>): string | undefined {
+  const host = headers.host ?? event.requestContext?.domainName;
+  if (!host || !HOST.test(host)) return undefined;
+  const forwarded = headers['x-forwarded-proto']?.split(',')[0]?.trim().toLowerCase();
+  const scheme = forwarded === 'https' || forwarded === 'http' ? forwarded : 'http';
+  const stage = event.requestContext?.stage;
+  const staged = /\.execute-api\./.test(host) && stage && stage !== '$default' && /^[A-Za-z0-9_-]+$/.test(stage) ? `/${stage}` : '';
+  return `${scheme}://${host}${staged}`;
 }
 
 export function lowerCaseHeaders(headers: APIGatewayProxyEvent['headers'] | null | undefined): Record<string, string> {

@@ -34,6 +34,13 @@ export interface IdempotencyRule {
   required: boolean;
   minLength: number;
   maxLength: number;
+  /**
+   * Who keeps the key and its answer: `operation`, the route's own function (a saga, the ledger's
+   * idempotency store, tenant provisioning), which reads `request.idempotencyKey`; `answer`, the
+   * wallet's handler factory, which keeps the function's first answer under the key (the saga's key
+   * record and caller-scoped fingerprint: shared/wallet/saga/kept-answer.ts) and replays it.
+   */
+  keptBy: 'operation' | 'answer';
 }
 
 export type TableAccess = Partial<Record<TableKey, 'RO' | 'RW'>>;
@@ -147,7 +154,11 @@ export function compilePath(template: string): (path: string) => Record<string, 
   };
 }
 
-/** Idempotency-Key bounds: spec part 8 (1..255 for ledger postings and reversals). */
-export const idempotencyRequired = (maxLength = 255): IdempotencyRule => ({ required: true, minLength: 1, maxLength });
-/** Accepted and honoured when sent (a retry answers the first answer), never required. */
-export const idempotencyOptional = (maxLength = 255): IdempotencyRule => ({ required: false, minLength: 1, maxLength });
+/** Idempotency-Key bounds: spec part 8 (1..255 for ledger postings and reversals). Required keys are the operation's (money moves as a saga). */
+export const idempotencyRequired = (maxLength = 255): IdempotencyRule => ({ required: true, minLength: 1, maxLength, keptBy: 'operation' });
+/**
+ * Accepted and honoured when sent (a retry answers the first answer), never required: Stripe's
+ * rule for every POST the spec does not make require it. By default the handler factory keeps the
+ * answer; an operation that keeps its own key (a saga) says `operation`.
+ */
+export const idempotencyOptional = (maxLength = 255, keptBy: IdempotencyRule['keptBy'] = 'answer'): IdempotencyRule => ({ required: false, minLength: 1, maxLength, keptBy });

@@ -55,9 +55,26 @@ export const pageLimit = (defaultLimit = 50, max = 100) =>
   z
     // `limit=` (empty) is the default, as if absent: Number('') would read it as 0, clamped to 1.
     .preprocess((value) => (value === '' ? undefined : value), z.coerce.number().int('must be an integer').optional())
-    .transform((value) => Math.min(max, Math.max(1, value === undefined ? defaultLimit : value)));
+    .transform((value) => Math.min(max, Math.max(1, value === undefined ? defaultLimit : value)))
+    // What a client may send, as the documents say it (the coercion's own bounds are ±2^53).
+    .meta({
+      type: 'integer',
+      minimum: 1,
+      maximum: max,
+      inputDefault: defaultLimit,
+      description: `How many items a page holds: an integer from 1 to ${max}, ${defaultLimit} when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads ${max}).`,
+    });
 
 export const cursor = z.string().min(1).max(512).optional();
+
+/**
+ * `created_after` and `created_before` of a listing whose objects have `created_at`: exclusive
+ * bounds (Stripe's `created[gt]`/`created[lt]`), ISO 8601 date-times with `Z` or an offset.
+ */
+export const createdRange = {
+  created_after: z.iso.datetime({ offset: true }).optional().describe('Only objects created strictly after this instant (ISO 8601 date-time, `Z` or an offset).'),
+  created_before: z.iso.datetime({ offset: true }).optional().describe('Only objects created strictly before this instant (ISO 8601 date-time, `Z` or an offset).'),
+};
 
 const INTEGER_JSON = '#/definitions/IntegerJson';
 
@@ -83,9 +100,16 @@ export const integerJson = z.unknown().meta({
 export const page = <T extends z.ZodType>(item: T) =>
   z.object({
     data: z.array(item),
+    has_more: hasMore,
     /** Pass as `cursor` to read the next page; null on the last page. */
     next_cursor: z.string().nullable(),
   });
+
+/**
+ * Beside every `next_cursor` (Stripe's name): whether there may be more after this page. The handler
+ * factory answers it from `next_cursor` (./handler.ts `withHasMore`), so no listing can forget it.
+ */
+export const hasMore = z.boolean().describe('Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more).');
 
 export const problem = z.object({
   type: z.string(),

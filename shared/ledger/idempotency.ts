@@ -88,13 +88,17 @@ export class IdempotencyStore {
 
   /** Remembers a state-dependent refusal; if another answer got there first, that one stands. */
   async rememberRefusal(context: IdempotencyContext, error: AppError, now: Date): Promise<Outcome> {
-    const body = JSON.stringify(problemBody(error, context.requestId));
+    return this.remember(context, error.status, JSON.stringify(problemBody(error, context.requestId)), now);
+  }
+
+  /** Remembers an answer written outside a transaction of its own (a refusal, a period's close); the first one stands. */
+  async remember(context: IdempotencyContext, status: number, body: string, now: Date): Promise<Outcome> {
     try {
-      await putItem(this.deps, this.record(context, error.status, { body }, now), {
+      await putItem(this.deps, this.record(context, status, { body }, now), {
         condition: 'attribute_not_exists(pk) OR expires_at_epoch < :now',
         values: { ':now': Math.floor(now.getTime() / 1000) },
       });
-      return { status: error.status, body, replayed: false };
+      return { status, body, replayed: false };
     } catch (putError) {
       if (!isConditionalCheckFailed(putError)) throw putError;
       const stored = await this.replay(context, now);

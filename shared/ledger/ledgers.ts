@@ -40,9 +40,17 @@ export async function listLedgers(context: LedgerContext, consumerId: string, cu
   return { data: page.items.map(toLedger), next_cursor: page.next_cursor };
 }
 
-export async function closePeriod(context: LedgerContext, consumerId: string, ledgerId: string, closedThrough: string): Promise<{ ledger_id: string; closed_through: string }> {
+export async function closePeriod(context: LedgerContext, consumerId: string, ledgerId: string, closedThrough: string, idem?: IdempotencyContext): Promise<Outcome> {
   await ledgerOf(context, consumerId, ledgerId);
   const now = context.deps.clock.now();
+  // Closing is idempotent by nature; with a key, a retry answers the first answer's bytes.
+  const replayed = idem ? await context.idempotency.replay(idem, now) : undefined;
+  if (replayed) return replayed;
+  const answer = await closeThrough(context, consumerId, ledgerId, closedThrough, now);
+  return idem ? context.idempotency.remember(idem, 200, JSON.stringify(answer), now) : { status: 200, body: JSON.stringify(answer), replayed: false };
+}
+
+async function closeThrough(context: LedgerContext, consumerId: string, ledgerId: string, closedThrough: string, now: Date): Promise<{ ledger_id: string; closed_through: string }> {
   const through = new Date(closedThrough);
   // Not later than a minute ago: a posting effective now may still be committing (./context.ts).
   if (through.getTime() > now.getTime() - PERIOD_CLOSE_LAG_MS) throw new AppError('invalid', `A period can only be closed up to ${PERIOD_CLOSE_LAG_MS / 1000} s ago.`);

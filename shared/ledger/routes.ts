@@ -10,7 +10,7 @@ import * as s from './schemas';
  */
 
 const consumer: Access = { principals: ['ledger_consumer'], scopes: [] };
-const optionalKey: IdempotencyRule = { required: false, minLength: 1, maxLength: 255 };
+const optionalKey: IdempotencyRule = { required: false, minLength: 1, maxLength: 255, keptBy: 'operation' };
 const ledgerParams = z.object({ ledgerId: uuid });
 const accountParams = z.object({ ledgerId: uuid, accountId: uuid });
 const transactionParams = z.object({ ledgerId: uuid, txnId: uuid });
@@ -78,7 +78,7 @@ export const ledgerRoutes = {
     method: 'GET',
     path: '/v1/ledgers/{ledgerId}/accounts/{accountId}',
     handler: 'ledger/get-account',
-    summary: 'Read an account with its posted, pending and available balances and its version',
+    summary: 'Read an account: its posted, pending and available balances and its version',
     request: { params: accountParams },
     response: { status: 200, body: s.account, description: 'The account.' },
     errors: ['ledger_not_found', 'account_not_found'],
@@ -90,7 +90,7 @@ export const ledgerRoutes = {
     method: 'PATCH',
     path: '/v1/ledgers/{ledgerId}/accounts/{accountId}',
     handler: 'ledger/update-account',
-    summary: 'Change the floor, freeze, unfreeze or close an account (every shard with it), or raise its shards',
+    summary: 'Change an account: its floor, or freeze, unfreeze or close it (every shard with it), or raise its shards',
     request: { params: accountParams, body: s.accountUpdate },
     response: { status: 200, body: s.account, description: 'The account after the change.' },
     errors: ['ledger_not_found', 'account_not_found', 'account_closed', 'insufficient_funds', 'invalid', 'service_unavailable'],
@@ -218,6 +218,8 @@ export const ledgerRoutes = {
     request: { params: ledgerParams, body: s.periodClose },
     response: { status: 200, body: s.period, description: 'The closed-through time now in force.' },
     errors: ['ledger_not_found'],
+    // Closing is idempotent by nature: the key is honoured (a retry answers the first answer), never required.
+    idempotency: optionalKey,
     tables: writes,
   }),
   getRollup: defineRoute({

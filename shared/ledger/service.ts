@@ -55,8 +55,8 @@ export class LedgerService {
    * Closes the books up to a time at least a minute ago: later postings and reversals effective at
    * or before it are refused. Refuses: invalid (a time less than a minute ago), ledger_not_found.
    */
-  closePeriod(consumerId: string, ledgerId: string, closedThrough: string): Promise<{ ledger_id: string; closed_through: string }> {
-    return ledgers.closePeriod(this.context, consumerId, ledgerId, closedThrough);
+  closePeriod(consumerId: string, ledgerId: string, closedThrough: string, idem?: IdempotencyContext): Promise<Outcome> {
+    return ledgers.closePeriod(this.context, consumerId, ledgerId, closedThrough, idem);
   }
 
   // Accounts

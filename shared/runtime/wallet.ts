@@ -10,6 +10,8 @@ import { DeferredLedger, ledgerClientLoader, type LedgerOperations } from '../le
 import { createWalletAuthenticator } from '../wallet/auth/credentials';
 import { loadTokenSigner } from '../wallet/auth/tokens';
 import type { WalletDeps } from '../wallet/deps';
+import { keepAnswer, type KeptAnswer } from '../wallet/saga/kept-answer';
+import { outcomeResult } from '../http/outcome';
 
 /**
  * The wallet's composition root: what the wallet, auth and console functions share, built once per
@@ -50,8 +52,33 @@ export function walletHandler<R extends AnyRoute>(route: RouteSource<R>, serve: 
   };
   return createHttpHandler(
     route,
-    async (request) => serve({ request: request as RequestOf<R>, principal: request.principal, runtime: walletRuntime() }),
+    async (request, served) => {
+      const call = { request: request as RequestOf<R>, principal: request.principal, runtime: walletRuntime() };
+      if (served.idempotency?.keptBy !== 'answer' || request.idempotencyKey === undefined) return serve(call);
+      // The key is the handler factory's: the function's first answer is kept under it and replayed.
+      const outcome = await keepAnswer(
+        call.runtime,
+        {
+          operation: served.operationId,
+          idempotencyKey: request.idempotencyKey,
+          request: { params: request.params, query: request.query, body: request.body },
+          principal: request.principal,
+          requestId: request.requestId,
+        },
+        async () => answerOf(served, await serve(call)),
+      );
+      const result = outcomeResult(outcome);
+      return { ...result, headers: { ...outcome.headers, ...result.headers } };
+    },
     { authenticate },
   );
+}
+
+/** A function's answer as the bytes a replay gives back. */
+function answerOf(route: AnyRoute, result: HttpResult): KeptAnswer {
+  if ('text' in result) throw new Error(`${route.operationId}: a kept answer is JSON`);
+  const status = result.status ?? route.response.status;
+  const body = 'rawBody' in result ? result.rawBody : JSON.stringify(result.body);
+  return { status, body, ...(result.headers ? { headers: result.headers } : {}) };
 }
 

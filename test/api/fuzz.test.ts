@@ -79,7 +79,15 @@ const hostileBody: fc.Arbitrary<{ raw: string | Buffer; type: string }> = fc.one
   fc.constant({ raw: `{"x":"${'a'.repeat(300 * 1024)}"}`, type: 'application/json' }),
 );
 
-const hostilePathValue = fc.oneof(fc.uuid(), fc.constantFrom('0', '-1', 'null', '%00', '..%2F..', 'a'.repeat(300), '00000000-0000-0000-0000-000000000000'), fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent));
+const hostilePathValue = fc.oneof(
+  fc.uuid(),
+  fc.constantFrom('0', '-1', 'null', '%00', '..%2F..', 'a'.repeat(300), '00000000-0000-0000-0000-000000000000'),
+  fc
+    .string({ minLength: 1, maxLength: 40 })
+    .map(encodeURIComponent)
+    // `.` and `..` are dot segments: the URL parser resolves them before sending, so they name another path, not a value of this one.
+    .filter((value) => value !== '.' && value !== '..'),
+);
 const hostileQuery = fc.dictionary(fc.constantFrom('limit', 'cursor', 'type', 'tenant_id', 'q', 'since', 'until'), fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('-5', '1e9', '999999999999', 'eyJwayI6MX0', '%FF')), { maxKeys: 3 });
 
 const credentialFor = (route: AnyRoute): string | undefined => {

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { expectProblem } from '../support/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -110,7 +111,29 @@ describe('OpenAPI documents', () => {
       const served = await call(url, 'GET', '/openapi.json');
       expect(served.status, served.text).toBe(200);
       expect(served.body).toMatchObject({ openapi: '3.0.3', info: { title } });
+      // Its first server is where the request came to: this port, not the committed default.
+      expect(served.body.servers[0].url).toBe(url);
+      expect(served.body.servers[1].url).toMatch(/^\{\w+\}$/);
     }
+  });
+
+  it('name as their server the host, scheme and API Gateway stage the request came with', async () => {
+    const serverOf = (headers: Record<string, string>) =>
+      new Promise<unknown>((resolve, reject) => {
+        const request = httpRequest(`${platform.urls.public}/openapi.json`, { headers }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => resolve((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { servers: { url: string }[] }).servers[0]!.url));
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    // The execute-api host carries the stage (here the embedded gateway's, `local`); a custom domain does not.
+    expect(await serverOf({ host: 'abc123.execute-api.eu-west-1.amazonaws.com', 'x-forwarded-proto': 'https' })).toBe('https://abc123.execute-api.eu-west-1.amazonaws.com/local');
+    expect(await serverOf({ host: 'api.wallet.example', 'x-forwarded-proto': 'https' })).toBe('https://api.wallet.example');
+    expect(await serverOf({ host: 'api.wallet.example:8443', 'x-forwarded-proto': 'gopher' })).toBe('http://api.wallet.example:8443');
+    // A Host that is no host name is not echoed: the committed templated server stays first.
+    expect(await serverOf({ host: 'evil.example/phish?' })).toBe('{base_url}');
   });
 });
 

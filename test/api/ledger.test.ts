@@ -183,6 +183,13 @@ describe('postings over HTTP', () => {
     expectProblem(await api('POST', `${L()}/transactions/${original.body.id}/reverse`, { key: uuidv7() }), 'conflict');
 
     const closedThrough = new Date(Date.now() - 60_000).toISOString();
+    const periodKey = uuidv7();
+    const closed = await api('POST', `${L()}/periods`, { body: { closed_through: closedThrough }, key: periodKey });
+    expect(closed.body.closed_through).toBe(closedThrough);
+    // The key is honoured: a retry answers the first answer, another time under it is a reuse.
+    const retried = await api('POST', `${L()}/periods`, { body: { closed_through: closedThrough }, key: periodKey });
+    expect([retried.text, retried.headers.get('idempotent-replayed')]).toEqual([closed.text, 'true']);
+    expectProblem(await api('POST', `${L()}/periods`, { body: { closed_through: new Date(Date.now() - 120_000).toISOString() }, key: periodKey }), 'idempotency_key_reuse');
     expect((await api('POST', `${L()}/periods`, { body: { closed_through: closedThrough } })).body.closed_through).toBe(closedThrough);
     expectProblem(await post([leg(source.id, 'debit', 1), leg(user.id, 'credit', 1)], { effective_at: new Date(Date.now() - 3600_000).toISOString() }), 'period_closed');
   });

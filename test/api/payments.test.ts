@@ -195,6 +195,16 @@ describe('payment state machine', () => {
     expect((await eventsOf(tenantId, 'refund.completed')).filter((e) => e.data.refund.payment_id === auth.body.id)).toHaveLength(2);
     const listed = await api('GET', `/v1/refunds?payment_id=${auth.body.id}`, { token: apiKey });
     expect(listed.body.data.map((r: { id: string }) => r.id)).toEqual([rest.body.id, first.body.id]);
+    // One refund by id: the tenant's, the payer's own token; another tenant or another user answers 404.
+    const one = await api('GET', `/v1/refunds/${first.body.id}`, { token: apiKey });
+    expect(one.status, one.text).toBe(200);
+    expect(one.body).toEqual(first.body);
+    expect((await api('GET', `/v1/refunds/${first.body.id}`, { token: await userTokenFor(platform, apiKey, payer.externalId, ['payments:read']) })).body).toEqual(first.body);
+    const stranger = await newUser(apiKey);
+    expectProblem(await api('GET', `/v1/refunds/${first.body.id}`, { token: await userTokenFor(platform, apiKey, stranger.externalId, ['payments:read']) }), 'not_found');
+    expectProblem(await api('GET', `/v1/refunds/${first.body.id}`, { token: feeKey }), 'not_found');
+    expectProblem(await api('GET', `/v1/refunds/${uuidv7()}`, { token: apiKey }), 'not_found');
+    expectProblem(await api('GET', `/v1/refunds/${auth.body.id}`, { token: apiKey }), 'not_found');
     const refunded = await api('GET', `/v1/payments?status=refunded&user_id=${payer.id}`, { token: apiKey });
     expect(refunded.body.data.map((p: { id: string }) => p.id)).toEqual([auth.body.id]);
     await expectBalanced(tenantId);

@@ -200,7 +200,7 @@ describe('users', () => {
   it('lets a user token see only its own user', async () => {
     const listed = await api('GET', '/v1/users', { token: userToken });
     expect(listed.status, listed.text).toBe(200);
-    expect(listed.body).toEqual({ data: [expect.objectContaining({ id: userId, external_id: 'alice' })], next_cursor: null });
+    expect(listed.body).toEqual({ data: [expect.objectContaining({ id: userId, external_id: 'alice' })], has_more: false, next_cursor: null });
     expect((await api('GET', `/v1/users/${userId}`, { token: userToken })).status).toBe(200);
     const bob = (await api('GET', '/v1/users?limit=100', { token: apiKey })).body.data.find((u: any) => u.external_id === 'bob');
     expectProblem(await api('GET', `/v1/users/${bob.id}`, { token: userToken }), 'user_not_found');

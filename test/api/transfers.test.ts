@@ -231,8 +231,8 @@ describe("a user token and another user's money", () => {
     expect(await balanceOf(bob.id)).toMatchObject({ available: 1_000 - 110 });
 
     // Its own listings show nothing of bob's and carol's transfer.
-    expect((await api('GET', '/v1/transfers', { token: token })).body).toEqual({ data: [], next_cursor: null });
-    expect((await api('GET', '/v1/transactions', { token: token })).body).toEqual({ data: [], next_cursor: null });
+    expect((await api('GET', '/v1/transfers', { token: token })).body).toEqual({ data: [], has_more: false, next_cursor: null });
+    expect((await api('GET', '/v1/transactions', { token: token })).body).toEqual({ data: [], has_more: false, next_cursor: null });
     // And another tenant's key sees none of it either.
     expectProblem(await api('GET', `/v1/users/${bob.id}/balances`, { token: otherKey }), 'user_not_found');
     expectProblem(await api('GET', `/v1/transfers/${between.body.id}`, { token: otherKey }), 'not_found');

@@ -195,6 +195,46 @@ describe('endpoints', () => {
     expectProblem(await api('DELETE', `/v1/webhook_endpoints/${created.id}`, { token: apiKey }), 'not_found');
   });
 
+  it('reads and updates an endpoint (url, filters, description): deliveries follow the new url; another tenant answers 404', async () => {
+    const created = await register('/before-move', { event_filters: ['transfer.completed'], description: 'first' });
+    const got = await api('GET', `/v1/webhook_endpoints/${created.id}`, { token: readKey });
+    expect(got.status, got.text).toBe(200);
+    expect(got.body).toMatchObject({ id: created.id, url: receiver.route('/before-move'), event_filters: ['transfer.completed'], description: 'first', status: 'active' });
+    expect(got.body).not.toHaveProperty('secret');
+    expectProblem(await api('GET', `/v1/webhook_endpoints/${created.id}`, { token: otherKey }), 'not_found');
+    expectProblem(await api('PATCH', `/v1/webhook_endpoints/${created.id}`, { token: otherKey, body: { description: 'theirs' } }), 'not_found');
+    expectProblem(await api('PATCH', `/v1/webhook_endpoints/${created.id}`, { token: readKey, body: { description: 'read only' } }), 'insufficient_scope');
+    expectProblem(await api('PATCH', `/v1/webhook_endpoints/${created.id}`, { token: apiKey, body: {} }), 'invalid_request');
+
+    const moved = await api('PATCH', `/v1/webhook_endpoints/${created.id}`, { token: apiKey, body: { url: receiver.route('/after-move'), event_filters: null, description: null } });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body).toMatchObject({ id: created.id, url: receiver.route('/after-move'), description: null });
+    expect(moved.body).not.toHaveProperty('event_filters');
+    expect((await api('GET', `/v1/webhook_endpoints/${created.id}`, { token: apiKey })).body).toEqual(moved.body);
+    // No filters now: a fee plan change reaches it, at its new url, signed with the secret it had.
+    const event = await changeFeePlan();
+    const [delivery] = await deliveredTo('/after-move', event);
+    expect(() => stripe.webhooks.signature!.verifyHeader(delivery!.body, delivery!.headers['x-wallet-signature'] as string, created.secret, 300)).not.toThrow();
+    expect(received('/before-move')).toEqual([]);
+
+    await api('DELETE', `/v1/webhook_endpoints/${created.id}`, { token: apiKey });
+    expectProblem(await api('GET', `/v1/webhook_endpoints/${created.id}`, { token: apiKey }), 'not_found');
+    expectProblem(await api('PATCH', `/v1/webhook_endpoints/${created.id}`, { token: apiKey, body: { description: 'gone' } }), 'not_found');
+  });
+
+  it('checks a new url as creation does: a live endpoint refuses loopback, private and http urls, and keeps its url', async () => {
+    const live = await api('POST', '/v1/webhook_endpoints', { token: liveKey, body: { url: 'https://hooks.example.invalid/wallet', event_filters: ['credit_limit.changed'] } });
+    expect(live.status, live.text).toBe(201);
+    for (const url of ['https://127.0.0.1/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest/meta-data/', 'https://[::1]/hook', 'http://hooks.example.com/hook', 'not a url']) {
+      const result = await api('PATCH', `/v1/webhook_endpoints/${live.body.id}`, { token: liveKey, body: { url } });
+      expectProblem(result, 'invalid_request', url);
+      expect(result.body.errors, url).toEqual([expect.objectContaining({ field: 'body.url' })]);
+    }
+    expect((await api('GET', `/v1/webhook_endpoints/${live.body.id}`, { token: liveKey })).body.url).toBe('https://hooks.example.invalid/wallet');
+    expectProblem(await api('PATCH', `/v1/webhook_endpoints/${live.body.id}`, { token: liveKey, body: { event_filters: ['no.such_event'] } }), 'invalid_request');
+    expect((await api('DELETE', `/v1/webhook_endpoints/${live.body.id}`, { token: liveKey })).status).toBe(200);
+  });
+
   it('refuses a user token with forbidden and a read-only key with insufficient_scope', async () => {
     expectProblem(await api('GET', '/v1/webhook_endpoints', { token: userToken }), 'forbidden');
     expectProblem(await api('POST', '/v1/webhook_endpoints', { token: readKey, body: { url: receiver.route('/nope') } }), 'insufficient_scope');
@@ -326,6 +366,24 @@ describe('merchant endpoints', () => {
     expect(witness.id).toBeDefined();
   });
 
+  it('are read and updated through their client: another client or tenant answers as if absent', async () => {
+    const merchant = await register('/merchant-read', { description: 'shop' }, merchantA, `/v1/clients/${clientA}/webhook_endpoints`);
+    const path = `/v1/clients/${clientA}/webhook_endpoints/${merchant.id}`;
+    const got = await api('GET', path, { token: merchantA });
+    expect(got.status, got.text).toBe(200);
+    expect(got.body).toMatchObject({ id: merchant.id, client_id: clientA, description: 'shop' });
+    const changed = await api('PATCH', path, { token: merchantA, body: { description: 'renamed', event_filters: ['order.*'] } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body).toMatchObject({ id: merchant.id, client_id: clientA, description: 'renamed', event_filters: ['order.*'] });
+    // Through another client (its own key), or as the tenant's own endpoint, it is not there.
+    expectProblem(await api('GET', `/v1/clients/${clientB}/webhook_endpoints/${merchant.id}`, { token: merchantB }), 'not_found');
+    expectProblem(await api('PATCH', `/v1/clients/${clientB}/webhook_endpoints/${merchant.id}`, { token: merchantB, body: { description: 'mine' } }), 'not_found');
+    expectProblem(await api('GET', `/v1/webhook_endpoints/${merchant.id}`, { token: apiKey }), 'not_found');
+    expectProblem(await api('GET', path, { token: merchantB }), 'not_client_member');
+    expectProblem(await api('GET', path, { token: otherKey }), 'client_not_found');
+    expect((await api('GET', path, { token: tenantStaff })).body.description).toBe('renamed');
+  });
+
   it('need authority over the client: its own key with the webhook scope, or tenant staff with clients:manage', async () => {
     const url = receiver.route('/m-authority');
     expectProblem(await api('POST', `/v1/clients/${clientB}/webhook_endpoints`, { token: merchantA, body: { url } }), 'not_client_member');
@@ -373,7 +431,7 @@ describe('event history', () => {
     const before = await api('GET', `/v1/webhook_events?created_before=${encodeURIComponent(newer.created_at)}&type=order.*&limit=100`, { token: readKey });
     expect(before.body.data.map((e: { id: string }) => e.id)).not.toContain(newer.id);
     const future = await api('GET', `/v1/webhook_events?created_after=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`, { token: readKey });
-    expect(future.body).toEqual({ data: [], next_cursor: null });
+    expect(future.body).toEqual({ data: [], has_more: false, next_cursor: null });
 
     const first = await api('GET', '/v1/webhook_events?limit=1', { token: readKey });
     const second = await api('GET', `/v1/webhook_events?limit=1&cursor=${first.body.next_cursor}`, { token: readKey });

@@ -10,6 +10,7 @@ import { answersOf } from '../../shared/http/answers';
 import { documentFaults } from '../../shared/http/openapi/audit';
 import { gatewayOf, type GatewayName } from '../../shared/http/gateways';
 import { buildOpenApi } from '../../shared/http/openapi/document';
+import { MAX_SUMMARY_LENGTH } from '../../shared/http/openapi/guides';
 import { toOpenApi30, type JsonObject, type OpenApiDocument } from '../../shared/http/openapi/schemas';
 import { defineRoute, idempotencyRequired, type AnyRoute } from '../../shared/http/route';
 import { CURRENCY_PATTERN, cursor, exactlyOneOf, metadata, oneOrMoreOf, pageLimit, positiveAmount, someField, timestamp, uuid } from '../../shared/http/schemas';
@@ -72,7 +73,7 @@ const optionalBodyRoute = defineRoute({
     params: z.object({ ledgerId: uuid, thingId: uuid }),
     body: z.object({ reason: z.string().max(200) }).strict().optional(),
   },
-  idempotency: { required: false, minLength: 8, maxLength: 64 },
+  idempotency: { required: false, minLength: 8, maxLength: 64, keptBy: 'answer' },
 });
 
 const THING = '/v1/ledgers/{ledgerId}/things/{thingId}';
@@ -161,6 +162,28 @@ describe('the generated OpenAPI documents', () => {
     expect(built.public!.servers).toMatchObject([{ url: '{base_url}', variables: { base_url: { default: 'http://localhost:3000' } } }]);
     expect(built.ledger!.servers).toMatchObject([{ url: '{ledger_url}', variables: { ledger_url: { default: 'http://localhost:8095' } } }]);
     expect(built.console!.servers).toMatchObject([{ url: '{base_url}', variables: { base_url: { default: 'http://localhost:3001' } } }]);
+  });
+
+  it('teaches before it lists: guide sections in each description, short summaries, limit as 1..max with its default and clamping', () => {
+    const built = documents();
+    const headings = (gateway: string) => [...String((built[gateway]!.info as JsonObject).description).matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+    expect(headings('public')).toEqual(['Authentication and scopes', 'Errors and codes', 'Pagination', 'Idempotency', 'Webhooks and signatures', 'Sandbox and live keys']);
+    expect(headings('ledger')).toEqual(['Authentication', 'Errors and codes', 'Pagination', 'Idempotency']);
+    expect(headings('console')).toEqual(['Authentication and scopes', 'Errors and codes', 'Pagination', 'Idempotency']);
+    for (const document of Object.values(built)) {
+      for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, JsonObject>>)) {
+        for (const [method, operation] of Object.entries(item)) {
+          const summary = String(operation.summary);
+          expect(summary.length, `${method} ${path}: ${summary}`).toBeLessThanOrEqual(MAX_SUMMARY_LENGTH);
+          expect(summary, `${method} ${path}`).not.toMatch(/[.:;,]$/);
+          const limit = ((operation.parameters ?? []) as JsonObject[]).find((parameter) => parameter.name === 'limit' && parameter.in === 'query');
+          if (!limit) continue;
+          expect(limit.schema, `${method} ${path}`).toMatchObject({ type: 'integer', minimum: 1, default: expect.any(Number) });
+          const maximum = (limit.schema as JsonObject).maximum as number;
+          expect(String(limit.description), `${method} ${path}`).toMatch(new RegExp(`^How many items a page holds: an integer from 1 to ${maximum}, \\d+ when absent\\. A value outside is clamped`));
+        }
+      }
+    }
   });
 
   it('makes bearer authentication global and lifts it on public routes', () => {

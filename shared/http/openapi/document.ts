@@ -5,6 +5,7 @@ import type { AnyRoute } from '../route';
 import { problem } from '../schemas';
 import { problemsByStatus, REASONS, type ProblemAnswer } from '../answers';
 
+import { guideDescription, operationLabel } from './guides';
 import { compare, isObject, SchemaCollector, sortKeys, type JsonObject, type OpenApiDocument } from './schemas';
 
 /**
@@ -32,30 +33,6 @@ const TITLES: Record<GatewayName, string> = {
 
 /** The spec names the addresses only as placeholders; each deployment substitutes its own. */
 const SERVER_VARIABLES: Record<GatewayName, string> = { public: 'base_url', ledger: 'ledger_url', console: 'base_url' };
-
-const CONVENTIONS =
-  'Amounts are integer minor units, never floats: a number with a fraction or an exponent anywhere in a ' +
-  'request body is refused, but in a field its schema declares decimal. Ids are UUIDv7. Every error is an RFC 7807 ' +
-  '`application/problem+json` body whose stable `code` is what clients branch on, never `title` or `detail`.';
-
-/**
- * Each operation lists every status it can answer (shared/http/answers.ts), so the answers that
- * belong to no operation are said once, here.
- */
-const OUTSIDE_OPERATIONS =
-  'Each operation lists every status it can answer and, for each error status, the problem codes it carries ' +
-  'there; there is no `default` response. A few answers belong to no operation: a path no operation serves is ' +
-  '404 `not_found`, a method the path does not serve 405 `method_not_allowed` (with `Allow`), request headers ' +
-  'over 16 KiB 431 `headers_too_large`, and a request that is not valid HTTP 400 `invalid_request`.';
-
-const DESCRIPTIONS: Record<GatewayName, string> = {
-  public: `The wallet and auth APIs, public behind the API gateway. ${CONVENTIONS}\n\n${OUTSIDE_OPERATIONS}`,
-  ledger:
-    'The standalone double-entry ledger. Cluster-internal only: `{ledger_url}` is the internal address of the ' +
-    `deployment, and there is no public host. ${CONVENTIONS}\n\n${OUTSIDE_OPERATIONS} In AWS, a caller outside the ` +
-    "VPC endpoint is refused 403 `forbidden` by the private API's resource policy before any operation.",
-  console: `The operators' console API, never reachable through the public gateway. ${CONVENTIONS}\n\n${OUTSIDE_OPERATIONS}`,
-};
 
 const BEARER: Record<GatewayName, JsonObject> = {
   public: {
@@ -120,7 +97,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], gateway: GatewayName, 
     info: {
       title: info.title ?? TITLES[gateway],
       version: info.version,
-      description: info.description ?? DESCRIPTIONS[gateway],
+      description: info.description ?? guideDescription(gateway),
     },
     servers: [
       {
@@ -177,7 +154,7 @@ function operationOf(route: AnyRoute, schemas: SchemaCollector, problems: Proble
 
   const operation: JsonObject = {
     operationId: route.operationId,
-    summary: route.summary,
+    summary: operationLabel(route.summary),
     description: operationDescription(route),
     tags: [...route.tags],
   };
@@ -217,6 +194,8 @@ function operationOf(route: AnyRoute, schemas: SchemaCollector, problems: Proble
 
 function operationDescription(route: AnyRoute): string {
   const lines: string[] = [];
+  // The summary is its first clause (a sidebar label): the whole sentence opens the description.
+  if (operationLabel(route.summary) !== route.summary) lines.push(`${route.summary}.`);
   if (route.access === 'public') {
     lines.push('Public: no credential is needed.');
   } else {
@@ -231,8 +210,8 @@ function operationDescription(route: AnyRoute): string {
   if (route.idempotency) {
     lines.push(
       route.idempotency.required
-        ? 'Requires an `Idempotency-Key` header: a retry with the same key replays the original response.'
-        : 'Accepts an `Idempotency-Key` header: a retry with the same key replays the original response.',
+        ? 'Requires an `Idempotency-Key` header: a retry with the same key replays the original response (see Idempotency).'
+        : 'Accepts an `Idempotency-Key` header (optional): with one, a retry with the same key replays the original response (see Idempotency).',
     );
   }
   return lines.join('\n\n');

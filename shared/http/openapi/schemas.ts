@@ -29,6 +29,9 @@ export class SchemaCollector {
       io,
       unrepresentable: (site) => unrepresentable(site, where),
       override: ({ zodSchema, jsonSchema }) => {
+        // A default applied in a transform (a query value: `pageLimit`), which zod cannot see: its meta says it.
+        const inputDefault = (z.globalRegistry.get(zodSchema) as { inputDefault?: unknown } | undefined)?.inputDefault;
+        if (io === 'input' && inputDefault !== undefined) jsonSchema.default = inputDefault;
         if (io !== 'output') return;
         // zod closes every output object because it strips unknown keys; a client reading a
         // response must instead tolerate fields added later. Only a strict object stays closed.

@@ -16,6 +16,18 @@ export type DocumentedApi = 'wallet' | 'ledger' | 'console';
 
 const loaded = new Map<DocumentedApi, OpenApiDocument>();
 
+/**
+ * The document as served to one request: its first server is the address the request came to
+ * (`origin`: ../handler.ts `requestOrigin`), so samples and "try it" call this deployment, at
+ * its port and stage; the committed templated server follows it.
+ */
+export function servedDocumentFor(api: DocumentedApi, moduleUrl: string, origin: string | undefined): OpenApiDocument {
+  const document = servedDocument(api, moduleUrl);
+  if (origin === undefined) return document;
+  const servers = (document.servers ?? []) as { url: string; description?: string }[];
+  return { ...document, servers: [{ url: origin, description: 'This deployment: the address this document was read from.' }, ...servers] };
+}
+
 /** `moduleUrl`: the handler's `import.meta.url` (functions/platform/*.ts, or dist/platform/*\/index.mjs). */
 export function servedDocument(api: DocumentedApi, moduleUrl: string): OpenApiDocument {
   let document = loaded.get(api);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TransactItem } from '../../aws/dynamodb';
 import { AppError } from '../../kernel/errors';
-import { ConditionsFailed, getItem, queryPage, transact } from '../../aws/store';
+import { ConditionsFailed, getItem, queryPage, transact, type CreatedRange } from '../../aws/store';
 import { auditItem } from '../tenancy/audit';
 import type { StoreDeps, WalletDeps } from '../deps';
 import { walletKeys } from '../keys';
@@ -128,12 +128,12 @@ export async function issueApiKey(runtime: WalletDeps, actor: Principal, input: 
 export async function listApiKeys(
   runtime: WalletDeps,
   actor: Principal,
-  query: { tenant_id?: string; cursor?: string; limit: number },
+  query: { tenant_id?: string; cursor?: string; limit: number } & CreatedRange,
 ): Promise<{ data: ApiKeyView[]; next_cursor: string | null }> {
   const tenantId = tenantFor(actor, query.tenant_id, 'read');
   if (!actor.tenantId) await requireTenant(runtime, tenantId);
   const partition = walletKeys.tenantApiKeys(tenantId);
-  const page = await queryPage(runtime, { index: 'gsi1', partition, cursor: query.cursor, limit: query.limit });
+  const page = await queryPage(runtime, { index: 'gsi1', partition, cursor: query.cursor, created: query, limit: query.limit });
   return { data: page.items.map((item) => viewOf(toRecord(item))), next_cursor: page.next_cursor };
 }
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineRoute, type Access } from '../../http/route';
-import { cursor, page, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { defineRoute, type Access, idempotencyOptional } from '../../http/route';
+import { cursor, page, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 import { ALL_SCOPES, TENANT_SCOPES } from './scopes';
 
 /**
@@ -92,11 +92,12 @@ export const authRoutes = {
     method: 'POST',
     path: '/v1/auth/user_tokens',
     handler: 'auth/create-user-token',
-    summary: 'Mint a user token for one wallet user with a subset of the API key scopes',
+    summary: 'Mint a user token: for one wallet user, with a subset of the API key scopes',
     access: { principals: ['api_key'], scopes: [] },
     request: { body: userTokenCreate },
     response: { status: 201, body: userToken, description: 'The user token (RS256 JWT).' },
     errors: ['scope_exceeds_key', 'user_not_found'],
+    idempotency: idempotencyOptional(),
     // RO: minting reads the user and signs (KMS); it writes nothing.
     tables: { wallet: 'RO' },
     capabilities: ['signsTokens'],
@@ -141,6 +142,7 @@ export const authRoutes = {
     request: { body: apiKeyCreate },
     response: { status: 201, body: apiKeyCreated, description: 'The new key, secret included (once).' },
     errors: ['insufficient_scope', 'tenant_not_found', 'client_not_found'],
+    idempotency: idempotencyOptional(),
     tables: { wallet: 'RW' },
   }),
   listApiKeys: defineRoute({
@@ -151,7 +153,7 @@ export const authRoutes = {
     handler: 'auth/list-api-keys',
     summary: "List a tenant's API keys, newest first, without secrets",
     access: keyManagers,
-    request: { query: z.object({ tenant_id: uuid.optional(), cursor, limit: pageLimit() }).strict() },
+    request: { query: z.object({ tenant_id: uuid.optional(), ...createdRange, cursor, limit: pageLimit() }).strict() },
     response: { status: 200, body: page(apiKey), description: 'A page of keys.' },
     errors: ['insufficient_scope', 'tenant_not_found'],
     tables: { wallet: 'RO' },

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, type Access } from '../../http/route';
+import { defineRoute, type Access, idempotencyOptional } from '../../http/route';
 import type { ErrorCode } from '../../kernel/errors';
 import { page, uuid } from '../../http/schemas';
 import * as s from './client-schemas';
@@ -48,6 +48,7 @@ export const clientRoutes = {
     request: { body: s.clientCreate },
     response: { status: 201, body: s.client, description: 'The client, `pending`.' },
     errors: ['not_found', 'conflict'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   listClients: defineRoute({
@@ -90,6 +91,7 @@ export const clientRoutes = {
     request: { params: clientParams },
     response: { status: 200, body: s.client, description: 'The client, `active`.' },
     errors: ['client_not_found'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   suspendClient: defineRoute({
@@ -104,6 +106,7 @@ export const clientRoutes = {
     request: { params: clientParams },
     response: { status: 200, body: s.client, description: 'The client, `suspended`.' },
     errors: ['client_not_found'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   addClientMember: defineRoute({
@@ -113,11 +116,12 @@ export const clientRoutes = {
     method: 'POST',
     path: '/v1/clients/{clientId}/members',
     handler: 'catalog/add-client-member',
-    summary: "Add a tenant staff member to the client's organization: authority over this client only",
+    summary: "Add a member to a client's organization: a tenant staff member, with authority over this client only",
     access: manage,
     request: { params: clientParams, body: s.memberCreate },
     response: { status: 201, body: s.member, description: 'The membership.', also: [{ status: 200, description: 'Already a member: the membership.' }] },
     errors: ['client_not_found', 'not_found'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   removeClientMember: defineRoute({
@@ -127,7 +131,7 @@ export const clientRoutes = {
     method: 'DELETE',
     path: '/v1/clients/{clientId}/members/{staffId}',
     handler: 'catalog/remove-client-member',
-    summary: "End a staff member's membership of the client's organization",
+    summary: "Remove a member: end a staff member's membership of the client's organization",
     access: manage,
     request: { params: z.object({ clientId: uuid, staffId: uuid }) },
     response: { status: 200, body: s.member, description: 'The membership that ended.' },
@@ -141,11 +145,12 @@ export const clientRoutes = {
     method: 'POST',
     path: '/v1/platform/clients/{clientId}/hide',
     handler: 'catalog/hide-client',
-    summary: "Moderation: hide a client's whole catalog from Explore (settled money, refunds and payouts keep working)",
+    summary: "Hide a client: its whole catalog from Explore (settled money, refunds and payouts keep working)",
     access: platformManage,
     request: { params: clientParams },
     response: { status: 200, body: s.client, description: 'The client, hidden.' },
     errors: ['client_not_found'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   unhideClient: defineRoute({
@@ -155,11 +160,12 @@ export const clientRoutes = {
     method: 'POST',
     path: '/v1/platform/clients/{clientId}/unhide',
     handler: 'catalog/unhide-client',
-    summary: "Moderation: show a hidden client's catalog in Explore again",
+    summary: "Unhide a client: show its catalog in Explore again",
     access: platformManage,
     request: { params: clientParams },
     response: { status: 200, body: s.client, description: 'The client, visible.' },
     errors: ['client_not_found'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
 };

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { createdRange, cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
 import { CLIENT_STATUSES } from './fields';
 
 /**
@@ -46,7 +46,7 @@ export const client = z
   })
   .meta({ id: 'Client' });
 
-export const clientListQuery = z.object({ status: z.enum(CLIENT_STATUSES).optional(), cursor, limit: pageLimit() }).strict();
+export const clientListQuery = z.object({ status: z.enum(CLIENT_STATUSES).optional(), ...createdRange, cursor, limit: pageLimit() }).strict();
 
 export const memberCreate = z.object({ staff_id: uuid }).strict();
 export const member = z.object({ client_id: uuid, staff_id: uuid, created_at: timestamp }).meta({ id: 'ClientMember' });

@@ -155,7 +155,7 @@ export async function listClients(deps: StoreDeps, tenantId: string, query: z.in
   const page = await queryPage(deps, {
     index: 'gsi1',
     partition: catalogKeys.tenantClients(tenantId),
-    cursor: query.cursor,
+    cursor: query.cursor, created: query,
     limit: query.limit,
     ...(query.status ? { filter: { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': query.status } }, scanBudget: 1_000 } : {}),
   });

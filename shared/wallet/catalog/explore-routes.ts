@@ -30,7 +30,7 @@ export const exploreRoutes = {
     method: 'GET',
     path: '/v1/explore/clients/{clientId}',
     handler: 'catalog/get-explore-client',
-    summary: 'A client and its published offerings in the shopper view (no cost, markup or stock counts)',
+    summary: 'A client and its published offerings, in the shopper view (no cost, markup or stock counts)',
     access: explore,
     request: { params: clientParams },
     response: { status: 200, body: s.exploreClientDetail, description: 'The client and its published offerings.' },

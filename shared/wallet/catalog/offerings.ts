@@ -123,7 +123,7 @@ export async function listOfferings(deps: StoreDeps, client: ClientRecord, query
   const page = await queryPage(deps, {
     index: 'gsi1',
     partition: catalogKeys.clientOfferings(client.id),
-    cursor: query.cursor,
+    cursor: query.cursor, created: query,
     limit: query.limit,
     ...(query.status ? { filter: { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': query.status } }, scanBudget: 500 } : {}),
   });

@@ -1,4 +1,4 @@
-import { defineRoute, idempotencyRequired } from '../../http/route';
+import { defineRoute, idempotencyRequired, idempotencyOptional } from '../../http/route';
 import { page } from '../../http/schemas';
 import { clientRead, clientWrite, wallet, merchantLane, tables, authority, clientParams, offeringParams, variantParams } from './client-routes';
 import * as s from './schemas';
@@ -25,6 +25,7 @@ export const offeringRoutes = {
     request: { params: clientParams, body: s.offeringCreate },
     response: { status: 201, body: s.offering, description: 'The offering in the merchant view.' },
     errors: [...authority, 'conflict'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   listOfferings: defineRoute({
@@ -62,7 +63,7 @@ export const offeringRoutes = {
     method: 'PATCH',
     path: '/v1/clients/{clientId}/offerings/{offeringId}',
     handler: 'catalog/update-offering',
-    summary: 'Change details, price or status (draft → published → archived; archived is final and retires the variants)',
+    summary: 'Change an offering: details, price or status (draft → published → archived; archived is final and retires the variants)',
     description: '`amount` and `interval` apply to a plan only; an item is published only with a live variant.',
     access: clientWrite,
     request: { params: offeringParams, body: s.offeringPatch },
@@ -83,6 +84,7 @@ export const offeringRoutes = {
     request: { params: offeringParams, body: s.variantCreate },
     response: { status: 201, body: s.variant, description: 'The variant in the merchant view.' },
     errors: [...authority, 'offering_not_found', 'invalid_transition', 'conflict', 'service_unavailable'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   updateVariant: defineRoute({
@@ -112,6 +114,7 @@ export const offeringRoutes = {
     request: { params: variantParams },
     response: { status: 200, body: s.variant, description: 'The variant, `archived`.' },
     errors: [...authority, 'offering_not_found', 'not_found', 'service_unavailable'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   changeStock: defineRoute({
@@ -121,11 +124,12 @@ export const offeringRoutes = {
     method: 'POST',
     path: '/v1/clients/{clientId}/offerings/{offeringId}/variants/{variantId}/stock',
     handler: 'catalog/change-stock',
-    summary: 'Change the units on hand by `delta` or to `set_to`, with a reason (reserved units are untouched); `expected_on_hand` makes it a compare-and-swap',
+    summary: 'Change stock: the units on hand by `delta` or to `set_to`, with a reason (reserved units are untouched); `expected_on_hand` makes it a compare-and-swap',
     access: clientWrite,
     request: { params: variantParams, body: s.stockChange },
     response: { status: 200, body: s.stockChangeResult, description: 'The variant and the stock movement written.' },
     errors: [...authority, 'offering_not_found', 'not_found', 'invalid_transition', 'conflict', 'service_unavailable'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   listStockMovements: defineRoute({
@@ -149,7 +153,7 @@ export const offeringRoutes = {
     method: 'POST',
     path: '/v1/clients/{clientId}/imports',
     handler: 'catalog/import-catalog',
-    summary: 'Create, update and archive products from a JSON or CSV file, all or nothing (`dry_run` reports and writes nothing)',
+    summary: 'Import a catalog: create, update and archive products from a JSON or CSV file, all or nothing (`dry_run` reports and writes nothing)',
     access: clientWrite,
     request: { params: clientParams, body: s.importRequest },
     response: { status: 201, body: s.catalogImport, description: 'What the import did.', also: [{ status: 200, description: 'A dry run: what the import would do.' }] },

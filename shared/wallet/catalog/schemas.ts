@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { decimalNumber, withDecimalPaths } from '../../http/decimals';
-import { cursor, exactlyOneOf, metadata, pageLimit, someField, timestamp, uuid } from '../../http/schemas';
+import { cursor, exactlyOneOf, metadata, pageLimit, someField, timestamp, uuid, createdRange } from '../../http/schemas';
 import { httpsUrl, text } from './client-schemas';
 import { OFFERING_STATUSES, OFFERING_KINDS, INTERVALS, VARIANT_STATUSES, PRICING_MODES, MOVEMENT_KINDS } from './fields';
 
@@ -170,7 +170,7 @@ export const stockMovement = z
   .meta({ id: 'StockMovement' });
 
 export const stockChangeResult = z.object({ variant, movement: stockMovement }).meta({ id: 'StockChangeResult' });
-export const movementListQuery = z.object({ variant_id: uuid.optional(), cursor, limit: pageLimit() }).strict();
+export const movementListQuery = z.object({ variant_id: uuid.optional(), ...createdRange, cursor, limit: pageLimit() }).strict();
 
 // ---------------------------------------------------------------------------------------------
 // Offerings
@@ -244,7 +244,7 @@ export const offering = z
   })
   .meta({ id: 'Offering' });
 
-export const offeringListQuery = z.object({ status: z.enum(OFFERING_STATUSES).optional(), cursor, limit: pageLimit(20, 50) }).strict();
+export const offeringListQuery = z.object({ status: z.enum(OFFERING_STATUSES).optional(), ...createdRange, cursor, limit: pageLimit(20, 50) }).strict();
 
 // ---------------------------------------------------------------------------------------------
 // Bulk import

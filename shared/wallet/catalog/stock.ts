@@ -60,12 +60,12 @@ export async function listMovements(deps: StoreDeps, client: ClientRecord, query
     ? await queryPage(deps, {
         index: 'gsi2',
         partition: catalogKeys.variantMovements(query.variant_id),
-        cursor: query.cursor,
+        cursor: query.cursor, created: query,
         limit: query.limit,
         // A variant of another client lists nothing, as if it had no movements.
         filter: { expression: 'client_id = :client', values: { ':client': client.id } },
         scanBudget: 1_000,
       })
-    : await queryPage(deps, { index: 'gsi1', partition: catalogKeys.clientMovements(client.id), cursor: query.cursor, limit: query.limit });
+    : await queryPage(deps, { index: 'gsi1', partition: catalogKeys.clientMovements(client.id), cursor: query.cursor, created: query, limit: query.limit });
   return { data: page.items.map(movementView), next_cursor: page.next_cursor };
 }

@@ -1,4 +1,4 @@
-import { ConditionsFailed, getItem, queryPage, transact } from '../../aws/store';
+import { ConditionsFailed, getItem, queryPage, transact, type CreatedRange } from '../../aws/store';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import { auditItem } from '../tenancy/audit';
@@ -141,8 +141,8 @@ export async function getGrant(deps: StoreDeps, tenantId: string, grantId: strin
   return toGrant(item);
 }
 
-export async function listGrants(deps: StoreDeps, tenantId: string, cursor: string | undefined, limit: number): Promise<{ data: Grant[]; next_cursor: string | null }> {
-  const page = await queryPage(deps, { index: 'gsi1', partition: walletKeys.tenantGrants(tenantId), cursor, limit });
+export async function listGrants(deps: StoreDeps, tenantId: string, cursor: string | undefined, limit: number, created: CreatedRange = {}): Promise<{ data: Grant[]; next_cursor: string | null }> {
+  const page = await queryPage(deps, { index: 'gsi1', partition: walletKeys.tenantGrants(tenantId), cursor, created, limit });
   return { data: page.items.map(toGrant), next_cursor: page.next_cursor };
 }
 

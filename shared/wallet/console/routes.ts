@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineRoute, type Access } from '../../http/route';
-import { cursor, page, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { defineRoute, type Access, idempotencyOptional } from '../../http/route';
+import { cursor, page, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 
 /**
  * The console API: operator routes that never reach the public gateway (spec part 4 item 16).
@@ -51,7 +51,7 @@ export const consoleRoutes = {
     method: 'POST',
     path: '/v1/support_access_grants',
     handler: 'console/create-grant',
-    summary: 'Grant a vendor support engineer access to this tenant until a time',
+    summary: 'Grant a vendor support engineer access: to this tenant, until a time',
     request: {
       body: z
         .object({
@@ -64,6 +64,7 @@ export const consoleRoutes = {
     },
     response: { status: 201, body: grant, description: 'The grant.' },
     errors: ['support_access_already_active'],
+    idempotency: idempotencyOptional(),
     tables: { wallet: 'RW' },
   }),
   listGrants: defineRoute({
@@ -73,7 +74,7 @@ export const consoleRoutes = {
     path: '/v1/support_access_grants',
     handler: 'console/list-grants',
     summary: "List this tenant's support access grants, newest first",
-    request: { query: z.object({ cursor, limit: pageLimit() }).strict() },
+    request: { query: z.object({ ...createdRange, cursor, limit: pageLimit() }).strict() },
     response: { status: 200, body: page(grant), description: 'A page of grants.' },
     errors: [],
     tables: { wallet: 'RO' },
@@ -84,7 +85,7 @@ export const consoleRoutes = {
     method: 'GET',
     path: '/v1/support_access_grants/{grantId}/requests',
     handler: 'console/list-grant-requests',
-    summary: "The requests the engineer made under one of this tenant's grants, newest first (refused ones too)",
+    summary: "Requests made under a grant: the engineer's, under one of this tenant's grants, newest first (refused ones too)",
     request: { params: z.object({ grantId: uuid }), query: z.object({ cursor, limit: pageLimit() }).strict() },
     response: { status: 200, body: page(grantRequest), description: 'A page of requests.' },
     errors: ['not_found'],
@@ -100,6 +101,7 @@ export const consoleRoutes = {
     request: { params: z.object({ grantId: uuid }), body: z.object({}).strict().optional() },
     response: { status: 200, body: grant, description: 'The revoked grant.' },
     errors: ['not_found'],
+    idempotency: idempotencyOptional(),
     tables: { wallet: 'RW' },
   }),
 };

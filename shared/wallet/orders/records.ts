@@ -120,7 +120,7 @@ export async function listOrders(deps: StoreDeps, scope: OwnerScope, query: z.in
   const page = await queryPage(deps, {
     index: userId ? 'gsi2' : 'gsi1',
     partition: userId ? orderKeys.userOrders(userId) : orderKeys.tenantOrders(scope.tenantId),
-    cursor: query.cursor,
+    cursor: query.cursor, created: query,
     limit: query.limit,
     ...(conditions.length > 0 ? { filter: { expression: conditions.join(' AND '), names: Object.keys(names).length > 0 ? names : undefined, values }, scanBudget: 1_000 } : {}),
   });

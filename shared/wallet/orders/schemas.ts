@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, metadata, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 
 /** Request and response shapes of orders (docs/orders.md). */
 
@@ -59,5 +59,5 @@ export const order = z
   .meta({ id: 'Order' });
 
 export const orderListQuery = z
-  .object({ status: z.enum(ORDER_STATUSES).optional(), client_id: uuid.optional(), user_id: uuid.optional(), cursor, limit: pageLimit() })
+  .object({ status: z.enum(ORDER_STATUSES).optional(), client_id: uuid.optional(), user_id: uuid.optional(), ...createdRange, cursor, limit: pageLimit() })
   .strict();

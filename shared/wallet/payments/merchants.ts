@@ -1,4 +1,4 @@
-import { ConditionsFailed, getItem, putItem, queryPage, transact, type Page } from '../../aws/store';
+import { ConditionsFailed, getItem, putItem, queryPage, transact, type Page, type CreatedRange } from '../../aws/store';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps, WalletDeps } from '../deps';
 import { ledgerKeyOf } from '../saga/registry';
@@ -58,8 +58,8 @@ export async function getMerchant(deps: StoreDeps, tenantId: string, merchantId:
   return toMerchant(await merchantItem(deps, tenantId, merchantId));
 }
 
-export async function listMerchants(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number }): Promise<Page<Merchant>> {
-  const page = await queryPage(deps, { index: 'gsi1', partition: paymentKeys.tenantMerchants(tenantId), cursor: query.cursor, limit: query.limit });
+export async function listMerchants(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number } & CreatedRange): Promise<Page<Merchant>> {
+  const page = await queryPage(deps, { index: 'gsi1', partition: paymentKeys.tenantMerchants(tenantId), cursor: query.cursor, created: query, limit: query.limit });
   return { data: page.items.map(toMerchant), next_cursor: page.next_cursor };
 }
 

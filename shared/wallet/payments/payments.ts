@@ -1,4 +1,4 @@
-import { queryPage, type Page } from '../../aws/store';
+import { queryPage, type Page, type CreatedRange } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
 import type { Outcome } from '../../http/outcome';
 import type { Principal } from '../../http/principal';
@@ -218,14 +218,14 @@ function statusFilter(status: PaymentStatus | undefined): { expression: string; 
 }
 
 /** The tenant's payments (or one user's; a user token's own), newest first, optionally by status. */
-export async function listPayments(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number; user_id?: string; status?: PaymentStatus }, options: { selfOnly?: string } = {}): Promise<Page<Payment>> {
+export async function listPayments(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number; user_id?: string; status?: PaymentStatus } & CreatedRange, options: { selfOnly?: string } = {}): Promise<Page<Payment>> {
   const userId = query.user_id ?? options.selfOnly;
   if (options.selfOnly !== undefined && userId !== options.selfOnly) throw new AppError('user_not_found', `No user ${userId}.`);
   if (userId !== undefined) await getUserRecord(deps, tenantId, userId);
   const page = await queryPage(deps, {
     index: userId === undefined ? 'gsi1' : 'gsi2',
     partition: userId === undefined ? paymentKeys.tenantPayments(tenantId) : paymentKeys.userPayments(userId),
-    cursor: query.cursor,
+    cursor: query.cursor, created: query,
     limit: query.limit,
     filter: statusFilter(query.status),
     scanBudget: 1_000,

@@ -1,4 +1,4 @@
-import { getItem, isConditionalCheckFailed, queryPage, updateItem, type Page } from '../../aws/store';
+import { getItem, isConditionalCheckFailed, queryPage, updateItem, type Page, type CreatedRange } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
 import type { Outcome } from '../../http/outcome';
 import type { Principal } from '../../http/principal';
@@ -244,16 +244,23 @@ async function restockWrites(runtime: WalletDeps, paymentId: string, refundId: s
   ];
 }
 
-export async function listRefunds(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number; user_id?: string; payment_id?: string }, options: { selfOnly?: string } = {}): Promise<Page<Refund>> {
+export async function listRefunds(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number; user_id?: string; payment_id?: string } & CreatedRange, options: { selfOnly?: string } = {}): Promise<Page<Refund>> {
   const userId = query.user_id ?? options.selfOnly;
   if (options.selfOnly !== undefined && userId !== options.selfOnly) throw new AppError('user_not_found', `No user ${userId}.`);
   if (userId !== undefined) await getUserRecord(deps, tenantId, userId);
   const page = await queryPage(deps, {
     index: userId === undefined ? 'gsi1' : 'gsi2',
     partition: userId === undefined ? paymentKeys.tenantRefunds(tenantId) : paymentKeys.userRefunds(userId),
-    cursor: query.cursor,
+    cursor: query.cursor, created: query,
     limit: query.limit,
     ...(query.payment_id === undefined ? {} : { filter: { expression: 'payment_id = :payment', values: { ':payment': query.payment_id } }, scanBudget: 1_000 }),
   });
   return { data: page.items.map(toRefund), next_cursor: page.next_cursor };
+}
+
+/** One refund of the tenant (a user token: only its own). Refuses: not_found (also another tenant's or user's). */
+export async function getRefund(deps: StoreDeps, tenantId: string, refundId: string, options: { selfOnly?: string } = {}): Promise<Refund> {
+  const item = await getItem(deps, paymentKeys.refund(refundId));
+  if (!item || item.tenant_id !== tenantId || (options.selfOnly !== undefined && item.user_id !== options.selfOnly)) throw new AppError('not_found', `No refund ${refundId}.`);
+  return toRefund(item);
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
+import { defineRoute, idempotencyRequired, type Access, idempotencyOptional } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
 import { actingUserField, tenantCurrency, userFilter } from '../principals';
@@ -26,11 +26,12 @@ export const paymentRoutes = {
     method: 'POST',
     path: '/v1/merchants',
     handler: 'payments/create-merchant',
-    summary: 'Create a merchant with a settlement account in the tenant ledger',
+    summary: 'Create a merchant, with a settlement account in the tenant ledger',
     access: operator(['merchants:write']),
     request: { body: s.merchantCreate },
     response: { status: 201, body: s.merchant, description: 'The merchant.' },
     errors: ['tenant_not_found', 'service_unavailable'],
+    idempotency: idempotencyOptional(),
     tables: writes,
     capabilities: callsLedger,
   }),
@@ -67,7 +68,7 @@ export const paymentRoutes = {
     method: 'PATCH',
     path: '/v1/merchants/{merchantId}',
     handler: 'payments/update-merchant',
-    summary: "Change a merchant's name, metadata or refund reserve (audited)",
+    summary: "Change a merchant: its name, metadata or refund reserve (audited)",
     access: operator(['merchants:write']),
     request: { params: z.object({ merchantId: uuid }), body: s.merchantUpdate },
     response: { status: 200, body: s.merchant, description: 'The merchant.' },
@@ -174,6 +175,20 @@ export const paymentRoutes = {
     request: { query: s.refundListQuery },
     response: { status: 200, body: page(s.refund), description: 'A page of refunds.' },
     errors: ['user_not_found'],
+    tables: { wallet: 'RO' },
+  }),
+  getRefund: defineRoute({
+    ...wallet,
+    operationId: 'getRefund',
+    method: 'GET',
+    path: '/v1/refunds/{refundId}',
+    handler: 'payments/get-refund',
+    summary: 'Read a refund',
+    description: 'A user token reads only the refunds of its own payments.',
+    access: userFacing(['payments:read']),
+    request: { params: z.object({ refundId: uuid }) },
+    response: { status: 200, body: s.refund, description: 'The refund.' },
+    errors: ['not_found'],
     tables: { wallet: 'RO' },
   }),
 };

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, metadata, pageLimit, someField, timestamp, uuid } from '../../http/schemas';
+import { cursor, metadata, pageLimit, someField, timestamp, uuid, createdRange } from '../../http/schemas';
 
 /** Request and response shapes of the payments area: merchants, payments, refunds. */
 
@@ -29,7 +29,7 @@ export const merchant = z
   })
   .meta({ id: 'Merchant' });
 
-export const merchantListQuery = z.object({ cursor, limit: pageLimit() }).strict();
+export const merchantListQuery = z.object({ ...createdRange, cursor, limit: pageLimit() }).strict();
 
 export const PAYMENT_STATUSES = ['authorized', 'captured', 'voided', 'expired', 'partially_refunded', 'refunded'] as const;
 
@@ -75,7 +75,7 @@ export const payment = z
   })
   .meta({ id: 'Payment' });
 
-export const paymentListQuery = z.object({ user_id: uuid.optional(), status: z.enum(PAYMENT_STATUSES).optional(), cursor, limit: pageLimit() }).strict();
+export const paymentListQuery = z.object({ user_id: uuid.optional(), status: z.enum(PAYMENT_STATUSES).optional(), ...createdRange, cursor, limit: pageLimit() }).strict();
 
 export const refundCreate = z
   .object({
@@ -102,4 +102,4 @@ export const refund = z
   })
   .meta({ id: 'Refund' });
 
-export const refundListQuery = z.object({ payment_id: uuid.optional(), user_id: uuid.optional(), status: z.literal('completed').optional(), cursor, limit: pageLimit() }).strict();
+export const refundListQuery = z.object({ payment_id: uuid.optional(), user_id: uuid.optional(), status: z.literal('completed').optional(), ...createdRange, cursor, limit: pageLimit() }).strict();

@@ -1,4 +1,4 @@
-import type { Page } from '../../aws/store';
+import type { CreatedRange, Page } from '../../aws/store';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import { readClient } from '../catalog/clients';
@@ -26,7 +26,7 @@ export async function listPayouts(
   runtime: WalletDeps,
   tenantId: string,
   principal: Principal,
-  query: { merchant_id?: string; status?: PayoutStatus; cursor?: string; limit: number },
+  query: { merchant_id?: string; status?: PayoutStatus; cursor?: string; limit: number } & CreatedRange,
 ): Promise<Page<Payout>> {
   const own = await merchantScopeOf(runtime, principal);
   if (own !== undefined && query.merchant_id !== undefined && query.merchant_id !== own) throw new AppError('not_found', `No merchant ${query.merchant_id}.`);

@@ -1,4 +1,4 @@
-import { getItem, queryPage, type Page } from '../../aws/store';
+import { getItem, queryPage, type Page, type CreatedRange } from '../../aws/store';
 import type { TransactItem } from '../../aws/dynamodb';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
@@ -92,12 +92,12 @@ export async function getPayoutRecord(deps: StoreDeps, tenantId: string, payoutI
 }
 
 /** The tenant's payouts, or one merchant's, newest first, optionally by status. */
-export async function listPayoutRecords(deps: StoreDeps, tenantId: string, query: { merchant_id?: string; status?: PayoutStatus; cursor?: string; limit: number }): Promise<Page<PayoutRecord>> {
+export async function listPayoutRecords(deps: StoreDeps, tenantId: string, query: { merchant_id?: string; status?: PayoutStatus; cursor?: string; limit: number } & CreatedRange): Promise<Page<PayoutRecord>> {
   const byMerchant = query.merchant_id !== undefined;
   const page = await queryPage(deps, {
     index: byMerchant ? 'gsi2' : 'gsi1',
     partition: byMerchant ? payoutKeys.merchantPayouts(query.merchant_id!) : payoutKeys.tenantPayouts(tenantId),
-    cursor: query.cursor,
+    cursor: query.cursor, created: query,
     limit: query.limit,
     filter: query.status === undefined ? undefined : { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': query.status } },
     scanBudget: 1_000,

@@ -28,7 +28,7 @@ export const payoutRoutes = {
     method: 'POST',
     path: '/v1/payouts',
     handler: 'payouts/create-payout',
-    summary: "Pay a merchant's settled money out through a payout rail: amount + the payout fee are held at once, paid or released when the rail confirms",
+    summary: "Pay out a merchant's settled money, through a payout rail: amount + the payout fee are held at once, paid or released when the rail confirms",
     description: `${tenantCurrency} The sandbox rail takes sandbox credentials only, and \`sandbox_outcome\` is for it alone.`,
     access: write,
     request: { body: s.payoutCreate },
@@ -75,7 +75,7 @@ export const payoutRoutes = {
     method: 'POST',
     path: '/v1/payout_rail_webhooks/{rail}',
     handler: 'payouts/receive-rail-webhook',
-    summary: "A payout rail's signed notification of a payout's outcome (no bearer: the signature authenticates it)",
+    summary: "Receive a payout rail's notification: its signed word on a payout's outcome (no bearer: the signature authenticates it)",
     access: 'public',
     request: {
       params: z.object({ rail: s.railName }),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, integerJson, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, integerJson, metadata, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 import { MAX_PAYOUT_AMOUNT } from './limits';
 
 /** Request and response shapes of payouts (docs/payouts.md): a merchant's settled money, out through a payout rail. */
@@ -60,7 +60,7 @@ export const payout = z
 export type Payout = z.infer<typeof payout>;
 
 export const payoutListQuery = z
-  .object({ merchant_id: uuid.optional(), status: z.enum(PAYOUT_STATUSES).optional(), cursor, limit: pageLimit() })
+  .object({ merchant_id: uuid.optional(), status: z.enum(PAYOUT_STATUSES).optional(), ...createdRange, cursor, limit: pageLimit() })
   .strict();
 
 /** A rail's webhook body is read only after its signature is verified over the raw bytes (./settlement.ts). */

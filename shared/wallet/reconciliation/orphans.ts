@@ -153,6 +153,7 @@ export async function reconciliationReport(deps: StoreDeps, tenantId: string, qu
     checked_through: typeof state?.checked_through === 'string' ? state.checked_through : null,
     transactions_checked: Number(state?.transactions_checked ?? 0),
     orphans: page.items.map(toOrphan),
+    has_more: page.next_cursor !== null,
     next_cursor: page.next_cursor,
   };
 }

@@ -15,7 +15,7 @@ export const reconciliationRoutes = {
     method: 'GET',
     path: '/v1/ledger/reconciliation',
     handler: 'reconciliation/get-reconciliation',
-    summary: "How far the tenant's ledger and wallet records have been matched, and the orphans: money without its record, or a record without its money",
+    summary: "Reconciliation: how far the tenant's ledger and wallet records have been matched, and the orphans: money without its record, or a record without its money",
     tags: ['ledger'],
     access: { principals: ['api_key', 'tenant_staff', 'partner_admin'], scopes: ['ledger:read'] },
     request: { query: s.reconciliationQuery },

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, hasMore, pageLimit, timestamp, uuid } from '../../http/schemas';
 
 /** Shapes of GET /v1/ledger/reconciliation (docs/reconciliation.md). */
 
@@ -38,6 +38,7 @@ export const reconciliation = z
     checked_through: timestamp.nullable().describe('Every transaction posted and every money record written before this time has been matched; null before the first run.'),
     transactions_checked: z.number().int().describe("Ledger transactions the worker has matched in the tenant's ledger so far."),
     orphans: z.array(orphan).describe('Open orphans, newest first (by since); an orphan that is matched later leaves the list.'),
+    has_more: hasMore,
     next_cursor: z.string().nullable().describe('Pass as `cursor` for more orphans; null on the last page.'),
   })
   .meta({ id: 'Reconciliation' });

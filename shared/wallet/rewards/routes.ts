@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
+import { defineRoute, idempotencyRequired, type Access, idempotencyOptional } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
 
@@ -35,6 +35,7 @@ export const rewardRoutes = {
     request: { params: z.object({ clientId: uuid }), body: s.ruleCreate },
     response: { status: 201, body: s.rule, description: 'The rule.' },
     errors: [...authority, 'offering_not_found', 'rule_exists'],
+    idempotency: idempotencyOptional(),
     tables,
     capabilities: callsLedger,
   }),
@@ -64,6 +65,7 @@ export const rewardRoutes = {
     request: { params: z.object({ clientId: uuid, ruleId: uuid }) },
     response: { status: 200, body: s.rule, description: 'The rule, disabled.' },
     errors: [...authority, 'not_found'],
+    idempotency: idempotencyOptional(),
     tables,
     capabilities: callsLedger,
   }),
@@ -134,7 +136,7 @@ export const rewardRoutes = {
     method: 'POST',
     path: '/v1/merchants/{merchantId}/marketing_funds',
     handler: 'rewards/fund-marketing',
-    summary: "Move a merchant's settled proceeds into its marketing account, which pays its cashback",
+    summary: "Fund a merchant's marketing account: from its settled proceeds, which pays its cashback",
     access: { principals: ['api_key', 'tenant_staff'], scopes: ['merchants:write'] },
     request: { params: z.object({ merchantId: uuid }), body: s.marketingFundsBody },
     response: { status: 201, body: s.marketingFunds, description: 'The funding.' },

@@ -72,7 +72,7 @@ export async function createRule(deps: StoreDeps, client: ClientRecord, input: z
 }
 
 export async function listRules(deps: StoreDeps, client: ClientRecord, query: z.infer<typeof ruleListQuery>): Promise<Page<RewardRule>> {
-  const page = await queryPage(deps, { index: 'gsi1', partition: rewardKeys.clientRules(client.id), cursor: query.cursor, limit: query.limit });
+  const page = await queryPage(deps, { index: 'gsi1', partition: rewardKeys.clientRules(client.id), cursor: query.cursor, created: query, limit: query.limit });
   return { data: page.items.map(toRule), next_cursor: page.next_cursor };
 }
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 
 /** Request and response shapes of rewards (spec part 2 reward rule; docs/rewards.md). */
 
@@ -59,7 +59,7 @@ export const rule = z
   })
   .meta({ id: 'RewardRule' });
 
-export const ruleListQuery = z.object({ cursor, limit: pageLimit() }).strict();
+export const ruleListQuery = z.object({ ...createdRange, cursor, limit: pageLimit() }).strict();
 
 export const historyEntry = z.object({
   id: uuid,

@@ -119,7 +119,7 @@ export async function listSubscriptions(deps: StoreDeps, scope: OwnerScope, quer
   const page = await queryPage(deps, {
     index: userId ? 'gsi2' : 'gsi1',
     partition: userId ? subscriptionKeys.userSubscriptions(userId) : subscriptionKeys.tenantSubscriptions(scope.tenantId),
-    cursor: query.cursor,
+    cursor: query.cursor, created: query,
     limit: query.limit,
     ...(conditions.length > 0 ? { filter: { expression: conditions.join(' AND '), values, ...(Object.keys(names).length ? { names } : {}) }, scanBudget: 1_000 } : {}),
   });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
+import { defineRoute, idempotencyRequired, type Access, idempotencyOptional } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
 import { userFilter } from '../principals';
@@ -79,6 +79,7 @@ export const subscriptionRoutes = {
     request: { params: subscriptionParams },
     response: { status: 200, body: s.subscription, description: 'The subscription, paused.' },
     errors: ['not_found', 'invalid_transition'],
+    idempotency: idempotencyOptional(),
     tables,
     capabilities: callsLedger,
   }),
@@ -94,6 +95,7 @@ export const subscriptionRoutes = {
     request: { params: subscriptionParams },
     response: { status: 200, body: s.subscription, description: 'The subscription after its charge (past_due if the charge was refused).' },
     errors: ['not_found', 'invalid_transition'],
+    idempotency: idempotencyOptional(),
     tables,
     capabilities: callsLedger,
   }),
@@ -109,6 +111,7 @@ export const subscriptionRoutes = {
     request: { params: subscriptionParams, body: s.cancelBody },
     response: { status: 200, body: s.subscription, description: 'The subscription.' },
     errors: ['not_found', 'invalid_transition'],
+    idempotency: idempotencyOptional(),
     tables,
     capabilities: callsLedger,
   }),

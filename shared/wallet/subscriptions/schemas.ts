@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 import { INTERVALS } from '../catalog/fields';
 
 /** Request and response shapes of subscriptions (spec part 2, docs/subscriptions.md). */
@@ -39,7 +39,7 @@ export const subscription = z
   .meta({ id: 'Subscription' });
 
 export const subscriptionListQuery = z
-  .object({ user_id: uuid.optional(), merchant_id: uuid.optional(), status: z.enum(SUBSCRIPTION_STATUSES).optional(), cursor, limit: pageLimit() })
+  .object({ user_id: uuid.optional(), merchant_id: uuid.optional(), status: z.enum(SUBSCRIPTION_STATUSES).optional(), ...createdRange, cursor, limit: pageLimit() })
   .strict();
 
 export const cancelBody = z

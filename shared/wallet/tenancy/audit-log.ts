@@ -2,7 +2,7 @@ import { AppError } from '../../kernel/errors';
 import { recordCrossTenantRead } from './access-log';
 import { listAuditLog, type AuditRecord } from './audit';
 import type { Actor, StoreDeps } from '../deps';
-import type { Page } from '../../aws/store';
+import type { Page, CreatedRange } from '../../aws/store';
 import { getTenantRecord } from './tenants';
 
 /** Who reads the audit log: a tenant credential reads its tenant's; platform staff name one or read the platform's. */
@@ -19,7 +19,7 @@ export interface AuditReader extends Actor {
 export async function readAuditLog(
   deps: StoreDeps,
   reader: AuditReader,
-  query: { tenant_id?: string; cursor?: string; limit: number },
+  query: { tenant_id?: string; cursor?: string; limit: number } & CreatedRange,
   requestId: string,
 ): Promise<Page<AuditRecord>> {
   if (reader.tenantId !== undefined) {

@@ -1,7 +1,7 @@
 import type { TransactItem } from '../../aws/dynamodb';
 import { walletKeys } from '../keys';
 import type { Actor, StoreDeps } from '../deps';
-import { putItem, queryPage, type Page } from '../../aws/store';
+import { putItem, queryPage, type Page, type CreatedRange } from '../../aws/store';
 
 /**
  * The audit log: append-only records of changes, one partition per tenant (`PLATFORM` for changes
@@ -49,8 +49,8 @@ export async function recordAudit(deps: StoreDeps, input: AuditInput): Promise<A
 }
 
 /** A tenant's records (or the platform's, with `null`), newest first. Refuses: invalid_request (cursor). */
-export async function listAuditLog(deps: StoreDeps, tenantId: string | null, page: { cursor?: string; limit: number }): Promise<Page<AuditRecord>> {
-  const result = await queryPage(deps, { partition: walletKeys.auditPartition(tenantId ?? PLATFORM_AUDIT_SCOPE), cursor: page.cursor, limit: page.limit });
+export async function listAuditLog(deps: StoreDeps, tenantId: string | null, page: { cursor?: string; limit: number } & CreatedRange): Promise<Page<AuditRecord>> {
+  const result = await queryPage(deps, { partition: walletKeys.auditPartition(tenantId ?? PLATFORM_AUDIT_SCOPE), cursor: page.cursor, created: page, limit: page.limit });
   return { data: result.items.map(toAuditRecord), next_cursor: result.next_cursor };
 }
 

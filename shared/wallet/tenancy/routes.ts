@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { defineRoute, type Access } from '../../http/route';
-import { cursor, page, pageLimit, uuid } from '../../http/schemas';
+import { defineRoute, idempotencyOptional, type Access } from '../../http/route';
+import { cursor, page, pageLimit, uuid, createdRange } from '../../http/schemas';
 import { feePlanChange } from './fee-schemas';
 import * as s from './schemas';
 
@@ -35,7 +35,7 @@ export const tenancyRoutes = {
     response: { status: 201, body: s.tenant, description: 'The new tenant; a retry with the same Idempotency-Key answers the same tenant.' },
     errors: ['idempotency_key_reuse', 'service_unavailable'],
     // Optional: with a key, a retried provisioning answers the same tenant and ledger.
-    idempotency: { required: false, minLength: 1, maxLength: 255 },
+    idempotency: idempotencyOptional(255, 'operation'),
     tables: writes,
     capabilities: ['callsLedger'],
   }),
@@ -103,12 +103,13 @@ export const tenancyRoutes = {
     method: 'POST',
     path: '/v1/users',
     handler: 'tenancy/create-user',
-    summary: "Create a wallet user with its cash account in the tenant's ledger",
+    summary: "Create a wallet user, with its cash account in the tenant's ledger",
     tags: ['users'],
     access: tenantOperator('users:write'),
     request: { body: s.userCreate },
     response: { status: 201, body: s.user, description: 'The new user.' },
     errors: ['conflict', 'tenant_not_found', 'service_unavailable'],
+    idempotency: idempotencyOptional(),
     tables: writes,
     capabilities: ['callsLedger'],
   }),
@@ -166,7 +167,7 @@ export const tenancyRoutes = {
     summary: "The tenant's audit log, newest first (platform staff: a tenant's with tenant_id, else the platform's)",
     tags: ['audit'],
     access: { principals: ['api_key', 'tenant_staff', 'platform_staff', 'vendor_support'], scopes: ['audit:read', 'platform:read'] },
-    request: { query: z.object({ tenant_id: uuid.optional(), cursor, limit: pageLimit() }).strict() },
+    request: { query: z.object({ tenant_id: uuid.optional(), ...createdRange, cursor, limit: pageLimit() }).strict() },
     response: { status: 200, body: page(s.auditRecord), description: 'A page of audit records.' },
     errors: ['tenant_not_found'],
     tables: reads,

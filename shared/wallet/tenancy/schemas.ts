@@ -1,12 +1,12 @@
 import * as z from 'zod';
-import { CURRENCY_PATTERN, cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { CURRENCY_PATTERN, cursor, metadata, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 import { isActiveCurrency } from './currencies';
 import { COMMISSION_MODES, FEE_PATHS, type FeePath } from './fees';
 import { EXTERNAL_ID_PATTERN, USER_KINDS } from './user-fields';
 
 /** Request and response shapes of the tenancy routes (tenants, fee plans, users, audit, platform reads). */
 
-export const listQuery = z.object({ cursor, limit: pageLimit() }).strict();
+export const listQuery = z.object({ ...createdRange, cursor, limit: pageLimit() }).strict();
 
 // Tenants and fee plans -------------------------------------------------------------------------
 
@@ -75,6 +75,7 @@ export const ledgerSummary = z.object({
 /** `GET /v1/users`: a page, or the one user with this external_id (exact match, no scan). */
 export const usersQuery = z
   .object({
+    ...createdRange,
     cursor,
     limit: pageLimit(),
     external_id: z.string().regex(EXTERNAL_ID_PATTERN, '1 to 200 of A-Z a-z 0-9 . _ : @ -').optional().meta({ description: "The tenant's own id for the user: the answer holds that user, or nobody." }),

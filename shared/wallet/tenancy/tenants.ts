@@ -8,7 +8,7 @@ import { isActiveCurrency } from './currencies';
 import type { Actor, StoreDeps, TenancyDeps } from '../deps';
 import { type CommissionMode, type Fees, type PublicFees, defaultFeePlan, publicFees } from './fees';
 import { HOT_ACCOUNT_SHARDS, openAccountOnce } from './ledger-accounts';
-import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page } from '../../aws/store';
+import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page, type CreatedRange } from '../../aws/store';
 
 /**
  * Tenants (spec part 2 "Tenant", part 4 items 11 and 12). A tenant owns one ledger in its currency,
@@ -182,8 +182,8 @@ async function reserveTenantId(deps: StoreDeps, actor: Actor, idempotencyKey: st
 }
 
 /** Every tenant, newest first. Refuses: invalid_request (cursor). */
-export async function listTenants(deps: StoreDeps, page: { cursor?: string; limit: number }): Promise<Page<Tenant>> {
-  const result = await queryPage(deps, { index: 'gsi1', partition: walletKeys.tenantsPartition, cursor: page.cursor, limit: page.limit });
+export async function listTenants(deps: StoreDeps, page: { cursor?: string; limit: number } & CreatedRange): Promise<Page<Tenant>> {
+  const result = await queryPage(deps, { index: 'gsi1', partition: walletKeys.tenantsPartition, cursor: page.cursor, created: page, limit: page.limit });
   return { data: result.items.map((item) => publicTenant(toTenantRecord(item))), next_cursor: result.next_cursor };
 }
 

@@ -4,7 +4,7 @@ import { auditItem } from './audit';
 import type { Actor, StoreDeps, TenancyDeps } from '../deps';
 import { openAccountOnce } from './ledger-accounts';
 import { EXTERNAL_ID_PATTERN, USER_KINDS, type UserKind } from './user-fields';
-import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page } from '../../aws/store';
+import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page, type CreatedRange } from '../../aws/store';
 import { getTenantRecord } from './tenants';
 
 /**
@@ -187,13 +187,13 @@ export async function getUser(deps: StoreDeps, tenantId: string, userId: string,
  * through its uniqueness item: two gets, no scan); `selfOnly` lists just that user.
  * Refuses: invalid_request (cursor).
  */
-export async function listUsers(deps: StoreDeps, tenantId: string, page: { cursor?: string; limit: number; externalId?: string; selfOnly?: string }): Promise<Page<User>> {
+export async function listUsers(deps: StoreDeps, tenantId: string, page: { cursor?: string; limit: number; externalId?: string; selfOnly?: string } & CreatedRange): Promise<Page<User>> {
   if (page.selfOnly !== undefined || page.externalId !== undefined) {
     const found = page.externalId !== undefined ? await findUserByExternalId(deps, tenantId, page.externalId) : await findUserRecord(deps, tenantId, page.selfOnly!);
     const visible = found !== undefined && (page.selfOnly === undefined || found.id === page.selfOnly);
     return { data: visible ? [publicUser(found)] : [], next_cursor: null };
   }
-  const result = await queryPage(deps, { index: 'gsi1', partition: walletKeys.tenantUsers(tenantId), cursor: page.cursor, limit: page.limit });
+  const result = await queryPage(deps, { index: 'gsi1', partition: walletKeys.tenantUsers(tenantId), cursor: page.cursor, created: page, limit: page.limit });
   return { data: result.items.map((item) => publicUser(toUserRecord(item))), next_cursor: result.next_cursor };
 }
 

@@ -1,7 +1,7 @@
 import type { Principal } from '../../http/principal';
 import { SANDBOX_GATEWAY } from './sandbox';
 import { AppError } from '../../kernel/errors';
-import { queryPage, type Page } from '../../aws/store';
+import { queryPage, type Page, type CreatedRange } from '../../aws/store';
 import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
 import type { WalletDeps } from '../deps';
@@ -27,7 +27,7 @@ export async function getTopup(runtime: Runtime, tenantId: string, topupId: stri
 export async function listTopups(
   runtime: Runtime,
   tenantId: string,
-  query: { user_id?: string; cursor?: string; limit: number },
+  query: { user_id?: string; cursor?: string; limit: number } & CreatedRange,
   options: { selfOnly?: string } = {},
 ): Promise<Page<Topup>> {
   if (options.selfOnly !== undefined && query.user_id !== undefined && query.user_id !== options.selfOnly) {
@@ -38,7 +38,7 @@ export async function listTopups(
   const result = await queryPage(runtime, {
     index: userId === undefined ? 'gsi1' : 'gsi2',
     partition: userId === undefined ? topupKeys.tenantTopups(tenantId) : topupKeys.userTopups(userId),
-    cursor: query.cursor,
+    cursor: query.cursor, created: query,
     limit: query.limit,
   });
   return { data: result.items.map((item) => publicTopup(toTopupRecord(item))), next_cursor: result.next_cursor };

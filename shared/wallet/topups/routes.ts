@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
+import { defineRoute, idempotencyRequired, type Access, idempotencyOptional } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import { SANDBOX_SIGNATURE_HEADER } from '../sandbox-delivery';
 import * as s from './schemas';
@@ -26,7 +26,7 @@ export const topupRoutes = {
     method: 'GET',
     path: '/v1/topup_gateways',
     handler: 'topups/list-gateways',
-    summary: "The top-up gateways configured for the tenant's currency, with their payment flow",
+    summary: "The top-up gateways: those configured for the tenant's currency, with their payment flow",
     tags: ['topups'],
     access: tenantOrUser(['topups:read', 'topups:write']),
     request: {},
@@ -53,6 +53,7 @@ export const topupRoutes = {
       also: [{ status: 200, description: 'The token was registered before: its device (moved to this user if another had it).' }],
     },
     errors: ['user_not_found'],
+    idempotency: idempotencyOptional(),
     tables: writes,
     capabilities: ['callsLedger'],
   }),
@@ -126,7 +127,7 @@ export const topupRoutes = {
     method: 'POST',
     path: '/v1/processor_webhooks/{gateway}',
     handler: 'topups/receive-webhook',
-    summary: "A payment processor's signed notification of a top-up's outcome (no bearer: the signature authenticates it)",
+    summary: "Receive a processor's notification: its signed word on a top-up's outcome (no bearer: the signature authenticates it)",
     tags: ['topups'],
     access: 'public',
     request: {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, integerJson, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, integerJson, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 import { SANDBOX_OUTCOMES } from './processors';
 import { TOPUP_STATUSES } from './states';
 
@@ -67,7 +67,7 @@ export type Topup = z.infer<typeof topup>;
 /** The creation answer adds what the client needs to pay (exactly one is set, by the gateway's flow). */
 export const topupCreated = topup.extend({ client_secret: z.string().nullable(), redirect_url: z.string().nullable() });
 
-export const topupListQuery = z.object({ user_id: uuid.optional(), cursor, limit: pageLimit() }).strict();
+export const topupListQuery = z.object({ user_id: uuid.optional(), ...createdRange, cursor, limit: pageLimit() }).strict();
 
 export const topupResolve = z.object({ action: z.enum(RESOLVE_ACTIONS) }).strict();
 

@@ -178,7 +178,7 @@ export const transferRoutes = {
     response: { status: 200, body: s.creditLimitResult, description: 'The new and the previous credit limit.' },
     errors: ['user_not_found', 'user_not_business', 'credit_limit_below_balance', 'account_frozen', 'account_closed', 'idempotency_key_reuse', 'idempotency_in_flight', 'service_unavailable'],
     // Setting a limit is idempotent by nature (the spec gives a body only): the key is honoured, never required.
-    idempotency: idempotencyOptional(255),
+    idempotency: idempotencyOptional(255, 'operation'),
     tables: writes,
     capabilities: callsLedger,
   }),

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, metadata, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, metadata, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 
 /** Request and response shapes of the transfers area: balances, transfers, transactions, limits, credit lines. */
 
@@ -42,7 +42,7 @@ export const transfer = z.object({
   created_at: timestamp,
 });
 
-export const transferListQuery = z.object({ user_id: uuid.optional(), cursor, limit: pageLimit() }).strict();
+export const transferListQuery = z.object({ user_id: uuid.optional(), ...createdRange, cursor, limit: pageLimit() }).strict();
 
 export const transactionListQuery = z
   .object({ user_id: uuid.optional(), type: z.string().min(1).max(40).optional(), cursor: z.string().min(1).max(1500).optional(), limit: pageLimit() })

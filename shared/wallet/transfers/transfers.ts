@@ -5,7 +5,7 @@ import { decodeCursor, encodeCursor } from '../../http/cursor';
 import type { Transaction } from '../../ledger-client/contract';
 import type { StoreDeps } from '../deps';
 import { computeFee, type FeeRule } from '../tenancy/fees';
-import { getItem, getItems, queryPage, type Page } from '../../aws/store';
+import { getItem, getItems, queryPage, type Page, type CreatedRange } from '../../aws/store';
 import { collectionPage } from '../../aws/merged-pages';
 import { toTenantRecord } from '../tenancy/tenants';
 import { getUserRecord, toUserRecord } from '../tenancy/users';
@@ -260,21 +260,21 @@ export async function getTransfer(deps: StoreDeps, tenantId: string, transferId:
 export async function listTransfers(
   deps: StoreDeps,
   tenantId: string,
-  query: { cursor?: string; limit: number; user_id?: string },
+  query: { cursor?: string; limit: number; user_id?: string } & CreatedRange,
   options: { selfOnly?: string } = {},
 ): Promise<Page<Transfer>> {
   const userId = query.user_id ?? options.selfOnly;
   if (options.selfOnly !== undefined && userId !== options.selfOnly) throw new AppError('user_not_found', `No user ${userId}.`);
   if (userId === undefined) {
-    const page = await collectionPage(deps, transferKeys.tenantTransfers(tenantId), { binding: { listing: 'transfers', owner: tenantId }, cursor: query.cursor, limit: query.limit });
+    const page = await collectionPage(deps, transferKeys.tenantTransfers(tenantId), { binding: { listing: 'transfers', owner: tenantId }, cursor: query.cursor, created: query, limit: query.limit });
     return { data: page.items.map(toTransfer), next_cursor: page.next_cursor };
   }
   await getUserRecord(deps, tenantId, userId);
-  return listUserTransfers(deps, userId, query.cursor, query.limit);
+  return listUserTransfers(deps, userId, query.cursor, query.limit, query);
 }
 
 /** Sent and received merged by id, newest first; the cursor is the last id returned. */
-async function listUserTransfers(deps: StoreDeps, userId: string, cursor: string | undefined, limit: number): Promise<Page<Transfer>> {
+async function listUserTransfers(deps: StoreDeps, userId: string, cursor: string | undefined, limit: number, created: CreatedRange): Promise<Page<Transfer>> {
   let before: string | undefined;
   if (cursor !== undefined) {
     before = decodeCursor(cursor, { listing: 'user_transfers', owner: userId }, ['before']).before;
@@ -284,6 +284,7 @@ async function listUserTransfers(deps: StoreDeps, userId: string, cursor: string
       index,
       partition,
       cursor: undefined,
+      created,
       limit,
       ...(before === undefined ? {} : { sortKey: { expression: '#sk < :before', names: { '#sk': `${index}sk` }, values: { ':before': before } } }),
     });

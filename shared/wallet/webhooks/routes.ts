@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { defineRoute, idempotencyRequired, type Access } from '../../http/route';
+import { defineRoute, idempotencyRequired, type Access, idempotencyOptional } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import * as s from './schemas';
 
@@ -58,6 +58,7 @@ export const webhookRoutes = {
     request: { body: s.endpointCreate },
     response: { status: 201, body: s.endpointWithSecret, description: 'The endpoint with its secret (never shown again).' },
     errors: [],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   listWebhookEndpoints: defineRoute({
@@ -88,6 +89,37 @@ export const webhookRoutes = {
     errors: ['not_found'],
     tables,
   }),
+  getWebhookEndpoint: defineRoute({
+    ...wallet,
+    operationId: 'getWebhookEndpoint',
+    method: 'GET',
+    path: '/v1/webhook_endpoints/{endpointId}',
+    handler: 'webhooks/get-endpoint',
+    summary: 'Read a webhook endpoint',
+    description: 'A live endpoint of the tenant (active or disabled), without its secret.',
+    tags,
+    access: read,
+    request: { params: endpointParams },
+    response: { status: 200, body: s.endpoint, description: 'The endpoint.' },
+    errors: ['not_found'],
+    tables: { wallet: 'RO' },
+  }),
+  updateWebhookEndpoint: defineRoute({
+    ...wallet,
+    operationId: 'updateWebhookEndpoint',
+    method: 'PATCH',
+    path: '/v1/webhook_endpoints/{endpointId}',
+    handler: 'webhooks/update-endpoint',
+    summary: 'Update a webhook endpoint',
+    description:
+      'Changes any of `url`, `event_filters` (null: every event) and `description`; audited. A new `url` passes the checks of creation for the endpoint\'s own mode: https only for a live endpoint, http (and loopback where the deployment allows it) for a sandbox one. The secret is unchanged (rotate it with POST …/rotate_secret).',
+    tags,
+    access: manage,
+    request: { params: endpointParams, body: s.endpointPatch },
+    response: { status: 200, body: s.endpoint, description: 'The endpoint after the change.' },
+    errors: ['not_found'],
+    tables,
+  }),
   createClientWebhookEndpoint: defineRoute({
     ...wallet,
     operationId: 'createClientWebhookEndpoint',
@@ -101,6 +133,7 @@ export const webhookRoutes = {
     request: { params: z.object({ clientId: uuid }), body: s.endpointCreate },
     response: { status: 201, body: s.endpointWithSecret, description: 'The endpoint with its secret (never shown again).' },
     errors: [...clientErrors],
+    idempotency: idempotencyOptional(),
     tables,
   }),
   listClientWebhookEndpoints: defineRoute({
@@ -116,6 +149,37 @@ export const webhookRoutes = {
     response: { status: 200, body: page(s.endpoint), description: 'A page of endpoints.' },
     errors: [...clientErrors],
     tables: { wallet: 'RO' },
+  }),
+  getClientWebhookEndpoint: defineRoute({
+    ...wallet,
+    operationId: 'getClientWebhookEndpoint',
+    method: 'GET',
+    path: '/v1/clients/{clientId}/webhook_endpoints/{endpointId}',
+    handler: 'webhooks/get-client-endpoint',
+    summary: "Read a merchant's webhook endpoint",
+    description: "A live endpoint of the client (active or disabled), without its secret.",
+    tags,
+    access: merchantRead,
+    request: { params: clientEndpointParams },
+    response: { status: 200, body: s.endpoint, description: 'The endpoint.' },
+    errors: [...clientErrors, 'not_found'],
+    tables: { wallet: 'RO' },
+  }),
+  updateClientWebhookEndpoint: defineRoute({
+    ...wallet,
+    operationId: 'updateClientWebhookEndpoint',
+    method: 'PATCH',
+    path: '/v1/clients/{clientId}/webhook_endpoints/{endpointId}',
+    handler: 'webhooks/update-client-endpoint',
+    summary: "Update a merchant's webhook endpoint",
+    description:
+      'Changes any of `url`, `event_filters` (null: every event the endpoint may receive) and `description`; audited. A new `url` passes the checks of creation for the endpoint\'s own mode. The endpoint still receives only its client\'s families, whatever its filters say.',
+    tags,
+    access: merchantManage,
+    request: { params: clientEndpointParams, body: s.endpointPatch },
+    response: { status: 200, body: s.endpoint, description: 'The endpoint after the change.' },
+    errors: [...clientErrors, 'not_found'],
+    tables,
   }),
   deleteClientWebhookEndpoint: defineRoute({
     ...wallet,
@@ -202,10 +266,11 @@ export const webhookRoutes = {
     operationId: 'recoverWebhookEndpoint',
     path: '/v1/webhook_endpoints/{endpointId}/recover',
     handler: 'webhooks/recover-endpoint',
-    summary: 'Enable an endpoint again and send it, once each and oldest first, the events of a window it did not get',
+    summary: 'Recover an endpoint: enable it again and send it, once each and oldest first, the events of a window it did not get',
     access: manage,
     request: { ...recovery.request, params: endpointParams },
     errors: ['not_found'],
+    idempotency: idempotencyOptional(),
   }),
   recoverClientWebhookEndpoint: defineRoute({
     ...wallet,
@@ -213,10 +278,11 @@ export const webhookRoutes = {
     operationId: 'recoverClientWebhookEndpoint',
     path: '/v1/clients/{clientId}/webhook_endpoints/{endpointId}/recover',
     handler: 'webhooks/recover-client-endpoint',
-    summary: "Enable a merchant's endpoint again and send it the events of a window it did not get",
+    summary: "Recover a merchant's endpoint: enable it again and send it the events of a window it did not get",
     access: merchantManage,
     request: { ...recovery.request, params: clientEndpointParams },
     errors: [...clientErrors, 'not_found'],
+    idempotency: idempotencyOptional(),
   }),
   getWebhookEndpointStats: defineRoute({
     ...wallet,
@@ -225,7 +291,7 @@ export const webhookRoutes = {
     method: 'GET',
     path: '/v1/webhook_endpoints/{endpointId}/stats',
     handler: 'webhooks/get-endpoint-stats',
-    summary: "An endpoint's attempts, successes, failures and latency percentiles over the last 24 h",
+    summary: "An endpoint's delivery stats: attempts, successes, failures and latency percentiles over the last 24 h",
     tags,
     access: read,
     request: { params: endpointParams },
@@ -245,6 +311,7 @@ export const webhookRoutes = {
     request: { params: z.object({ eventId: uuid }), body: s.redeliverRequest },
     response: { status: 202, body: s.redeliveryAccepted, description: 'The deliveries queued; their attempts appear in GET /v1/webhook_deliveries.' },
     errors: ['not_found'],
+    idempotency: idempotencyOptional(),
     tables,
   }),
 };

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
+import { cursor, pageLimit, someField, timestamp, uuid } from '../../http/schemas';
 import { EVENT_FAMILIES, EVENT_TYPES, isEventFilter } from '../../events/names';
 
 /** Request and response shapes of the webhook routes (spec part 2 "Webhook endpoint", part 4 item 22). */
@@ -24,6 +24,19 @@ export const endpointCreate = z
   })
   .strict();
 export type EndpointCreate = z.infer<typeof endpointCreate>;
+
+/** A change to an endpoint: any of its url (checked as at creation), filters (null: every event) and description. */
+export const endpointPatch = someField(
+  z
+    .object({
+      url: z.string().min(1).max(2048).optional(),
+      event_filters: z.array(eventFilter).min(1).max(MAX_EVENT_FILTERS).nullable().optional(),
+      description: z.string().max(500).nullable().optional(),
+    })
+    .strict(),
+  'name at least one of url, event_filters, description',
+);
+export type EndpointPatch = z.infer<typeof endpointPatch>;
 
 export const endpoint = z
   .object({
