@@ -22,7 +22,11 @@ const tables = { wallet: 'RW' } as const;
 const tags = ['webhooks'];
 const clientErrors = ['client_not_found', 'not_client_member'] as const;
 const idempotent = ['idempotency_key_reuse', 'idempotency_in_flight', 'service_unavailable'] as const;
-/** Rotation, recovery and stats are rare operator actions: a narrow bulkhead lane keeps the manifest's reserved concurrency in bounds. */
+/**
+ * Endpoint configuration (at most 16 endpoints per owner), rotation, recovery and stats are rare
+ * operator actions, never on a money path: a narrow bulkhead lane keeps the manifest's reserved
+ * concurrency within what a default account can reserve (test/infra/stacks.test.ts).
+ */
 const adminLane = { function: { maxConcurrency: 2 } } as const;
 const endpointParams = z.object({ endpointId: uuid });
 const clientEndpointParams = z.object({ clientId: uuid, endpointId: uuid });
@@ -46,6 +50,7 @@ const recovery = {
 
 export const webhookRoutes = {
   createWebhookEndpoint: defineRoute({
+    ...adminLane,
     ...wallet,
     operationId: 'createWebhookEndpoint',
     method: 'POST',
@@ -62,6 +67,7 @@ export const webhookRoutes = {
     tables,
   }),
   listWebhookEndpoints: defineRoute({
+    ...adminLane,
     ...wallet,
     operationId: 'listWebhookEndpoints',
     method: 'GET',
@@ -76,6 +82,7 @@ export const webhookRoutes = {
     tables: { wallet: 'RO' },
   }),
   deleteWebhookEndpoint: defineRoute({
+    ...adminLane,
     ...wallet,
     operationId: 'deleteWebhookEndpoint',
     method: 'DELETE',
@@ -90,6 +97,7 @@ export const webhookRoutes = {
     tables,
   }),
   getWebhookEndpoint: defineRoute({
+    ...adminLane,
     ...wallet,
     operationId: 'getWebhookEndpoint',
     method: 'GET',
@@ -105,6 +113,7 @@ export const webhookRoutes = {
     tables: { wallet: 'RO' },
   }),
   updateWebhookEndpoint: defineRoute({
+    ...adminLane,
     ...wallet,
     operationId: 'updateWebhookEndpoint',
     method: 'PATCH',
@@ -121,6 +130,7 @@ export const webhookRoutes = {
     tables,
   }),
   createClientWebhookEndpoint: defineRoute({
+    ...adminLane,
     ...wallet,
     operationId: 'createClientWebhookEndpoint',
     method: 'POST',
@@ -137,6 +147,7 @@ export const webhookRoutes = {
     tables,
   }),
   listClientWebhookEndpoints: defineRoute({
+    ...adminLane,
     ...wallet,
     operationId: 'listClientWebhookEndpoints',
     method: 'GET',
@@ -151,6 +162,7 @@ export const webhookRoutes = {
     tables: { wallet: 'RO' },
   }),
   getClientWebhookEndpoint: defineRoute({
+    ...adminLane,
     ...wallet,
     operationId: 'getClientWebhookEndpoint',
     method: 'GET',
@@ -166,6 +178,7 @@ export const webhookRoutes = {
     tables: { wallet: 'RO' },
   }),
   updateClientWebhookEndpoint: defineRoute({
+    ...adminLane,
     ...wallet,
     operationId: 'updateClientWebhookEndpoint',
     method: 'PATCH',
@@ -182,6 +195,7 @@ export const webhookRoutes = {
     tables,
   }),
   deleteClientWebhookEndpoint: defineRoute({
+    ...adminLane,
     ...wallet,
     operationId: 'deleteClientWebhookEndpoint',
     method: 'DELETE',
