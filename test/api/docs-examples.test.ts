@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentedFiles, isSkipped, kindOf, markdownBlocks, savedAs, type MarkdownBlock } from '../support/markdown-examples';
 import { ROOT, startNpmStart, type StartedPlatform } from '../support/npm-start';
+import { routes } from '../../shared/routes';
+import { workers } from '../../shared/workers';
 
 /**
  * Every example is a test: the shell and TypeScript blocks of README.md and docs/*.md, read from
@@ -173,6 +175,14 @@ describe('the examples of the README and docs', () => {
     expect(unrunnable.map((block) => `${block.file}:${block.line} (${block.lang})`)).toEqual([]);
     // Some blocks do run: the test cannot pass by skipping everything.
     expect(files.flatMap(({ blocks }) => blocks.filter((block) => kindOf(block) && !isSkipped(block))).length).toBeGreaterThan(20);
+  });
+
+  it("docs/infrastructure.md counts the manifest's routes and workers", () => {
+    const text = readFileSync(join(ROOT, 'docs/infrastructure.md'), 'utf8');
+    const count = (api: string) => routes.filter((route) => route.api === api).length;
+    const kinds = (kind: string) => workers.filter((worker) => worker.trigger.kind === kind).length;
+    const expected = `real (${routes.length} routes: ${count('ledger')} ledger, ${count('wallet')} wallet, ${count('auth')} auth, ${count('console')} console; ${workers.length} workers: ${kinds('stream')} stream, ${kinds('queue')} queue, ${kinds('schedule')} schedule)`;
+    expect(text).toContain(expected);
   });
 
   const runnable = files.filter(({ blocks }) => blocks.some((block) => kindOf(block) && !isSkipped(block)));
