@@ -123,6 +123,7 @@ try {
   console.log(`  demo tenant      ${bootstrap.demo_tenant.name} (${bootstrap.demo_tenant.currency}) ${bootstrap.demo_tenant.id}`);
   console.log(`  sandbox API key  ${bootstrap.demo_tenant.api_key}`);
   console.log(`  partner admin    ${bootstrap.partner_admin.email}  password ${bootstrap.partner_admin.password}  (the demo tenant's, for the console API)`);
+  console.log(`In another terminal, eval "$(npm run --silent dev:env)" sets WALLET_URL, API_KEY and the rest for the README's examples.`);
   console.log(`Try: curl -H "Authorization: Bearer ${bootstrap.demo_tenant.api_key}" ${platform.urls.public}/v1/users    Ctrl-C stops everything.`);
 } catch (error) {
   if (error instanceof LocalStartError) {
