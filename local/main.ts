@@ -65,13 +65,18 @@ const stateFile = stateFileOf(dataDir);
 let platform: Platform | undefined;
 let stopping = false;
 
+async function stopAndExit(): Promise<never> {
+  await platform?.stop();
+  console.log('stopped.');
+  process.exit(0);
+}
+
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   console.log(`\n${signal}: stopping the embedded platform...`);
-  await platform?.stop();
-  console.log('stopped.');
-  process.exit(0);
+  // Still starting: the start stops it as soon as startPlatform has given it back (below).
+  if (platform) await stopAndExit();
 }
 
 process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -91,7 +96,7 @@ try {
     log: (line) => console.error(line),
     progress: (step) => console.log(`  ... ${step}`),
   });
-  if (stopping) await platform.stop();
+  if (stopping) await stopAndExit();
   console.log(`  ... seeding (first start only)`);
   const { bootstrap, created } = await seedOnFirstStart(platform, dataDir);
   writeFileSync(

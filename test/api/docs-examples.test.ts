@@ -33,7 +33,7 @@ const saved: string[] = [];
 
 beforeAll(async () => {
   platform = await startNpmStart(dataDir);
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await platform?.stop();

@@ -33,7 +33,7 @@ export async function startNpmStart(dataDir: string, env: Record<string, string>
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
     return exited(child);
   };
-  const deadline = Date.now() + 90_000;
+  const deadline = Date.now() + 180_000;
   while (!output.includes('Try: curl')) {
     if (Date.now() > deadline || child.exitCode !== null) {
       await stop();
