@@ -8,7 +8,7 @@ import { benchSetting } from './measure';
  * `npm run bench:start`: how long the local platform and its CLIs take, as a developer runs them
  * (through npm). Prints, as medians of BENCH_RUNS runs (default 3) with their lowest and highest:
  *   - `npm start` on a data folder that is kept, until it prints "Try: curl" (up, seeded, every
- *     API listening): cold = its bundle compiled first (dist/run/ emptied: the first start after a
+ *     API listening): cold = its bundle compiled first (node_modules/.cache/wallet-run/ emptied: the first start after a
  *     source changed), warm = the bundle current (every start after);
  *   - the first start of an empty data folder (seeding included), once, for comparison;
  *   - `npm start -- --help`, and each CLI: `--help`, and a real call against the running platform.
@@ -86,7 +86,7 @@ try {
   const cold: number[] = [];
   const warm: number[] = [];
   for (let run = 0; run < runs; run += 1) {
-    rmSync(join(ROOT, 'dist', 'run', 'local+main'), { recursive: true, force: true });
+    rmSync(join(ROOT, 'node_modules', '.cache', 'wallet-run', 'local+main'), { recursive: true, force: true });
     const c = await timeStart();
     await c.stop();
     cold.push(c.ms);

@@ -2,7 +2,7 @@
 /* global process, console */
 /**
  * `npm start` and the CLIs without compiling TypeScript at every run: `node scripts/run.mjs
- * <entry.ts> [args...]` bundles the entry once with esbuild into dist/run/<entry>/ (npm packages
+ * <entry.ts> [args...]` bundles the entry once with esbuild into node_modules/.cache/wallet-run/<entry>/ (npm packages
  * stay external), keeps the list of source files the bundle was made from, and runs the bundle.
  * The next run compares those files' modification times with the bundle's and rebuilds only when
  * one changed, was added (under functions/, for the platform) or is gone.
@@ -19,7 +19,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const BUILD_ROOT = join(ROOT, 'dist', 'run');
+// Not under dist/: `npm run build` (and so `npm test`) empties dist/, under a running platform too.
+const BUILD_ROOT = join(ROOT, 'node_modules', '.cache', 'wallet-run');
 /** The entry whose bundle carries every function (the embedded platform loads them by name). */
 const PLATFORM_ENTRY = 'local/main.ts';
 /** Compiled function handlers, for local/gateway.ts's loadHandler (a global, so no child process inherits it). */
