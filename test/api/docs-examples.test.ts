@@ -18,7 +18,8 @@ import { workers } from '../../shared/workers';
  * `set -eo pipefail`: a command that fails fails the file. Each TypeScript block runs at its
  * place with `npx tsx` from the repository root (as the docs say to run them), or, with
  * `file=<name>` in its info string, is saved under that name for a later shell block to run.
- * `curl` is wrapped to fail on an answer of 400 or more unless the command or the comment lines
+ * `command  # => text` must print text (a read, retried for up to 30 s). `curl` is wrapped to fail
+ * on an answer of 400 or more unless the command or the comment lines
  * right after it name that status (e.g. `# 404 client_not_found`); a 5xx always fails. A block
  * that cannot run here says `no-test` in its info string; the test fails on any other block in a
  * language it cannot run.
@@ -64,9 +65,9 @@ function allowedStatuses(lines: string[]): Map<number, string[]> {
 }
 
 /**
- * `command  # => text`: the command must print `text` (the comment is how the docs say what comes
- * out). The command, one line or continued over several, becomes `__docs_expect 'text' "$(command)"`
- * on the same lines, so line numbers stay those of the Markdown.
+ * `command  # => text`: the command, a read, must print `text` (the comment is how the docs say
+ * what comes out), within 30 s of retries. The command, one line or continued over several, is
+ * rewritten on the same lines, so line numbers stay those of the Markdown.
  */
 function expectations(lines: string[]): string[] {
   const out = [...lines];
@@ -76,8 +77,11 @@ function expectations(lines: string[]): string[] {
     let start = end;
     while (start > 0 && out[start - 1]!.trimEnd().endsWith('\\')) start -= 1;
     const indent = /^\s*/.exec(out[start]!)![0];
-    out[end] = `${match[1]})"   # => ${match[2]}`;
-    out[start] = `${indent}__docs_expect ${quote(match[2]!.trim())} "$(${out[start]!.slice(indent.length)}`;
+    const text = quote(match[2]!.trim());
+    // Re-run (a read) until it prints the text, for up to 30 s: a doc's `sleep 2` is a person's
+    // patience, not a promise about a machine other suites are loading.
+    out[end] = `${match[1]})"; [[ "$__out" == *${text}* ]] && break; sleep 0.2; done; __docs_expect ${text} "$__out"   # => ${match[2]}`;
+    out[start] = `${indent}for __try in $(seq 150); do __out="$(${out[start]!.slice(indent.length)}`;
   }
   return out;
 }
@@ -116,7 +120,7 @@ function scriptOf(file: string, blocks: MarkdownBlock[]): Script {
     'declare -A __where __allowed',
     'curl() {',
     '  local line=${BASH_LINENO[0]} out status',
-    `  out=$(command curl -w '\\n%{http_code}' "$@") || { echo "docs-examples: \${__where[$line]:-line $line}: curl failed: $*" >&2; return 1; }`,
+    `  out=$(command curl -w '\\n%{http_code}' "$@") || { local code=$?; echo "(curl exited $code at \${__where[$line]:-line $line})" >&2; return $code; }`,
     `  status=\${out##*$'\\n'}; out=\${out%$'\\n'*}; printf '%s\\n' "$out"; if (( status >= 500 )) || { (( status >= 400 )) && [[ " \${__allowed[$line]} " != *" $status "* ]]; }; then echo "docs-examples: \${__where[$line]:-line $line}: answered $status: $out" >&2; return 1; fi; }`,
     `__docs_expect() { printf '%s\\n' "$2"; [[ "$2" == *"$1"* ]] || { echo "docs-examples: \${__where[\${BASH_LINENO[0]}]:-line \${BASH_LINENO[0]}}: printed no '$1'" >&2; return 1; }; }`,
   ];
