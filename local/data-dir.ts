@@ -12,7 +12,8 @@ import { LocalStartError } from './errors';
 
 /** DATA_DIR, or .data at the repository root. */
 export function dataDirFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.DATA_DIR ?? resolve(import.meta.dirname, '..', '.data'));
+  // An empty DATA_DIR (a variable set to nothing) is the default, never the working directory.
+  return resolve(env.DATA_DIR || resolve(import.meta.dirname, '..', '.data'));
 }
 
 const lockFileOf = (dataDir: string): string => join(dataDir, 'platform.lock');

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { DeleteTableCommand, ListTablesCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient, databaseCredentials, dynamoDbClient, localDatabaseOf, type DocumentClient } from '../shared/aws/dynamodb';
 import { LocalStartError } from './errors';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws';
 import { assertPortFree, freePort } from './ports';
 
 /**
@@ -25,8 +26,7 @@ export { LocalStartError };
  * Credentials DynamoDB Local accepts (it checks their shape, not their value): the handlers'
  * environment. Calls to a table sign as the table's database instead (`localDatabaseCredentials`).
  */
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
-export const LOCAL_REGION = 'us-east-1';
+export { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws';
 
 /** The document client every service uses, on DynamoDB Local (the embedded platform, scripts and tests): each table in its database. */
 export const localDocumentClient = (endpoint: string): DocumentClient => createDocumentClient({ endpoint, region: LOCAL_REGION });

@@ -1,6 +1,6 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError } from '../shared/kernel/errors';
@@ -29,8 +29,13 @@ const ROOT = resolve(import.meta.dirname, '..');
 export type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /** Loads a handler the way Lambda would: import the entry module, take its `handler` export. */
+/** Where scripts/run.mjs put the compiled functions, when it runs the platform from its bundle. */
+const COMPILED_FUNCTIONS = Symbol.for('wallet.local.compiledFunctions');
+
 export async function loadHandler(entry: string): Promise<LambdaHandler> {
-  const module = (await import(pathToFileURL(resolve(ROOT, 'functions', `${entry}.ts`)).href)) as { handler?: LambdaHandler };
+  const compiled = (globalThis as Record<symbol, unknown>)[COMPILED_FUNCTIONS];
+  const file = typeof compiled === 'string' ? join(compiled, `${entry}.js`) : resolve(ROOT, 'functions', `${entry}.ts`);
+  const module = (await import(pathToFileURL(file).href)) as { handler?: LambdaHandler };
   if (typeof module.handler !== 'function') throw new Error(`functions/${entry}.ts does not export a handler`);
   return module.handler;
 }
@@ -66,7 +71,11 @@ export interface LocalGateway {
   name: GatewayName;
   url: string;
   port: number;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections and closes the idle ones; with `drainMs`, waits up to that long for
+   * the requests in flight to be answered before closing what is left (otherwise closes at once).
+   */
+  close(options?: { drainMs?: number }): Promise<void>;
 }
 
 export async function startGateway(options: GatewayOptions): Promise<LocalGateway> {
@@ -87,10 +96,19 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
   const inFlight = new Map<string, number>();
   const buckets = options.throttle ? new TokenBuckets(options.throttle, options.clock ?? systemClock) : undefined;
 
+  /** Requests being served (read, run or answered), which a draining close waits for. */
+  let active = 0;
   const server = createServer((req, res) => {
-    serve(req, res).catch((error: unknown) => {
-      writeResult(res, problemResponse(error, uuidv7()));
-    });
+    active += 1;
+    serve(req, res)
+      .catch((error: unknown) => {
+        writeResult(res, problemResponse(error, uuidv7()));
+      })
+      .finally(() => {
+        active -= 1;
+        // Once closing, an answered keep-alive connection is not kept for another request.
+        if (!server.listening) res.socket?.end();
+      });
   });
   server.on('clientError', answerMalformed);
   // Idle keep-alive connections outlive any client's (undici keeps one 4 s after a 5 s hint): with
@@ -150,11 +168,14 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
     name: options.gateway,
     url: `http://${host}:${port}`,
     port,
-    close: () =>
-      new Promise<void>((resolveClose) => {
-        server.close(() => resolveClose());
-        server.closeAllConnections();
-      }),
+    close: async ({ drainMs = 0 } = {}) => {
+      const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+      server.closeIdleConnections();
+      const deadline = Date.now() + drainMs;
+      while (active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      server.closeAllConnections();
+      await closed;
+    },
   };
 }
 

@@ -1,13 +1,8 @@
 import './sdk-node-warning';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { gateways, type GatewayName } from '../shared/http/gateways';
-import { routes } from '../shared/routes';
-import { queues, workers } from '../shared/workers';
-import { bootstrapFileOf, dataDirFromEnv, lockDataDir, stateFileOf } from './data-dir';
-import { LocalStartError } from './errors';
-import { OIDC_DEFAULT_PORT, startPlatform, type Platform } from './platform';
-import { seedOnFirstStart } from './seed';
+import { OIDC_DEFAULT_PORT } from './ports';
+import type { Platform } from './platform';
 
 /**
  * `npm start`: the whole platform on this machine, no Docker, no AWS account. Data lives in .data/
@@ -25,6 +20,9 @@ const USAGE = [
     ['LOG_LEVEL', 'WARN by default; info prints one line per request'],
     ['METRICS', 'off by default; stdout prints the CloudWatch EMF metric lines (docs/runbook.md)'],
     ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'loopback (default), true or false: where sandbox webhooks may go'],
+    ['PAYMENT_HOLD_SECONDS', 'how long an authorized payment holds the money before it expires (default 604800, 7 days)'],
+    ['ORDER_HOLD_SECONDS', 'how long an unpaid order holds its stock (default 900)'],
+    ['METRICS', 'off (default here) or stdout: CloudWatch EMF metric lines'],
     ['GATEWAY_MAX_IN_FLIGHT', 'requests in flight per route before 503 (default 256)'],
     ...Object.values(gateways)
       .filter((gateway) => gateway.localThrottleEnv)
@@ -34,6 +32,8 @@ const USAGE = [
       ]),
   ].map(([name, meaning]) => `  ${name!.padEnd(30)} ${meaning}`),
   'npm run reset -- --yes wipes the data folder (the platform must be stopped).',
+  'The first start seeds a platform operator, a demo tenant with a sandbox API key and its partner',
+  'administrator (console API), saved in <DATA_DIR>/bootstrap.json.',
 ].join('\n');
 
 try {
@@ -50,6 +50,15 @@ try {
 // Request logs are for debugging; a developer's terminal shows the banner and warnings.
 process.env.LOG_LEVEL ??= 'WARN';
 
+// Loaded after --help: the manifest and the platform are most of the start's module loading.
+const { mkdirSync, writeFileSync } = await import('node:fs');
+const { routes } = await import('../shared/routes');
+const { queues, workers } = await import('../shared/workers');
+const { bootstrapFileOf, dataDirFromEnv, lockDataDir, stateFileOf } = await import('./data-dir');
+const { LocalStartError } = await import('./errors');
+const { startPlatform } = await import('./platform');
+const { seedOnFirstStart } = await import('./seed');
+
 const dataDir = dataDirFromEnv();
 /** Where scripts (dev:token, ledger:consumers) find the running platform without flags. */
 const stateFile = stateFileOf(dataDir);
@@ -57,13 +66,18 @@ const stateFile = stateFileOf(dataDir);
 let platform: Platform | undefined;
 let stopping = false;
 
+async function stopAndExit(): Promise<never> {
+  await platform?.stop();
+  console.log('stopped.');
+  process.exit(0);
+}
+
 async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   console.log(`\n${signal}: stopping the embedded platform...`);
-  await platform?.stop();
-  console.log('stopped.');
-  process.exit(0);
+  // Still starting: the start stops it as soon as startPlatform has given it back (below).
+  if (platform) await stopAndExit();
 }
 
 process.on('SIGINT', () => void shutdown('SIGINT'));
@@ -83,7 +97,7 @@ try {
     log: (line) => console.error(line),
     progress: (step) => console.log(`  ... ${step}`),
   });
-  if (stopping) await platform.stop();
+  if (stopping) await stopAndExit();
   console.log(`  ... seeding (first start only)`);
   const { bootstrap, created } = await seedOnFirstStart(platform, dataDir);
   writeFileSync(
@@ -115,6 +129,8 @@ try {
   console.log(`  platform staff   ${bootstrap.platform_staff.email}  password ${bootstrap.platform_staff.password}`);
   console.log(`  demo tenant      ${bootstrap.demo_tenant.name} (${bootstrap.demo_tenant.currency}) ${bootstrap.demo_tenant.id}`);
   console.log(`  sandbox API key  ${bootstrap.demo_tenant.api_key}`);
+  console.log(`  partner admin    ${bootstrap.partner_admin.email}  password ${bootstrap.partner_admin.password}  (the demo tenant's, for the console API)`);
+  console.log(`In another terminal, eval "$(npm run --silent dev:env)" sets WALLET_URL, API_KEY and the rest for the README's examples.`);
   console.log(`Try: curl -H "Authorization: Bearer ${bootstrap.demo_tenant.api_key}" ${platform.urls.public}/v1/users    Ctrl-C stops everything.`);
 } catch (error) {
   if (error instanceof LocalStartError) {

@@ -15,7 +15,7 @@ import { dynamoQueueJournal } from './drivers/queue-journal';
 import { LocalScheduler, type ScheduleHandler } from './drivers/schedule';
 import { StreamDriver, type StreamHandler } from './drivers/stream';
 import { loadHandler, startGateway, type LambdaHandler, type LocalGateway } from './gateway';
-import { assertPortFree, assertUsablePort, reservePort } from './ports';
+import { assertPortFree, assertUsablePort, OIDC_DEFAULT_PORT, reservePort } from './ports';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer';
 import { parseThrottle } from './throttle';
 import { ensureTables, localDatabases, type LocalTable } from './tables';
@@ -93,8 +93,7 @@ async function ensureWalletConsumer(endpoint: string, ledgerTable: string): Prom
 
 /** The audience ledger consumer tokens carry (the Cognito resource server identifier in AWS). */
 export const LEDGER_AUDIENCE = 'ledger';
-/** The development OIDC issuer's port unless OIDC_PORT says another. */
-export const OIDC_DEFAULT_PORT = 8090;
+export { OIDC_DEFAULT_PORT } from './ports';
 
 export interface Platform {
   urls: Record<GatewayName, string>;
@@ -107,6 +106,21 @@ export interface Platform {
   streams: StreamDriver | undefined;
   scheduler: LocalScheduler;
   stop(): Promise<void>;
+}
+
+/** How long a stop waits for requests in flight before it closes their connections. */
+const DRAIN_TIMEOUT_MS = 15_000;
+
+/**
+ * Closes the gateways after the workers stopped: each stops accepting connections and closes its
+ * idle ones, the requests in flight finish (a wallet request still calls the ledger, so the ledger
+ * gateway closes last), then the remaining connections are closed.
+ */
+async function drainGateways(opened: readonly LocalGateway[]): Promise<void> {
+  const ledgerLast = [...opened].sort((a, b) => Number(a.name === 'ledger') - Number(b.name === 'ledger'));
+  const outer = ledgerLast.filter((gateway) => gateway.name !== 'ledger');
+  await Promise.all(outer.map((gateway) => gateway.close({ drainMs: DRAIN_TIMEOUT_MS })));
+  await Promise.all(ledgerLast.filter((gateway) => gateway.name === 'ledger').map((gateway) => gateway.close({ drainMs: DRAIN_TIMEOUT_MS })));
 }
 
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
@@ -230,15 +244,40 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       stack.push(async () => installPlatformClock(undefined));
     }
     const load = (entry: string) => (options.handlerFor ?? loadHandler)(entry);
-    progress(`starting the workers (${options.workers.length}: stream, queue and schedule)`);
+    // Sending works from the first request (a message kept from before the last stop waits until
+    // the queue workers start); the transports are removed only after the gateways drained.
     const queues = new LocalQueues(options.queues, options.clock, undefined, journal);
     const recovered = await queues.load();
-    if (recovered > 0) log(`queues: ${recovered} message(s) kept from before the last stop, delivered now`);
     installQueueTransport(queues);
     stack.push(async () => installQueueTransport(undefined));
     const events = new InMemoryEventBus();
     installEventBusTransport(events);
     stack.push(async () => installEventBusTransport(undefined));
+
+    // The gateways listen before any worker starts: a message kept from before the last stop (a
+    // sandbox confirmation, a webhook delivery) is sent to an API that answers. They close after
+    // the workers stopped, the ledger last: what is in flight finishes (see drainGateways).
+    progress('opening the gateways');
+    const opened: LocalGateway[] = [];
+    stack.push(() => drainGateways(opened));
+    for (const name of Object.keys(gateways) as GatewayName[]) {
+      // The reserved port is let go just before the gateway listens on it.
+      await reserved.get(name)?.();
+      opened.push(
+        await startGateway({
+          gateway: name,
+          routes: options.routes,
+          port: ports[name],
+          handlerFor: (route) => load(route.handler) as Promise<LambdaHandler>,
+          maxInFlightPerRoute: options.maxInFlightPerRoute ?? maxInFlightFromEnv(),
+          throttle: throttles[name],
+          clock: options.clock,
+        }),
+      );
+    }
+
+    progress(`starting the workers (${options.workers.length}: stream, queue and schedule)`);
+    if (recovered > 0) log(`queues: ${recovered} message(s) kept from before the last stop, delivered now`);
     for (const worker of options.workers) {
       if (worker.trigger.kind !== 'queue') continue;
       queues.consume(worker.trigger.queue, {
@@ -279,22 +318,6 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const scheduler = new LocalScheduler(scheduled, (worker, error) => log(`scheduled worker ${worker} failed: ${String(error)}`));
     scheduler.start();
     stack.push(() => scheduler.stop());
-
-    progress('opening the gateways');
-    for (const name of Object.keys(gateways) as GatewayName[]) {
-      // The reserved port is let go just before the gateway listens on it.
-      await reserved.get(name)?.();
-      const gateway: LocalGateway = await startGateway({
-        gateway: name,
-        routes: options.routes,
-        port: ports[name],
-        handlerFor: (route) => load(route.handler) as Promise<LambdaHandler>,
-        maxInFlightPerRoute: options.maxInFlightPerRoute ?? maxInFlightFromEnv(),
-        throttle: throttles[name],
-        clock: options.clock,
-      });
-      stack.push(() => gateway.close());
-    }
 
     return { urls, issuer, dynamodbEndpoint: endpoint, tables, queues, events, streams, scheduler, stop };
   } catch (error) {

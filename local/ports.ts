@@ -1,6 +1,9 @@
 import { createServer } from 'node:net';
 import { LocalStartError } from './errors';
 
+/** The development OIDC issuer's port unless OIDC_PORT says another. */
+export const OIDC_DEFAULT_PORT = 8090;
+
 /** A port the OS says is free on loopback right now. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -74,10 +74,15 @@ function writePrivate(file: string, content: string): void {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const command = process.argv[2];
+  const args = process.argv.slice(2);
   const dataDir = dataDirFromEnv();
-  if (command !== 'rotate') {
-    process.stderr.write('usage: tsx local/signing-keys.ts rotate   (rotates the wallet token signing key in .data/keys)\n');
+  const usage = 'usage: npm run dev:rotate-signing-key   (rotates the wallet token signing key in <DATA_DIR or .data>/keys; restart the platform after)\n';
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(usage);
+    process.exit(0);
+  }
+  if (args.length !== 1 || args[0] !== 'rotate') {
+    process.stderr.write(usage);
     process.exit(2);
   }
   const keys = await rotateStoredSigningKeys(dataDir);

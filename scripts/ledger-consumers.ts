@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
-import { createDocumentClient } from '../shared/aws/dynamodb';
 import { systemClock } from '../shared/kernel/clock';
 import { uuidv7 } from '../shared/kernel/ids';
-import { createConsumerStore, type Consumer, type ConsumerStore } from '../shared/ledger/consumers';
+import type { Consumer, ConsumerStore } from '../shared/ledger/consumers';
 import { resolveTableTarget } from './platform-state';
 import { runCli, UsageError } from './cli';
 
@@ -70,6 +69,9 @@ async function main(argv: string[]): Promise<unknown> {
 
   const target = resolveTableTarget('LEDGER_TABLE', 'ledger');
   process.stderr.write(`ledger table ${target.tableName} (${target.where})\n`);
+  // Loaded only now: --help and a usage error need neither the store nor the AWS SDK.
+  const { createDocumentClient } = await import('../shared/aws/dynamodb');
+  const { createConsumerStore } = await import('../shared/ledger/consumers');
   const client = createDocumentClient(target.clientOptions);
   return run(createConsumerStore(client, target.tableName, systemClock, uuidv7));
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { DocumentClientOptions } from '../shared/aws/dynamodb';
 import * as z from 'zod';
 import { bootstrapFileOf, dataDirFromEnv, isAlive, stateFileOf } from '../local/data-dir';
-import { LOCAL_REGION } from '../local/dynamodb';
+import { LOCAL_REGION } from '../local/local-aws';
 
 /**
  * Where the running embedded platform (`npm start`) is: local/main.ts writes

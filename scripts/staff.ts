@@ -1,7 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createDocumentClient } from '../shared/aws/dynamodb';
 import { isScope } from '../shared/wallet/auth/scopes';
-import { createStaff, listStaff } from '../shared/wallet/auth/staff';
 import { isStaffRole, STAFF_ROLES } from '../shared/wallet/auth/staff-roles';
 import { systemClock } from '../shared/kernel/clock';
 import { AppError } from '../shared/kernel/errors';
@@ -51,6 +49,9 @@ async function main(argv: string[]): Promise<unknown> {
   if (!command) throw new UsageError('a command is needed');
   if (extra.length > 0) throw new UsageError(`unexpected argument: ${extra[0]}`);
 
+  // Loaded once the arguments are read: --help and a usage error need neither the store nor the SDK.
+  const { createStaff, listStaff } = await import('../shared/wallet/auth/staff');
+  const { createDocumentClient } = await import('../shared/aws/dynamodb');
   let run: (deps: Parameters<typeof listStaff>[0]) => Promise<unknown>;
   switch (command) {
     case 'create': {

@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,7 +17,8 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 function start(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string } {
   // LOG_LEVEL unset, as in a developer's shell: npm start's own default applies.
   const { LOG_LEVEL: _unset, ...inherited } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
+  // As `npm start` runs it: the bundle scripts/run.mjs compiles once (and again when a source changed).
+  const child = spawn(process.execPath, ['scripts/run.mjs', 'local/main.ts'], {
     cwd: ROOT,
     env: { ...inherited, DATA_DIR: dataDir, OIDC_PORT: '0', ...env },
   });
@@ -28,7 +30,7 @@ function start(env: Record<string, string>): { child: ChildProcessWithoutNullStr
 
 /** A one-shot command of the repository (a CLI), run to its end. */
 function run(args: string[], env: Record<string, string> = {}): { status: number | null; output: string } {
-  const result = spawnSync(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, ['scripts/run.mjs', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8', timeout: 60_000 });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
@@ -41,10 +43,16 @@ const javaProcessesUsing = (dir: string) =>
   spawnSync('pgrep', ['-f', dir], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
 
 describe('npm start', () => {
-  it('serves both APIs on loopback, and Ctrl-C stops everything including the JVM', async () => {
+  // Real processes (the first may compile the bundle) on a machine other suites load: generous ceilings, no timing assertion.
+  it('serves both APIs on loopback, and Ctrl-C stops everything including the JVM', { timeout: 240_000 }, async () => {
     const [port, ledgerPort, consolePort] = [await restartablePort(), await restartablePort(), await restartablePort()];
     const { child, output } = start({ PORT: String(port), LEDGER_PORT: String(ledgerPort), CONSOLE_PORT: String(consolePort) });
-    const deadline = Date.now() + 60_000;
+    // Stopped whatever happens, so a failure here leaves no platform holding the data folder.
+    onTestFinished(async () => {
+      if (child.exitCode === null) child.kill('SIGINT');
+      await exited(child);
+    });
+    const deadline = Date.now() + 180_000;
     while (!output().includes('Try: curl')) {
       if (Date.now() > deadline || child.exitCode !== null) throw new Error(`did not start: ${output()}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -77,6 +85,19 @@ describe('npm start', () => {
       body: JSON.stringify(bootstrap.platform_staff),
     });
     expect(login.status).toBe(201);
+
+    // The demo tenant's partner administrator, seeded beside them, reaches the console API.
+    expect(bootstrap.partner_admin).toEqual({ email: expect.any(String), password: expect.any(String) });
+    const partnerLogin = await fetch(`http://127.0.0.1:${port}/v1/auth/staff_sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(bootstrap.partner_admin),
+    });
+    expect(partnerLogin.status).toBe(201);
+    const { token: partnerToken } = (await partnerLogin.json()) as { token: string };
+    const grants = await fetch(`http://127.0.0.1:${consolePort}/v1/support_access_grants`, { headers: { authorization: `Bearer ${partnerToken}` } });
+    expect(grants.status).toBe(200);
+    expect(await grants.json()).toMatchObject({ data: expect.any(Array) });
 
     // It reads well: progress while starting, "is up" only after seeding, the docs links, and no
     // request logs, SDK warning or stream error in the terminal.
@@ -111,6 +132,61 @@ describe('npm start', () => {
     expect(existsSync(join(dataDir, 'platform.lock'))).toBe(false);
   });
 
+  it('Ctrl-C with work in flight answers it, exits 0, and the next start finishes what was queued', { timeout: 240_000 }, async () => {
+    const ports = () => ({ PORT: String(0), LEDGER_PORT: String(0), CONSOLE_PORT: String(0) });
+    const up = async (env: Record<string, string>) => {
+      const started = start(env);
+      onTestFinished(async () => {
+        if (started.child.exitCode === null) started.child.kill('SIGINT');
+        await exited(started.child);
+      });
+      const deadline = Date.now() + 180_000;
+      while (!started.output().includes('Try: curl')) {
+        if (Date.now() > deadline || started.child.exitCode !== null) throw new Error(`did not start: ${started.output()}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const state = JSON.parse(readFileSync(join(dataDir, 'platform.json'), 'utf8')) as { urls: { public: string } };
+      return { ...started, wallet: state.urls.public };
+    };
+    const { api_key: key } = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')).demo_tenant as { api_key: string };
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const first = await up(ports());
+    const user = (await (await fetch(`${first.wallet}/v1/users`, { method: 'POST', headers, body: JSON.stringify({ external_id: `in-flight-${Date.now()}` }) })).json()) as { id: string };
+
+    // Top-ups: each calls the ledger and queues a sandbox confirmation. Ctrl-C once the first is answered.
+    let answered!: () => void;
+    const firstAnswer = new Promise<void>((r) => (answered = r));
+    const topups = Array.from({ length: 30 }, () =>
+      fetch(`${first.wallet}/v1/topups`, {
+        method: 'POST',
+        headers: { ...headers, 'idempotency-key': randomUUID() },
+        body: JSON.stringify({ user_id: user.id, amount: 100, currency: 'USD', sandbox_outcome: 'succeed' }),
+      }).then(
+        (response) => (answered(), response.status),
+        // Refused at connect once the gateway stopped listening: never sent, so nothing to answer.
+        (error: Error & { cause?: { code?: string } }) => error.cause?.code ?? error.message,
+      ),
+    );
+    await firstAnswer;
+    first.child.kill('SIGINT');
+    const statuses = await Promise.all(topups);
+    expect(await exited(first.child)).toBe(0);
+    expect(statuses.filter((status) => status !== 201 && status !== 'ECONNREFUSED')).toEqual([]);
+    expect(first.output()).toContain('stopped.');
+    expect(first.output()).not.toMatch(/ECONNREFUSED|Unhandled|unhandled|error:|failed/);
+
+    // What was accepted is completed after a restart: every confirmation kept in the queue is delivered.
+    const accepted = statuses.filter((status) => status === 201).length;
+    const second = await up(ports());
+    let available = -1;
+    for (const deadline = Date.now() + 180_000; Date.now() < deadline && available !== accepted * 100; ) {
+      available = ((await (await fetch(`${second.wallet}/v1/users/${user.id}/balances`, { headers })).json()) as { available: number }).available;
+      if (available !== accepted * 100) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(available).toBe(accepted * 100);
+    expect(second.output()).not.toMatch(/"level":"WARN"|ECONNREFUSED|failed/);
+  });
+
   it('takes over a lock whose process is gone, refuses a port fetch cannot reach, and names the variable that moves a port', async () => {
     writeFileSync(join(dataDir, 'platform.lock'), JSON.stringify({ pid: 2 ** 22 + 1 }));
     const badPort = run(['local/main.ts'], { PORT: '4190' });
@@ -124,6 +200,21 @@ describe('npm start', () => {
     const help = run(['local/main.ts', '--help']);
     expect(help.status).toBe(0);
     for (const variable of ['DATA_DIR', 'PORT', 'LEDGER_PORT', 'CONSOLE_PORT', 'OIDC_PORT', 'LOG_LEVEL', 'PUBLIC_THROTTLE', 'CONSOLE_THROTTLE']) expect(help.output).toContain(variable);
+    // Every variable the README sets or names that the platform reads (its configuration, local/) is explained.
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    // What the platform reads: its configuration's keys, the gateways' port and throttle variables, process.env in local/.
+    const config = readFileSync(join(ROOT, 'shared/kernel/config.ts'), 'utf8');
+    const gatewaysSource = readFileSync(join(ROOT, 'shared/http/gateways.ts'), 'utf8');
+    const local = readdirSync(join(ROOT, 'local')).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(join(ROOT, 'local', f), 'utf8')).join('\n');
+    const platformReads = new Set([
+      ...[...config.matchAll(/^\s+([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]!),
+      ...[...gatewaysSource.matchAll(/local(?:Port|Throttle)Env: '([A-Z0-9_]+)'/g)].map((m) => m[1]!),
+      ...[...local.matchAll(/env\.([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]!),
+    ]);
+    const mentioned = new Set([...readme.matchAll(/`([A-Z][A-Z0-9_]{2,})`|\b([A-Z][A-Z0-9_]{2,})=/g)].map((m) => (m[1] ?? m[2])!));
+    const read = [...mentioned].filter((name) => platformReads.has(name));
+    expect(read).toEqual(expect.arrayContaining(['PAYMENT_HOLD_SECONDS', 'ORDER_HOLD_SECONDS', 'PUBLIC_THROTTLE']));
+    expect(read.filter((name) => !help.output.includes(name))).toEqual([]);
     const scratch = mkdtempSync(join(tmpdir(), 'wallet-reset-'));
     writeFileSync(join(scratch, 'bootstrap.json'), '{}');
     expect(run(['scripts/reset.ts'], { DATA_DIR: scratch }).status).toBe(2);
