@@ -9,8 +9,11 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // Caps for a hung test, not measures: a test's outcome never depends on the machine's speed, so
+    // the caps leave room for two suites side by side on a busy 2-core machine (issue 30), where
+    // the 500 concurrent money operations took over 60 s.
+    testTimeout: 180_000,
+    hookTimeout: 240_000,
     env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'SILENT' },
   },
 });

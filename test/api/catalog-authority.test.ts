@@ -63,6 +63,9 @@ beforeAll(async () => {
 
 afterAll(() => platform?.stop());
 
+/** The client's webhook endpoint the endpoint reads name (one, made on first use). */
+let clientEndpointId: string | undefined;
+
 /** A valid request of each route naming a client; fresh objects where the call consumes one. */
 async function requestOf(route: AnyRoute): Promise<{ path: string; body?: unknown; key?: string }> {
   const unique = uuidv7().slice(-12);
@@ -91,6 +94,10 @@ async function requestOf(route: AnyRoute): Promise<{ path: string; body?: unknow
       return { path: `/v1/clients/${clientId}/members`, body: { staff_id: staffId } };
     case 'removeClientMember':
       return { path: `/v1/clients/${clientId}/members/${staffId}` };
+    case 'getClientWebhookEndpoint': {
+      clientEndpointId ??= (await api('POST', `/v1/clients/${clientId}/webhook_endpoints`, { token: tenantKey, key: uuidv7(), body: { url: 'http://127.0.0.1:9/hooks' } })).body.id as string;
+      return { path: `/v1/clients/${clientId}/webhook_endpoints/${clientEndpointId}` };
+    }
     default:
       return { path: route.path.replace('{clientId}', clientId).replace('{offeringId}', offeringId) };
   }

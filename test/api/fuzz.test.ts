@@ -25,6 +25,9 @@ let world: World;
 beforeAll(async () => {
   platform = await startTestPlatform();
   world = await buildWorld(platform);
+  // The scheduled workers (the saga sweeper's progress marks, reconciliation, expiries) write on
+  // their own clock, not because of a request: stopped, so the snapshot holds what requests did.
+  await platform.scheduler.stop();
 }, 120_000);
 
 afterAll(async () => {
