@@ -3,7 +3,9 @@ import type { Platform } from '../../local/platform';
 import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { METRIC } from '../../shared/kernel/metrics';
+import { walletRuntime } from '../../shared/runtime/wallet';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
+import { chargeDueSubscriptions } from '../../shared/wallet/subscriptions/billing';
 import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { captureEmf } from '../support/emf';
@@ -148,6 +150,22 @@ describe('EMF metrics of the order expiry and billing workers (METRICS=stdout)',
     expect(written(METRIC.dunningOutcomes)).toEqual([]);
     // Nothing of this test's is due later.
     await change(first.id, 'cancel', {});
+  });
+
+  it('SubscriptionCharges: a charge a crashed billing run left posted and claimed counts once, when the pause that finishes it records it', async () => {
+    const { id } = await subscribed(5_000);
+    const before = written(METRIC.subscriptionCharges);
+    clock.advance(7 * DAY + 1_000);
+    // The worker dies after the ledger posted: the run writes no point (as a Lambda killed there).
+    const crash = { afterLedger: () => { throw new Error('crashed after the ledger posting'); } };
+    await expect(chargeDueSubscriptions(walletRuntime(), crash)).rejects.toThrow('crashed');
+    expect(written(METRIC.subscriptionCharges)).toEqual(before);
+
+    expect(await change(id, 'pause')).toMatchObject({ status: 'paused', periods_charged: 2 });
+    expect(written(METRIC.subscriptionCharges)).toEqual([...before, count(1, { Outcome: 'charged' })]);
+    expect(await bill()).toMatchObject({ charged: 0 });
+    expect(written(METRIC.subscriptionCharges)).toEqual([...before, count(1, { Outcome: 'charged' })]);
+    await change(id, 'cancel', {});
   });
 
   it('DunningOutcomes by Outcome: a charge refused for insufficient funds is retried on schedule, then paused; a resume refused starts again; a credit gets it charged', async () => {
