@@ -35,7 +35,7 @@ export const METRIC = {
   webhookAttempts: 'WebhookAttempts',
   webhookFailures: 'WebhookFailures',
   webhookDeliveryLag: 'WebhookDeliveryLag',
-  /** Orders whose stock hold expired; subscription charges (dimension Outcome) and dunning outcomes (Outcome). */
+  /** Orders whose stock hold expired; subscription charges (dimension Outcome: charged, canceled) and dunning outcomes (Outcome: retry_scheduled, paused). */
   orderHoldsExpired: 'OrderHoldsExpired',
   subscriptionCharges: 'SubscriptionCharges',
   dunningOutcomes: 'DunningOutcomes',

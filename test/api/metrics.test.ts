@@ -8,9 +8,10 @@ import { LedgerClient } from '../../shared/ledger-client/client';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import { createTransfer } from '../../shared/wallet/transfers/transfers';
-import { METRIC, METRICS_NAMESPACE } from '../../shared/kernel/metrics';
+import { METRIC } from '../../shared/kernel/metrics';
 import { startReceiver, type Receiver } from '../integration/webhooks-receiver';
 import { apiKeyFor, staffToken } from '../support/credentials';
+import { captureEmf } from '../support/emf';
 import { apiClient, expectProblem } from '../support/http';
 import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
@@ -20,14 +21,7 @@ import { startTestPlatform } from '../support/platform';
  * (Powertools Metrics), read here as CloudWatch would read them, while a client calls over HTTP.
  */
 
-interface EmfPoint {
-  name: string;
-  value: number;
-  dimensions: Record<string, string>;
-}
-
-const lines: string[] = [];
-const write = process.stdout.write.bind(process.stdout);
+const emf = captureEmf();
 let platform: Platform;
 let receiver: Receiver;
 let base: string;
@@ -35,39 +29,18 @@ const api = apiClient(() => base);
 let fixture: { tenantId: string; alice: string; bob: string } | undefined;
 
 beforeAll(async () => {
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    const text = String(chunk);
-    if (text.includes('"_aws"')) {
-      lines.push(...text.split('\n').filter(Boolean));
-      return true;
-    }
-    return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stdout.write;
   platform = await startTestPlatform({ env: { METRICS: 'stdout' } });
   base = platform.urls.public;
   receiver = await startReceiver();
 }, 120_000);
 
 afterAll(async () => {
-  process.stdout.write = write;
+  emf.restore();
   await receiver?.close();
   await platform?.stop();
 });
 
-/** Every metric point of the EMF lines written so far: each line's metrics with its dimension set. */
-function points(): EmfPoint[] {
-  return lines.flatMap((line) => {
-    const emf = JSON.parse(line) as Record<string, any>;
-    return (emf._aws.CloudWatchMetrics as { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[]).flatMap((set) => {
-      expect(set.Namespace).toBe(METRICS_NAMESPACE);
-      const dimensions = Object.fromEntries(set.Dimensions[0]!.map((name) => [name, String(emf[name])]));
-      return set.Metrics.map(({ Name }) => ({ name: Name, value: Number(emf[Name]), dimensions }));
-    });
-  });
-}
-
-const named = (name: string, dimensions: Record<string, string> = {}) =>
-  points().filter((point) => point.name === name && Object.entries(dimensions).every(([key, value]) => point.dimensions[key] === value));
+const { points, named } = emf;
 
 describe('EMF metrics through the embedded platform (METRICS=stdout)', () => {
   it('requests and refusals by route and code, money operations completed and refused by code, ledger latency, relay lag, webhook attempts, failures and delivery lag', async () => {

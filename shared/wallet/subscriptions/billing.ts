@@ -263,10 +263,17 @@ export async function chargeDueSubscriptions(runtime: WalletDeps, faults: Charge
   return counts;
 }
 
-/** `SubscriptionCharges` (charged) and `DunningOutcomes` (retry scheduled, paused, canceled) of a billing run, by outcome. */
-function recordBillingMetrics(counts: Record<ChargeResult, number>): void {
-  if (counts.charged > 0) recordMetric(METRIC.subscriptionCharges, 'Count', counts.charged, { Outcome: 'charged' });
-  for (const outcome of ['retry_scheduled', 'paused', 'canceled'] as const) {
-    if (counts[outcome] > 0) recordMetric(METRIC.dunningOutcomes, 'Count', counts[outcome], { Outcome: outcome });
+/**
+ * What due periods came to, by `Outcome`: `SubscriptionCharges` (charged, or canceled at the
+ * period's end instead) and `DunningOutcomes` (a refused try's step: retry scheduled, or paused).
+ * A point per outcome with a non-zero count: per billing run, or per change (a resume's charge, a
+ * claimed charge a pause, resume or cancel finished).
+ */
+export function recordBillingMetrics(counts: Partial<Record<ChargeResult, number>>): void {
+  for (const outcome of ['charged', 'canceled'] as const) {
+    if ((counts[outcome] ?? 0) > 0) recordMetric(METRIC.subscriptionCharges, 'Count', counts[outcome]!, { Outcome: outcome });
+  }
+  for (const outcome of ['retry_scheduled', 'paused'] as const) {
+    if ((counts[outcome] ?? 0) > 0) recordMetric(METRIC.dunningOutcomes, 'Count', counts[outcome]!, { Outcome: outcome });
   }
 }

@@ -4,7 +4,7 @@ import { getItems, queryAll, updateItem, isConditionalCheckFailed } from '../../
 import { outboxItem } from '../../events/outbox';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps, WalletDeps } from '../deps';
-import { ChargeUnanswered, chargeDue, settleClaim } from './billing';
+import { ChargeUnanswered, chargeDue, recordBillingMetrics, settleClaim } from './billing';
 import { subscriptionKeys } from './keys';
 import { subscriptionItem, subscriptionRecord, toSubscription, type Subscription, type SubscriptionRecord } from './records';
 import type { OwnerScope } from '../principals';
@@ -26,7 +26,7 @@ async function change(runtime: WalletDeps, scope: OwnerScope, id: string, decide
       // A charge holds the subscription, and the ledger may have posted it: finish it under its
       // key, then decide on the subscription as the charge left it (read again).
       try {
-        await settleClaim(runtime, before);
+        recordBillingMetrics({ [await settleClaim(runtime, before)]: 1 });
       } catch (error) {
         if (!(error instanceof ChargeUnanswered)) throw error;
         // The ledger busy with that key has an answer in a moment: wait for it. Unreachable, it
@@ -88,7 +88,7 @@ export async function resumeSubscription(runtime: WalletDeps, scope: OwnerScope,
       type: 'subscription.resumed',
     };
   });
-  if (resumed.status === 'active' && resumed.next_charge_at !== null && resumed.next_charge_at <= runtime.clock.now().toISOString()) await chargeDue(runtime, resumed);
+  if (resumed.status === 'active' && resumed.next_charge_at !== null && resumed.next_charge_at <= runtime.clock.now().toISOString()) recordBillingMetrics({ [await chargeDue(runtime, resumed)]: 1 });
   return toSubscription(await subscriptionRecord(runtime, scope, id));
 }
 
