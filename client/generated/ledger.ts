@@ -1125,6 +1125,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-00000000001a",
+                     *           "name": "main",
+                     *           "commodity": "USD",
+                     *           "metadata": {},
+                     *           "closed_through": null,
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -1163,6 +1179,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "main",
+                 *       "commodity": "USD"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     commodity: string;
@@ -1182,6 +1204,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001a",
+                     *       "name": "main",
+                     *       "commodity": "USD",
+                     *       "metadata": {},
+                     *       "closed_through": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1223,6 +1255,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001a",
+                     *       "name": "main",
+                     *       "commodity": "USD",
+                     *       "metadata": {},
+                     *       "closed_through": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1259,6 +1301,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "owner_type": "user",
+                 *       "owner_id": "01940000-0000-7000-8000-000000000005",
+                 *       "purpose": "cash",
+                 *       "commodity": "USD",
+                 *       "floor": -100000
+                 *     }
+                 */
                 "application/json": {
                     owner_type: string;
                     /** Format: uuid */
@@ -1288,6 +1339,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001b",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001a",
+                     *       "owner_type": "user",
+                     *       "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *       "purpose": "cash",
+                     *       "commodity": "USD",
+                     *       "floor": -100000,
+                     *       "status": "active",
+                     *       "balance": {
+                     *         "posted": 0,
+                     *         "pending_debits": 0,
+                     *         "pending_credits": 0,
+                     *         "available": 0
+                     *       },
+                     *       "version": 0,
+                     *       "shards": 1,
+                     *       "metadata": {},
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1348,6 +1422,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001c",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001a",
+                     *       "owner_type": "user",
+                     *       "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *       "purpose": "cash",
+                     *       "commodity": "USD",
+                     *       "floor": 0,
+                     *       "status": "active",
+                     *       "balance": {
+                     *         "posted": 750,
+                     *         "pending_debits": 0,
+                     *         "pending_credits": 0,
+                     *         "available": 750
+                     *       },
+                     *       "version": 1,
+                     *       "shards": 1,
+                     *       "metadata": {},
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1481,6 +1578,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "transaction_id": "01940000-0000-7000-8000-00000000001d",
+                     *           "account_id": "01940000-0000-7000-8000-00000000001c",
+                     *           "type": "transfer",
+                     *           "direction": "credit",
+                     *           "amount": 750,
+                     *           "commodity": "USD",
+                     *           "effective_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -1921,6 +2036,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "transfer",
+                 *       "legs": [
+                 *         {
+                 *           "account_id": "01940000-0000-7000-8000-00000000001b",
+                 *           "direction": "debit",
+                 *           "amount": 750,
+                 *           "commodity": "USD"
+                 *         },
+                 *         {
+                 *           "account_id": "01940000-0000-7000-8000-00000000001c",
+                 *           "direction": "credit",
+                 *           "amount": 750,
+                 *           "commodity": "USD"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     type: string;
                     legs?: {
@@ -1970,6 +2104,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001d",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001a",
+                     *       "type": "transfer",
+                     *       "status": "posted",
+                     *       "reference_id": null,
+                     *       "metadata": {},
+                     *       "exchange_id": null,
+                     *       "reverses_txn_id": null,
+                     *       "reversed_by": null,
+                     *       "pending_id": null,
+                     *       "legs": [
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-00000000001b",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "debit",
+                     *           "amount": 750,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-00000000001c",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 750,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "effective_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -2090,6 +2260,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-00000000001d",
+                     *           "ledger_id": "01940000-0000-7000-8000-00000000001a",
+                     *           "type": "transfer",
+                     *           "status": "posted",
+                     *           "reference_id": null,
+                     *           "metadata": {},
+                     *           "exchange_id": null,
+                     *           "reverses_txn_id": null,
+                     *           "reversed_by": null,
+                     *           "pending_id": null,
+                     *           "legs": [
+                     *             {
+                     *               "account_id": "01940000-0000-7000-8000-00000000001b",
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *               "purpose": "cash",
+                     *               "direction": "debit",
+                     *               "amount": 750,
+                     *               "commodity": "USD"
+                     *             },
+                     *             {
+                     *               "account_id": "01940000-0000-7000-8000-00000000001c",
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *               "purpose": "cash",
+                     *               "direction": "credit",
+                     *               "amount": 750,
+                     *               "commodity": "USD"
+                     *             }
+                     *           ],
+                     *           "effective_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -2161,6 +2373,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001d",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001a",
+                     *       "type": "transfer",
+                     *       "status": "posted",
+                     *       "reference_id": null,
+                     *       "metadata": {},
+                     *       "exchange_id": null,
+                     *       "reverses_txn_id": null,
+                     *       "reversed_by": null,
+                     *       "pending_id": null,
+                     *       "legs": [
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-00000000001b",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "debit",
+                     *           "amount": 750,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-00000000001c",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 750,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "effective_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
