@@ -1129,7 +1129,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-00000000001a",
+                     *           "id": "01940000-0000-7000-8000-00000000001f",
                      *           "name": "main",
                      *           "commodity": "USD",
                      *           "metadata": {},
@@ -1206,7 +1206,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000001a",
+                     *       "id": "01940000-0000-7000-8000-00000000001f",
                      *       "name": "main",
                      *       "commodity": "USD",
                      *       "metadata": {},
@@ -1257,7 +1257,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000001a",
+                     *       "id": "01940000-0000-7000-8000-00000000001f",
                      *       "name": "main",
                      *       "commodity": "USD",
                      *       "metadata": {},
@@ -1341,8 +1341,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000001b",
-                     *       "ledger_id": "01940000-0000-7000-8000-00000000001a",
+                     *       "id": "01940000-0000-7000-8000-000000000020",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
                      *       "owner_type": "user",
                      *       "owner_id": "01940000-0000-7000-8000-000000000005",
                      *       "purpose": "cash",
@@ -1424,8 +1424,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000001c",
-                     *       "ledger_id": "01940000-0000-7000-8000-00000000001a",
+                     *       "id": "01940000-0000-7000-8000-000000000021",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
                      *       "owner_type": "user",
                      *       "owner_id": "01940000-0000-7000-8000-000000000006",
                      *       "purpose": "cash",
@@ -1433,12 +1433,12 @@ export interface operations {
                      *       "floor": 0,
                      *       "status": "active",
                      *       "balance": {
-                     *         "posted": 750,
+                     *         "posted": 0,
                      *         "pending_debits": 0,
                      *         "pending_credits": 0,
-                     *         "available": 750
+                     *         "available": 0
                      *       },
-                     *       "version": 1,
+                     *       "version": 4,
                      *       "shards": 1,
                      *       "metadata": {},
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -1582,8 +1582,18 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "transaction_id": "01940000-0000-7000-8000-00000000001d",
-                     *           "account_id": "01940000-0000-7000-8000-00000000001c",
+                     *           "transaction_id": "01940000-0000-7000-8000-000000000023",
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "type": "transfer",
+                     *           "direction": "debit",
+                     *           "amount": 750,
+                     *           "commodity": "USD",
+                     *           "effective_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "transaction_id": "01940000-0000-7000-8000-000000000022",
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
                      *           "type": "transfer",
                      *           "direction": "credit",
                      *           "amount": 750,
@@ -1647,6 +1657,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -1760,6 +1777,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "payment",
+                 *       "legs": [
+                 *         {
+                 *           "account_id": "01940000-0000-7000-8000-000000000020",
+                 *           "direction": "debit",
+                 *           "amount": 300,
+                 *           "commodity": "USD"
+                 *         },
+                 *         {
+                 *           "account_id": "01940000-0000-7000-8000-000000000021",
+                 *           "direction": "credit",
+                 *           "amount": 300,
+                 *           "commodity": "USD"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     type: string;
                     legs: {
@@ -1795,6 +1831,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000024",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *       "type": "payment",
+                     *       "status": "pending",
+                     *       "reference_id": null,
+                     *       "metadata": {},
+                     *       "legs": [
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000020",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "debit",
+                     *           "amount": 300,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 300,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "expires_at": null,
+                     *       "transaction_id": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "resolved_at": null
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1861,6 +1931,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000024",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *       "type": "payment",
+                     *       "status": "pending",
+                     *       "reference_id": null,
+                     *       "metadata": {},
+                     *       "legs": [
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000020",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "debit",
+                     *           "amount": 300,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 300,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "expires_at": null,
+                     *       "transaction_id": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "resolved_at": null
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1931,6 +2035,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000024",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *       "type": "payment",
+                     *       "status": "voided",
+                     *       "reference_id": null,
+                     *       "metadata": {},
+                     *       "legs": [
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000020",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "debit",
+                     *           "amount": 300,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 300,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "expires_at": null,
+                     *       "transaction_id": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "resolved_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -2041,13 +2179,13 @@ export interface operations {
                  *       "type": "transfer",
                  *       "legs": [
                  *         {
-                 *           "account_id": "01940000-0000-7000-8000-00000000001b",
+                 *           "account_id": "01940000-0000-7000-8000-000000000020",
                  *           "direction": "debit",
                  *           "amount": 750,
                  *           "commodity": "USD"
                  *         },
                  *         {
-                 *           "account_id": "01940000-0000-7000-8000-00000000001c",
+                 *           "account_id": "01940000-0000-7000-8000-000000000021",
                  *           "direction": "credit",
                  *           "amount": 750,
                  *           "commodity": "USD"
@@ -2106,8 +2244,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000001d",
-                     *       "ledger_id": "01940000-0000-7000-8000-00000000001a",
+                     *       "id": "01940000-0000-7000-8000-000000000022",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
                      *       "type": "transfer",
                      *       "status": "posted",
                      *       "reference_id": null,
@@ -2118,7 +2256,7 @@ export interface operations {
                      *       "pending_id": null,
                      *       "legs": [
                      *         {
-                     *           "account_id": "01940000-0000-7000-8000-00000000001b",
+                     *           "account_id": "01940000-0000-7000-8000-000000000020",
                      *           "owner_type": "user",
                      *           "owner_id": "01940000-0000-7000-8000-000000000005",
                      *           "purpose": "cash",
@@ -2127,7 +2265,7 @@ export interface operations {
                      *           "commodity": "USD"
                      *         },
                      *         {
-                     *           "account_id": "01940000-0000-7000-8000-00000000001c",
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
                      *           "owner_type": "user",
                      *           "owner_id": "01940000-0000-7000-8000-000000000006",
                      *           "purpose": "cash",
@@ -2264,19 +2402,53 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-00000000001d",
-                     *           "ledger_id": "01940000-0000-7000-8000-00000000001a",
+                     *           "id": "01940000-0000-7000-8000-000000000023",
+                     *           "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *           "type": "transfer",
+                     *           "status": "posted",
+                     *           "reference_id": null,
+                     *           "metadata": {},
+                     *           "exchange_id": null,
+                     *           "reverses_txn_id": "01940000-0000-7000-8000-000000000022",
+                     *           "reversed_by": null,
+                     *           "pending_id": null,
+                     *           "legs": [
+                     *             {
+                     *               "account_id": "01940000-0000-7000-8000-000000000020",
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *               "purpose": "cash",
+                     *               "direction": "credit",
+                     *               "amount": 750,
+                     *               "commodity": "USD"
+                     *             },
+                     *             {
+                     *               "account_id": "01940000-0000-7000-8000-000000000021",
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *               "purpose": "cash",
+                     *               "direction": "debit",
+                     *               "amount": 750,
+                     *               "commodity": "USD"
+                     *             }
+                     *           ],
+                     *           "effective_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000022",
+                     *           "ledger_id": "01940000-0000-7000-8000-00000000001f",
                      *           "type": "transfer",
                      *           "status": "posted",
                      *           "reference_id": null,
                      *           "metadata": {},
                      *           "exchange_id": null,
                      *           "reverses_txn_id": null,
-                     *           "reversed_by": null,
+                     *           "reversed_by": "01940000-0000-7000-8000-000000000023",
                      *           "pending_id": null,
                      *           "legs": [
                      *             {
-                     *               "account_id": "01940000-0000-7000-8000-00000000001b",
+                     *               "account_id": "01940000-0000-7000-8000-000000000020",
                      *               "owner_type": "user",
                      *               "owner_id": "01940000-0000-7000-8000-000000000005",
                      *               "purpose": "cash",
@@ -2285,7 +2457,7 @@ export interface operations {
                      *               "commodity": "USD"
                      *             },
                      *             {
-                     *               "account_id": "01940000-0000-7000-8000-00000000001c",
+                     *               "account_id": "01940000-0000-7000-8000-000000000021",
                      *               "owner_type": "user",
                      *               "owner_id": "01940000-0000-7000-8000-000000000006",
                      *               "purpose": "cash",
@@ -2375,8 +2547,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000001d",
-                     *       "ledger_id": "01940000-0000-7000-8000-00000000001a",
+                     *       "id": "01940000-0000-7000-8000-000000000022",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
                      *       "type": "transfer",
                      *       "status": "posted",
                      *       "reference_id": null,
@@ -2387,7 +2559,7 @@ export interface operations {
                      *       "pending_id": null,
                      *       "legs": [
                      *         {
-                     *           "account_id": "01940000-0000-7000-8000-00000000001b",
+                     *           "account_id": "01940000-0000-7000-8000-000000000020",
                      *           "owner_type": "user",
                      *           "owner_id": "01940000-0000-7000-8000-000000000005",
                      *           "purpose": "cash",
@@ -2396,7 +2568,7 @@ export interface operations {
                      *           "commodity": "USD"
                      *         },
                      *         {
-                     *           "account_id": "01940000-0000-7000-8000-00000000001c",
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
                      *           "owner_type": "user",
                      *           "owner_id": "01940000-0000-7000-8000-000000000006",
                      *           "purpose": "cash",
@@ -2471,6 +2643,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     /** Format: date-time */
                     effective_at?: string;
@@ -2490,6 +2663,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000023",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *       "type": "transfer",
+                     *       "status": "posted",
+                     *       "reference_id": null,
+                     *       "metadata": {},
+                     *       "exchange_id": null,
+                     *       "reverses_txn_id": "01940000-0000-7000-8000-000000000022",
+                     *       "reversed_by": null,
+                     *       "pending_id": null,
+                     *       "legs": [
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000020",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 750,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *           "purpose": "cash",
+                     *           "direction": "debit",
+                     *           "amount": 750,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "effective_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;

@@ -5089,7 +5089,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "01940000-0000-7000-8000-000000000002",
-                     *       "key": "sk_sandbox_example_key_id_sk_test_not_a_real_secret_example",
+                     *       "key": "sk_sandbox_example_not_a_real_key",
                      *       "tenant_id": "01940000-0000-7000-8000-000000000001",
                      *       "name": "backend",
                      *       "env": "sandbox",
@@ -5379,8 +5379,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-00000000000c",
-                     *           "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *           "id": "01940000-0000-7000-8000-00000000000e",
+                     *           "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *           "org_alias": "corner-books",
                      *           "display_name": "Corner Books",
                      *           "category": "books",
@@ -5428,7 +5428,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                 *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                  *       "org_alias": "corner-books",
                  *       "display_name": "Corner Books",
                  *       "category": "books"
@@ -5458,8 +5458,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000000c",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "id": "01940000-0000-7000-8000-00000000000e",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *       "org_alias": "corner-books",
                      *       "display_name": "Corner Books",
                      *       "category": "books",
@@ -5507,8 +5507,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000000c",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "id": "01940000-0000-7000-8000-00000000000e",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *       "org_alias": "corner-books",
                      *       "display_name": "Corner Books",
                      *       "category": "books",
@@ -5558,8 +5558,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000000c",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "id": "01940000-0000-7000-8000-00000000000e",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *       "org_alias": "corner-books",
                      *       "display_name": "Corner Books",
                      *       "category": "books",
@@ -5762,8 +5762,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-000000000013",
-                     *           "client_id": "01940000-0000-7000-8000-00000000000c",
+                     *           "id": "01940000-0000-7000-8000-000000000015",
+                     *           "client_id": "01940000-0000-7000-8000-00000000000e",
                      *           "kind": "item",
                      *           "ref": null,
                      *           "title": "Paperback",
@@ -5778,8 +5778,8 @@ export interface operations {
                      *           "markup": null,
                      *           "variants": [
                      *             {
-                     *               "id": "01940000-0000-7000-8000-000000000014",
-                     *               "offering_id": "01940000-0000-7000-8000-000000000013",
+                     *               "id": "01940000-0000-7000-8000-000000000016",
+                     *               "offering_id": "01940000-0000-7000-8000-000000000015",
                      *               "sku": "PB-001",
                      *               "barcode": null,
                      *               "option_values": [],
@@ -5956,8 +5956,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000013",
-                     *       "client_id": "01940000-0000-7000-8000-00000000000c",
+                     *       "id": "01940000-0000-7000-8000-000000000015",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
                      *       "kind": "item",
                      *       "ref": null,
                      *       "title": "Paperback",
@@ -5972,8 +5972,8 @@ export interface operations {
                      *       "markup": null,
                      *       "variants": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-000000000014",
-                     *           "offering_id": "01940000-0000-7000-8000-000000000013",
+                     *           "id": "01940000-0000-7000-8000-000000000016",
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
                      *           "sku": "PB-001",
                      *           "barcode": null,
                      *           "option_values": [],
@@ -6038,8 +6038,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000013",
-                     *       "client_id": "01940000-0000-7000-8000-00000000000c",
+                     *       "id": "01940000-0000-7000-8000-000000000015",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
                      *       "kind": "item",
                      *       "ref": null,
                      *       "title": "Paperback",
@@ -6054,8 +6054,8 @@ export interface operations {
                      *       "markup": null,
                      *       "variants": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-000000000014",
-                     *           "offering_id": "01940000-0000-7000-8000-000000000013",
+                     *           "id": "01940000-0000-7000-8000-000000000016",
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
                      *           "sku": "PB-001",
                      *           "barcode": null,
                      *           "option_values": [],
@@ -6363,6 +6363,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "delta": 3,
+                 *       "reason": "count"
+                 *     }
+                 */
                 "application/json": {
                     delta?: number;
                     set_to?: number;
@@ -6380,6 +6386,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "variant": {
+                     *         "id": "01940000-0000-7000-8000-000000000016",
+                     *         "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *         "sku": "PB-001",
+                     *         "barcode": null,
+                     *         "option_values": [],
+                     *         "position": 1,
+                     *         "pricing_mode": "manual",
+                     *         "cost_amount": null,
+                     *         "markup": null,
+                     *         "amount": 1500,
+                     *         "image_url": null,
+                     *         "inventory": {
+                     *           "track_inventory": true,
+                     *           "on_hand": 12,
+                     *           "reserved": 0,
+                     *           "available": 12,
+                     *           "low_stock_threshold": 0,
+                     *           "allow_backorder": false,
+                     *           "in_stock": true,
+                     *           "low_stock": false
+                     *         },
+                     *         "status": "active",
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "movement": {
+                     *         "id": "01940000-0000-7000-8000-00000000001a",
+                     *         "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *         "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *         "variant_id": "01940000-0000-7000-8000-000000000016",
+                     *         "kind": "adjustment",
+                     *         "quantity": 3,
+                     *         "on_hand_after": 12,
+                     *         "reserved_after": 0,
+                     *         "reason": "count",
+                     *         "order_id": null,
+                     *         "actor_type": "api_key",
+                     *         "actor_id": "01940000-0000-7000-8000-000000000004",
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["StockChangeResult"];
                 };
             };
@@ -6424,8 +6475,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-000000000018",
-                     *           "client_id": "01940000-0000-7000-8000-00000000000c",
+                     *           "id": "01940000-0000-7000-8000-00000000001d",
+                     *           "client_id": "01940000-0000-7000-8000-00000000000e",
                      *           "offering_id": null,
                      *           "kind": "cashback",
                      *           "params": {
@@ -6548,8 +6599,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000018",
-                     *       "client_id": "01940000-0000-7000-8000-00000000000c",
+                     *       "id": "01940000-0000-7000-8000-00000000001d",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
                      *       "offering_id": null,
                      *       "kind": "cashback",
                      *       "params": {
@@ -7209,11 +7260,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000016",
+                     *       "id": "01940000-0000-7000-8000-00000000001b",
                      *       "user_id": "01940000-0000-7000-8000-000000000005",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
-                     *       "client_id": "01940000-0000-7000-8000-00000000000c",
-                     *       "offering_id": "01940000-0000-7000-8000-000000000017",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "offering_id": "01940000-0000-7000-8000-00000000001c",
                      *       "plan_name": "Monthly box",
                      *       "amount": 900,
                      *       "commission": 0,
@@ -7262,6 +7313,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "fees": {
+                     *         "payout": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "payment": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "commission": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "subscription": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "topup": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "p2p": {
+                     *           "bps": 150,
+                     *           "flat": 10,
+                     *           "min_fee": 10,
+                     *           "max_fee": 500
+                     *         }
+                     *       },
+                     *       "commission_mode": "deduct"
+                     *     }
+                     */
                     "application/json": {
                         fees: {
                             payment: {
@@ -7323,6 +7412,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "p2p": {
+                 *         "bps": 150,
+                 *         "flat": 10,
+                 *         "min_fee": 10,
+                 *         "max_fee": 500
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     payment?: {
                         bps: number;
@@ -7373,6 +7472,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "fees": {
+                     *         "payout": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "payment": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "commission": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "subscription": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "topup": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "p2p": {
+                     *           "bps": 150,
+                     *           "flat": 10,
+                     *           "min_fee": 10,
+                     *           "max_fee": 500
+                     *         }
+                     *       },
+                     *       "commission_mode": "deduct"
+                     *     }
+                     */
                     "application/json": {
                         fees: {
                             payment: {
@@ -7552,6 +7689,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "p2p": {
+                     *         "daily_max": 500000,
+                     *         "monthly_max": 2000000
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         p2p: {
                             daily_max: number | null;
@@ -7576,6 +7721,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "p2p": {
+                 *         "daily_max": 500000,
+                 *         "monthly_max": 2000000
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     p2p: {
                         /** @default null */
@@ -7594,6 +7747,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "p2p": {
+                     *         "daily_max": 500000,
+                     *         "monthly_max": 2000000
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         p2p: {
                             daily_max: number | null;
@@ -7639,10 +7800,12 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-00000000000b",
+                     *           "id": "01940000-0000-7000-8000-00000000000d",
                      *           "name": "Corner Books",
                      *           "status": "active",
-                     *           "metadata": {},
+                     *           "metadata": {
+                     *             "region": "eu-west"
+                     *           },
                      *           "refund_reserve": 0,
                      *           "created_at": "2026-01-15T09:30:00.000Z"
                      *         }
@@ -7705,7 +7868,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000000b",
+                     *       "id": "01940000-0000-7000-8000-00000000000d",
                      *       "name": "Corner Books",
                      *       "status": "active",
                      *       "metadata": {},
@@ -7747,10 +7910,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000000b",
+                     *       "id": "01940000-0000-7000-8000-00000000000d",
                      *       "name": "Corner Books",
                      *       "status": "active",
-                     *       "metadata": {},
+                     *       "metadata": {
+                     *         "region": "eu-west"
+                     *       },
                      *       "refund_reserve": 0,
                      *       "created_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -7778,6 +7943,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "metadata": {
+                 *         "region": "eu-west"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
@@ -7796,6 +7968,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000000d",
+                     *       "name": "Corner Books",
+                     *       "status": "active",
+                     *       "metadata": {
+                     *         "region": "eu-west"
+                     *       },
+                     *       "refund_reserve": 0,
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
@@ -7883,20 +8067,49 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-000000000015",
-                     *           "client_id": "01940000-0000-7000-8000-00000000000c",
+                     *           "id": "01940000-0000-7000-8000-000000000019",
+                     *           "client_id": "01940000-0000-7000-8000-00000000000e",
                      *           "user_id": "01940000-0000-7000-8000-000000000006",
-                     *           "status": "open",
+                     *           "status": "canceled",
+                     *           "lines": [
+                     *             {
+                     *               "amount": 3000,
+                     *               "variant_id": "01940000-0000-7000-8000-000000000016",
+                     *               "quantity": 2,
+                     *               "option_values": [],
+                     *               "unit_amount": 1500,
+                     *               "sku": "PB-001",
+                     *               "title": "Paperback",
+                     *               "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *               "commission_bps": 0
+                     *             }
+                     *           ],
+                     *           "amount": 3000,
+                     *           "currency": "USD",
+                     *           "commission": 0,
+                     *           "commission_mode": "deduct",
+                     *           "fee": 0,
+                     *           "payment_id": null,
+                     *           "metadata": {},
+                     *           "expires_at": "2026-01-15T09:45:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000017",
+                     *           "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *           "user_id": "01940000-0000-7000-8000-000000000006",
+                     *           "status": "paid",
                      *           "lines": [
                      *             {
                      *               "amount": 1500,
-                     *               "variant_id": "01940000-0000-7000-8000-000000000014",
+                     *               "variant_id": "01940000-0000-7000-8000-000000000016",
                      *               "quantity": 1,
                      *               "option_values": [],
                      *               "unit_amount": 1500,
                      *               "sku": "PB-001",
                      *               "title": "Paperback",
-                     *               "offering_id": "01940000-0000-7000-8000-000000000013",
+                     *               "offering_id": "01940000-0000-7000-8000-000000000015",
                      *               "commission_bps": 0
                      *             }
                      *           ],
@@ -7905,7 +8118,7 @@ export interface operations {
                      *           "commission": 0,
                      *           "commission_mode": "deduct",
                      *           "fee": 0,
-                     *           "payment_id": null,
+                     *           "payment_id": "01940000-0000-7000-8000-000000000018",
                      *           "metadata": {},
                      *           "expires_at": "2026-01-15T09:45:00.000Z",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
@@ -7947,11 +8160,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "client_id": "01940000-0000-7000-8000-00000000000c",
+                 *       "client_id": "01940000-0000-7000-8000-00000000000e",
                  *       "user_id": "01940000-0000-7000-8000-000000000006",
                  *       "lines": [
                  *         {
-                 *           "variant_id": "01940000-0000-7000-8000-000000000014",
+                 *           "variant_id": "01940000-0000-7000-8000-000000000016",
                  *           "quantity": 1
                  *         }
                  *       ]
@@ -7985,14 +8198,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000015",
-                     *       "client_id": "01940000-0000-7000-8000-00000000000c",
+                     *       "id": "01940000-0000-7000-8000-000000000017",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
                      *       "user_id": "01940000-0000-7000-8000-000000000006",
                      *       "status": "open",
                      *       "lines": [
                      *         {
-                     *           "variant_id": "01940000-0000-7000-8000-000000000014",
-                     *           "offering_id": "01940000-0000-7000-8000-000000000013",
+                     *           "variant_id": "01940000-0000-7000-8000-000000000016",
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
                      *           "sku": "PB-001",
                      *           "title": "Paperback",
                      *           "option_values": [],
@@ -8048,20 +8261,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000015",
-                     *       "client_id": "01940000-0000-7000-8000-00000000000c",
+                     *       "id": "01940000-0000-7000-8000-000000000017",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
                      *       "user_id": "01940000-0000-7000-8000-000000000006",
-                     *       "status": "open",
+                     *       "status": "paid",
                      *       "lines": [
                      *         {
                      *           "amount": 1500,
-                     *           "variant_id": "01940000-0000-7000-8000-000000000014",
+                     *           "variant_id": "01940000-0000-7000-8000-000000000016",
                      *           "quantity": 1,
                      *           "option_values": [],
                      *           "unit_amount": 1500,
                      *           "sku": "PB-001",
                      *           "title": "Paperback",
-                     *           "offering_id": "01940000-0000-7000-8000-000000000013",
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
                      *           "commission_bps": 0
                      *         }
                      *       ],
@@ -8070,7 +8283,7 @@ export interface operations {
                      *       "commission": 0,
                      *       "commission_mode": "deduct",
                      *       "fee": 0,
-                     *       "payment_id": null,
+                     *       "payment_id": "01940000-0000-7000-8000-000000000018",
                      *       "metadata": {},
                      *       "expires_at": "2026-01-15T09:45:00.000Z",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
@@ -8111,6 +8324,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000019",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "user_id": "01940000-0000-7000-8000-000000000006",
+                     *       "status": "canceled",
+                     *       "lines": [
+                     *         {
+                     *           "amount": 3000,
+                     *           "variant_id": "01940000-0000-7000-8000-000000000016",
+                     *           "quantity": 2,
+                     *           "option_values": [],
+                     *           "unit_amount": 1500,
+                     *           "sku": "PB-001",
+                     *           "title": "Paperback",
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *           "commission_bps": 0
+                     *         }
+                     *       ],
+                     *       "amount": 3000,
+                     *       "currency": "USD",
+                     *       "commission": 0,
+                     *       "commission_mode": "deduct",
+                     *       "fee": 0,
+                     *       "payment_id": null,
+                     *       "metadata": {},
+                     *       "expires_at": "2026-01-15T09:45:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -8147,6 +8391,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000017",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "user_id": "01940000-0000-7000-8000-000000000006",
+                     *       "status": "paid",
+                     *       "lines": [
+                     *         {
+                     *           "amount": 1500,
+                     *           "variant_id": "01940000-0000-7000-8000-000000000016",
+                     *           "quantity": 1,
+                     *           "option_values": [],
+                     *           "unit_amount": 1500,
+                     *           "sku": "PB-001",
+                     *           "title": "Paperback",
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *           "commission_bps": 0
+                     *         }
+                     *       ],
+                     *       "amount": 1500,
+                     *       "currency": "USD",
+                     *       "commission": 0,
+                     *       "commission_mode": "deduct",
+                     *       "fee": 0,
+                     *       "payment_id": "01940000-0000-7000-8000-000000000018",
+                     *       "metadata": {},
+                     *       "expires_at": "2026-01-15T09:45:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -8192,9 +8467,9 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-000000000011",
+                     *           "id": "01940000-0000-7000-8000-000000000013",
                      *           "user_id": "01940000-0000-7000-8000-000000000005",
-                     *           "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *           "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *           "amount": 500,
                      *           "currency": "USD",
                      *           "status": "voided",
@@ -8211,9 +8486,9 @@ export interface operations {
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
                      *         },
                      *         {
-                     *           "id": "01940000-0000-7000-8000-00000000000d",
+                     *           "id": "01940000-0000-7000-8000-00000000000f",
                      *           "user_id": "01940000-0000-7000-8000-000000000005",
-                     *           "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *           "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *           "amount": 4200,
                      *           "currency": "USD",
                      *           "status": "partially_refunded",
@@ -8225,7 +8500,7 @@ export interface operations {
                      *           "description": "Order 1042",
                      *           "metadata": {},
                      *           "hold_expires_at": "2026-01-22T09:30:00.000Z",
-                     *           "ledger_transaction_id": "01940000-0000-7000-8000-00000000000e",
+                     *           "ledger_transaction_id": "01940000-0000-7000-8000-000000000010",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
                      *         }
@@ -8266,7 +8541,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "user_id": "01940000-0000-7000-8000-000000000005",
-                 *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                 *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                  *       "amount": 4200,
                  *       "currency": "USD",
                  *       "capture": false,
@@ -8301,9 +8576,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000000d",
+                     *       "id": "01940000-0000-7000-8000-00000000000f",
                      *       "user_id": "01940000-0000-7000-8000-000000000005",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *       "amount": 4200,
                      *       "currency": "USD",
                      *       "status": "authorized",
@@ -8355,9 +8630,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000000d",
+                     *       "id": "01940000-0000-7000-8000-00000000000f",
                      *       "user_id": "01940000-0000-7000-8000-000000000005",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *       "amount": 4200,
                      *       "currency": "USD",
                      *       "status": "captured",
@@ -8369,7 +8644,7 @@ export interface operations {
                      *       "description": "Order 1042",
                      *       "metadata": {},
                      *       "hold_expires_at": "2026-01-22T09:30:00.000Z",
-                     *       "ledger_transaction_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "ledger_transaction_id": "01940000-0000-7000-8000-000000000010",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -8421,9 +8696,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000000d",
+                     *       "id": "01940000-0000-7000-8000-00000000000f",
                      *       "user_id": "01940000-0000-7000-8000-000000000005",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *       "amount": 4200,
                      *       "currency": "USD",
                      *       "status": "captured",
@@ -8435,7 +8710,7 @@ export interface operations {
                      *       "description": "Order 1042",
                      *       "metadata": {},
                      *       "hold_expires_at": "2026-01-22T09:30:00.000Z",
-                     *       "ledger_transaction_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "ledger_transaction_id": "01940000-0000-7000-8000-000000000010",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -8479,9 +8754,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000011",
+                     *       "id": "01940000-0000-7000-8000-000000000013",
                      *       "user_id": "01940000-0000-7000-8000-000000000005",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *       "amount": 500,
                      *       "currency": "USD",
                      *       "status": "voided",
@@ -8589,8 +8864,8 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-000000000019",
-                     *           "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *           "id": "01940000-0000-7000-8000-00000000001e",
+                     *           "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *           "amount": 1000,
                      *           "currency": "USD",
                      *           "fee": 0,
@@ -8641,7 +8916,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                 *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                  *       "amount": 1000,
                  *       "currency": "USD"
                  *     }
@@ -8673,8 +8948,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000019",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "id": "01940000-0000-7000-8000-00000000001e",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *       "amount": 1000,
                      *       "currency": "USD",
                      *       "fee": 0,
@@ -8725,8 +9000,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000019",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "id": "01940000-0000-7000-8000-00000000001e",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *       "amount": 1000,
                      *       "currency": "USD",
                      *       "fee": 0,
@@ -9054,15 +9329,15 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-00000000000f",
-                     *           "payment_id": "01940000-0000-7000-8000-00000000000d",
+                     *           "id": "01940000-0000-7000-8000-000000000011",
+                     *           "payment_id": "01940000-0000-7000-8000-00000000000f",
                      *           "user_id": "01940000-0000-7000-8000-000000000005",
-                     *           "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *           "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *           "amount": 1000,
                      *           "currency": "USD",
                      *           "status": "completed",
                      *           "reason": "damaged",
-                     *           "ledger_transaction_id": "01940000-0000-7000-8000-000000000010",
+                     *           "ledger_transaction_id": "01940000-0000-7000-8000-000000000012",
                      *           "created_at": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],
@@ -9101,7 +9376,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "payment_id": "01940000-0000-7000-8000-00000000000d",
+                 *       "payment_id": "01940000-0000-7000-8000-00000000000f",
                  *       "amount": 1000,
                  *       "reason": "damaged"
                  *     }
@@ -9126,15 +9401,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000000f",
-                     *       "payment_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "id": "01940000-0000-7000-8000-000000000011",
+                     *       "payment_id": "01940000-0000-7000-8000-00000000000f",
                      *       "user_id": "01940000-0000-7000-8000-000000000005",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *       "amount": 1000,
                      *       "currency": "USD",
                      *       "status": "completed",
                      *       "reason": "damaged",
-                     *       "ledger_transaction_id": "01940000-0000-7000-8000-000000000010",
+                     *       "ledger_transaction_id": "01940000-0000-7000-8000-000000000012",
                      *       "created_at": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
@@ -9173,15 +9448,15 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-00000000000f",
-                     *       "payment_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "id": "01940000-0000-7000-8000-000000000011",
+                     *       "payment_id": "01940000-0000-7000-8000-00000000000f",
                      *       "user_id": "01940000-0000-7000-8000-000000000005",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
                      *       "amount": 1000,
                      *       "currency": "USD",
                      *       "status": "completed",
                      *       "reason": "damaged",
-                     *       "ledger_transaction_id": "01940000-0000-7000-8000-000000000010",
+                     *       "ledger_transaction_id": "01940000-0000-7000-8000-000000000012",
                      *       "created_at": "2026-01-15T09:30:00.000Z"
                      *     }
                      */
@@ -9213,6 +9488,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "points_commodity": "PTS",
+                     *       "conversion_rate": {
+                     *         "cash": 1,
+                     *         "points": 100
+                     *       },
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RewardSettings"];
                 };
             };
@@ -9233,6 +9518,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "points_commodity": "PTS",
+                 *       "conversion_rate": {
+                 *         "points": 100,
+                 *         "cash": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     points_commodity: string;
                     conversion_rate: {
@@ -9250,6 +9544,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "points_commodity": "PTS",
+                     *       "conversion_rate": {
+                     *         "points": 100,
+                     *         "cash": 1
+                     *       },
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RewardSettings"];
                 };
             };
@@ -9293,11 +9597,11 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-000000000016",
+                     *           "id": "01940000-0000-7000-8000-00000000001b",
                      *           "user_id": "01940000-0000-7000-8000-000000000005",
-                     *           "merchant_id": "01940000-0000-7000-8000-00000000000b",
-                     *           "client_id": "01940000-0000-7000-8000-00000000000c",
-                     *           "offering_id": "01940000-0000-7000-8000-000000000017",
+                     *           "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *           "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *           "offering_id": "01940000-0000-7000-8000-00000000001c",
                      *           "plan_name": "Monthly box",
                      *           "amount": 900,
                      *           "commission": 0,
@@ -9356,11 +9660,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000016",
+                     *       "id": "01940000-0000-7000-8000-00000000001b",
                      *       "user_id": "01940000-0000-7000-8000-000000000005",
-                     *       "merchant_id": "01940000-0000-7000-8000-00000000000b",
-                     *       "client_id": "01940000-0000-7000-8000-00000000000c",
-                     *       "offering_id": "01940000-0000-7000-8000-000000000017",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "offering_id": "01940000-0000-7000-8000-00000000001c",
                      *       "plan_name": "Monthly box",
                      *       "amount": 900,
                      *       "commission": 0,
@@ -9419,6 +9723,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001b",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "offering_id": "01940000-0000-7000-8000-00000000001c",
+                     *       "plan_name": "Monthly box",
+                     *       "amount": 900,
+                     *       "commission": 0,
+                     *       "currency": "USD",
+                     *       "interval": "monthly",
+                     *       "status": "canceled",
+                     *       "pause_reason": null,
+                     *       "next_charge_at": null,
+                     *       "retry_count": 0,
+                     *       "periods_charged": 2,
+                     *       "cancel_at_period_end": false,
+                     *       "metadata": {},
+                     *       "canceled_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -9455,6 +9783,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001b",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "offering_id": "01940000-0000-7000-8000-00000000001c",
+                     *       "plan_name": "Monthly box",
+                     *       "amount": 900,
+                     *       "commission": 0,
+                     *       "currency": "USD",
+                     *       "interval": "monthly",
+                     *       "status": "paused",
+                     *       "pause_reason": "requested",
+                     *       "next_charge_at": null,
+                     *       "retry_count": 0,
+                     *       "periods_charged": 1,
+                     *       "cancel_at_period_end": false,
+                     *       "metadata": {},
+                     *       "canceled_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -9491,6 +9843,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001b",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "offering_id": "01940000-0000-7000-8000-00000000001c",
+                     *       "plan_name": "Monthly box",
+                     *       "amount": 900,
+                     *       "commission": 0,
+                     *       "currency": "USD",
+                     *       "interval": "monthly",
+                     *       "status": "active",
+                     *       "pause_reason": null,
+                     *       "next_charge_at": "2026-02-14T09:30:00.000Z",
+                     *       "retry_count": 0,
+                     *       "periods_charged": 2,
+                     *       "cancel_at_period_end": false,
+                     *       "metadata": {},
+                     *       "canceled_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -9798,6 +10174,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "name": "sandbox",
+                     *           "flow": "client_secret",
+                     *           "currencies": [
+                     *             "USD"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             name: string;
@@ -10106,7 +10495,7 @@ export interface operations {
                      * @example {
                      *       "data": [
                      *         {
-                     *           "id": "01940000-0000-7000-8000-000000000010",
+                     *           "id": "01940000-0000-7000-8000-000000000012",
                      *           "type": "refund",
                      *           "currency": "USD",
                      *           "direction": null,
@@ -10114,7 +10503,7 @@ export interface operations {
                      *           "legs": [
                      *             {
                      *               "owner_type": "merchant",
-                     *               "owner_id": "01940000-0000-7000-8000-00000000000b",
+                     *               "owner_id": "01940000-0000-7000-8000-00000000000d",
                      *               "purpose": "settlement",
                      *               "direction": "debit",
                      *               "amount": 1000,
@@ -10133,7 +10522,7 @@ export interface operations {
                      *           "created_at": "2026-01-15T09:30:00.000Z"
                      *         },
                      *         {
-                     *           "id": "01940000-0000-7000-8000-00000000000e",
+                     *           "id": "01940000-0000-7000-8000-000000000010",
                      *           "type": "payment_capture",
                      *           "currency": "USD",
                      *           "direction": null,
@@ -10149,7 +10538,7 @@ export interface operations {
                      *             },
                      *             {
                      *               "owner_type": "merchant",
-                     *               "owner_id": "01940000-0000-7000-8000-00000000000b",
+                     *               "owner_id": "01940000-0000-7000-8000-00000000000d",
                      *               "purpose": "settlement",
                      *               "direction": "credit",
                      *               "amount": 4000,
@@ -10164,14 +10553,14 @@ export interface operations {
                      *           "type": "transfer",
                      *           "currency": "USD",
                      *           "direction": null,
-                     *           "amount": 2500,
+                     *           "amount": 2548,
                      *           "legs": [
                      *             {
                      *               "owner_type": "user",
                      *               "owner_id": "01940000-0000-7000-8000-000000000005",
                      *               "purpose": "cash",
                      *               "direction": "debit",
-                     *               "amount": 2500,
+                     *               "amount": 2548,
                      *               "commodity": "USD"
                      *             },
                      *             {
@@ -10180,6 +10569,14 @@ export interface operations {
                      *               "purpose": "cash",
                      *               "direction": "credit",
                      *               "amount": 2500,
+                     *               "commodity": "USD"
+                     *             },
+                     *             {
+                     *               "owner_type": "tenant",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000001",
+                     *               "purpose": "revenue",
+                     *               "direction": "credit",
+                     *               "amount": 48,
                      *               "commodity": "USD"
                      *             }
                      *           ],
@@ -10277,7 +10674,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000010",
+                     *       "id": "01940000-0000-7000-8000-000000000012",
                      *       "type": "refund",
                      *       "currency": "USD",
                      *       "direction": null,
@@ -10285,7 +10682,7 @@ export interface operations {
                      *       "legs": [
                      *         {
                      *           "owner_type": "merchant",
-                     *           "owner_id": "01940000-0000-7000-8000-00000000000b",
+                     *           "owner_id": "01940000-0000-7000-8000-00000000000d",
                      *           "purpose": "settlement",
                      *           "direction": "debit",
                      *           "amount": 1000,
@@ -10371,7 +10768,7 @@ export interface operations {
                      *           "from_user_id": "01940000-0000-7000-8000-000000000005",
                      *           "to_user_id": "01940000-0000-7000-8000-000000000006",
                      *           "amount": 2500,
-                     *           "fee": 0,
+                     *           "fee": 48,
                      *           "currency": "USD",
                      *           "status": "completed",
                      *           "description": "Dinner",
@@ -10470,7 +10867,7 @@ export interface operations {
                      *       "from_user_id": "01940000-0000-7000-8000-000000000005",
                      *       "to_user_id": "01940000-0000-7000-8000-000000000006",
                      *       "amount": 2500,
-                     *       "fee": 0,
+                     *       "fee": 48,
                      *       "currency": "USD",
                      *       "status": "completed",
                      *       "description": "Dinner",
@@ -10538,7 +10935,7 @@ export interface operations {
                      *       "from_user_id": "01940000-0000-7000-8000-000000000005",
                      *       "to_user_id": "01940000-0000-7000-8000-000000000006",
                      *       "amount": 2500,
-                     *       "fee": 0,
+                     *       "fee": 48,
                      *       "currency": "USD",
                      *       "status": "completed",
                      *       "description": "Dinner",
@@ -10807,9 +11204,9 @@ export interface operations {
                      * @example {
                      *       "user_id": "01940000-0000-7000-8000-000000000005",
                      *       "currency": "USD",
-                     *       "available": 7500,
+                     *       "available": 7452,
                      *       "pending": 0,
-                     *       "posted": 7500,
+                     *       "posted": 7452,
                      *       "credit_limit": 0
                      *     }
                      */
@@ -10847,6 +11244,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "credit_limit": 50000
+                 *     }
+                 */
                 "application/json": {
                     credit_limit: number;
                 };
@@ -10861,6 +11263,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "account_id": "01940000-0000-7000-8000-00000000000c",
+                     *       "credit_limit": 50000,
+                     *       "previous": 0
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         user_id: string;
@@ -10901,6 +11311,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "p2p": {
+                     *         "daily_max": 100000,
+                     *         "monthly_max": null
+                     *       },
+                     *       "effective": {
+                     *         "p2p": {
+                     *           "daily_max": 100000,
+                     *           "monthly_max": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         user_id: string;
@@ -10937,6 +11362,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "p2p": {
+                 *         "daily_max": 100000
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     p2p: {
                         /** @default null */
@@ -10955,6 +11387,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "p2p": {
+                     *         "daily_max": 100000,
+                     *         "monthly_max": null
+                     *       },
+                     *       "effective": {
+                     *         "p2p": {
+                     *           "daily_max": 100000,
+                     *           "monthly_max": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         user_id: string;
@@ -11109,7 +11556,7 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "id": "01940000-0000-7000-8000-000000000012",
+                     *         "id": "01940000-0000-7000-8000-000000000014",
                      *         "url": "http://127.0.0.1:9/hooks",
                      *         "event_filters": [
                      *           "credit_limit.changed"
@@ -11170,7 +11617,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000012",
+                     *       "id": "01940000-0000-7000-8000-000000000014",
                      *       "url": "http://127.0.0.1:9/hooks",
                      *       "event_filters": [
                      *         "credit_limit.changed"
@@ -11216,7 +11663,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000012",
+                     *       "id": "01940000-0000-7000-8000-000000000014",
                      *       "url": "http://127.0.0.1:9/hooks",
                      *       "event_filters": [
                      *         "credit_limit.changed"
@@ -11302,7 +11749,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "01940000-0000-7000-8000-000000000012",
+                     *       "id": "01940000-0000-7000-8000-000000000014",
                      *       "url": "http://127.0.0.1:9/hooks",
                      *       "event_filters": [
                      *         "credit_limit.changed"

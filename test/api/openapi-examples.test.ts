@@ -61,18 +61,28 @@ beforeAll(async () => {
   await wallet('GET', `/v1/users/${alice.id}`, 200);
   await wallet('GET', '/v1/users?limit=2', 200);
   await wallet('POST', '/v1/auth/user_tokens', 201, { user_external_id: 'customer-alice', scopes: ['balances:read', 'transfers:write'] });
+  await wallet('GET', '/v1/topup_gateways', 200);
   const topup = await wallet('POST', '/v1/topups', 201, { user_id: alice.id, amount: 10_000, currency: 'USD', sandbox_outcome: 'succeed' });
   // The sandbox processor confirms the top-up a moment later.
   await vi.waitFor(async () => expect((await call(platform.urls.public, 'GET', `/v1/topups/${topup.id}`, { token: apiKey })).body.status).toBe('succeeded'), { timeout: 15_000, interval: 100 });
   await wallet('GET', `/v1/topups/${topup.id}`, 200);
   await wallet('GET', '/v1/topups', 200);
+  await wallet('PUT', '/v1/fee_plan', 200, { p2p: { bps: 150, flat: 10, min_fee: 10, max_fee: 500 } });
+  await wallet('GET', '/v1/fee_plan', 200);
+  await wallet('PUT', '/v1/limits', 200, { p2p: { daily_max: 500_000, monthly_max: 2_000_000 } });
+  await wallet('GET', '/v1/limits', 200);
+  await wallet('PUT', `/v1/users/${alice.id}/limits`, 200, { p2p: { daily_max: 100_000 } });
+  await wallet('GET', `/v1/users/${alice.id}/limits`, 200);
   const transfer = await wallet('POST', '/v1/transfers', 201, { from_user_id: alice.id, to_user_id: bob.id, amount: 2_500, description: 'Dinner' });
   await wallet('GET', `/v1/transfers/${transfer.id}`, 200);
   await wallet('GET', '/v1/transfers', 200);
   await wallet('GET', `/v1/users/${alice.id}/balances`, 200);
+  const business = await wallet('POST', '/v1/users', 201, { external_id: 'business-acme', kind: 'business', metadata: { crm_ref: 'ACME-7' } });
+  await wallet('POST', `/v1/users/${business.id}/credit_limit`, 200, { credit_limit: 50_000 });
 
   // A merchant and its client, payments: authorize then capture, refund, void.
   const merchant = await wallet('POST', '/v1/merchants', 201, { name: 'Corner Books' });
+  await wallet('PATCH', `/v1/merchants/${merchant.id}`, 200, { metadata: { region: 'eu-west' } });
   await wallet('GET', `/v1/merchants/${merchant.id}`, 200);
   await wallet('GET', '/v1/merchants', 200);
   const client = await wallet('POST', '/v1/clients', 201, { merchant_id: merchant.id, org_alias: 'corner-books', display_name: 'Corner Books', category: 'books' });
@@ -106,13 +116,22 @@ beforeAll(async () => {
   await wallet('GET', `/v1/clients/${client.id}/offerings/${offering.id}`, 200);
   await wallet('GET', `/v1/clients/${client.id}/offerings`, 200);
   const order = await wallet('POST', '/v1/orders', 201, { client_id: client.id, user_id: bob.id, lines: [{ variant_id: offering.variants[0].id, quantity: 1 }] });
+  await wallet('POST', `/v1/orders/${order.id}/pay`, 200);
   await wallet('GET', `/v1/orders/${order.id}`, 200);
+  const abandoned = await wallet('POST', '/v1/orders', 201, { client_id: client.id, user_id: bob.id, lines: [{ variant_id: offering.variants[0].id, quantity: 2 }] });
+  await wallet('POST', `/v1/orders/${abandoned.id}/cancel`, 200);
+  await wallet('POST', `/v1/clients/${client.id}/offerings/${offering.id}/variants/${offering.variants[0].id}/stock`, 200, { delta: 3, reason: 'count' });
   await wallet('GET', '/v1/orders', 200);
   const plan = await wallet('POST', `/v1/clients/${client.id}/offerings`, 201, { kind: 'plan', title: 'Monthly box', amount: 900, interval: 'monthly', status: 'published' });
   const subscriber = await ok('public', 'POST', '/v1/auth/user_tokens', 201, { token: apiKey, body: { user_external_id: 'customer-alice', scopes: ['subscriptions:write'] } });
   const subscription = await ok('public', 'POST', `/v1/explore/offerings/${plan.id}/subscribe`, 201, { token: subscriber.token });
   await wallet('GET', `/v1/subscriptions/${subscription.id}`, 200);
   await wallet('GET', '/v1/subscriptions', 200);
+  await wallet('POST', `/v1/subscriptions/${subscription.id}/pause`, 200);
+  await wallet('POST', `/v1/subscriptions/${subscription.id}/resume`, 200);
+  await wallet('POST', `/v1/subscriptions/${subscription.id}/cancel`, 200);
+  await wallet('PUT', '/v1/rewards/settings', 200, { points_commodity: 'PTS', conversion_rate: { points: 100, cash: 1 } });
+  await wallet('GET', '/v1/rewards/settings', 200);
   await wallet('POST', `/v1/clients/${client.id}/reward_rules`, 201, { kind: 'cashback', params: { bps: 100 } });
   await wallet('GET', `/v1/clients/${client.id}/reward_rules`, 200);
 
@@ -136,11 +155,37 @@ beforeAll(async () => {
     ],
   });
   await ledger('GET', `${L}/transactions/${txn.id}`, 200);
+  await ledger('POST', `${L}/transactions/${txn.id}/reverse`, 201, {});
+  const pending = await ledger('POST', `${L}/pendings`, 201, {
+    type: 'payment',
+    legs: [
+      { account_id: source.id, direction: 'debit', amount: 300, commodity: 'USD' },
+      { account_id: target.id, direction: 'credit', amount: 300, commodity: 'USD' },
+    ],
+  });
+  await ledger('GET', `${L}/pendings/${pending.id}`, 200);
+  await ledger('POST', `${L}/pendings/${pending.id}/void`, 200);
+  await ledger('GET', `${L}/events`, 200);
   await ledger('GET', `${L}/transactions`, 200);
   await ledger('GET', `${L}/accounts/${target.id}`, 200);
   await ledger('GET', `${L}/accounts/${target.id}/entries`, 200);
   await ledger('GET', L, 200);
   await ledger('GET', '/v1/ledgers', 200);
+
+  // The console: a partner administrator grants vendor support access for an hour, lists, revokes.
+  const engineer = await staffToken(platform, { role: 'vendor_support' });
+  const engineerId = JSON.parse(Buffer.from(engineer.split('.')[1]!, 'base64url').toString()).sub as string;
+  const admin = await staffToken(platform, { role: 'partner_admin', tenantId: tenant.id });
+  const console_ = (method: string, path: string, status: number, body?: unknown) => ok('console', method, path, status, { body, token: admin });
+  const grant = await console_('POST', '/v1/support_access_grants', 201, {
+    staff_id: engineerId,
+    reason: 'Investigating a failed payout',
+    ticket_reference: 'SUP-1042',
+    expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+  });
+  await console_('GET', '/v1/support_access_grants', 200);
+  await console_('GET', `/v1/support_access_grants/${grant.id}/requests`, 200);
+  await console_('POST', `/v1/support_access_grants/${grant.id}/revoke`, 200);
 
   apiKey = '';
   recorded = normalize(rec.recorded);
@@ -159,7 +204,7 @@ afterAll(async () => {
 
 describe('the OpenAPI examples recorded from the platform', () => {
   it('validate against their operations’ schemas, placeholders included', () => {
-    for (const gateway of ['public', 'ledger'] as const) {
+    for (const gateway of ['public', 'ledger', 'console'] as const) {
       const document = buildOpenApi(routes, gateway, { version: 'test', examples: recorded[gateway] });
       expect(exampleFaults(document), gateway).toEqual([]);
     }

@@ -84,12 +84,15 @@ const SECRET_FIELD = /secret/i;
 /** The instant every example is anchored at; recorded times keep their distance from the first one, in whole minutes. */
 export const EXAMPLE_INSTANT = Date.parse('2026-01-15T09:30:00.000Z');
 
+/** How long a recording may take: instants within it of the earliest are all the example instant. */
+const RUN_SPAN = 10 * 60_000;
+
 /** The n-th id met in the recording, as an example UUID (version 7 layout, obviously not random). */
 export const exampleUuid = (n: number): string => `01940000-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
 
 /** Placeholders for what must never be committed: credentials and secrets the run generated. */
 export const PLACEHOLDERS = {
-  apiKey: 'sk_sandbox_example_key_id_sk_test_not_a_real_secret_example',
+  apiKey: 'sk_sandbox_example_not_a_real_key',
   jwt: 'eyJhbGciOiJSUzI1NiIsImtpZCI6ImV4YW1wbGUifQ.eyJleGFtcGxlIjoidG9rZW4ifQ.example-signature-not-real',
   webhookSecret: 'whsec_ZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtZXhhbXBsZXNlY3JldDA=',
   cursor: 'example_cursor_opaque',
@@ -101,8 +104,8 @@ const OPAQUE_FIELDS: Readonly<Record<string, string>> = { next_cursor: PLACEHOLD
 /**
  * The recording made stable and safe to commit: every UUID (wherever it appears, also inside a
  * string) mapped to an example UUID by order of first appearance, so an id refers to the same
- * object across the file; instants moved to EXAMPLE_INSTANT plus their distance from the earliest
- * instant of the run, rounded to whole minutes; other random hex runs (processor references) mapped
+ * object across the file; instants moved to EXAMPLE_INSTANT, those more than RUN_SPAN after the
+ * earliest instant of the run keeping their distance from it in whole minutes; other random hex runs (processor references) mapped
  * the same way; API keys, JWTs, webhook secrets, any field named `*secret*` and cursors replaced
  * by placeholders. Returns one examples file per gateway, keyed by operationId.
  */
@@ -136,7 +139,10 @@ export function normalize(recorded: readonly Recorded[]): Record<GatewayName, Re
     if (JWT.test(value)) return PLACEHOLDERS.jwt;
     if (WEBHOOK_SECRET.test(value)) return PLACEHOLDERS.webhookSecret;
     if (INSTANT.test(value)) {
-      const minutes = Math.round((Date.parse(value) - earliest) / 60_000);
+      // The run's own "now"s (a few seconds to a minute apart) are one instant; what is set ahead
+      // (a hold's expiry, a grant's end, a plan's next charge) keeps its distance in whole minutes.
+      const distance = Date.parse(value) - earliest;
+      const minutes = distance < RUN_SPAN ? 0 : Math.round(distance / 60_000);
       return new Date(EXAMPLE_INSTANT + minutes * 60_000).toISOString();
     }
     if (DATE.test(value)) return new Date(EXAMPLE_INSTANT).toISOString().slice(0, 10);
