@@ -569,6 +569,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000026",
+                     *           "tenant_id": "01940000-0000-7000-8000-000000000001",
+                     *           "staff_id": "01940000-0000-7000-8000-000000000025",
+                     *           "reason": "Investigating a failed payout",
+                     *           "ticket_reference": "SUP-1042",
+                     *           "created_by_type": "partner_admin",
+                     *           "created_by_id": "01940000-0000-7000-8000-000000000027",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "expires_at": "2026-01-15T10:30:00.000Z",
+                     *           "revoked_at": null,
+                     *           "revoked_by_type": null,
+                     *           "revoked_by_id": null
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -615,6 +637,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "staff_id": "01940000-0000-7000-8000-000000000025",
+                 *       "reason": "Investigating a failed payout",
+                 *       "ticket_reference": "SUP-1042",
+                 *       "expires_at": "2026-01-15T10:30:00.000Z"
+                 *     }
+                 */
                 "application/json": {
                     staff_id: string;
                     reason: string;
@@ -633,6 +663,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000026",
+                     *       "tenant_id": "01940000-0000-7000-8000-000000000001",
+                     *       "staff_id": "01940000-0000-7000-8000-000000000025",
+                     *       "reason": "Investigating a failed payout",
+                     *       "ticket_reference": "SUP-1042",
+                     *       "created_by_type": "partner_admin",
+                     *       "created_by_id": "01940000-0000-7000-8000-000000000027",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "expires_at": "2026-01-15T10:30:00.000Z",
+                     *       "revoked_at": null,
+                     *       "revoked_by_type": null,
+                     *       "revoked_by_id": null
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -686,6 +732,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["SupportAccessGrantRequest"][];
                         /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
@@ -729,6 +782,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000026",
+                     *       "tenant_id": "01940000-0000-7000-8000-000000000001",
+                     *       "staff_id": "01940000-0000-7000-8000-000000000025",
+                     *       "reason": "Investigating a failed payout",
+                     *       "ticket_reference": "SUP-1042",
+                     *       "created_by_type": "partner_admin",
+                     *       "created_by_id": "01940000-0000-7000-8000-000000000027",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "expires_at": "2026-01-15T10:30:00.000Z",
+                     *       "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *       "revoked_by_type": "partner_admin",
+                     *       "revoked_by_id": "01940000-0000-7000-8000-000000000027"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;

@@ -1125,6 +1125,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-00000000001f",
+                     *           "name": "main",
+                     *           "commodity": "USD",
+                     *           "metadata": {},
+                     *           "closed_through": null,
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -1163,6 +1179,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "main",
+                 *       "commodity": "USD"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     commodity: string;
@@ -1182,6 +1204,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001f",
+                     *       "name": "main",
+                     *       "commodity": "USD",
+                     *       "metadata": {},
+                     *       "closed_through": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1223,6 +1255,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001f",
+                     *       "name": "main",
+                     *       "commodity": "USD",
+                     *       "metadata": {},
+                     *       "closed_through": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1259,6 +1301,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "owner_type": "user",
+                 *       "owner_id": "01940000-0000-7000-8000-000000000005",
+                 *       "purpose": "cash",
+                 *       "commodity": "USD",
+                 *       "floor": -100000
+                 *     }
+                 */
                 "application/json": {
                     owner_type: string;
                     /** Format: uuid */
@@ -1288,6 +1339,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000020",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *       "owner_type": "user",
+                     *       "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *       "purpose": "cash",
+                     *       "commodity": "USD",
+                     *       "floor": -100000,
+                     *       "status": "active",
+                     *       "balance": {
+                     *         "posted": 0,
+                     *         "pending_debits": 0,
+                     *         "pending_credits": 0,
+                     *         "available": 0
+                     *       },
+                     *       "version": 0,
+                     *       "shards": 1,
+                     *       "metadata": {},
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1348,6 +1422,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000021",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *       "owner_type": "user",
+                     *       "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *       "purpose": "cash",
+                     *       "commodity": "USD",
+                     *       "floor": 0,
+                     *       "status": "active",
+                     *       "balance": {
+                     *         "posted": 0,
+                     *         "pending_debits": 0,
+                     *         "pending_credits": 0,
+                     *         "available": 0
+                     *       },
+                     *       "version": 4,
+                     *       "shards": 1,
+                     *       "metadata": {},
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1481,6 +1578,34 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "transaction_id": "01940000-0000-7000-8000-000000000023",
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "type": "transfer",
+                     *           "direction": "debit",
+                     *           "amount": 750,
+                     *           "commodity": "USD",
+                     *           "effective_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "transaction_id": "01940000-0000-7000-8000-000000000022",
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "type": "transfer",
+                     *           "direction": "credit",
+                     *           "amount": 750,
+                     *           "commodity": "USD",
+                     *           "effective_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -1532,6 +1657,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -1645,6 +1777,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "payment",
+                 *       "legs": [
+                 *         {
+                 *           "account_id": "01940000-0000-7000-8000-000000000020",
+                 *           "direction": "debit",
+                 *           "amount": 300,
+                 *           "commodity": "USD"
+                 *         },
+                 *         {
+                 *           "account_id": "01940000-0000-7000-8000-000000000021",
+                 *           "direction": "credit",
+                 *           "amount": 300,
+                 *           "commodity": "USD"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     type: string;
                     legs: {
@@ -1680,6 +1831,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000024",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *       "type": "payment",
+                     *       "status": "pending",
+                     *       "reference_id": null,
+                     *       "metadata": {},
+                     *       "legs": [
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000020",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "debit",
+                     *           "amount": 300,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 300,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "expires_at": null,
+                     *       "transaction_id": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "resolved_at": null
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1746,6 +1931,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000024",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *       "type": "payment",
+                     *       "status": "pending",
+                     *       "reference_id": null,
+                     *       "metadata": {},
+                     *       "legs": [
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000020",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "debit",
+                     *           "amount": 300,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 300,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "expires_at": null,
+                     *       "transaction_id": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "resolved_at": null
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1816,6 +2035,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000024",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *       "type": "payment",
+                     *       "status": "voided",
+                     *       "reference_id": null,
+                     *       "metadata": {},
+                     *       "legs": [
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000020",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "debit",
+                     *           "amount": 300,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 300,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "expires_at": null,
+                     *       "transaction_id": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "resolved_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -1921,6 +2174,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "type": "transfer",
+                 *       "legs": [
+                 *         {
+                 *           "account_id": "01940000-0000-7000-8000-000000000020",
+                 *           "direction": "debit",
+                 *           "amount": 750,
+                 *           "commodity": "USD"
+                 *         },
+                 *         {
+                 *           "account_id": "01940000-0000-7000-8000-000000000021",
+                 *           "direction": "credit",
+                 *           "amount": 750,
+                 *           "commodity": "USD"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     type: string;
                     legs?: {
@@ -1970,6 +2242,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000022",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *       "type": "transfer",
+                     *       "status": "posted",
+                     *       "reference_id": null,
+                     *       "metadata": {},
+                     *       "exchange_id": null,
+                     *       "reverses_txn_id": null,
+                     *       "reversed_by": null,
+                     *       "pending_id": null,
+                     *       "legs": [
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000020",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "debit",
+                     *           "amount": 750,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 750,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "effective_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -2090,6 +2398,82 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000023",
+                     *           "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *           "type": "transfer",
+                     *           "status": "posted",
+                     *           "reference_id": null,
+                     *           "metadata": {},
+                     *           "exchange_id": null,
+                     *           "reverses_txn_id": "01940000-0000-7000-8000-000000000022",
+                     *           "reversed_by": null,
+                     *           "pending_id": null,
+                     *           "legs": [
+                     *             {
+                     *               "account_id": "01940000-0000-7000-8000-000000000020",
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *               "purpose": "cash",
+                     *               "direction": "credit",
+                     *               "amount": 750,
+                     *               "commodity": "USD"
+                     *             },
+                     *             {
+                     *               "account_id": "01940000-0000-7000-8000-000000000021",
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *               "purpose": "cash",
+                     *               "direction": "debit",
+                     *               "amount": 750,
+                     *               "commodity": "USD"
+                     *             }
+                     *           ],
+                     *           "effective_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000022",
+                     *           "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *           "type": "transfer",
+                     *           "status": "posted",
+                     *           "reference_id": null,
+                     *           "metadata": {},
+                     *           "exchange_id": null,
+                     *           "reverses_txn_id": null,
+                     *           "reversed_by": "01940000-0000-7000-8000-000000000023",
+                     *           "pending_id": null,
+                     *           "legs": [
+                     *             {
+                     *               "account_id": "01940000-0000-7000-8000-000000000020",
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *               "purpose": "cash",
+                     *               "direction": "debit",
+                     *               "amount": 750,
+                     *               "commodity": "USD"
+                     *             },
+                     *             {
+                     *               "account_id": "01940000-0000-7000-8000-000000000021",
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *               "purpose": "cash",
+                     *               "direction": "credit",
+                     *               "amount": 750,
+                     *               "commodity": "USD"
+                     *             }
+                     *           ],
+                     *           "effective_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -2161,6 +2545,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000022",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *       "type": "transfer",
+                     *       "status": "posted",
+                     *       "reference_id": null,
+                     *       "metadata": {},
+                     *       "exchange_id": null,
+                     *       "reverses_txn_id": null,
+                     *       "reversed_by": null,
+                     *       "pending_id": null,
+                     *       "legs": [
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000020",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "debit",
+                     *           "amount": 750,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 750,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "effective_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -2223,6 +2643,7 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /** @example {} */
                 "application/json": {
                     /** Format: date-time */
                     effective_at?: string;
@@ -2242,6 +2663,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000023",
+                     *       "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *       "type": "transfer",
+                     *       "status": "posted",
+                     *       "reference_id": null,
+                     *       "metadata": {},
+                     *       "exchange_id": null,
+                     *       "reverses_txn_id": "01940000-0000-7000-8000-000000000022",
+                     *       "reversed_by": null,
+                     *       "pending_id": null,
+                     *       "legs": [
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000020",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 750,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "account_id": "01940000-0000-7000-8000-000000000021",
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *           "purpose": "cash",
+                     *           "direction": "debit",
+                     *           "amount": 750,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "effective_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;

@@ -4940,6 +4940,70 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000002",
+                     *           "tenant_id": "01940000-0000-7000-8000-000000000001",
+                     *           "env": "sandbox",
+                     *           "name": "backend",
+                     *           "scopes": [
+                     *             "users:read",
+                     *             "balances:read"
+                     *           ],
+                     *           "client_id": null,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "expires_at": "2027-01-15T09:30:00.000Z",
+                     *           "last_used_at": null,
+                     *           "revoked_at": null,
+                     *           "created_by": "tenant_staff:01940000-0000-7000-8000-000000000003"
+                     *         },
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000004",
+                     *           "tenant_id": "01940000-0000-7000-8000-000000000001",
+                     *           "env": "sandbox",
+                     *           "name": "test key",
+                     *           "scopes": [
+                     *             "users:read",
+                     *             "users:write",
+                     *             "balances:read",
+                     *             "transfers:write",
+                     *             "topups:read",
+                     *             "topups:write",
+                     *             "payments:read",
+                     *             "payments:write",
+                     *             "refunds:write",
+                     *             "merchants:read",
+                     *             "merchants:write",
+                     *             "subscriptions:read",
+                     *             "subscriptions:write",
+                     *             "rewards:read",
+                     *             "rewards:manage",
+                     *             "rewards:convert",
+                     *             "webhooks:manage",
+                     *             "webhooks:read",
+                     *             "ledger:read",
+                     *             "audit:read",
+                     *             "fees:manage",
+                     *             "limits:manage",
+                     *             "credit:write",
+                     *             "catalog:read",
+                     *             "clients:onboard",
+                     *             "clients:manage"
+                     *           ],
+                     *           "client_id": null,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "expires_at": "2027-01-15T09:30:00.000Z",
+                     *           "last_used_at": null,
+                     *           "revoked_at": null,
+                     *           "created_by": "system:test"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             id: string;
@@ -4988,6 +5052,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "backend",
+                 *       "env": "sandbox",
+                 *       "scopes": [
+                 *         "users:read",
+                 *         "balances:read"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     tenant_id?: string;
@@ -5012,6 +5086,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000002",
+                     *       "key": "sk_sandbox_example_not_a_real_key",
+                     *       "tenant_id": "01940000-0000-7000-8000-000000000001",
+                     *       "name": "backend",
+                     *       "env": "sandbox",
+                     *       "scopes": [
+                     *         "users:read",
+                     *         "balances:read"
+                     *       ],
+                     *       "client_id": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         id: string;
                         key: string;
@@ -5200,6 +5289,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "user_external_id": "customer-alice",
+                 *       "scopes": [
+                 *         "balances:read",
+                 *         "transfers:write"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     user_external_id: string;
                     scopes: string[];
@@ -5217,6 +5315,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "token": "eyJhbGciOiJSUzI1NiIsImtpZCI6ImV4YW1wbGUifQ.eyJleGFtcGxlIjoidG9rZW4ifQ.example-signature-not-real",
+                     *       "token_type": "Bearer",
+                     *       "expires_at": "2026-01-15T09:45:00.000Z",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "scopes": [
+                     *         "balances:read",
+                     *         "transfers:write"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         token: string;
                         /** @enum {string} */
@@ -5265,6 +5375,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-00000000000e",
+                     *           "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *           "org_alias": "corner-books",
+                     *           "display_name": "Corner Books",
+                     *           "category": "books",
+                     *           "description": "",
+                     *           "logo_url": null,
+                     *           "commission_bps": 0,
+                     *           "status": "active",
+                     *           "hidden": false,
+                     *           "approved_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Client"][];
                         /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
@@ -5293,6 +5426,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                 *       "org_alias": "corner-books",
+                 *       "display_name": "Corner Books",
+                 *       "category": "books"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     merchant_id: string;
@@ -5315,6 +5456,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000000e",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "org_alias": "corner-books",
+                     *       "display_name": "Corner Books",
+                     *       "category": "books",
+                     *       "description": "",
+                     *       "logo_url": null,
+                     *       "commission_bps": 0,
+                     *       "status": "pending",
+                     *       "hidden": false,
+                     *       "approved_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Client"];
                 };
             };
@@ -5347,6 +5505,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000000e",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "org_alias": "corner-books",
+                     *       "display_name": "Corner Books",
+                     *       "category": "books",
+                     *       "description": "",
+                     *       "logo_url": null,
+                     *       "commission_bps": 0,
+                     *       "status": "active",
+                     *       "hidden": false,
+                     *       "approved_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Client"];
                 };
             };
@@ -5381,6 +5556,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000000e",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "org_alias": "corner-books",
+                     *       "display_name": "Corner Books",
+                     *       "category": "books",
+                     *       "description": "",
+                     *       "logo_url": null,
+                     *       "commission_bps": 0,
+                     *       "status": "active",
+                     *       "hidden": false,
+                     *       "approved_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Client"];
                 };
             };
@@ -5566,6 +5758,61 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000015",
+                     *           "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *           "kind": "item",
+                     *           "ref": null,
+                     *           "title": "Paperback",
+                     *           "description": "",
+                     *           "image_url": null,
+                     *           "amount": 1500,
+                     *           "interval": null,
+                     *           "metadata": {},
+                     *           "commission_bps": 0,
+                     *           "category_id": null,
+                     *           "options": [],
+                     *           "markup": null,
+                     *           "variants": [
+                     *             {
+                     *               "id": "01940000-0000-7000-8000-000000000016",
+                     *               "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *               "sku": "PB-001",
+                     *               "barcode": null,
+                     *               "option_values": [],
+                     *               "position": 1,
+                     *               "pricing_mode": "manual",
+                     *               "cost_amount": null,
+                     *               "markup": null,
+                     *               "amount": 1500,
+                     *               "image_url": null,
+                     *               "inventory": {
+                     *                 "track_inventory": true,
+                     *                 "on_hand": 10,
+                     *                 "reserved": 0,
+                     *                 "available": 10,
+                     *                 "low_stock_threshold": 0,
+                     *                 "allow_backorder": false,
+                     *                 "in_stock": true,
+                     *                 "low_stock": false
+                     *               },
+                     *               "status": "active",
+                     *               "created_at": "2026-01-15T09:30:00.000Z",
+                     *               "updated_at": "2026-01-15T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "status": "published",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Offering"][];
                         /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
@@ -5597,6 +5844,21 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "title": "Paperback",
+                 *       "status": "published",
+                 *       "variants": [
+                 *         {
+                 *           "sku": "PB-001",
+                 *           "amount": 1500,
+                 *           "inventory": {
+                 *             "on_hand": 10
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @default item
@@ -5692,6 +5954,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000015",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "kind": "item",
+                     *       "ref": null,
+                     *       "title": "Paperback",
+                     *       "description": "",
+                     *       "image_url": null,
+                     *       "amount": 1500,
+                     *       "interval": null,
+                     *       "metadata": {},
+                     *       "commission_bps": 0,
+                     *       "category_id": null,
+                     *       "options": [],
+                     *       "markup": null,
+                     *       "variants": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000016",
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *           "sku": "PB-001",
+                     *           "barcode": null,
+                     *           "option_values": [],
+                     *           "position": 1,
+                     *           "pricing_mode": "manual",
+                     *           "cost_amount": null,
+                     *           "markup": null,
+                     *           "amount": 1500,
+                     *           "image_url": null,
+                     *           "inventory": {
+                     *             "track_inventory": true,
+                     *             "on_hand": 10,
+                     *             "reserved": 0,
+                     *             "available": 10,
+                     *             "low_stock_threshold": 0,
+                     *             "allow_backorder": false,
+                     *             "in_stock": true,
+                     *             "low_stock": false
+                     *           },
+                     *           "status": "active",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "status": "published",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Offering"];
                 };
             };
@@ -5725,6 +6036,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000015",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "kind": "item",
+                     *       "ref": null,
+                     *       "title": "Paperback",
+                     *       "description": "",
+                     *       "image_url": null,
+                     *       "amount": 1500,
+                     *       "interval": null,
+                     *       "metadata": {},
+                     *       "commission_bps": 0,
+                     *       "category_id": null,
+                     *       "options": [],
+                     *       "markup": null,
+                     *       "variants": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000016",
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *           "sku": "PB-001",
+                     *           "barcode": null,
+                     *           "option_values": [],
+                     *           "position": 1,
+                     *           "pricing_mode": "manual",
+                     *           "cost_amount": null,
+                     *           "markup": null,
+                     *           "amount": 1500,
+                     *           "image_url": null,
+                     *           "inventory": {
+                     *             "track_inventory": true,
+                     *             "on_hand": 10,
+                     *             "reserved": 0,
+                     *             "available": 10,
+                     *             "low_stock_threshold": 0,
+                     *             "allow_backorder": false,
+                     *             "in_stock": true,
+                     *             "low_stock": false
+                     *           },
+                     *           "status": "active",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "status": "published",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Offering"];
                 };
             };
@@ -6003,6 +6363,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "delta": 3,
+                 *       "reason": "count"
+                 *     }
+                 */
                 "application/json": {
                     delta?: number;
                     set_to?: number;
@@ -6020,6 +6386,51 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "variant": {
+                     *         "id": "01940000-0000-7000-8000-000000000016",
+                     *         "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *         "sku": "PB-001",
+                     *         "barcode": null,
+                     *         "option_values": [],
+                     *         "position": 1,
+                     *         "pricing_mode": "manual",
+                     *         "cost_amount": null,
+                     *         "markup": null,
+                     *         "amount": 1500,
+                     *         "image_url": null,
+                     *         "inventory": {
+                     *           "track_inventory": true,
+                     *           "on_hand": 12,
+                     *           "reserved": 0,
+                     *           "available": 12,
+                     *           "low_stock_threshold": 0,
+                     *           "allow_backorder": false,
+                     *           "in_stock": true,
+                     *           "low_stock": false
+                     *         },
+                     *         "status": "active",
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "movement": {
+                     *         "id": "01940000-0000-7000-8000-00000000001a",
+                     *         "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *         "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *         "variant_id": "01940000-0000-7000-8000-000000000016",
+                     *         "kind": "adjustment",
+                     *         "quantity": 3,
+                     *         "on_hand_after": 12,
+                     *         "reserved_after": 0,
+                     *         "reason": "count",
+                     *         "order_id": null,
+                     *         "actor_type": "api_key",
+                     *         "actor_id": "01940000-0000-7000-8000-000000000004",
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["StockChangeResult"];
                 };
             };
@@ -6060,6 +6471,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-00000000001d",
+                     *           "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *           "offering_id": null,
+                     *           "kind": "cashback",
+                     *           "params": {
+                     *             "bps": 100,
+                     *             "flat": 0
+                     *           },
+                     *           "scope": {},
+                     *           "caps": {},
+                     *           "starts_at": null,
+                     *           "ends_at": null,
+                     *           "version": 1,
+                     *           "status": "active",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "disabled_at": null
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["RewardRule"][];
                         /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
@@ -6091,6 +6528,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "kind": "cashback",
+                 *       "params": {
+                 *         "bps": 100
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @enum {string} */
                     kind: "cashback";
@@ -6152,6 +6597,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001d",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "offering_id": null,
+                     *       "kind": "cashback",
+                     *       "params": {
+                     *         "bps": 100,
+                     *         "flat": 0
+                     *       },
+                     *       "scope": {},
+                     *       "caps": {},
+                     *       "starts_at": null,
+                     *       "ends_at": null,
+                     *       "version": 1,
+                     *       "status": "active",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "disabled_at": null
+                     *     }
+                     */
                     "application/json": components["schemas"]["RewardRule"];
                 };
             };
@@ -6793,6 +7258,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001b",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "offering_id": "01940000-0000-7000-8000-00000000001c",
+                     *       "plan_name": "Monthly box",
+                     *       "amount": 900,
+                     *       "commission": 0,
+                     *       "currency": "USD",
+                     *       "interval": "monthly",
+                     *       "status": "active",
+                     *       "pause_reason": null,
+                     *       "next_charge_at": "2026-02-14T09:30:00.000Z",
+                     *       "retry_count": 0,
+                     *       "periods_charged": 1,
+                     *       "cancel_at_period_end": false,
+                     *       "metadata": {},
+                     *       "canceled_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -6824,6 +7313,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "fees": {
+                     *         "payout": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "payment": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "commission": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "subscription": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "topup": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "p2p": {
+                     *           "bps": 150,
+                     *           "flat": 10,
+                     *           "min_fee": 10,
+                     *           "max_fee": 500
+                     *         }
+                     *       },
+                     *       "commission_mode": "deduct"
+                     *     }
+                     */
                     "application/json": {
                         fees: {
                             payment: {
@@ -6885,6 +7412,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "p2p": {
+                 *         "bps": 150,
+                 *         "flat": 10,
+                 *         "min_fee": 10,
+                 *         "max_fee": 500
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     payment?: {
                         bps: number;
@@ -6935,6 +7472,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "fees": {
+                     *         "payout": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "payment": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "commission": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "subscription": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "topup": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "p2p": {
+                     *           "bps": 150,
+                     *           "flat": 10,
+                     *           "min_fee": 10,
+                     *           "max_fee": 500
+                     *         }
+                     *       },
+                     *       "commission_mode": "deduct"
+                     *     }
+                     */
                     "application/json": {
                         fees: {
                             payment: {
@@ -7114,6 +7689,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "p2p": {
+                     *         "daily_max": 500000,
+                     *         "monthly_max": 2000000
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         p2p: {
                             daily_max: number | null;
@@ -7138,6 +7721,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "p2p": {
+                 *         "daily_max": 500000,
+                 *         "monthly_max": 2000000
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     p2p: {
                         /** @default null */
@@ -7156,6 +7747,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "p2p": {
+                     *         "daily_max": 500000,
+                     *         "monthly_max": 2000000
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         p2p: {
                             daily_max: number | null;
@@ -7197,6 +7796,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-00000000000d",
+                     *           "name": "Corner Books",
+                     *           "status": "active",
+                     *           "metadata": {
+                     *             "region": "eu-west"
+                     *           },
+                     *           "refund_reserve": 0,
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Merchant"][];
                         /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
@@ -7225,6 +7842,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Corner Books"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
@@ -7244,6 +7866,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000000d",
+                     *       "name": "Corner Books",
+                     *       "status": "active",
+                     *       "metadata": {},
+                     *       "refund_reserve": 0,
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
@@ -7276,6 +7908,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000000d",
+                     *       "name": "Corner Books",
+                     *       "status": "active",
+                     *       "metadata": {
+                     *         "region": "eu-west"
+                     *       },
+                     *       "refund_reserve": 0,
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
@@ -7299,6 +7943,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "metadata": {
+                 *         "region": "eu-west"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** @description String keys of 1 to 40 characters to string values of at most 500 characters; at most 50 keys. */
@@ -7317,6 +7968,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000000d",
+                     *       "name": "Corner Books",
+                     *       "status": "active",
+                     *       "metadata": {
+                     *         "region": "eu-west"
+                     *       },
+                     *       "refund_reserve": 0,
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Merchant"];
                 };
             };
@@ -7400,6 +8063,72 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000019",
+                     *           "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *           "user_id": "01940000-0000-7000-8000-000000000006",
+                     *           "status": "canceled",
+                     *           "lines": [
+                     *             {
+                     *               "amount": 3000,
+                     *               "variant_id": "01940000-0000-7000-8000-000000000016",
+                     *               "quantity": 2,
+                     *               "option_values": [],
+                     *               "unit_amount": 1500,
+                     *               "sku": "PB-001",
+                     *               "title": "Paperback",
+                     *               "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *               "commission_bps": 0
+                     *             }
+                     *           ],
+                     *           "amount": 3000,
+                     *           "currency": "USD",
+                     *           "commission": 0,
+                     *           "commission_mode": "deduct",
+                     *           "fee": 0,
+                     *           "payment_id": null,
+                     *           "metadata": {},
+                     *           "expires_at": "2026-01-15T09:45:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000017",
+                     *           "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *           "user_id": "01940000-0000-7000-8000-000000000006",
+                     *           "status": "paid",
+                     *           "lines": [
+                     *             {
+                     *               "amount": 1500,
+                     *               "variant_id": "01940000-0000-7000-8000-000000000016",
+                     *               "quantity": 1,
+                     *               "option_values": [],
+                     *               "unit_amount": 1500,
+                     *               "sku": "PB-001",
+                     *               "title": "Paperback",
+                     *               "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *               "commission_bps": 0
+                     *             }
+                     *           ],
+                     *           "amount": 1500,
+                     *           "currency": "USD",
+                     *           "commission": 0,
+                     *           "commission_mode": "deduct",
+                     *           "fee": 0,
+                     *           "payment_id": "01940000-0000-7000-8000-000000000018",
+                     *           "metadata": {},
+                     *           "expires_at": "2026-01-15T09:45:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Order"][];
                         /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
@@ -7429,6 +8158,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                 *       "user_id": "01940000-0000-7000-8000-000000000006",
+                 *       "lines": [
+                 *         {
+                 *           "variant_id": "01940000-0000-7000-8000-000000000016",
+                 *           "quantity": 1
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     client_id: string;
@@ -7455,6 +8196,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000017",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "user_id": "01940000-0000-7000-8000-000000000006",
+                     *       "status": "open",
+                     *       "lines": [
+                     *         {
+                     *           "variant_id": "01940000-0000-7000-8000-000000000016",
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *           "sku": "PB-001",
+                     *           "title": "Paperback",
+                     *           "option_values": [],
+                     *           "quantity": 1,
+                     *           "unit_amount": 1500,
+                     *           "amount": 1500,
+                     *           "commission_bps": 0
+                     *         }
+                     *       ],
+                     *       "amount": 1500,
+                     *       "currency": "USD",
+                     *       "commission": 0,
+                     *       "commission_mode": "deduct",
+                     *       "fee": 0,
+                     *       "payment_id": null,
+                     *       "metadata": {},
+                     *       "expires_at": "2026-01-15T09:45:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -7487,6 +8259,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000017",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "user_id": "01940000-0000-7000-8000-000000000006",
+                     *       "status": "paid",
+                     *       "lines": [
+                     *         {
+                     *           "amount": 1500,
+                     *           "variant_id": "01940000-0000-7000-8000-000000000016",
+                     *           "quantity": 1,
+                     *           "option_values": [],
+                     *           "unit_amount": 1500,
+                     *           "sku": "PB-001",
+                     *           "title": "Paperback",
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *           "commission_bps": 0
+                     *         }
+                     *       ],
+                     *       "amount": 1500,
+                     *       "currency": "USD",
+                     *       "commission": 0,
+                     *       "commission_mode": "deduct",
+                     *       "fee": 0,
+                     *       "payment_id": "01940000-0000-7000-8000-000000000018",
+                     *       "metadata": {},
+                     *       "expires_at": "2026-01-15T09:45:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -7521,6 +8324,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000019",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "user_id": "01940000-0000-7000-8000-000000000006",
+                     *       "status": "canceled",
+                     *       "lines": [
+                     *         {
+                     *           "amount": 3000,
+                     *           "variant_id": "01940000-0000-7000-8000-000000000016",
+                     *           "quantity": 2,
+                     *           "option_values": [],
+                     *           "unit_amount": 1500,
+                     *           "sku": "PB-001",
+                     *           "title": "Paperback",
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *           "commission_bps": 0
+                     *         }
+                     *       ],
+                     *       "amount": 3000,
+                     *       "currency": "USD",
+                     *       "commission": 0,
+                     *       "commission_mode": "deduct",
+                     *       "fee": 0,
+                     *       "payment_id": null,
+                     *       "metadata": {},
+                     *       "expires_at": "2026-01-15T09:45:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -7557,6 +8391,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000017",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "user_id": "01940000-0000-7000-8000-000000000006",
+                     *       "status": "paid",
+                     *       "lines": [
+                     *         {
+                     *           "amount": 1500,
+                     *           "variant_id": "01940000-0000-7000-8000-000000000016",
+                     *           "quantity": 1,
+                     *           "option_values": [],
+                     *           "unit_amount": 1500,
+                     *           "sku": "PB-001",
+                     *           "title": "Paperback",
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *           "commission_bps": 0
+                     *         }
+                     *       ],
+                     *       "amount": 1500,
+                     *       "currency": "USD",
+                     *       "commission": 0,
+                     *       "commission_mode": "deduct",
+                     *       "fee": 0,
+                     *       "payment_id": "01940000-0000-7000-8000-000000000018",
+                     *       "metadata": {},
+                     *       "expires_at": "2026-01-15T09:45:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Order"];
                 };
             };
@@ -7598,6 +8463,52 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000013",
+                     *           "user_id": "01940000-0000-7000-8000-000000000005",
+                     *           "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *           "amount": 500,
+                     *           "currency": "USD",
+                     *           "status": "voided",
+                     *           "captured_amount": 0,
+                     *           "refunded_amount": 0,
+                     *           "fee": 0,
+                     *           "commission": 0,
+                     *           "commission_mode": "deduct",
+                     *           "description": null,
+                     *           "metadata": {},
+                     *           "hold_expires_at": "2026-01-22T09:30:00.000Z",
+                     *           "ledger_transaction_id": null,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-00000000000f",
+                     *           "user_id": "01940000-0000-7000-8000-000000000005",
+                     *           "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *           "amount": 4200,
+                     *           "currency": "USD",
+                     *           "status": "partially_refunded",
+                     *           "captured_amount": 4000,
+                     *           "refunded_amount": 1000,
+                     *           "fee": 0,
+                     *           "commission": 0,
+                     *           "commission_mode": "deduct",
+                     *           "description": "Order 1042",
+                     *           "metadata": {},
+                     *           "hold_expires_at": "2026-01-22T09:30:00.000Z",
+                     *           "ledger_transaction_id": "01940000-0000-7000-8000-000000000010",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Payment"][];
                         /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
@@ -7627,6 +8538,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "user_id": "01940000-0000-7000-8000-000000000005",
+                 *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                 *       "amount": 4200,
+                 *       "currency": "USD",
+                 *       "capture": false,
+                 *       "description": "Order 1042"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     user_id?: string;
@@ -7653,6 +8574,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000000f",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "amount": 4200,
+                     *       "currency": "USD",
+                     *       "status": "authorized",
+                     *       "captured_amount": 0,
+                     *       "refunded_amount": 0,
+                     *       "fee": 0,
+                     *       "commission": 0,
+                     *       "commission_mode": "deduct",
+                     *       "description": "Order 1042",
+                     *       "metadata": {},
+                     *       "hold_expires_at": "2026-01-22T09:30:00.000Z",
+                     *       "ledger_transaction_id": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payment"];
                 };
             };
@@ -7686,6 +8628,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000000f",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "amount": 4200,
+                     *       "currency": "USD",
+                     *       "status": "captured",
+                     *       "captured_amount": 4000,
+                     *       "refunded_amount": 0,
+                     *       "fee": 0,
+                     *       "commission": 0,
+                     *       "commission_mode": "deduct",
+                     *       "description": "Order 1042",
+                     *       "metadata": {},
+                     *       "hold_expires_at": "2026-01-22T09:30:00.000Z",
+                     *       "ledger_transaction_id": "01940000-0000-7000-8000-000000000010",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payment"];
                 };
             };
@@ -7712,6 +8675,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "amount": 4000
+                 *     }
+                 */
                 "application/json": {
                     amount?: number;
                 };
@@ -7726,6 +8694,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000000f",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "amount": 4200,
+                     *       "currency": "USD",
+                     *       "status": "captured",
+                     *       "captured_amount": 4000,
+                     *       "refunded_amount": 0,
+                     *       "fee": 0,
+                     *       "commission": 0,
+                     *       "commission_mode": "deduct",
+                     *       "description": "Order 1042",
+                     *       "metadata": {},
+                     *       "hold_expires_at": "2026-01-22T09:30:00.000Z",
+                     *       "ledger_transaction_id": "01940000-0000-7000-8000-000000000010",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payment"];
                 };
             };
@@ -7763,6 +8752,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000013",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "amount": 500,
+                     *       "currency": "USD",
+                     *       "status": "voided",
+                     *       "captured_amount": 0,
+                     *       "refunded_amount": 0,
+                     *       "fee": 0,
+                     *       "commission": 0,
+                     *       "commission_mode": "deduct",
+                     *       "description": null,
+                     *       "metadata": {},
+                     *       "hold_expires_at": "2026-01-22T09:30:00.000Z",
+                     *       "ledger_transaction_id": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payment"];
                 };
             };
@@ -7850,6 +8860,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-00000000001e",
+                     *           "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *           "amount": 1000,
+                     *           "currency": "USD",
+                     *           "fee": 0,
+                     *           "total_debit": 1000,
+                     *           "status": "pending",
+                     *           "rail": "sandbox",
+                     *           "rail_ref": "sbx_po_00000000000000000000000000000002",
+                     *           "failure_reason": null,
+                     *           "description": null,
+                     *           "metadata": {},
+                     *           "ledger_transaction_id": null,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Payout"][];
                         /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
@@ -7879,6 +8914,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                 *       "amount": 1000,
+                 *       "currency": "USD"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     merchant_id: string;
@@ -7904,6 +8946,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001e",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "amount": 1000,
+                     *       "currency": "USD",
+                     *       "fee": 0,
+                     *       "total_debit": 1000,
+                     *       "status": "pending",
+                     *       "rail": "sandbox",
+                     *       "rail_ref": "sbx_po_00000000000000000000000000000002",
+                     *       "failure_reason": null,
+                     *       "description": null,
+                     *       "metadata": {},
+                     *       "ledger_transaction_id": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -7937,6 +8998,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001e",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "amount": 1000,
+                     *       "currency": "USD",
+                     *       "fee": 0,
+                     *       "total_debit": 1000,
+                     *       "status": "pending",
+                     *       "rail": "sandbox",
+                     *       "rail_ref": "sbx_po_00000000000000000000000000000002",
+                     *       "failure_reason": null,
+                     *       "description": null,
+                     *       "metadata": {},
+                     *       "ledger_transaction_id": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Payout"];
                 };
             };
@@ -8245,6 +9325,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000011",
+                     *           "payment_id": "01940000-0000-7000-8000-00000000000f",
+                     *           "user_id": "01940000-0000-7000-8000-000000000005",
+                     *           "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *           "amount": 1000,
+                     *           "currency": "USD",
+                     *           "status": "completed",
+                     *           "reason": "damaged",
+                     *           "ledger_transaction_id": "01940000-0000-7000-8000-000000000012",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Refund"][];
                         /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
@@ -8274,6 +9374,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "payment_id": "01940000-0000-7000-8000-00000000000f",
+                 *       "amount": 1000,
+                 *       "reason": "damaged"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     payment_id: string;
@@ -8292,6 +9399,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000011",
+                     *       "payment_id": "01940000-0000-7000-8000-00000000000f",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "amount": 1000,
+                     *       "currency": "USD",
+                     *       "status": "completed",
+                     *       "reason": "damaged",
+                     *       "ledger_transaction_id": "01940000-0000-7000-8000-000000000012",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Refund"];
                 };
             };
@@ -8325,6 +9446,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000011",
+                     *       "payment_id": "01940000-0000-7000-8000-00000000000f",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "amount": 1000,
+                     *       "currency": "USD",
+                     *       "status": "completed",
+                     *       "reason": "damaged",
+                     *       "ledger_transaction_id": "01940000-0000-7000-8000-000000000012",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Refund"];
                 };
             };
@@ -8353,6 +9488,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "points_commodity": "PTS",
+                     *       "conversion_rate": {
+                     *         "cash": 1,
+                     *         "points": 100
+                     *       },
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RewardSettings"];
                 };
             };
@@ -8373,6 +9518,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "points_commodity": "PTS",
+                 *       "conversion_rate": {
+                 *         "points": 100,
+                 *         "cash": 1
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     points_commodity: string;
                     conversion_rate: {
@@ -8390,6 +9544,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "points_commodity": "PTS",
+                     *       "conversion_rate": {
+                     *         "points": 100,
+                     *         "cash": 1
+                     *       },
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RewardSettings"];
                 };
             };
@@ -8429,6 +9593,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-00000000001b",
+                     *           "user_id": "01940000-0000-7000-8000-000000000005",
+                     *           "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *           "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *           "offering_id": "01940000-0000-7000-8000-00000000001c",
+                     *           "plan_name": "Monthly box",
+                     *           "amount": 900,
+                     *           "commission": 0,
+                     *           "currency": "USD",
+                     *           "interval": "monthly",
+                     *           "status": "active",
+                     *           "pause_reason": null,
+                     *           "next_charge_at": "2026-02-14T09:30:00.000Z",
+                     *           "retry_count": 0,
+                     *           "periods_charged": 1,
+                     *           "cancel_at_period_end": false,
+                     *           "metadata": {},
+                     *           "canceled_at": null,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Subscription"][];
                         /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
@@ -8464,6 +9658,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001b",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "offering_id": "01940000-0000-7000-8000-00000000001c",
+                     *       "plan_name": "Monthly box",
+                     *       "amount": 900,
+                     *       "commission": 0,
+                     *       "currency": "USD",
+                     *       "interval": "monthly",
+                     *       "status": "active",
+                     *       "pause_reason": null,
+                     *       "next_charge_at": "2026-02-14T09:30:00.000Z",
+                     *       "retry_count": 0,
+                     *       "periods_charged": 1,
+                     *       "cancel_at_period_end": false,
+                     *       "metadata": {},
+                     *       "canceled_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -8505,6 +9723,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001b",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "offering_id": "01940000-0000-7000-8000-00000000001c",
+                     *       "plan_name": "Monthly box",
+                     *       "amount": 900,
+                     *       "commission": 0,
+                     *       "currency": "USD",
+                     *       "interval": "monthly",
+                     *       "status": "canceled",
+                     *       "pause_reason": null,
+                     *       "next_charge_at": null,
+                     *       "retry_count": 0,
+                     *       "periods_charged": 2,
+                     *       "cancel_at_period_end": false,
+                     *       "metadata": {},
+                     *       "canceled_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -8541,6 +9783,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001b",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "offering_id": "01940000-0000-7000-8000-00000000001c",
+                     *       "plan_name": "Monthly box",
+                     *       "amount": 900,
+                     *       "commission": 0,
+                     *       "currency": "USD",
+                     *       "interval": "monthly",
+                     *       "status": "paused",
+                     *       "pause_reason": "requested",
+                     *       "next_charge_at": null,
+                     *       "retry_count": 0,
+                     *       "periods_charged": 1,
+                     *       "cancel_at_period_end": false,
+                     *       "metadata": {},
+                     *       "canceled_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -8577,6 +9843,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-00000000001b",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "merchant_id": "01940000-0000-7000-8000-00000000000d",
+                     *       "client_id": "01940000-0000-7000-8000-00000000000e",
+                     *       "offering_id": "01940000-0000-7000-8000-00000000001c",
+                     *       "plan_name": "Monthly box",
+                     *       "amount": 900,
+                     *       "commission": 0,
+                     *       "currency": "USD",
+                     *       "interval": "monthly",
+                     *       "status": "active",
+                     *       "pause_reason": null,
+                     *       "next_charge_at": "2026-02-14T09:30:00.000Z",
+                     *       "retry_count": 0,
+                     *       "periods_charged": 2,
+                     *       "cancel_at_period_end": false,
+                     *       "metadata": {},
+                     *       "canceled_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
@@ -8691,6 +9981,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Example Wallet",
+                 *       "currency": "USD"
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** @description An active ISO 4217 currency code, such as USD: three upper-case letters, and one of the codes in use. */
@@ -8707,6 +10003,48 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000001",
+                     *       "name": "Example Wallet",
+                     *       "currency": "USD",
+                     *       "status": "active",
+                     *       "fees": {
+                     *         "payment": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "subscription": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "commission": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "p2p": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "topup": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "payout": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         }
+                     *       },
+                     *       "commission_mode": "deduct",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -8836,6 +10174,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "name": "sandbox",
+                     *           "flow": "client_secret",
+                     *           "currencies": [
+                     *             "USD"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             name: string;
@@ -8879,6 +10230,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000007",
+                     *           "user_id": "01940000-0000-7000-8000-000000000005",
+                     *           "amount": 10000,
+                     *           "currency": "USD",
+                     *           "fee": 0,
+                     *           "net_amount": 10000,
+                     *           "gateway": "sandbox",
+                     *           "status": "succeeded",
+                     *           "processor_ref": "sbx_pi_00000000000000000000000000000001",
+                     *           "confirmed_amount": 10000,
+                     *           "confirmed_currency": "USD",
+                     *           "failure_reason": null,
+                     *           "resolution": null,
+                     *           "ledger_transaction_id": "01940000-0000-7000-8000-000000000008",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Topup"][];
                         /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
@@ -8908,6 +10285,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "user_id": "01940000-0000-7000-8000-000000000005",
+                 *       "amount": 10000,
+                 *       "currency": "USD",
+                 *       "sandbox_outcome": "succeed"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     user_id?: string;
@@ -8928,6 +10313,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000007",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "amount": 10000,
+                     *       "currency": "USD",
+                     *       "fee": 0,
+                     *       "net_amount": 10000,
+                     *       "gateway": "sandbox",
+                     *       "status": "pending",
+                     *       "processor_ref": "sbx_pi_00000000000000000000000000000001",
+                     *       "confirmed_amount": null,
+                     *       "confirmed_currency": null,
+                     *       "failure_reason": null,
+                     *       "resolution": null,
+                     *       "ledger_transaction_id": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "client_secret": "sbx_pi_example_not_a_real_secret",
+                     *       "redirect_url": null
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -8987,6 +10394,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000007",
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "amount": 10000,
+                     *       "currency": "USD",
+                     *       "fee": 0,
+                     *       "net_amount": 10000,
+                     *       "gateway": "sandbox",
+                     *       "status": "succeeded",
+                     *       "processor_ref": "sbx_pi_00000000000000000000000000000001",
+                     *       "confirmed_amount": 10000,
+                     *       "confirmed_currency": "USD",
+                     *       "failure_reason": null,
+                     *       "resolution": null,
+                     *       "ledger_transaction_id": "01940000-0000-7000-8000-000000000008",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Topup"];
                 };
             };
@@ -9064,6 +10491,130 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000012",
+                     *           "type": "refund",
+                     *           "currency": "USD",
+                     *           "direction": null,
+                     *           "amount": 1000,
+                     *           "legs": [
+                     *             {
+                     *               "owner_type": "merchant",
+                     *               "owner_id": "01940000-0000-7000-8000-00000000000d",
+                     *               "purpose": "settlement",
+                     *               "direction": "debit",
+                     *               "amount": 1000,
+                     *               "commodity": "USD"
+                     *             },
+                     *             {
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *               "purpose": "cash",
+                     *               "direction": "credit",
+                     *               "amount": 1000,
+                     *               "commodity": "USD"
+                     *             }
+                     *           ],
+                     *           "effective_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000010",
+                     *           "type": "payment_capture",
+                     *           "currency": "USD",
+                     *           "direction": null,
+                     *           "amount": 4000,
+                     *           "legs": [
+                     *             {
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *               "purpose": "cash",
+                     *               "direction": "debit",
+                     *               "amount": 4000,
+                     *               "commodity": "USD"
+                     *             },
+                     *             {
+                     *               "owner_type": "merchant",
+                     *               "owner_id": "01940000-0000-7000-8000-00000000000d",
+                     *               "purpose": "settlement",
+                     *               "direction": "credit",
+                     *               "amount": 4000,
+                     *               "commodity": "USD"
+                     *             }
+                     *           ],
+                     *           "effective_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-00000000000a",
+                     *           "type": "transfer",
+                     *           "currency": "USD",
+                     *           "direction": null,
+                     *           "amount": 2548,
+                     *           "legs": [
+                     *             {
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *               "purpose": "cash",
+                     *               "direction": "debit",
+                     *               "amount": 2548,
+                     *               "commodity": "USD"
+                     *             },
+                     *             {
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *               "purpose": "cash",
+                     *               "direction": "credit",
+                     *               "amount": 2500,
+                     *               "commodity": "USD"
+                     *             },
+                     *             {
+                     *               "owner_type": "tenant",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000001",
+                     *               "purpose": "revenue",
+                     *               "direction": "credit",
+                     *               "amount": 48,
+                     *               "commodity": "USD"
+                     *             }
+                     *           ],
+                     *           "effective_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000008",
+                     *           "type": "topup",
+                     *           "currency": "USD",
+                     *           "direction": null,
+                     *           "amount": 10000,
+                     *           "legs": [
+                     *             {
+                     *               "owner_type": "tenant",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000001",
+                     *               "purpose": "funding",
+                     *               "direction": "debit",
+                     *               "amount": 10000,
+                     *               "commodity": "USD"
+                     *             },
+                     *             {
+                     *               "owner_type": "user",
+                     *               "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *               "purpose": "cash",
+                     *               "direction": "credit",
+                     *               "amount": 10000,
+                     *               "commodity": "USD"
+                     *             }
+                     *           ],
+                     *           "effective_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -9121,6 +10672,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000012",
+                     *       "type": "refund",
+                     *       "currency": "USD",
+                     *       "direction": null,
+                     *       "amount": 1000,
+                     *       "legs": [
+                     *         {
+                     *           "owner_type": "merchant",
+                     *           "owner_id": "01940000-0000-7000-8000-00000000000d",
+                     *           "purpose": "settlement",
+                     *           "direction": "debit",
+                     *           "amount": 1000,
+                     *           "commodity": "USD"
+                     *         },
+                     *         {
+                     *           "owner_type": "user",
+                     *           "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *           "purpose": "cash",
+                     *           "direction": "credit",
+                     *           "amount": 1000,
+                     *           "commodity": "USD"
+                     *         }
+                     *       ],
+                     *       "effective_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -9180,6 +10760,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000009",
+                     *           "from_user_id": "01940000-0000-7000-8000-000000000005",
+                     *           "to_user_id": "01940000-0000-7000-8000-000000000006",
+                     *           "amount": 2500,
+                     *           "fee": 48,
+                     *           "currency": "USD",
+                     *           "status": "completed",
+                     *           "description": "Dinner",
+                     *           "metadata": {},
+                     *           "ledger_transaction_id": "01940000-0000-7000-8000-00000000000a",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": false,
+                     *       "next_cursor": null
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -9229,6 +10830,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "from_user_id": "01940000-0000-7000-8000-000000000005",
+                 *       "to_user_id": "01940000-0000-7000-8000-000000000006",
+                 *       "amount": 2500,
+                 *       "description": "Dinner"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     from_user_id?: string;
@@ -9252,6 +10861,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000009",
+                     *       "from_user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "to_user_id": "01940000-0000-7000-8000-000000000006",
+                     *       "amount": 2500,
+                     *       "fee": 48,
+                     *       "currency": "USD",
+                     *       "status": "completed",
+                     *       "description": "Dinner",
+                     *       "metadata": {},
+                     *       "ledger_transaction_id": "01940000-0000-7000-8000-00000000000a",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -9305,6 +10929,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000009",
+                     *       "from_user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "to_user_id": "01940000-0000-7000-8000-000000000006",
+                     *       "amount": 2500,
+                     *       "fee": 48,
+                     *       "currency": "USD",
+                     *       "status": "completed",
+                     *       "description": "Dinner",
+                     *       "metadata": {},
+                     *       "ledger_transaction_id": "01940000-0000-7000-8000-00000000000a",
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -9363,6 +11002,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000006",
+                     *           "external_id": "customer-bob",
+                     *           "kind": "consumer",
+                     *           "status": "active",
+                     *           "metadata": {},
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000005",
+                     *           "external_id": "customer-alice",
+                     *           "kind": "consumer",
+                     *           "status": "active",
+                     *           "metadata": {},
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "example_cursor_opaque"
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -9403,6 +11066,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "external_id": "customer-alice"
+                 *     }
+                 */
                 "application/json": {
                     external_id: string;
                     /**
@@ -9426,6 +11094,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000005",
+                     *       "external_id": "customer-alice",
+                     *       "kind": "consumer",
+                     *       "status": "active",
+                     *       "metadata": {},
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -9470,6 +11148,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000005",
+                     *       "external_id": "customer-alice",
+                     *       "kind": "consumer",
+                     *       "status": "active",
+                     *       "metadata": {},
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         id: string;
@@ -9512,6 +11200,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "currency": "USD",
+                     *       "available": 7452,
+                     *       "pending": 0,
+                     *       "posted": 7452,
+                     *       "credit_limit": 0
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         user_id: string;
@@ -9546,6 +11244,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "credit_limit": 50000
+                 *     }
+                 */
                 "application/json": {
                     credit_limit: number;
                 };
@@ -9560,6 +11263,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user_id": "01940000-0000-7000-8000-00000000000b",
+                     *       "account_id": "01940000-0000-7000-8000-00000000000c",
+                     *       "credit_limit": 50000,
+                     *       "previous": 0
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         user_id: string;
@@ -9600,6 +11311,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "p2p": {
+                     *         "daily_max": 100000,
+                     *         "monthly_max": null
+                     *       },
+                     *       "effective": {
+                     *         "p2p": {
+                     *           "daily_max": 100000,
+                     *           "monthly_max": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         user_id: string;
@@ -9636,6 +11362,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "p2p": {
+                 *         "daily_max": 100000
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     p2p: {
                         /** @default null */
@@ -9654,6 +11387,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "user_id": "01940000-0000-7000-8000-000000000005",
+                     *       "p2p": {
+                     *         "daily_max": 100000,
+                     *         "monthly_max": null
+                     *       },
+                     *       "effective": {
+                     *         "p2p": {
+                     *           "daily_max": 100000,
+                     *           "monthly_max": null
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         user_id: string;
@@ -9805,6 +11553,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "01940000-0000-7000-8000-000000000014",
+                     *         "url": "http://127.0.0.1:9/hooks",
+                     *         "event_filters": [
+                     *           "credit_limit.changed"
+                     *         ],
+                     *         "description": "Backend (ledger events)",
+                     *         "status": "active",
+                     *         "livemode": false,
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     ]
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"][];
                 };
             };
@@ -9827,6 +11590,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "http://127.0.0.1:9/hooks",
+                 *       "event_filters": [
+                 *         "credit_limit.changed"
+                 *       ],
+                 *       "description": "Backend"
+                 *     }
+                 */
                 "application/json": {
                     url: string;
                     event_filters?: ("topup.succeeded" | "topup.failed" | "topup.amount_mismatch" | "transfer.completed" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.expired" | "refund.completed" | "cashback.granted" | "points.accrued" | "points.converted" | "subscription.charged" | "subscription.retry_scheduled" | "subscription.paused" | "subscription.resumed" | "subscription.canceled" | "credit_limit.changed" | "fee_plan.set" | "product.created" | "product.updated" | "product.archived" | "order.created" | "order.paid" | "order.canceled" | "order.expired" | "inventory.low_stock" | "import.completed" | "payout.paid" | "payout.failed" | "webhook_endpoint.disabled" | "topup.*" | "transfer.*" | "payment.*" | "refund.*" | "cashback.*" | "points.*" | "subscription.*" | "credit_limit.*" | "fee_plan.*" | "product.*" | "order.*" | "inventory.*" | "import.*" | "payout.*" | "webhook_endpoint.*")[];
@@ -9843,6 +11615,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000014",
+                     *       "url": "http://127.0.0.1:9/hooks",
+                     *       "event_filters": [
+                     *         "credit_limit.changed"
+                     *       ],
+                     *       "description": "Backend",
+                     *       "status": "active",
+                     *       "livemode": false,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "secret": "whsec_ZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtZXhhbXBsZXNlY3JldDA=",
+                     *       "standard_webhooks_secret": "whsec_ZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtZXhhbXBsZXNlY3JldDA="
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpointWithSecret"];
                 };
             };
@@ -9874,6 +11661,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000014",
+                     *       "url": "http://127.0.0.1:9/hooks",
+                     *       "event_filters": [
+                     *         "credit_limit.changed"
+                     *       ],
+                     *       "description": "Backend",
+                     *       "status": "active",
+                     *       "livemode": false,
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
@@ -9927,6 +11727,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "description": "Backend (ledger events)"
+                 *     }
+                 */
                 "application/json": {
                     url?: string;
                     event_filters?: ("topup.succeeded" | "topup.failed" | "topup.amount_mismatch" | "transfer.completed" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.expired" | "refund.completed" | "cashback.granted" | "points.accrued" | "points.converted" | "subscription.charged" | "subscription.retry_scheduled" | "subscription.paused" | "subscription.resumed" | "subscription.canceled" | "credit_limit.changed" | "fee_plan.set" | "product.created" | "product.updated" | "product.archived" | "order.created" | "order.paid" | "order.canceled" | "order.expired" | "inventory.low_stock" | "import.completed" | "payout.paid" | "payout.failed" | "webhook_endpoint.disabled" | "topup.*" | "transfer.*" | "payment.*" | "refund.*" | "cashback.*" | "points.*" | "subscription.*" | "credit_limit.*" | "fee_plan.*" | "product.*" | "order.*" | "inventory.*" | "import.*" | "payout.*" | "webhook_endpoint.*")[] | null;
@@ -9942,6 +11747,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01940000-0000-7000-8000-000000000014",
+                     *       "url": "http://127.0.0.1:9/hooks",
+                     *       "event_filters": [
+                     *         "credit_limit.changed"
+                     *       ],
+                     *       "description": "Backend (ledger events)",
+                     *       "status": "active",
+                     *       "livemode": false,
+                     *       "created_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };

@@ -23,6 +23,19 @@ export interface OpenApiInfo {
   version: string;
   title?: string;
   description?: string;
+  /**
+   * Recorded examples by operationId (docs/openapi/examples/<api>.json, written by
+   * `npm run openapi:examples` from the platform's real answers): each becomes the `example` of the
+   * operation's request body and of its documented success response.
+   */
+  examples?: Readonly<Record<string, OperationExample>>;
+}
+
+/** One operation's recorded exchange: what was sent (when the operation takes a body) and what came back. */
+export interface OperationExample {
+  request?: unknown;
+  status: number;
+  response?: unknown;
 }
 
 const TITLES: Record<GatewayName, string> = {
@@ -90,6 +103,8 @@ export function buildOpenApi(routes: readonly AnyRoute[], gateway: GatewayName, 
     item[method] = operation;
   }
 
+  if (info.examples) addExamples(paths, info.examples);
+
   const variable = SERVER_VARIABLES[gateway];
   const tags = [...new Set(served.flatMap((route) => route.tags))].sort();
   const document: OpenApiDocument = {
@@ -142,6 +157,32 @@ export function buildOpenApi(routes: readonly AnyRoute[], gateway: GatewayName, 
 
 // ---------------------------------------------------------------------------------------------
 // Operations
+
+/**
+ * Puts each recorded example on its operation. An example whose operation, body or status the
+ * document no longer has is refused by name: the examples are stale, re-record them.
+ */
+function addExamples(paths: Record<string, Record<string, JsonObject>>, examples: Readonly<Record<string, OperationExample>>): void {
+  const byId = new Map(Object.values(paths).flatMap((item) => Object.values(item)).map((operation) => [operation.operationId as string, operation]));
+  const stale = 'Run `npm run openapi:examples` to record them again.';
+  for (const [operationId, example] of Object.entries(examples)) {
+    const operation = byId.get(operationId);
+    if (!operation) throw new Error(`The recorded example of ${operationId} names no operation of this document. ${stale}`);
+    if (example.request !== undefined) {
+      const content = (operation.requestBody as JsonObject | undefined)?.content as Record<string, JsonObject> | undefined;
+      if (!content?.['application/json']) throw new Error(`The recorded example of ${operationId} has a request body the operation does not take. ${stale}`);
+      content['application/json'].example = example.request;
+    }
+    const response = (operation.responses as Record<string, JsonObject>)[String(example.status)];
+    if (!response || '$ref' in response) throw new Error(`The recorded example of ${operationId} answered ${example.status}, not a documented success status. ${stale}`);
+    if (example.response !== undefined) {
+      const content = response.content as Record<string, JsonObject> | undefined;
+      const media = content && Object.keys(content)[0];
+      if (!content || !media) throw new Error(`The recorded example of ${operationId} has a response body; the operation documents none at ${example.status}. ${stale}`);
+      content[media]!.example = example.response;
+    }
+  }
+}
 
 function operationOf(route: AnyRoute, schemas: SchemaCollector, problems: ProblemResponses): JsonObject {
   const where = (part: string) => `${route.operationId}.${part}`;
