@@ -3744,6 +3744,18 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        WebhookAttemptRequest: {
+            headers: {
+                [key: string]: string;
+            };
+        } | null;
+        WebhookAttemptResponse: {
+            headers: {
+                [key: string]: string;
+            };
+            body: string;
+            body_truncated: boolean;
+        } | null;
         WebhookDeliveryAttempt: {
             /** Format: uuid */
             id: string;
@@ -3767,6 +3779,8 @@ export interface components {
             attempted_at: string;
             /** Format: date-time */
             next_attempt_at: string | null;
+            request: components["schemas"]["WebhookAttemptRequest"];
+            response: components["schemas"]["WebhookAttemptResponse"];
         };
         WebhookEndpoint: {
             /** Format: uuid */
@@ -6754,6 +6768,7 @@ export interface operations {
                 cursor?: string;
                 /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
+                event_id?: string;
             };
             header?: never;
             path: {
@@ -6763,7 +6778,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of delivery attempts. */
+            /** @description A page of delivery attempts; with event_id, that event's only (none for an event the merchant's endpoints never received). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -11507,6 +11522,7 @@ export interface operations {
                 cursor?: string;
                 /** @description How many items a page holds: an integer from 1 to 100, 50 when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads 100). */
                 limit?: number;
+                event_id?: string;
             };
             header?: never;
             path?: never;
@@ -11514,7 +11530,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A page of delivery attempts. */
+            /** @description A page of delivery attempts; with event_id, that event's only (none for another tenant's event). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];

@@ -311,8 +311,37 @@ export const events = (route: Route) =>
     columns: [{ label: 'Event', cell: (row: Row) => link(`events/${String(row.id)}`, row.id) }, col('Type', 'type'), col('Client', 'client_id'), timeCol()],
   }} />`;
 
-/** How many pages of deliveries an event page reads to find that event's attempts (newest first). */
+/** How many pages an event page reads: of the tenant's events to find the event, of that event's attempts (100 each). */
 const DELIVERY_PAGES = 5;
+
+/** Header lines as `name: value`, one per line. */
+const headerLines = (headers: unknown): string =>
+  headers && typeof headers === 'object' ? Object.entries(headers as Record<string, string>).map(([name, value]) => `${name}: ${value}`).join('\n') : '—';
+
+/** What one attempt sent and got back, as GET /v1/webhook_deliveries answers it. */
+function AttemptDetail({ attempt, open }: { attempt: Row; open: boolean }) {
+  const request = attempt.request as { headers?: Record<string, string> } | null;
+  const response = attempt.response as { headers?: Record<string, string>; body?: string; body_truncated?: boolean } | null;
+  const sent = request?.headers ?? {};
+  return html`<details data-testid="attempt-detail" open=${open}>
+    <summary>Attempt ${text(attempt.attempt)} to ${text(attempt.endpoint_id)}: ${text(attempt.status)} ${attempt.response_code === null ? text(attempt.error) : text(attempt.response_code)} (${attempt.manual ? 'redelivered' : 'automatic'}, ${when(attempt.attempted_at)})</summary>
+    <${Fields} row=${attempt} fields=${[
+      ['Latency', `${text(attempt.duration_ms)} ms`],
+      ['Next attempt', attempt.next_attempt_at ? when(attempt.next_attempt_at) : 'none'],
+      ['Signature (X-Wallet-Signature)', html`<code data-testid="signature">${text(sent['x-wallet-signature'])}</code>`],
+      ['Signature (webhook-signature)', html`<code>${text(sent['webhook-signature'])}</code>`],
+    ]} />
+    <h3>Request</h3>
+    ${request ? html`<pre data-testid="request-headers" aria-label="Request headers">${headerLines(sent)}</pre><p>Body: the event's payload above, sent as compact JSON with its fields in the order id, type, tenant_id, client_id, created_at, data (the bytes the signature covers).</p>` : html`<${Empty}>Not recorded for this attempt.</${Empty}>`}
+    <h3>Answer</h3>
+    ${response
+      ? html`<p>Status <strong>${text(attempt.response_code)}</strong></p>
+          <pre data-testid="response-headers" aria-label="Response headers">${headerLines(response.headers)}</pre>
+          <pre data-testid="response-body" aria-label="Response body">${response.body === '' ? '(empty body)' : response.body}</pre>
+          ${response.body_truncated ? html`<p role="note">Truncated: the first 2 KiB of the body are kept.</p>` : null}`
+      : html`<${Empty}>No answer${attempt.error ? `: ${String(attempt.error)}` : ''}.</${Empty}>`}
+  </details>`;
+}
 
 export function EventPage({ id }: { id: string }) {
   const [action, setAction] = useState<{ error?: unknown; done?: string }>({});
@@ -321,8 +350,8 @@ export function EventPage({ id }: { id: string }) {
     const attempts: Row[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < DELIVERY_PAGES; page += 1) {
-      const body = await request<Page>('GET', '/v1/webhook_deliveries', { query: { limit: '100', cursor } });
-      attempts.push(...rowsOf(body).filter((row) => row.event_id === id));
+      const body = await request<Page>('GET', '/v1/webhook_deliveries', { query: { event_id: id, limit: '100', cursor } });
+      attempts.push(...rowsOf(body));
       const next = nextOf(body);
       if (typeof next !== 'string') break;
       cursor = next;
@@ -340,7 +369,7 @@ export function EventPage({ id }: { id: string }) {
       }
     };
     return html`
-      <p><code>GET /v1/webhook_events</code>, <code>GET /v1/webhook_deliveries</code>, <code>POST /v1/webhook_events/{eventId}/redeliver</code></p>
+      <p><code>GET /v1/webhook_events</code>, <code>GET /v1/webhook_deliveries?event_id=</code>, <code>POST /v1/webhook_events/{eventId}/redeliver</code></p>
       <${Fields} row=${event} fields=${[['Type', text(event.type)], ['Created', when(event.created_at)], ['Attempts', html`<span data-testid="attempt-count">${attempts.length}</span>`]]} />
       <button type="button" onClick=${redeliver}>Redeliver to every endpoint</button>
       <button type="button" class="secondary" onClick=${reload}>Reload attempts</button>
@@ -348,7 +377,11 @@ export function EventPage({ id }: { id: string }) {
       <h2>Payload (the body each delivery carries)</h2>
       <pre>${JSON.stringify(event, null, 2)}</pre>
       <h2>Delivery attempts</h2>
-      ${attempts.length === 0 ? html`<${Empty}>No attempt yet (deliveries run a moment after the event; reload to see them).</${Empty}>` : html`<${Table} caption="Delivery attempts" testid="attempts" columns=${[col('Endpoint', 'endpoint_id'), { label: 'Attempt', num: true, cell: (row: Row) => text(row.attempt) }, col('Status', 'status'), { label: 'Answer', num: true, cell: (row: Row) => text(row.response_code) }, col('Error', 'error'), { label: 'Latency ms', num: true, cell: (row: Row) => text(row.duration_ms) }, { label: 'Manual', cell: (row: Row) => (row.manual ? 'redelivered' : 'automatic') }, timeCol('Attempted', 'attempted_at'), timeCol('Next attempt', 'next_attempt_at')]} rows=${attempts} />`}`;
+      ${attempts.length === 0
+        ? html`<${Empty}>No attempt yet (deliveries run a moment after the event; reload to see them).</${Empty}>`
+        : html`<${Table} caption="Delivery attempts" testid="attempts" columns=${[col('Endpoint', 'endpoint_id'), { label: 'Attempt', num: true, cell: (row: Row) => text(row.attempt) }, col('Status', 'status'), { label: 'Answer', num: true, cell: (row: Row) => text(row.response_code) }, col('Error', 'error'), { label: 'Latency ms', num: true, cell: (row: Row) => text(row.duration_ms) }, { label: 'Manual', cell: (row: Row) => (row.manual ? 'redelivered' : 'automatic') }, timeCol('Attempted', 'attempted_at'), timeCol('Next attempt', 'next_attempt_at')]} rows=${attempts} />
+          <h2>Each attempt: what was sent and what came back</h2>
+          ${attempts.map((attempt, index) => html`<${AttemptDetail} key=${String(attempt.id)} attempt=${attempt} open=${index === 0} />`)}`}`;
   }} />`;
 }
 

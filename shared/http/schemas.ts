@@ -65,7 +65,8 @@ export const pageLimit = (defaultLimit = 50, max = 100) =>
       description: `How many items a page holds: an integer from 1 to ${max}, ${defaultLimit} when absent. A value outside is clamped to that range, not refused (0 reads 1 item, 500 reads ${max}).`,
     });
 
-export const cursor = z.string().min(1).max(512).optional();
+/** Opaque: base64url of a DynamoDB key position (an attempt listed by event through gsi2 takes about 650 characters). */
+export const cursor = z.string().min(1).max(1024).optional();
 
 /**
  * `created_after` and `created_before` of a listing whose objects have `created_at`: exclusive

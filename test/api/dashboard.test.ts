@@ -76,7 +76,7 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   receiver = createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(200).end('ok'));
+    req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain', 'x-request-id': 'dashboard-receiver' }).end('ok from the test receiver'));
   });
   await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
 
@@ -330,6 +330,20 @@ describe('the dashboard in Chromium', () => {
       await tab.waitForSelector('text=Redelivery queued.');
       await expect.poll(reload, { timeout: 30_000 }).toBeGreaterThan(before);
       expect(await tab.locator('[data-testid="attempts"]').textContent()).toContain('redelivered');
+      // The newest attempt (the redelivery), open: what was sent, its signature, the answer, latency, next attempt.
+      const newest = tab.locator('[data-testid="attempt-detail"]').first();
+      expect(await newest.getAttribute('open')).not.toBeNull();
+      const summary = await newest.locator('summary').textContent();
+      expect(summary).toContain('redelivered');
+      expect(summary).toContain('succeeded 200');
+      const sent = await newest.locator('[data-testid="request-headers"]').textContent();
+      for (const name of ['webhook-id: ' + w.eventId, 'webhook-timestamp: ', 'webhook-signature: v1,', 'x-wallet-signature: t=', 'content-type: application/json', 'user-agent: ']) expect(sent).toContain(name);
+      expect(await newest.locator('[data-testid="signature"]').textContent()).toMatch(/^t=\d+(,v1=[0-9a-f]{64})+$/);
+      expect(await newest.locator('[data-testid="response-headers"]').textContent()).toContain('x-request-id: dashboard-receiver');
+      expect(await newest.locator('[data-testid="response-body"]').textContent()).toBe('ok from the test receiver');
+      const fields = await newest.textContent();
+      expect(fields).toMatch(/Latency\s*\d+ ms/);
+      expect(fields).toMatch(/Next attempt\s*none/);
       await shot(tab, '16-event-redelivered');
     } finally {
       await tab.close();

@@ -1,5 +1,5 @@
 import { apiClient, expectProblem } from '../support/http';
-import { TransactWriteCommand, type DocumentClient } from '../../shared/aws/dynamodb';
+import { QueryCommand, TransactWriteCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDocumentClient } from '../../local/dynamodb';
@@ -304,6 +304,81 @@ describe('deliveries end to end', () => {
     expectProblem(await api('POST', `/v1/webhook_events/${eventId}/redeliver`, { token: readKey, body: {} }), 'insufficient_scope');
   });
 
+  it("records each attempt's request headers and the receiver's bounded answer, lists one event's attempts by event_id, and never stores a secret", async () => {
+    const long = JSON.stringify({ received: true, pad: 'é'.repeat(2_000) });
+    const path = '/answers';
+    const endpoint = await register(path, { event_filters: ['fee_plan.*'] });
+    // A rotation with an overlap: attempts are signed with both secrets, and neither may be stored.
+    const rotated = await api('POST', `/v1/webhook_endpoints/${endpoint.id}/rotate_secret`, { token: apiKey, key: uuidv7(), body: { overlap_seconds: 3_600 } });
+    expect(rotated.status, rotated.text).toBe(200);
+    const secrets = [endpoint.secret, rotated.body.secret as string];
+    const before = await changeFeePlan();
+    await deliveredTo(path, before);
+    receiver.route(path, { script: [{ status: 202, headers: { 'content-type': 'application/json', 'x-request-id': 'req-1', 'set-cookie': 'session=abc' }, body: long }, { status: 400, body: 'bad signature?' }] });
+    const eventId = await changeFeePlan();
+    expect(eventId).not.toBe(before);
+    const [first] = await deliveredTo(path, eventId);
+    expect((await api('POST', `/v1/webhook_events/${eventId}/redeliver`, { token: apiKey, body: { endpoint_id: endpoint.id } })).status).toBe(202);
+    const [, second] = await deliveredTo(path, eventId, 2);
+
+    const listed = await api('GET', `/v1/webhook_deliveries?event_id=${eventId}&limit=100`, { token: apiKey });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data.length).toBeGreaterThanOrEqual(2);
+    for (const attempt of listed.body.data) expect(attempt.event_id).toBe(eventId);
+    const mine = listed.body.data.filter((a: { endpoint_id: string }) => a.endpoint_id === endpoint.id);
+    expect(mine.map((a: { manual: boolean }) => a.manual)).toEqual([true, false]);
+    const [redelivered, automatic] = mine;
+    // What was sent: the headers the receiver got, signatures included, verifiable against the event's envelope.
+    for (const [attempt, request] of [[automatic, first!], [redelivered, second!]] as const) {
+      const sent = attempt.request.headers as Record<string, string>;
+      for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-wallet-signature', 'x-wallet-event-id', 'content-type', 'content-length', 'user-agent']) {
+        expect(sent[name], name).toBe(request.headers[name]);
+      }
+      expect(sent['webhook-id']).toBe(eventId);
+      expect(sent['webhook-signature']!.split(' ')).toHaveLength(2);
+      for (const secret of secrets) expect(() => stripe.webhooks.signature!.verifyHeader(request.body, sent['x-wallet-signature']!, secret, 300)).not.toThrow();
+    }
+    // What came back: the status, a bounded set of headers, the body's first 2 KiB marked truncated.
+    expect(automatic).toMatchObject({ status: 'succeeded', response_code: 202 });
+    expect(automatic.response.headers).toMatchObject({ 'content-type': 'application/json', 'x-request-id': 'req-1' });
+    expect(automatic.response.headers['set-cookie']).toBeUndefined();
+    expect(automatic.response.body_truncated).toBe(true);
+    expect(Buffer.byteLength(automatic.response.body)).toBeLessThanOrEqual(2_048 + 2);
+    expect(automatic.response.body.startsWith('{"received":true,"pad":"éé')).toBe(true);
+    expect(redelivered).toMatchObject({ status: 'failed', response_code: 400, response: { body: 'bad signature?', body_truncated: false } });
+    expect(typeof redelivered.duration_ms).toBe('number');
+
+    // The filter reads only that event's attempts; another tenant's filter on it finds none.
+    const earlier = await api('GET', `/v1/webhook_deliveries?event_id=${before}&limit=100`, { token: apiKey });
+    expect(earlier.body.data.filter((a: { endpoint_id: string }) => a.endpoint_id === endpoint.id)).toHaveLength(1);
+    for (const attempt of earlier.body.data) expect(attempt.event_id).toBe(before);
+    expect((await api('GET', `/v1/webhook_deliveries?event_id=${eventId}`, { token: otherKey })).body).toMatchObject({ data: [], next_cursor: null, has_more: false });
+    expect((await api('GET', `/v1/webhook_deliveries?event_id=${uuidv7()}`, { token: apiKey })).body).toMatchObject({ data: [], next_cursor: null, has_more: false });
+    expectProblem(await api('GET', '/v1/webhook_deliveries?event_id=nope', { token: apiKey }), 'invalid_request');
+    // Paging stays inside the event.
+    const one = await api('GET', `/v1/webhook_deliveries?event_id=${eventId}&limit=1`, { token: apiKey });
+    expect(one.status, one.text).toBe(200);
+    expect(one.body.data).toEqual([listed.body.data[0]]);
+    const next = await api('GET', `/v1/webhook_deliveries?event_id=${eventId}&limit=1&cursor=${encodeURIComponent(one.body.next_cursor)}`, { token: apiKey });
+    expect(next.status, next.text).toBe(200);
+    expect(next.body.data).toEqual([listed.body.data[1]]);
+    expectProblem(await api('GET', `/v1/webhook_deliveries?event_id=${before}&cursor=${encodeURIComponent(one.body.next_cursor)}`, { token: apiKey }), 'invalid_request');
+
+    // No secret in any answer, nor in any item of the event's deliveries and attempts.
+    const stored = [];
+    for (const pk of [`DELIVERY#${eventId}#${endpoint.id}`, `DELIVERY#${eventId}#${endpoint.id}#${redelivered.delivery_id}`]) {
+      stored.push(...((await documents.send(new QueryCommand({ TableName: platform.tables.wallet.name, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': pk } }))).Items ?? []));
+    }
+    expect(stored.filter((item) => item.entity === 'webhook_attempt')).toHaveLength(2);
+    expect(stored.filter((item) => item.entity === 'webhook_attempt').map((item) => item.request.headers['webhook-id'])).toEqual([eventId, eventId]);
+    for (const secret of secrets) {
+      for (const text of [listed.text, JSON.stringify(stored)]) {
+        expect(text).not.toContain(secret);
+        expect(text).not.toContain(secret.replace(/^whsec_/, ''));
+      }
+    }
+  });
+
   it('sends each endpoint only the types its filters name', async () => {
     await register('/only-topups', { event_filters: ['topup.*'] });
     await register('/fee-family', { event_filters: ['fee_plan.*'] });
@@ -345,6 +420,15 @@ describe('merchant endpoints', () => {
     expect(attempts.status, attempts.text).toBe(200);
     expect(attempts.body.data).toHaveLength(2);
     for (const attempt of attempts.body.data) expect(attempt).toMatchObject({ endpoint_id: merchant.id, client_id: clientA, status: 'succeeded' });
+    // By event: the merchant's attempts of its own event, none of the tenant's event its endpoints never received.
+    const ofOrder = await api('GET', `/v1/clients/${clientA}/webhook_deliveries?event_id=${ordersOfA.id}`, { token: merchantA });
+    expect(ofOrder.body.data).toEqual([expect.objectContaining({ event_id: ordersOfA.id, endpoint_id: merchant.id, response: expect.objectContaining({ body: 'accepted' }) })]);
+    expect((await api('GET', `/v1/clients/${clientA}/webhook_deliveries?event_id=${feePlan}`, { token: merchantA })).body.data).toEqual([]);
+    // The tenant's listing by event holds its own endpoints' attempts, not the merchant's.
+    const tenantOfOrder = await api('GET', `/v1/webhook_deliveries?event_id=${ordersOfA.id}`, { token: apiKey });
+    const tenantEndpoints = tenantOfOrder.body.data.map((a: { endpoint_id: string }) => a.endpoint_id);
+    expect(tenantEndpoints).toContain(tenantWide.id);
+    expect(tenantEndpoints).not.toContain(merchant.id);
     // Not among the tenant's own endpoints and attempts.
     expect((await api('GET', '/v1/webhook_endpoints', { token: apiKey })).body.map((e: { id: string }) => e.id)).not.toContain(merchant.id);
     expect((await api('GET', '/v1/webhook_deliveries?limit=100', { token: apiKey })).body.data.map((a: { endpoint_id: string }) => a.endpoint_id)).not.toContain(merchant.id);

@@ -8,8 +8,8 @@ import type { AddressInfo } from 'node:net';
  * every request with its raw body and how many of the path's requests were open when it came. Calling `route` again for a path changes how it answers from then on.
  */
 
-/** A status, or a status with response headers (Retry-After, Location). */
-export type ScriptedAnswer = number | { status: number; headers?: Record<string, string> };
+/** A status, or a status with response headers (Retry-After, Location) and a body (default `accepted` / `not now`). */
+export type ScriptedAnswer = number | { status: number; headers?: Record<string, string>; body?: string };
 
 export interface ReceivedRequest {
   path: string;
@@ -53,11 +53,11 @@ export async function startReceiver(): Promise<Receiver> {
       const behaviour = behaviours.get(path);
       if (behaviour?.hang) return;
       const answer = behaviour ? (behaviour.script.shift() ?? behaviour.thenStatus) : 404;
-      const { status, headers = {} } = typeof answer === 'number' ? { status: answer } : answer;
+      const { status, headers = {}, body } = typeof answer === 'number' ? { status: answer, body: undefined } : answer;
       setTimeout(() => {
         open.set(path, (open.get(path) ?? 1) - 1);
         res.writeHead(status, { 'content-type': 'text/plain', ...headers });
-        res.end(status >= 200 && status < 300 ? 'accepted' : 'not now');
+        res.end(body ?? (status >= 200 && status < 300 ? 'accepted' : 'not now'));
       }, behaviour?.delayMs ?? 0);
     });
   });

@@ -140,6 +140,9 @@ export async function processDeliveryMessage(deps: DeliveryDeps, message: Delive
     manual: delivery.origin === 'manual',
     attempted_at: now.toISOString(),
     next_attempt_at: nextAt,
+    // Signatures and the receiver's bounded answer; the body is the event's envelope, kept with the event.
+    request: { headers: outcome.requestHeaders },
+    response: outcome.response,
   };
   if (!(await recordAttempt(deps, delivery, attempt, { status, claim, now }))) return 'skipped';
   recordAttemptMetrics(outcome, gone, deps.clock.now().getTime() - Date.parse(event.created_at));
@@ -186,6 +189,8 @@ async function recordAttempt(deps: StoreDeps, delivery: DeliveryRecord, attempt:
             entity: 'webhook_attempt',
             gsi1pk: webhookKeys.attemptsOf(ownerOf(delivery)),
             gsi1sk: attempt.id,
+            gsi2pk: webhookKeys.eventAttemptsOf(ownerOf(delivery), delivery.event_id),
+            gsi2sk: attempt.id,
             ...attempt,
             expires_at_epoch: epochSeconds(state.now) + HISTORY_RETENTION_SECONDS,
           },

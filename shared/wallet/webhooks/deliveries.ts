@@ -221,9 +221,17 @@ export function envelopeBody(envelope: EventEnvelope): string {
   return JSON.stringify({ id, type, tenant_id, ...(client_id ? { client_id } : {}), created_at, data });
 }
 
-/** An owner's delivery attempts, newest first. Refuses: invalid_request (cursor). */
-export async function listAttempts(deps: StoreDeps, owner: Owner, page: { cursor?: string; limit: number }): Promise<Page<DeliveryAttempt>> {
-  const result = await queryPage(deps, { index: 'gsi1', partition: webhookKeys.attemptsOf(owner), cursor: page.cursor, limit: page.limit });
+/**
+ * An owner's delivery attempts, newest first: all (gsi1), or one event's (gsi2, its own
+ * partition: an event of another owner has none there). Refuses: invalid_request (cursor).
+ */
+export async function listAttempts(deps: StoreDeps, owner: Owner, page: { cursor?: string; limit: number; event_id?: string }): Promise<Page<DeliveryAttempt>> {
+  const result = await queryPage(
+    deps,
+    page.event_id === undefined
+      ? { index: 'gsi1', partition: webhookKeys.attemptsOf(owner), cursor: page.cursor, limit: page.limit }
+      : { index: 'gsi2', partition: webhookKeys.eventAttemptsOf(owner, page.event_id), cursor: page.cursor, limit: page.limit },
+  );
   return { data: result.items.map(publicAttempt), next_cursor: result.next_cursor };
 }
 
@@ -242,4 +250,6 @@ const publicAttempt = (item: Record<string, unknown>): DeliveryAttempt => ({
   manual: item.manual === true,
   attempted_at: item.attempted_at as string,
   next_attempt_at: (item.next_attempt_at as string | null) ?? null,
+  request: (item.request as DeliveryAttempt['request'] | undefined) ?? null,
+  response: (item.response as DeliveryAttempt['response'] | undefined) ?? null,
 });

@@ -41,7 +41,27 @@ export interface PostOutcome {
   /** The receiver's Retry-After header as sent (seconds or an HTTP date), or null. */
   retryAfter: string | null;
   durationMs: number;
+  /** The headers sent (the signed ones, Host, Content-Length, User-Agent): signatures, never a secret. */
+  requestHeaders: Record<string, string>;
+  /** What the receiver answered besides its status; null when no answer came. */
+  response: RecordedResponse | null;
 }
+
+/** The part of a receiver's answer an attempt keeps: a bounded set of headers and the body's first bytes. */
+export interface RecordedResponse {
+  /** Only RECORDED_RESPONSE_HEADERS, each value at most RECORDED_HEADER_CHARS characters. */
+  headers: Record<string, string>;
+  /** The body's first RECORDED_BODY_BYTES bytes, decoded as UTF-8 (invalid sequences replaced). */
+  body: string;
+  /** True when the body was longer than what is kept. */
+  body_truncated: boolean;
+}
+
+/** The receiver's headers an attempt records: what explains an answer, not everything it sent. */
+export const RECORDED_RESPONSE_HEADERS = ['content-type', 'content-length', 'content-encoding', 'retry-after', 'location', 'date', 'server', 'x-request-id'] as const;
+export const RECORDED_HEADER_CHARS = 256;
+/** 2 KiB of the receiver's body: an attempt item stays a few KiB, far inside DynamoDB's 400 KB. */
+export const RECORDED_BODY_BYTES = 2_048;
 
 export const WEBHOOK_USER_AGENT = 'wallet-webhooks/1';
 
@@ -50,7 +70,15 @@ export async function postWebhook(
   request: { url: string; body: string; headers: Record<string, string>; livemode: boolean },
 ): Promise<PostOutcome> {
   const started = performance.now();
-  const fail = (error: string): PostOutcome => ({ ok: false, responseCode: null, error, retryAfter: null, durationMs: Math.round(performance.now() - started) });
+  const fail = (error: string): PostOutcome => ({
+    ok: false,
+    responseCode: null,
+    error,
+    retryAfter: null,
+    durationMs: Math.round(performance.now() - started),
+    requestHeaders: request.headers,
+    response: null,
+  });
   let url: URL;
   try {
     url = new URL(request.url);
@@ -61,8 +89,9 @@ export async function postWebhook(
   if (request.livemode && url.protocol !== 'https:') return fail('https_required');
   const target = await checkedTarget(client, url.hostname, { livemode: request.livemode });
   if ('error' in target) return fail(target.error);
-  const outcome = await send(url, target, request, client.timeoutMs);
-  return { ...outcome, durationMs: Math.round(performance.now() - started) };
+  const options = requestOptions(url, target, request.headers, request.body);
+  const outcome = await send(url, options, request.body, client.timeoutMs);
+  return { ...outcome, durationMs: Math.round(performance.now() - started), requestHeaders: options.headers as Record<string, string> };
 }
 
 /**
@@ -120,37 +149,71 @@ export function requestOptions(url: URL, target: ResolvedAddress, headers: Recor
   };
 }
 
-function send(url: URL, target: ResolvedAddress, request: { body: string; headers: Record<string, string> }, timeoutMs: number): Promise<Omit<PostOutcome, 'durationMs'>> {
+/** The recorded subset of a receiver's headers. */
+export function recordedHeaders(headers: http.IncomingHttpHeaders): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const name of RECORDED_RESPONSE_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined) kept[name] = (Array.isArray(value) ? value.join(', ') : value).slice(0, RECORDED_HEADER_CHARS);
+  }
+  return kept;
+}
+
+type SendOutcome = Omit<PostOutcome, 'durationMs' | 'requestHeaders'>;
+
+function send(url: URL, options: https.RequestOptions, body: string, timeoutMs: number): Promise<SendOutcome> {
   return new Promise((resolve) => {
     let settled = false;
     let responseCode: number | null = null;
     let retryAfter: string | null = null;
-    const settle = (outcome: Omit<PostOutcome, 'durationMs'>) => {
+    let headers: Record<string, string> = {};
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let truncated = false;
+    const settle = (outcome: SendOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       resolve(outcome);
       req.destroy();
     };
-    const answered = (code: number) => settle({ ok: code >= 200 && code < 300, responseCode: code, error: null, retryAfter });
+    const answered = (code: number) =>
+      settle({
+        ok: code >= 200 && code < 300,
+        responseCode: code,
+        error: null,
+        retryAfter,
+        response: { headers, body: Buffer.concat(chunks).toString('utf8'), body_truncated: truncated },
+      });
     const transport = url.protocol === 'https:' ? https : http;
-    const req = transport.request(requestOptions(url, target, request.headers, request.body), (res) => {
+    const req = transport.request(options, (res) => {
       responseCode = res.statusCode ?? 0;
       const header = res.headers['retry-after'];
       retryAfter = typeof header === 'string' ? header.slice(0, 100) : null;
-      // The body is read and discarded (nothing of it is stored); the answer is the status.
-      res.resume();
+      headers = recordedHeaders(res.headers);
+      // The body's first 2 KiB are kept; the rest is read and discarded, so the exchange ends.
+      res.on('data', (chunk: Buffer) => {
+        if (kept >= RECORDED_BODY_BYTES) {
+          truncated = true;
+          return;
+        }
+        const room = RECORDED_BODY_BYTES - kept;
+        if (chunk.length > room) truncated = true;
+        const part = chunk.subarray(0, room);
+        chunks.push(part);
+        kept += part.length;
+      });
       res.on('end', () => answered(responseCode!));
       res.on('error', () => answered(responseCode!));
     });
     const timer = setTimeout(() => {
       if (responseCode !== null) answered(responseCode);
-      else settle({ ok: false, responseCode: null, error: 'timeout', retryAfter: null });
+      else settle({ ok: false, responseCode: null, error: 'timeout', retryAfter: null, response: null });
     }, timeoutMs);
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (responseCode !== null) answered(responseCode);
-      else settle({ ok: false, responseCode: null, error: `connection_error: ${error.code ?? error.message}`.slice(0, 200), retryAfter: null });
+      else settle({ ok: false, responseCode: null, error: `connection_error: ${error.code ?? error.message}`.slice(0, 200), retryAfter: null, response: null });
     });
-    req.end(request.body);
+    req.end(body);
   });
 }

@@ -44,4 +44,9 @@ export const webhookKeys = {
   /** An attempt lives in its delivery's partition; gsi1 lists an owner's attempts newest first. */
   attempt: (deliveryPk: string, attemptId: string) => ({ pk: deliveryPk, sk: `ATTEMPT#${attemptId}` }),
   attemptsOf: (owner: Owner) => `${ownerPrefix(owner)}#WEBHOOK_ATTEMPTS`,
+  /**
+   * gsi2: an owner's attempts of one event (every delivery and redelivery of it), newest first by
+   * id: the owner's prefix keeps another tenant's (or merchant's) attempts of that id out.
+   */
+  eventAttemptsOf: (owner: Owner, eventId: string) => `${ownerPrefix(owner)}#WEBHOOK_EVENT#${eventId}#ATTEMPTS`,
 };

@@ -100,11 +100,36 @@ export const deliveryAttempt = z
     attempted_at: timestamp,
     /** When the next attempt is due; null when none will follow. */
     next_attempt_at: timestamp.nullable(),
+    /**
+     * What was sent: the request headers, signatures included (`webhook-id`, `webhook-timestamp`,
+     * `webhook-signature`, `X-Wallet-Signature`; never the endpoint's secret). The body is the
+     * event's envelope (`event_id`, as GET /v1/webhook_events lists it), not stored twice. Null for
+     * an attempt recorded before attempts kept it.
+     */
+    request: z
+      .object({ headers: z.record(z.string(), z.string()) })
+      .nullable()
+      .meta({ id: 'WebhookAttemptRequest' }),
+    /** What the receiver answered besides `response_code`; null when no answer came (or recorded before attempts kept it). */
+    response: z
+      .object({
+        /** A bounded set: content-type, content-length, content-encoding, retry-after, location, date, server, x-request-id (each at most 256 characters). */
+        headers: z.record(z.string(), z.string()),
+        /** The body's first 2 KiB (2,048 bytes), as UTF-8 text. */
+        body: z.string(),
+        /** True when the body was longer than what is kept. */
+        body_truncated: z.boolean(),
+      })
+      .nullable()
+      .meta({ id: 'WebhookAttemptResponse' }),
   })
   .meta({ id: 'WebhookDeliveryAttempt' });
 export type DeliveryAttempt = z.infer<typeof deliveryAttempt>;
 
 export const pageQuery = z.object({ cursor, limit: pageLimit() }).strict();
+
+/** Delivery attempts, all or one event's (every delivery and redelivery of it). */
+export const deliveriesQuery = z.object({ cursor, limit: pageLimit(), event_id: uuid.optional() }).strict();
 
 /** The longest overlap of a rotation: a week to roll the new secret out to every receiver. */
 export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 86_400;
