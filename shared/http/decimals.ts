@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { scaledDecimal } from '../kernel/decimal';
 
 /**
  * The one exception to "numbers in a body are integers": a field a route's body schema declares
@@ -29,7 +30,7 @@ export function decimalNumber(options: { min: number; max: number; places: numbe
     .number()
     .min(options.min)
     .max(options.max)
-    .refine((value) => Number(value.toFixed(options.places)) === value, `at most ${options.places} decimal places`)
+    .refine((value) => scaledDecimal(value, options.places) !== undefined, `at most ${options.places} decimal places`)
     .describe(options.description ?? `A decimal number with at most ${options.places} decimal places.`);
   decimals.set(schema, [{ segments: [], places: options.places }]);
   return schema;

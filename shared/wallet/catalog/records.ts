@@ -1,6 +1,7 @@
 import type * as z from 'zod';
 import type { TransactItem } from '../../aws/dynamodb';
 import { getItem, queryAll, type Item } from '../../aws/store';
+import { scaledDecimal } from '../../kernel/decimal';
 import { AppError, type FieldError } from '../../kernel/errors';
 import type { Actor, StoreDeps } from '../deps';
 import type { ClientRecord } from './clients';
@@ -112,11 +113,12 @@ export function priceOf(
 
 /**
  * `percent` % of `cost`, rounded half up to the minor unit. The percent has at most two decimals
- * (the schema and the body scan hold it to that), so it is a whole number of basis points, and the
+ * (the schema and the body scan hold it to that), so its decimal text is a whole number of basis points, and the
  * product is taken in BigInt: cost up to 2^45 times 100 000 bps is past 2^53.
  */
 export function percentOf(cost: number, percent: number): number {
-  const bps = BigInt(Math.round(percent * 100));
+  const bps = scaledDecimal(percent, 2);
+  if (bps === undefined) throw new Error(`percent ${percent} is not a decimal of at most two places`);
   return Number((BigInt(cost) * bps + 5_000n) / 10_000n);
 }
 
