@@ -95,7 +95,8 @@ export const PAYMENT_CREATE = defineOperation('payment.create', async ({ runtime
               reference_id: operationId,
               metadata: { payment_id: operationId },
               legs: [leg(quote.payer_account_id, 'debit', authorizationDebit(quote.rules, quote.commission_mode, input.amount)), leg(quote.settlement_account_id, 'credit', authorizationDebit(quote.rules, quote.commission_mode, input.amount))],
-              expires_at: quote.ledger_expires_at,
+              // Null only on a capture's quote, which posts instead.
+              expires_at: quote.ledger_expires_at ?? undefined,
             },
             ledgerKey,
           ),
