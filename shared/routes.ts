@@ -9,6 +9,7 @@ import { rewardRoutes } from './wallet/rewards/routes';
 import { authRoutes } from './wallet/auth/routes';
 import { consoleRoutes } from './wallet/console/routes';
 import { ledgerRoutes } from './ledger/routes';
+import { merchantRoutes } from './wallet/merchants/routes';
 import { paymentRoutes } from './wallet/payments/routes';
 import { payoutRoutes } from './wallet/payouts/routes';
 import { platformRoutes } from './http/platform-routes';
@@ -32,6 +33,7 @@ export const routes: readonly AnyRoute[] = [
   ...Object.values(topupRoutes),
   ...Object.values(transferRoutes),
   ...Object.values(documentedWebhookRoutes),
+  ...Object.values(merchantRoutes),
   ...Object.values(paymentRoutes),
   ...Object.values(payoutRoutes),
   ...Object.values(clientRoutes),

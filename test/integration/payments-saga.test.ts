@@ -5,7 +5,7 @@ import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { resolvePayment } from '../../shared/wallet/payments/capture';
-import { createMerchant } from '../../shared/wallet/payments/merchants';
+import { createMerchant } from '../../shared/wallet/merchants/merchants';
 import { createPayment } from '../../shared/wallet/payments/payments';
 import { createRefund } from '../../shared/wallet/payments/refunds';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
