@@ -7,7 +7,7 @@ import type { WalletDeps } from '../../shared/wallet/deps';
 import { resolvePayment } from '../../shared/wallet/payments/capture';
 import { createMerchant } from '../../shared/wallet/merchants/merchants';
 import { createPayment } from '../../shared/wallet/payments/payments';
-import { createRefund } from '../../shared/wallet/payments/refunds';
+import { createRefund } from '../../shared/wallet/orders/refunds';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import { sweepOperations } from '../../shared/wallet/saga/sweeper';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
