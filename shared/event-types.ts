@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { EVENT_TYPES } from './events/names';
+import { EVENT_TYPES, type EventType } from './events/names';
 import { catalogEventPayloads } from './wallet/catalog/event-payloads';
 import { orderEventPayloads } from './wallet/orders/event-payloads';
 import { paymentEventPayloads } from './wallet/payments/event-payloads';
@@ -13,13 +13,14 @@ import { webhookEventPayloads } from './wallet/webhooks/event-payloads';
 import { event } from './wallet/webhooks/schemas';
 
 /**
- * THE event manifest: the delivery envelope (spec part 2) and the `data` shape of every event type
- * emitted today, for the OpenAPI document and for receivers' own validation. Each domain keeps its
- * payload schemas beside its own (shared/wallet/<domain>/event-payloads.ts) and this list joins
- * them, as shared/routes.ts joins the routes: a domain with events adds one line here, and webhooks/
- * imports none of them. Types without an entry are not emitted yet; their envelope is the generic
- * one. This module pulls in the payload schemas of every area: the manifests, documentation and
- * tests import it, never a function (filters and matching need only shared/events/names.ts).
+ * THE event manifest: the delivery envelope (spec part 2) and the `data` shape of every event
+ * type, for the OpenAPI document and for receivers' own validation. Each domain keeps its payload
+ * schemas beside its own (shared/wallet/<domain>/event-payloads.ts) and this list joins them, as
+ * shared/routes.ts joins the routes: a domain with events adds one line here, and webhooks/
+ * imports none of them. Every type of shared/events/names.ts has its entry (the typecheck holds
+ * it: a name added there without a payload schema fails). This module pulls in the payload
+ * schemas of every area: the manifests, documentation and tests import it, never a function
+ * (filters and matching need only shared/events/names.ts).
  */
 
 export const eventType = z.enum(EVENT_TYPES);
@@ -29,7 +30,7 @@ export const eventEnvelope = event;
 
 export type EventEnvelopeShape = z.infer<typeof eventEnvelope>;
 
-/** `data` of each event type that is emitted today, keyed by type. */
+/** `data` of each event type, keyed by type. */
 export const eventPayloads = {
   ...tenancyEventPayloads,
   ...topupEventPayloads,
@@ -41,7 +42,7 @@ export const eventPayloads = {
   ...rewardEventPayloads,
   ...payoutEventPayloads,
   ...webhookEventPayloads,
-} as const;
+} as const satisfies Record<EventType, z.ZodType>;
 
 export type EmittedEventType = keyof typeof eventPayloads;
 
