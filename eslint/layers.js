@@ -62,6 +62,7 @@ function walletZones() {
   });
   return zones;
 }
+
 const NOT_RUNTIME = [
   './shared/kernel',
   './shared/http',

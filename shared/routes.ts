@@ -21,12 +21,6 @@ import { anyEventEnvelope } from './event-types';
 import { page } from './http/schemas';
 
 /**
- * THE route manifest: every endpoint of every API, once. Each area keeps its entries next to its
- * schemas (shared/<area>/routes.ts) so a function imports only its own area; this list joins them
- * for the consumers that need all of them: the CDK stacks, the local gateway, the OpenAPI
- * generator and the manifest tests.
- */
-/**
  * The webhook routes as the manifest documents them: the event listing typed per event type, so
  * the OpenAPI document carries every payload shape (and the API tests validate every event they
  * read against it). The functions import webhooks/routes.ts, where the listing answers the
@@ -41,6 +35,12 @@ const documentedWebhookRoutes = {
   },
 };
 
+/**
+ * THE route manifest: every endpoint of every API, once. Each area keeps its entries next to its
+ * schemas (shared/<area>/routes.ts) so a function imports only its own area; this list joins them
+ * for the consumers that need all of them: the CDK stacks, the local gateway, the OpenAPI
+ * generator and the manifest tests.
+ */
 export const routes: readonly AnyRoute[] = [
   ...Object.values(platformRoutes),
   ...Object.values(ledgerRoutes),
