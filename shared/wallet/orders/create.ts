@@ -10,7 +10,7 @@ import { catalogKeys } from '../catalog/keys';
 import { isLive, type OfferingRecord, type VariantRecord } from '../catalog/records';
 import { commitVersioned, withFreshReads } from '../../aws/fresh-reads';
 import type { WalletDeps } from '../deps';
-import { merchantItem } from '../payments/merchants';
+import { merchantItem } from '../merchants/merchants';
 import { defineOperation } from '../saga/registry';
 import { runOperation } from '../saga/engine';
 import { commissionOf } from '../tenancy/fees';

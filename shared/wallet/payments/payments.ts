@@ -14,8 +14,9 @@ import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
 import { authorizationDebit, captureAmounts } from './fees';
 import { paymentKeys } from './keys';
-import { merchantItem } from './merchants';
-import { captureLegs, legOf, newPaymentItem, paymentItem, toPayment, type Payment, type PaymentStatus } from './records';
+import { merchantItem } from '../merchants/merchants';
+import { captureLegs, legOf } from '../money/legs';
+import { newPaymentItem, paymentItem, toPayment, type Payment, type PaymentStatus } from './records';
 
 /**
  * Card-style payments (docs/payments.md): created captured at once or authorized (a ledger pending
