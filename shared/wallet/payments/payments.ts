@@ -12,7 +12,7 @@ import { runOperation, type SagaFaults } from '../saga/engine';
 import type { CommissionMode, FeeRule } from '../tenancy/fees';
 import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
-import { authorizationDebit, captureAmounts } from './fees';
+import { authorizationDebit, captureAmounts, MAX_PAYMENT_DEBIT } from './fees';
 import { paymentKeys } from './keys';
 import { merchantItem } from '../merchants/merchants';
 import { captureLegs, legOf } from '../money/legs';
@@ -25,9 +25,6 @@ import { newPaymentItem, paymentItem, toPayment, type Payment, type PaymentStatu
  * under a key derived from the operation, then the wallet record, its event and the key's answer
  * in one transaction.
  */
-
-/** Largest payer debit in one ledger leg (the ledger's MAX_LEG_AMOUNT). */
-export const MAX_PAYMENT_DEBIT = 2 ** 45;
 
 /** The ledger pending outlives the wallet's hold by this much: a backstop, the wallet's worker voids first. */
 const LEDGER_EXPIRY_GRACE_SECONDS = 24 * 3600;
