@@ -56,6 +56,9 @@ export const num: Reader<number> = checked('a finite number', (value) => typeof 
 
 export const bool: Reader<boolean> = checked('a boolean', (value) => typeof value === 'boolean');
 
+/** Any value at all, as stored: an audit record's before/after copy, whose shape is the change's. */
+export const anything: Reader<unknown> = (value) => value;
+
 /** One of the listed strings (a status, a kind). */
 export function oneOf<const V extends readonly string[]>(...values: V): Reader<V[number]> {
   const allowed = new Set<unknown>(values);
