@@ -9,7 +9,8 @@ import type { UserRecord } from './users';
  * a worker that reads a tenant's name does not load them. Fee rules are integers in minor units.
  */
 
-const feeRule = obj<FeeRule>({ bps: int, flat: int, min_fee: int, max_fee: nullable(int) });
+/** A fee rule as stored on a tenant, and copied onto each money record it priced. */
+export const feeRule = obj<FeeRule>({ bps: int, flat: int, min_fee: int, max_fee: nullable(int) });
 const fees = obj<Fees>(Object.fromEntries(FEE_PATHS.map((path) => [path, feeRule])) as Record<FeePath, Reader<FeeRule>>);
 
 export const decodeTenant = codec<TenantRecord>('tenant', {
