@@ -249,14 +249,14 @@ async function dayWalk(
     const top = below ?? range.to;
     const result = await queryRange(deps, { partition: walletKeys.accessLogDay(day), from: range.from, to: top, limit: want + (below ? 1 : 0), consistent: true });
     reads += 1;
-    const fresh = result.items.filter((item) => String(item.sk) !== below);
+    const fresh = result.items.filter((item) => str(item.sk, 'access_log', 'sk') !== below);
     const taken = fresh.slice(0, want);
     items.push(...taken);
     if (result.stoppedAt === undefined && taken.length === fresh.length) {
       day = dayOfMs(Date.parse(`${day}T00:00:00Z`) - DAY_MS);
       below = undefined;
     } else {
-      below = taken.length > 0 ? String(taken[taken.length - 1]!.sk) : result.stoppedAt;
+      below = taken.length > 0 ? str(taken[taken.length - 1]!.sk, 'access_log', 'sk') : result.stoppedAt;
     }
   }
 }
