@@ -1,6 +1,6 @@
 import { getItem, isConditionalCheckFailed, updateItem } from '../../aws/store';
 import { fingerprintOf } from '../../http/json';
-import { codec, int, obj, oneOf, opt, str } from '../../kernel/codec';
+import { codec, int, obj, oneOf, opt, str, type Reader } from '../../kernel/codec';
 import type { Principal } from '../../http/principal';
 import type { WalletDeps } from '../deps';
 
@@ -124,7 +124,8 @@ export const toStoredRecord = codec<StoredRecord>('idempotency', {
   pinned: opt(str),
   principal: opt(
     obj<KeptPrincipal>({
-      kind: oneOf('api_key', 'user_token', 'idp_user', 'platform_staff', 'vendor_support', 'partner_admin', 'tenant_staff', 'ledger_consumer'),
+      // Any string: a processor or a payout rail is recorded under a kind of its own (outsidePrincipal in ../principals.ts).
+      kind: str as Reader<KeptPrincipal['kind']>,
       id: str,
       userId: opt(str),
       clientId: opt(str),
