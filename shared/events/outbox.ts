@@ -1,5 +1,6 @@
 import type { TransactItem } from '../aws/dynamodb';
 import { spreadCollection } from '../aws/merged-pages';
+import { codec, stored } from '../kernel/codec';
 
 /**
  * The outbox: an event is an item written in the same TransactWriteItems as the domain state it
@@ -24,6 +25,10 @@ export interface EventEnvelope {
   created_at: string;
   data: Record<string, unknown>;
 }
+
+/** An event item's envelope, as the outbox wrote it (checked against its type's schema then). */
+export const envelopeOf = (item: Record<string, unknown>): EventEnvelope => decodeEventItem(item).envelope;
+const decodeEventItem = codec<{ envelope: EventEnvelope }>('event', { envelope: stored<EventEnvelope>() });
 
 export const eventKeys = {
   /** A tenant's event history: an event is read by id with its tenant, and written with no index entry. */

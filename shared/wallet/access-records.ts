@@ -7,6 +7,7 @@ import { onFirstUse } from '../kernel/lazy';
 import { logger } from '../kernel/log';
 import type { StoreDeps } from './deps';
 import { walletKeys } from './keys';
+import { decodeTenantLedger } from './tenancy/records';
 
 /**
  * The records a request leaves about who reached what, written by a worker of their own instead of
@@ -137,10 +138,10 @@ export async function writeAccessRecord(deps: StoreDeps, record: AccessRecord): 
       }
       case 'platform_cursor': {
         const tenants = await getItems(deps, record.positions.map((position) => walletKeys.tenant(position.tenant_id)), { consistent: false });
-        const byId = new Map(tenants.filter((item) => item !== undefined).map((item) => [String(item.id), item]));
+        const byId = new Map(tenants.filter((item) => item !== undefined).map((item) => decodeTenantLedger(item)).map((tenant) => [tenant.id, tenant]));
         const positions = record.positions.flatMap((position) => {
           const tenant = byId.get(position.tenant_id);
-          return tenant ? [{ tenant_id: position.tenant_id, tenant_name: String(tenant.name), ledger_id: String(tenant.ledger_id), cursor: position.cursor }] : [];
+          return tenant ? [{ tenant_id: position.tenant_id, tenant_name: tenant.name, ledger_id: tenant.ledger_id, cursor: position.cursor }] : [];
         });
         const created = Date.parse(record.created_at);
         await putItem(

@@ -1,9 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { exploreRoutes as shopperRoutes } from '../../shared/wallet/catalog/explore-routes';
+import { catalogKeys } from '../../shared/wallet/catalog/keys';
 import * as shopperSchemas from '../../shared/wallet/catalog/explore-schemas';
 import * as schemas from '../../shared/wallet/catalog/schemas';
 import { clientOf } from '../support/catalog';
@@ -207,6 +210,26 @@ describe('offerings and variants', () => {
       await api('POST', `/v1/clients/${client.id}/offerings/${offering.id}/variants/${offering.variants[0].id}/stock`, { token: apiKey, body: { delta: 1, reason: 'found one' } }),
       'invalid_transition',
     );
+  });
+
+  it('take an offering out of its client\'s published index when it is unpublished or archived', async () => {
+    const client = await clientOf(base, apiKey);
+    const documents = localDocumentClient(platform.dynamodbEndpoint);
+    const indexed = async () => {
+      const page = await documents.send(
+        new QueryCommand({ TableName: platform.tables.wallet.name, IndexName: 'gsi2', KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': catalogKeys.publishedOfferings(client.id) } }),
+      );
+      return (page.Items ?? []).map((item) => item.id as string);
+    };
+    const [drafted, archived] = [await offeringOf(client.id), await offeringOf(client.id)];
+    for (const offering of [drafted, archived]) {
+      expect((await api('PATCH', `/v1/clients/${client.id}/offerings/${offering.id}`, { token: apiKey, body: { status: 'published' } })).status).toBe(200);
+    }
+    expect((await indexed()).sort()).toEqual([drafted.id, archived.id].sort());
+
+    expect((await api('PATCH', `/v1/clients/${client.id}/offerings/${drafted.id}`, { token: apiKey, body: { status: 'draft' } })).status).toBe(200);
+    expect((await api('PATCH', `/v1/clients/${client.id}/offerings/${archived.id}`, { token: apiKey, body: { status: 'archived' } })).status).toBe(200);
+    expect(await indexed()).toEqual([]);
   });
 
   it('refuse to retire the last live variant: archive the product instead', async () => {

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DocumentClient } from '../../aws/dynamodb';
 import type { Clock } from '../../kernel/clock';
 import { ExpiringCache } from '../../kernel/cache';
+import { codec, nullable, oneOf, orElse, str, strList } from '../../kernel/codec';
 import { getItem } from '../../aws/store';
 import { LAST_USED_RESOLUTION_MS } from '../access-records';
 import { walletKeys } from '../keys';
@@ -167,21 +168,27 @@ export const apiKeyPrincipal = (record: ApiKeyRecord): Principal => ({
   scopes: new Set(record.scopes),
 });
 
+/**
+ * The APIKEY item's codec. Keys issued before an attribute existed lack it: no `env` is a live key,
+ * no scopes none, no secret hash a key no secret matches (the dummy hash is compared instead).
+ */
+const decodeApiKey = codec<ApiKeyRecord>('api_key', {
+  id: str,
+  tenant_id: str,
+  env: orElse(oneOf('live', 'sandbox'), () => 'live'),
+  name: nullable(str),
+  scopes: orElse(strList, () => []),
+  client_id: nullable(str),
+  secret_hash: orElse(str, () => ''),
+  created_at: str,
+  expires_at: nullable(str),
+  last_used_at: nullable(str),
+  revoked_at: nullable(str),
+  created_by: orElse(str, () => ''),
+});
+
 /** An APIKEY item as a record. */
 export function toRecord(item: Record<string, unknown>): ApiKeyRecord {
-  const text = (name: string) => (typeof item[name] === 'string' ? (item[name] as string) : null);
-  return {
-    id: canonicalKeyId(String(item.id)),
-    tenant_id: String(item.tenant_id),
-    env: item.env === 'sandbox' ? 'sandbox' : 'live',
-    name: text('name'),
-    scopes: Array.isArray(item.scopes) ? (item.scopes as unknown[]).map(String) : [],
-    client_id: text('client_id'),
-    secret_hash: String(item.secret_hash ?? ''),
-    created_at: String(item.created_at),
-    expires_at: text('expires_at'),
-    last_used_at: text('last_used_at'),
-    revoked_at: text('revoked_at'),
-    created_by: String(item.created_by ?? ''),
-  };
+  const record = decodeApiKey(item);
+  return { ...record, id: canonicalKeyId(record.id) };
 }

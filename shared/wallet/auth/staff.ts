@@ -1,3 +1,4 @@
+import { codec, int, nullable, opt, orElse, str, strList, type Reader } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import { ConditionsFailed, getItem, isConditionalCheckFailed, queryAll, transact, updateItem } from '../../aws/store';
 import type { StoreDeps, WalletDeps } from '../deps';
@@ -246,7 +247,7 @@ async function countAttempt(runtime: WalletDeps, staffId: string, nowMs: number)
         values: { ':one': 1, ':now': now, ':max': MAX_FAILED_LOGINS },
         returnValues: 'UPDATED_NEW',
       });
-      return Number(counted?.login_attempts ?? 1);
+      return (counted && decodeLoginWindow(counted).login_attempts) ?? 1;
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
     }
@@ -261,8 +262,9 @@ async function countAttempt(runtime: WalletDeps, staffId: string, nowMs: number)
       if (!isConditionalCheckFailed(error)) throw error;
     }
     const item = await getItem(runtime, key);
-    const until = typeof item?.login_window_until === 'string' ? Date.parse(item.login_window_until) : 0;
-    if (until > nowMs && Number(item?.login_attempts ?? 0) >= MAX_FAILED_LOGINS) throw locked(until - nowMs);
+    const window = item ? decodeLoginWindow(item) : {};
+    const until = window.login_window_until !== undefined ? Date.parse(window.login_window_until) : 0;
+    if (until > nowMs && (window.login_attempts ?? 0) >= MAX_FAILED_LOGINS) throw locked(until - nowMs);
   }
   throw locked(1_000);
 }
@@ -303,18 +305,25 @@ async function findByEmail(runtime: WalletDeps, email: string): Promise<StaffRec
   return found ? toRecord(found) : undefined;
 }
 
+/** A staff account as stored: `name` came later (an account without one is shown by its email). */
+const decodeStaff = codec<Omit<StaffRecord, 'name'> & { name?: string }>('staff', {
+  id: str,
+  email: str,
+  name: opt(str),
+  // Any string: checked at login, where an account with a role we do not know never gets a session.
+  role: str as Reader<StaffRole>,
+  tenant_id: nullable(str),
+  scopes: orElse(strList, () => []),
+  created_at: str,
+  password_hash: orElse(str, () => ''),
+});
+
+/** The login counter on a staff account. */
+const decodeLoginWindow = codec<{ login_attempts?: number; login_window_until?: string }>('staff', { login_attempts: opt(int), login_window_until: opt(str) });
+
 function toRecord(item: Record<string, unknown>): StaffRecord {
-  return {
-    id: String(item.id),
-    email: String(item.email),
-    name: String(item.name ?? item.email),
-    // Checked at login: an account with a role we do not know never gets a session.
-    role: item.role as StaffRole,
-    tenant_id: typeof item.tenant_id === 'string' ? item.tenant_id : null,
-    scopes: Array.isArray(item.scopes) ? (item.scopes as unknown[]).map(String) : [],
-    created_at: String(item.created_at),
-    password_hash: String(item.password_hash ?? ''),
-  };
+  const { name, ...record } = decodeStaff(item);
+  return { ...record, name: name ?? record.email };
 }
 
 function accountOf(record: StaffRecord): StaffAccount {

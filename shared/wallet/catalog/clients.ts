@@ -3,12 +3,14 @@ import type { TransactItem } from '../../aws/dynamodb';
 import { commitVersioned, withFreshReads } from '../../aws/fresh-reads';
 import { ConditionsFailed, getItem, queryPage, transact, type Item, type Page } from '../../aws/store';
 import type { Principal } from '../../http/principal';
+import { bool, codec, int, nullable, oneOf, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import { walletKeys } from '../keys';
 import { merchantItem } from '../merchants/merchants';
 import { auditItem } from '../tenancy/audit';
 import { getTenantRecord } from '../tenancy/tenants';
+import { CLIENT_STATUSES } from './fields';
 import { catalogKeys } from './keys';
 import type { client, clientCreate, clientListQuery } from './client-schemas';
 
@@ -29,7 +31,27 @@ export interface ClientRecord extends Client {
   version: number;
 }
 
-export const toClientRecord = (item: Item): ClientRecord => item as unknown as ClientRecord;
+export const toClientRecord: (item: Item) => ClientRecord = codec<ClientRecord>('client', {
+  id: str,
+  merchant_id: str,
+  org_alias: str,
+  display_name: str,
+  category: str,
+  description: str,
+  logo_url: nullable(str),
+  commission_bps: int,
+  status: oneOf(...CLIENT_STATUSES),
+  hidden: bool,
+  approved_at: nullable(str),
+  created_at: str,
+  updated_at: str,
+  tenant_id: str,
+  published_count: int,
+  version: int,
+});
+
+/** A staff member's membership of a client. */
+const decodeMember = codec<{ created_at: string }>('client_member', { created_at: str });
 
 export const publicClient = (record: ClientRecord): Client => ({
   id: record.id,
@@ -258,7 +280,7 @@ export async function addMember(deps: StoreDeps, principal: Principal, clientId:
   const record = await readClient(deps, principal.tenantId ?? null, clientId);
   await tenantStaffOf(deps, record.tenant_id, staffId);
   const existing = await getItem(deps, catalogKeys.member(clientId, staffId));
-  if (existing) return { member: { client_id: clientId, staff_id: staffId, created_at: String(existing.created_at) }, created: false };
+  if (existing) return { member: { client_id: clientId, staff_id: staffId, created_at: decodeMember(existing).created_at }, created: false };
   const now = deps.clock.now().toISOString();
   await transact(deps, [
     memberPut(deps, clientId, record.tenant_id, staffId, now),
@@ -281,5 +303,5 @@ export async function removeMember(deps: StoreDeps, principal: Principal, client
     if (error instanceof ConditionsFailed) throw new AppError('not_found', `Staff member ${staffId} is not a member of client ${clientId}.`);
     throw error;
   }
-  return { client_id: clientId, staff_id: staffId, created_at: String(existing.created_at) };
+  return { client_id: clientId, staff_id: staffId, created_at: decodeMember(existing).created_at };
 }

@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import { queryPage, type Page } from '../../aws/store';
+import { str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import { isExplorable, readClient, toClientRecord, type ClientRecord } from './clients';
@@ -65,7 +66,7 @@ export async function exploreClients(deps: StoreDeps, tenantId: string, query: z
 export async function exploreClientDetails(deps: StoreDeps, tenantId: string, clientId: string): Promise<z.infer<typeof exploreClientDetail>> {
   const record = await explorableClient(deps, tenantId, clientId);
   const page = await queryPage(deps, { index: 'gsi2', partition: catalogKeys.publishedOfferings(clientId), cursor: undefined, limit: EXPLORE_OFFERINGS_MAX });
-  const offerings = await Promise.all(page.items.map((item) => readOffering(deps, String(item.id))));
+  const offerings = await Promise.all(page.items.map((item) => readOffering(deps, str(item.id, 'offering', 'id'))));
   return {
     client: shopperClient(record),
     offerings: offerings.filter((found) => found !== undefined && found.offering.status === 'published').map((found) => shopperOffering(found!, record)),

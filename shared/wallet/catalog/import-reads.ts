@@ -1,9 +1,9 @@
-import { getItems, type Item } from '../../aws/store';
+import { getItems } from '../../aws/store';
 import { AppError, type FieldError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import type { ImportProduct } from './import-files';
 import { catalogKeys } from './keys';
-import { readOffering, type OfferingWithVariants } from './records';
+import { readOffering, toRefGuard, toSkuGuard, type OfferingWithVariants } from './records';
 
 /**
  * What a bulk import reads of the catalog before it plans, and the part of it its first try pins
@@ -20,7 +20,7 @@ export interface CatalogState {
   /** By product, in file order: the offering its ref names (with every variant), or none. */
   existing: (OfferingWithVariants | undefined)[];
   /** By SKU a row adds to its product (not one of that product's variants): the guard holding it, if any. */
-  skuHolders: Map<string, Item | undefined>;
+  skuHolders: Map<string, { offering_id: string; variant_id: string } | undefined>;
 }
 
 /**
@@ -31,12 +31,12 @@ export interface CatalogState {
 export async function readCatalogState(deps: StoreDeps, clientId: string, products: ImportProduct[]): Promise<CatalogState> {
   const refs = distinct(products.map((product) => product.ref));
   const holders = refs.length === 0 ? [] : await getItems(deps, refs.map((ref) => catalogKeys.ref(clientId, ref)));
-  const offerings = await Promise.all(holders.map((holder) => (holder ? readOffering(deps, String(holder.offering_id)) : Promise.resolve(undefined))));
+  const offerings = await Promise.all(holders.map((holder) => (holder ? readOffering(deps, toRefGuard(holder).offering_id) : Promise.resolve(undefined))));
   const byRef = new Map(refs.map((ref, index) => [ref, offerings[index]]));
   const existing = products.map((product) => byRef.get(product.ref));
   const added = distinct(products.flatMap((product, index) => product.variants.filter((row) => !variantOf(existing[index], row.sku)).map((row) => row.sku)));
   const guards = added.length === 0 ? [] : await getItems(deps, added.map((sku) => catalogKeys.sku(clientId, sku)));
-  return { existing, skuHolders: new Map(added.map((sku, index) => [sku, guards[index]])) };
+  return { existing, skuHolders: new Map(added.map((sku, index) => [sku, guards[index] && toSkuGuard(guards[index])])) };
 }
 
 const distinct = (values: string[]): string[] => [...new Set(values)];
@@ -69,7 +69,7 @@ function pinEntries(products: ImportProduct[], state: CatalogState): PinEntry[] 
     for (const row of product.variants) {
       const known = variantOf(found, row.sku);
       const holder = state.skuHolders.get(row.sku);
-      const value = known ? `${known.id}@${known.version}` : holder ? `held by ${String(holder.variant_id)}` : 'free';
+      const value = known ? `${known.id}@${known.version}` : holder ? `held by ${holder.variant_id}` : 'free';
       entries.push({ key: `sku:${row.sku}`, value, field: `${row.at}.sku`, name: row.sku });
     }
   });

@@ -1,6 +1,7 @@
 import type { TransactItem } from '../../aws/dynamodb';
 import { queryPage, type Page } from '../../aws/store';
 import type { Principal } from '../../http/principal';
+import { str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import type { ClientRecord } from './clients';
@@ -127,7 +128,7 @@ export async function listOfferings(deps: StoreDeps, client: ClientRecord, query
     limit: query.limit,
     ...(query.status ? { filter: { expression: '#status = :status', names: { '#status': 'status' }, values: { ':status': query.status } }, scanBudget: 500 } : {}),
   });
-  const found = await Promise.all(page.items.map((item) => readOffering(deps, String(item.id))));
+  const found = await Promise.all(page.items.map((item) => readOffering(deps, str(item.id, 'offering', 'id'))));
   return { data: found.filter((f) => f !== undefined).map((f) => offeringView(f, client)), next_cursor: page.next_cursor };
 }
 

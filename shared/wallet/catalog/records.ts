@@ -1,13 +1,14 @@
 import type * as z from 'zod';
 import type { TransactItem } from '../../aws/dynamodb';
 import { getItem, queryAll, type Item } from '../../aws/store';
+import { bool, codec, int, nullable, num, obj, oneOf, str, strList, strMap, type Reader } from '../../kernel/codec';
 import { scaledDecimal } from '../../kernel/decimal';
 import { AppError, type FieldError } from '../../kernel/errors';
 import type { Actor, StoreDeps } from '../deps';
 import type { ClientRecord } from './clients';
 import { outboxItem } from '../../events/outbox';
 import { catalogKeys } from './keys';
-import type { MOVEMENT_KINDS } from './fields';
+import { INTERVALS, MOVEMENT_KINDS, OFFERING_KINDS, OFFERING_STATUSES, PRICING_MODES, VARIANT_STATUSES } from './fields';
 import type { exploreOffering, exploreVariant } from './explore-schemas';
 import type { markup as markupSchema, offering, stockMovement, variant, VariantCreate } from './schemas';
 
@@ -82,6 +83,64 @@ export interface OfferingWithVariants {
 }
 
 export const isLive = (record: VariantRecord): boolean => record.status === 'active';
+
+// ---------------------------------------------------------------------------------------------
+// Codecs (../../kernel/codec.ts): only the declared fields come out, so a record changed and put
+// back carries the keys its item builder gives it, never an index key of the state it was read in.
+
+/** A markup: a percent has at most two decimals, a fixed markup is an integer amount. */
+const storedMarkup: Reader<Markup> = (value, entity, field) => {
+  const read = obj<Markup>({ kind: oneOf('percent', 'fixed'), value: num })(value, entity, field);
+  if (read.kind === 'fixed') int(read.value, entity, `${field}.value`);
+  return read;
+};
+
+export const toOfferingRecord = codec<OfferingRecord>('offering', {
+  id: str,
+  tenant_id: str,
+  client_id: str,
+  kind: oneOf(...OFFERING_KINDS),
+  ref: nullable(str),
+  title: str,
+  description: str,
+  image_url: nullable(str),
+  amount: nullable(int),
+  interval: nullable(oneOf(...INTERVALS)),
+  metadata: strMap,
+  commission_bps: nullable(int),
+  category_id: nullable(str),
+  options: strList,
+  markup: nullable(storedMarkup),
+  status: oneOf(...OFFERING_STATUSES),
+  created_at: str,
+  updated_at: str,
+  version: int,
+});
+
+export const toVariantRecord = codec<VariantRecord>('variant', {
+  id: str,
+  tenant_id: str,
+  client_id: str,
+  offering_id: str,
+  sku: str,
+  barcode: nullable(str),
+  option_values: strList,
+  position: int,
+  pricing_mode: oneOf(...PRICING_MODES),
+  cost_amount: nullable(int),
+  markup: nullable(storedMarkup),
+  amount: int,
+  image_url: nullable(str),
+  track_inventory: bool,
+  on_hand: int,
+  reserved: int,
+  low_stock_threshold: int,
+  allow_backorder: bool,
+  status: oneOf(...VARIANT_STATUSES),
+  created_at: str,
+  updated_at: str,
+  version: int,
+});
 
 // ---------------------------------------------------------------------------------------------
 // Pricing
@@ -232,20 +291,20 @@ export function shopperOffering({ offering, variants }: OfferingWithVariants, cl
   };
 }
 
-export const movementView = (item: Item): StockMovement => ({
-  id: String(item.id),
-  client_id: String(item.client_id),
-  offering_id: String(item.offering_id),
-  variant_id: String(item.variant_id),
-  kind: item.kind as MovementKind,
-  quantity: Number(item.quantity),
-  on_hand_after: Number(item.on_hand_after),
-  reserved_after: Number(item.reserved_after),
-  reason: String(item.reason),
-  order_id: (item.order_id as string | null | undefined) ?? null,
-  actor_type: String(item.actor_type),
-  actor_id: String(item.actor_id),
-  created_at: String(item.created_at),
+export const movementView: (item: Item) => StockMovement = codec<StockMovement>('stock_movement', {
+  id: str,
+  client_id: str,
+  offering_id: str,
+  variant_id: str,
+  kind: oneOf(...MOVEMENT_KINDS),
+  quantity: int,
+  on_hand_after: int,
+  reserved_after: int,
+  reason: str,
+  order_id: nullable(str),
+  actor_type: str,
+  actor_id: str,
+  created_at: str,
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -260,8 +319,8 @@ export async function readOffering(deps: StoreDeps, offeringId: string): Promise
     ExpressionAttributeValues: { ':pk': catalogKeys.offeringPartition(offeringId) },
     ConsistentRead: true,
   })) {
-    if (item.sk === 'OFFERING') offering = item as unknown as OfferingRecord;
-    else if (String(item.sk).startsWith(catalogKeys.variantPrefix)) variants.push(item as unknown as VariantRecord);
+    if (item.sk === 'OFFERING') offering = toOfferingRecord(item);
+    else if (typeof item.sk === 'string' && item.sk.startsWith(catalogKeys.variantPrefix)) variants.push(toVariantRecord(item));
   }
   if (!offering) return undefined;
   variants.sort((a, b) => a.position - b.position);
@@ -272,7 +331,7 @@ export async function readOffering(deps: StoreDeps, offeringId: string): Promise
 export async function clientOfferingHead(deps: StoreDeps, clientId: string, offeringId: string): Promise<OfferingRecord> {
   const head = await getItem(deps, catalogKeys.offering(offeringId));
   if (!head || head.client_id !== clientId) throw new AppError('offering_not_found', `No offering ${offeringId}.`);
-  return head as unknown as OfferingRecord;
+  return toOfferingRecord(head);
 }
 
 /** The client's offering. Refuses: offering_not_found (absent, or another client's). */
@@ -297,6 +356,12 @@ export const variantItem = (record: VariantRecord): Item => ({
   entity: 'variant',
   ...record,
 });
+
+/** What a SKU's guard names: the variant holding the SKU, and its offering. */
+export const toSkuGuard = codec<{ offering_id: string; variant_id: string }>('sku', { offering_id: str, variant_id: str });
+
+/** What a ref's guard names: the offering holding the ref. */
+export const toRefGuard = codec<{ offering_id: string }>('offering_ref', { offering_id: str });
 
 /** The guard that keeps a SKU unique in the client's catalog. */
 export const skuGuard = (deps: StoreDeps, record: Pick<VariantRecord, 'client_id' | 'sku' | 'offering_id' | 'id'>): TransactItem => ({

@@ -5,7 +5,7 @@ import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import type { ClientRecord } from './clients';
 import { catalogKeys } from './keys';
-import { clientOfferingHead, invalidField, movementItem, movementView, variantItem, variantView, type StockMovement, type Variant, type VariantRecord } from './records';
+import { clientOfferingHead, invalidField, movementItem, movementView, toVariantRecord, variantItem, variantView, type StockMovement, type Variant, type VariantRecord } from './records';
 import type { movementListQuery, stockChange } from './schemas';
 import { commitVersioned, versionedPut, withFreshReads } from '../../aws/fresh-reads';
 
@@ -36,7 +36,7 @@ export async function changeStock(
   return withFreshReads(async () => {
     const item = await getItem(deps, catalogKeys.variant(offeringId, variantId));
     if (!item) throw new AppError('not_found', `No variant ${variantId} in offering ${offeringId}.`);
-    const before = item as unknown as VariantRecord;
+    const before = toVariantRecord(item);
     if (before.status === 'archived') throw new AppError('invalid_transition', `Variant ${variantId} is archived: its stock no longer changes.`);
     if (change.expected_on_hand !== undefined && change.expected_on_hand !== before.on_hand) {
       throw new AppError('conflict', `on_hand is ${before.on_hand}, not the expected ${change.expected_on_hand}.`);

@@ -1,5 +1,6 @@
 import { ConditionsFailed, getItem, queryPage, transact, type CreatedRange } from '../../aws/store';
 import type { Principal } from '../../http/principal';
+import { bool, codec, nullable, orElse, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import { auditItem } from '../tenancy/audit';
 import type { StoreDeps } from '../deps';
@@ -149,25 +150,29 @@ export async function listGrants(deps: StoreDeps, tenantId: string, cursor: stri
 /** The engineer's live grant for the tenant, if one stands now (read on every request it covers). */
 export async function liveGrant(deps: StoreDeps, staffId: string, tenantId: string): Promise<Grant | undefined> {
   const marker = await getItem(deps, walletKeys.liveGrant(staffId, tenantId));
-  if (!marker || marker.revoked === true || String(marker.expires_at) <= deps.clock.now().toISOString()) return undefined;
-  const grant = await getGrant(deps, tenantId, String(marker.grant_id));
+  const live = marker && decodeLiveGrant(marker);
+  if (!live || live.revoked || live.expires_at <= deps.clock.now().toISOString()) return undefined;
+  const grant = await getGrant(deps, tenantId, live.grant_id);
   return grant.revoked_at ? undefined : grant;
 }
 
-const toGrant = (item: Record<string, unknown>): Grant => ({
-  id: String(item.id),
-  tenant_id: String(item.tenant_id),
-  staff_id: String(item.staff_id),
-  reason: String(item.reason),
-  ticket_reference: String(item.ticket_reference),
-  created_by_type: String(item.created_by_type),
-  created_by_id: String(item.created_by_id),
-  created_at: String(item.created_at),
-  expires_at: String(item.expires_at),
-  revoked_at: (item.revoked_at as string | null) ?? null,
-  revoked_by_type: (item.revoked_by_type as string | null) ?? null,
-  revoked_by_id: (item.revoked_by_id as string | null) ?? null,
+const toGrant = codec<Grant>('support_grant', {
+  id: str,
+  tenant_id: str,
+  staff_id: str,
+  reason: str,
+  ticket_reference: str,
+  created_by_type: str,
+  created_by_id: str,
+  created_at: str,
+  expires_at: str,
+  revoked_at: nullable(str),
+  revoked_by_type: nullable(str),
+  revoked_by_id: nullable(str),
 });
+
+/** The marker of the engineer's one live grant for a tenant. */
+const decodeLiveGrant = codec<{ grant_id: string; expires_at: string; revoked: boolean }>('live_grant', { grant_id: str, expires_at: str, revoked: orElse(bool, () => false) });
 
 /**
  * One append-only access record per request made under a grant (spec item 16), refused ones

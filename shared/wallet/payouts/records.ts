@@ -1,10 +1,11 @@
 import { getItem, queryPage, type Page, type CreatedRange } from '../../aws/store';
 import type { TransactItem } from '../../aws/dynamodb';
+import { codec, int, nullable, oneOf, str, strMap } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
-import { recordFields } from '../keys';
 import { legOf } from '../money/legs';
 import type { FeeRule } from '../tenancy/fees';
+import { feeRule } from '../tenancy/records';
 import { payoutKeys } from './keys';
 import type { Payout, PayoutStatus } from './schemas';
 
@@ -73,7 +74,31 @@ export function settleItem(table: string, after: PayoutRecord): TransactItem {
   };
 }
 
-const toRecord = (item: Record<string, unknown>): PayoutRecord => recordFields(item) as unknown as PayoutRecord;
+/** The payout item's codec (statuses spelt here so the rail's worker does not build the API's schemas). */
+const toRecord = codec<PayoutRecord>('payout', {
+  id: str,
+  tenant_id: str,
+  merchant_id: str,
+  amount: int,
+  currency: str,
+  fee_rule: feeRule,
+  fee: int,
+  status: oneOf('pending', 'paid', 'failed'),
+  rail: str,
+  rail_ref: str,
+  failure_reason: nullable(str),
+  description: nullable(str),
+  metadata: strMap,
+  ledger_id: str,
+  pending_id: str,
+  settlement_account_id: str,
+  clearing_account_id: str,
+  revenue_account_id: str,
+  ledger_transaction_id: nullable(str),
+  rail_event_id: nullable(str),
+  created_at: str,
+  updated_at: str,
+});
 
 /** The payout with this id, whatever its tenant (the rail webhook learns the tenant from it). */
 export async function findPayoutRecord(deps: StoreDeps, payoutId: string): Promise<PayoutRecord | undefined> {

@@ -1,5 +1,6 @@
 import { getItems, queryAll, type Item } from '../../aws/store';
-import { eventKeys, type EventEnvelope } from '../../events/outbox';
+import { envelopeOf, eventKeys, type EventEnvelope } from '../../events/outbox';
+import { anything, int, obj, opt, str, type Shape } from '../../kernel/codec';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Transaction } from '../../ledger-client/contract';
 import type { LedgerOperations } from '../../ledger-client/loader';
@@ -81,65 +82,77 @@ function namedBy(item: Item, field: NamingField): unknown {
   return (item.grants as Record<string, { ledger_transaction_id?: string } | null> | undefined)?.[grant]?.ledger_transaction_id;
 }
 
+/**
+ * The part of a money event's data a claim is made of, read through a codec (../../kernel/codec.ts):
+ * the outbox wrote it from the event type's schema, so a field that does not read is a broken
+ * invariant. `ledger_transaction_id` is taken as it is: whether it names a transaction is what is checked.
+ */
+function payload<T>(shape: Shape<T>): (data: Record<string, unknown>, name: string) => T {
+  const read = obj<T>(shape);
+  return (data, name) => read(data[name], 'event', `data.${name}`);
+}
+
+const named = { ledger_transaction_id: anything };
+const transferPaid = payload<{ id: string; amount: number; fee?: number; currency: string; ledger_transaction_id: unknown }>({ id: str, amount: int, fee: opt(int), currency: str, ...named });
+const moneyIn = payload<{ id: string; amount: number; currency: string; ledger_transaction_id: unknown }>({ id: str, amount: int, currency: str, ...named });
+const paymentCaptured = payload<{ id: string; amount: number; captured_amount?: number; currency: string }>({ id: str, amount: int, captured_amount: opt(int), currency: str });
+const subscriptionCharged = payload<{ subscription_id: string; period: number; amount: number; ledger_transaction_id: unknown }>({ subscription_id: str, period: int, amount: int, ...named });
+const subscriptionCurrency = opt(obj<{ currency?: string }>({ currency: opt(str) }));
+const subscriptionOf = (data: Record<string, unknown>) => subscriptionCurrency(data.subscription, 'event', 'data.subscription');
+const cashbackGranted = payload<{ payment_id: string; amount: number; ledger_transaction_id: unknown }>({ payment_id: str, amount: int, ...named });
+const pointsAccrued = payload<{ payment_id: string; points: number; commodity: string; ledger_transaction_id: unknown }>({ payment_id: str, points: int, commodity: str, ...named });
+const pointsConverted = payload<{ id: string; points: number; points_commodity: string; ledger_transaction_id: unknown }>({ id: str, points: int, points_commodity: str, ...named });
+
 /** The claim a money event's record makes, before the record is read; undefined for other events. Pure. */
 function witnessOf(envelope: EventEnvelope, currency: string): Witness | undefined {
-  const data = envelope.data as Record<string, Record<string, unknown> | undefined>;
+  const { data } = envelope;
   const since = envelope.created_at;
   const tenantId = envelope.tenant_id;
   const common = (type: RecordType, id: string, types: readonly string[], reference = id) => ({ key: `${type}:${id}`, record_type: type, record_id: id, reference_id: reference, types, since });
   switch (envelope.type) {
     case 'transfer.completed': {
-      const transfer = data.transfer!;
-      const id = String(transfer.id);
-      return { ...common('transfer', id, ['transfer']), amount: Number(transfer.amount) + Number(transfer.fee ?? 0), commodity: String(transfer.currency), read: { key: transferKeys.transfer(tenantId, id), field: 'ledger_transaction_id' }, copy: transfer.ledger_transaction_id };
+      const transfer = transferPaid(data, 'transfer');
+      return { ...common('transfer', transfer.id, ['transfer']), amount: transfer.amount + (transfer.fee ?? 0), commodity: transfer.currency, read: { key: transferKeys.transfer(tenantId, transfer.id), field: 'ledger_transaction_id' }, copy: transfer.ledger_transaction_id };
     }
     case 'topup.succeeded': {
-      const topup = data.topup!;
-      const id = String(topup.id);
-      return { ...common('topup', id, ['topup']), amount: Number(topup.amount), commodity: String(topup.currency), read: { key: topupKeys.topup(id), field: 'ledger_transaction_id' }, copy: topup.ledger_transaction_id };
+      const topup = moneyIn(data, 'topup');
+      return { ...common('topup', topup.id, ['topup']), amount: topup.amount, commodity: topup.currency, read: { key: topupKeys.topup(topup.id), field: 'ledger_transaction_id' }, copy: topup.ledger_transaction_id };
     }
     case 'payment.captured': {
-      const payment = data.payment!;
-      const id = String(payment.id);
-      return { ...common('payment', id, ['payment', 'payment_capture']), amount: Number(payment.captured_amount ?? payment.amount), commodity: String(payment.currency), read: { key: paymentKeys.payment(id), field: 'ledger_transaction_id' }, copy: undefined };
+      const payment = paymentCaptured(data, 'payment');
+      return { ...common('payment', payment.id, ['payment', 'payment_capture']), amount: payment.captured_amount ?? payment.amount, commodity: payment.currency, read: { key: paymentKeys.payment(payment.id), field: 'ledger_transaction_id' }, copy: undefined };
     }
     case 'refund.completed': {
-      const refund = data.refund!;
-      const id = String(refund.id);
-      return { ...common('refund', id, ['refund']), amount: Number(refund.amount), commodity: String(refund.currency), read: { key: paymentKeys.refund(id), field: 'ledger_transaction_id' }, copy: refund.ledger_transaction_id };
+      const refund = moneyIn(data, 'refund');
+      return { ...common('refund', refund.id, ['refund']), amount: refund.amount, commodity: refund.currency, read: { key: paymentKeys.refund(refund.id), field: 'ledger_transaction_id' }, copy: refund.ledger_transaction_id };
     }
     case 'payout.paid': {
-      const payout = data.payout!;
-      const id = String(payout.id);
-      return { ...common('payout', id, ['payout']), amount: Number(payout.amount) + Number(payout.fee ?? 0), commodity: String(payout.currency), read: { key: payoutKeys.payout(id), field: 'ledger_transaction_id' }, copy: payout.ledger_transaction_id };
+      const payout = transferPaid(data, 'payout');
+      return { ...common('payout', payout.id, ['payout']), amount: payout.amount + (payout.fee ?? 0), commodity: payout.currency, read: { key: payoutKeys.payout(payout.id), field: 'ledger_transaction_id' }, copy: payout.ledger_transaction_id };
     }
     case 'subscription.charged': {
-      const charge = data.charge!;
-      const id = String(charge.subscription_id);
-      const period = Number(charge.period);
+      const charge = subscriptionCharged(data, 'charge');
+      const id = charge.subscription_id;
       return {
         ...common('subscription_charge', id, ['subscription']),
-        key: `subscription_charge:${id}:${period}`,
-        amount: Number(charge.amount),
-        commodity: String(data.subscription?.currency ?? currency),
-        read: { key: subscriptionKeys.charge(id, period), field: 'ledger_transaction_id' },
+        key: `subscription_charge:${id}:${charge.period}`,
+        amount: charge.amount,
+        commodity: subscriptionOf(data)?.currency ?? currency,
+        read: { key: subscriptionKeys.charge(id, charge.period), field: 'ledger_transaction_id' },
         copy: charge.ledger_transaction_id,
       };
     }
     case 'cashback.granted': {
-      const grant = data.cashback!;
-      const id = String(grant.payment_id);
-      return { ...common('cashback', id, ['cashback']), amount: Number(grant.amount), commodity: currency, read: { key: rewardKeys.earned(id), field: 'grants.cashback' }, copy: grant.ledger_transaction_id };
+      const grant = cashbackGranted(data, 'cashback');
+      return { ...common('cashback', grant.payment_id, ['cashback']), amount: grant.amount, commodity: currency, read: { key: rewardKeys.earned(grant.payment_id), field: 'grants.cashback' }, copy: grant.ledger_transaction_id };
     }
     case 'points.accrued': {
-      const grant = data.points!;
-      const id = String(grant.payment_id);
-      return { ...common('points_accrual', id, ['points_accrual']), amount: Number(grant.points), commodity: String(grant.commodity), read: { key: rewardKeys.earned(id), field: 'grants.points' }, copy: grant.ledger_transaction_id };
+      const grant = pointsAccrued(data, 'points');
+      return { ...common('points_accrual', grant.payment_id, ['points_accrual']), amount: grant.points, commodity: grant.commodity, read: { key: rewardKeys.earned(grant.payment_id), field: 'grants.points' }, copy: grant.ledger_transaction_id };
     }
     case 'points.converted': {
-      const conversion = data.conversion!;
-      const id = String(conversion.id);
-      return { ...common('points_conversion', id, ['points_conversion']), amount: Number(conversion.points), commodity: String(conversion.points_commodity), copy: conversion.ledger_transaction_id };
+      const conversion = pointsConverted(data, 'conversion');
+      return { ...common('points_conversion', conversion.id, ['points_conversion']), amount: conversion.points, commodity: conversion.points_commodity, copy: conversion.ledger_transaction_id };
     }
     default:
       return undefined;
@@ -160,7 +173,7 @@ export async function* moneyEvents(deps: StoreDeps, tenantId: string, from: stri
       ExpressionAttributeValues: { ':pk': partition, ':from': uuidFloor(Date.parse(from)), ':to': uuidFloor(Date.parse(to)), ...Object.fromEntries(MONEY_EVENTS.map((type, at) => [names[at]!, type])) },
       Limit: 200,
     });
-    for await (const item of items) yield item.envelope as EventEnvelope;
+    for await (const item of items) yield envelopeOf(item);
   }
 }
 

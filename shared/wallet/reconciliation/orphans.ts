@@ -1,4 +1,5 @@
 import { getItem, isConditionalCheckFailed, putItem, queryAll, queryPage, transact, type Item } from '../../aws/store';
+import { codec, int, nullable, oneOf, opt, orElse, str } from '../../kernel/codec';
 import type { Transaction } from '../../ledger-client/contract';
 import type { StoreDeps } from '../deps';
 import type { Claim, RecordReason } from './claims';
@@ -111,29 +112,56 @@ export async function countOpenOrphans(deps: StoreDeps, tenantId: string): Promi
   return count;
 }
 
+/** An orphan as the API shows it (kinds and reasons spelt here, so the worker does not build the API's schemas). */
+const toOrphan = codec<Orphan>('reconciliation_orphan', {
+  kind: oneOf('ledger_transaction', 'wallet_record'),
+  id: str,
+  type: str,
+  reference_id: nullable(str),
+  ledger_transaction_id: nullable(str),
+  amount: int,
+  commodity: str,
+  reason: oneOf('no_record', 'record_names_other', 'no_reference', 'unknown_type', 'reversal', 'no_transaction', 'transaction_missing', 'transaction_mismatch'),
+  since: str,
+  detected_at: str,
+});
+
+/** What the worker keeps to check an orphan again: its key, and the transaction or the claim as JSON it wrote itself. */
+const decodeRecheck = codec<{ pk: string; sk: string; transaction?: string; claim?: string }>('reconciliation_orphan', { pk: str, sk: str, transaction: opt(str), claim: opt(str) });
+
 function fromItem(item: Item): StoredOrphan {
+  const { pk, sk, transaction, claim } = decodeRecheck(item);
   return {
-    key: { pk: String(item.pk), sk: String(item.sk) },
+    key: { pk, sk },
     orphan: toOrphan(item),
-    ...(typeof item.transaction === 'string' ? { transaction: JSON.parse(item.transaction) as Transaction } : {}),
-    ...(typeof item.claim === 'string' ? { claim: JSON.parse(item.claim) as Claim } : {}),
+    ...(transaction !== undefined ? { transaction: JSON.parse(transaction) as Transaction } : {}),
+    ...(claim !== undefined ? { claim: JSON.parse(claim) as Claim } : {}),
   };
 }
 
-function toOrphan(item: Item): Orphan {
-  return {
-    kind: item.kind as Orphan['kind'],
-    id: String(item.id),
-    type: String(item.type),
-    reference_id: typeof item.reference_id === 'string' ? item.reference_id : null,
-    ledger_transaction_id: typeof item.ledger_transaction_id === 'string' ? item.ledger_transaction_id : null,
-    amount: Number(item.amount),
-    commodity: String(item.commodity),
-    reason: item.reason as Orphan['reason'],
-    since: String(item.since),
-    detected_at: String(item.detected_at),
-  };
+/** Where a tenant's reconciliation stands (its item in the tenant's reconciliation partition). */
+export interface ReconciliationState {
+  /** The id of the last feed event matched. */
+  cursor: string | null;
+  /** Everything posted before it has been matched. */
+  checked_through: string | null;
+  /** Every money record written before it has been checked. */
+  records_through: string | null;
+  transactions_checked: number;
+  open_orphans: number;
+  /** Moves by one on every save; a save is conditioned on it, so two runs never move one mark twice. */
+  version: number;
 }
+
+/** The state item's codec; no item (a tenant never reconciled) reads as the start. */
+export const toReconciliationState = codec<ReconciliationState>('reconciliation_state', {
+  cursor: nullable(str),
+  checked_through: nullable(str),
+  records_through: nullable(str),
+  transactions_checked: orElse(int, () => 0),
+  open_orphans: orElse(int, () => 0),
+  version: orElse(int, () => 0),
+});
 
 /**
  * Where the tenant's reconciliation stands and its open orphans, newest first, paged: read from
@@ -149,9 +177,10 @@ export async function reconciliationReport(deps: StoreDeps, tenantId: string, qu
       sortKey: { expression: 'begins_with(sk, :orphan)', values: { ':orphan': reconciliationKeys.orphanPrefix } },
     }),
   ]);
+  const { checked_through, transactions_checked } = toReconciliationState(state ?? {});
   return {
-    checked_through: typeof state?.checked_through === 'string' ? state.checked_through : null,
-    transactions_checked: Number(state?.transactions_checked ?? 0),
+    checked_through,
+    transactions_checked,
     orphans: page.items.map(toOrphan),
     has_more: page.next_cursor !== null,
     next_cursor: page.next_cursor,

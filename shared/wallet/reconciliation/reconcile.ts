@@ -9,7 +9,7 @@ import { allTenantRecords, type TenantRecord } from '../tenancy/tenants';
 import { claimsOf, moneyEvents, reread, unbackedClaims, type Seen } from './claims';
 import { reconciliationKeys } from './keys';
 import { CLOCK_SKEW_MS, unexplainedTransactions } from './matcher';
-import { countOpenOrphans, listOrphans, openOrphans, recordOrphan, transactionOrphan, unlistOrphans, type StoredOrphan } from './orphans';
+import { countOpenOrphans, listOrphans, openOrphans, recordOrphan, toReconciliationState, transactionOrphan, unlistOrphans, type ReconciliationState, type StoredOrphan } from './orphans';
 
 /**
  * Reconciliation, continuously (docs/reconciliation.md): per tenant, every ledger transaction is
@@ -48,19 +48,7 @@ const TENANT_CONCURRENCY = 4;
 /** A run starts no ledger page or record stretch after this long: the worker's timeout (300 s) less room to save and report. */
 export const RUN_BUDGET_MS = 240_000;
 
-/** Where a tenant's reconciliation stands (its item in the tenant's reconciliation partition). */
-interface State {
-  /** The id of the last feed event matched. */
-  cursor: string | null;
-  /** Everything posted before it has been matched. */
-  checked_through: string | null;
-  /** Every money record written before it has been checked. */
-  records_through: string | null;
-  transactions_checked: number;
-  open_orphans: number;
-  /** Moves by one on every save; a save is conditioned on it, so two runs never move one mark twice. */
-  version: number;
-}
+type State = ReconciliationState;
 
 export interface ReconcileResult {
   tenants: number;
@@ -229,16 +217,7 @@ async function matchedNow(runtime: WalletDeps, tenant: TenantRecord, open: reado
 }
 
 async function readState(runtime: WalletDeps, tenantId: string): Promise<State> {
-  const item = await getItem(runtime, reconciliationKeys.state(tenantId));
-  const text = (value: unknown) => (typeof value === 'string' ? value : null);
-  return {
-    cursor: text(item?.cursor),
-    checked_through: text(item?.checked_through),
-    records_through: text(item?.records_through),
-    transactions_checked: Number(item?.transactions_checked ?? 0),
-    open_orphans: Number(item?.open_orphans ?? 0),
-    version: Number(item?.version ?? 0),
-  };
+  return toReconciliationState((await getItem(runtime, reconciliationKeys.state(tenantId))) ?? {});
 }
 
 /** The state with `change`, saved unless another run saved since it was read (then undefined: that run goes on). */

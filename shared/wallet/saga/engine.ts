@@ -5,7 +5,7 @@ import { AppError, problemBody } from '../../kernel/errors';
 import type { Outcome } from '../../http/outcome';
 import { logger } from '../../kernel/log';
 import type { WalletDeps } from '../deps';
-import { keyExpiry, keptPrincipal, LATE_START_MS, operationKeys, readRecord, reindex, sameRequest, scopedFingerprint, type CompletedRecord, type StartedRecord, type StoredRecord } from './key-record';
+import { keyExpiry, keptPrincipal, LATE_START_MS, operationKeys, readRecord, reindex, sameRequest, scopedFingerprint, type CompletedRecord, type StartedRecord, type SweepEntry } from './key-record';
 import { ledgerKeyOf, operationNamed, type CreatesCommit, type OperationPlan } from './registry';
 import { asRefusal, asTransient, inFlight } from './refusals';
 import { METRIC, recordMetric } from '../../kernel/metrics';
@@ -113,7 +113,7 @@ async function resumeExisting(
  */
 export async function createdItems(
   runtime: WalletDeps,
-  records: { tenantId: string; record: StoredRecord }[],
+  records: { tenantId: string; record: SweepEntry }[],
   options: { consistent: boolean; keysOnly?: boolean },
 ): Promise<Map<string, { creates: CreatesCommit; items: Item[] }>> {
   const asked: { operationId: string; creates: CreatesCommit; keys: { pk: string; sk: string }[] }[] = [];

@@ -123,5 +123,5 @@ async function takeOver(runtime: WalletDeps, key: { pk: string; sk: string }, fr
   }
 }
 
-const headersOf = (record: StoredRecord & { answer_headers?: string }): { headers?: Record<string, string> } =>
+const headersOf = (record: StoredRecord): { headers?: Record<string, string> } =>
   record.answer_headers === undefined ? {} : { headers: JSON.parse(record.answer_headers) as Record<string, string> };

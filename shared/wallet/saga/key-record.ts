@@ -1,5 +1,6 @@
 import { getItem, isConditionalCheckFailed, updateItem } from '../../aws/store';
 import { fingerprintOf } from '../../http/json';
+import { codec, int, obj, oneOf, opt, str, type Reader } from '../../kernel/codec';
 import type { Principal } from '../../http/principal';
 import type { WalletDeps } from '../deps';
 
@@ -108,8 +109,42 @@ export interface StoredRecord {
   request_id?: string;
   status_code?: number;
   body?: string;
+  /** JSON of a kept answer's own headers (./kept-answer.ts), when it has any. */
+  answer_headers?: string;
   created_at: string;
 }
+
+/** The key record's codec; what a record lacks (by its state, or its age) stays absent. */
+export const toStoredRecord = codec<StoredRecord>('idempotency', {
+  operation: str,
+  operation_id: str,
+  fingerprint: str,
+  state: oneOf('started', 'completed'),
+  request: opt(str),
+  pinned: opt(str),
+  principal: opt(
+    obj<KeptPrincipal>({
+      // Any string: a processor or a payout rail is recorded under a kind of its own (outsidePrincipal in ../principals.ts).
+      kind: str as Reader<KeptPrincipal['kind']>,
+      id: str,
+      userId: opt(str),
+      clientId: opt(str),
+    }),
+  ),
+  request_id: opt(str),
+  status_code: opt(int),
+  body: opt(str),
+  answer_headers: opt(str),
+  created_at: str,
+});
+
+/** A key in the sweep index, read with the projection the sweeper asks for. */
+export type SweepEntry = Pick<StoredRecord, 'operation' | 'operation_id' | 'state' | 'created_at'>;
+
+export const toSweepEntry = codec<SweepEntry>('idempotency', { operation: str, operation_id: str, state: oneOf('started', 'completed'), created_at: str });
+
+/** When the record expires (its TTL attribute). */
+const decodeExpiry = codec<{ expires_at_epoch: number }>('idempotency', { expires_at_epoch: int });
 
 /** A started record has everything a resume needs. */
 export type StartedRecord = StoredRecord & Required<Pick<StoredRecord, 'request' | 'principal' | 'request_id'>>;
@@ -120,8 +155,8 @@ export type CompletedRecord = Omit<StoredRecord, 'request' | 'pinned' | 'princip
 /** The key's record, unless it is gone or past its retention (TTL deletes lazily). */
 export async function readRecord(runtime: WalletDeps, tenantId: string, key: string): Promise<StoredRecord | undefined> {
   const item = await getItem(runtime, operationKeys.record(tenantId, key));
-  if (!item || Number(item.expires_at_epoch) < Math.floor(runtime.clock.now().getTime() / 1000)) return undefined;
-  return item as unknown as StoredRecord;
+  if (!item || decodeExpiry(item).expires_at_epoch < Math.floor(runtime.clock.now().getTime() / 1000)) return undefined;
+  return toStoredRecord(item);
 }
 
 /** Moves a started key's sweep index entry to now, so that the sweeper's next walks see it. */

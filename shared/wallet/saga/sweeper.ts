@@ -3,7 +3,8 @@ import { getItem, isConditionalCheckFailed, putItem } from '../../aws/store';
 import type { WalletDeps } from '../deps';
 import { createdItems, resume } from './engine';
 import { METRIC, recordMetric } from '../../kernel/metrics';
-import { IDEMPOTENCY_RETENTION_SECONDS, operationKeys, readRecord, reindex, SWEEP_AFTER_MS, SWEEP_SHARDS, type StartedRecord, type StoredRecord } from './key-record';
+import { codec, str } from '../../kernel/codec';
+import { IDEMPOTENCY_RETENTION_SECONDS, operationKeys, readRecord, reindex, SWEEP_AFTER_MS, SWEEP_SHARDS, toSweepEntry, type StartedRecord, type SweepEntry } from './key-record';
 
 /**
  * How far behind its last walk the sweeper starts the next: an entry that shows in the index late
@@ -27,6 +28,9 @@ export async function sweepOperations(runtime: WalletDeps): Promise<number> {
   return (await Promise.all(shards)).reduce((sum, finished) => sum + finished, 0);
 }
 
+/** How far the sweeper has walked a shard. */
+const decodeSweepMark = codec<{ through: string }>('saga_sweep', { through: str });
+
 /**
  * One shard's walk, its mark moved on after every page (a walk cut short by its function's timeout
  * keeps what it did). Everything walked up to an instant is marked as walked up to SWEEP_RESCAN_MS
@@ -35,7 +39,7 @@ export async function sweepOperations(runtime: WalletDeps): Promise<number> {
 async function sweepShard(runtime: WalletDeps, shard: number, now: number): Promise<number> {
   const before = new Date(now - SWEEP_AFTER_MS).toISOString();
   const mark = await getItem(runtime, operationKeys.sweptThrough(shard));
-  const after = typeof mark?.through === 'string' ? mark.through : new Date(now - IDEMPOTENCY_RETENTION_SECONDS * 1000).toISOString();
+  const after = mark ? decodeSweepMark(mark).through : new Date(now - IDEMPOTENCY_RETENTION_SECONDS * 1000).toISOString();
   if (after >= before) return 0;
   const markThrough = async (instant: string) => {
     const through = new Date(Date.parse(instant) - SWEEP_RESCAN_MS).toISOString();
@@ -56,7 +60,7 @@ async function sweepShard(runtime: WalletDeps, shard: number, now: number): Prom
     names: { '#state': 'state' },
   });
   let finished = 0;
-  let page: { tenantId: string; key: string; instant: string; record: StoredRecord }[] = [];
+  let page: { tenantId: string; key: string; instant: string; record: SweepEntry }[] = [];
   const sweepPage = async () => {
     // Read a while after they were written: an eventually consistent read sees them; whether
     // they are there is all a walk needs.
@@ -78,7 +82,7 @@ async function sweepShard(runtime: WalletDeps, shard: number, now: number): Prom
     page = [];
   };
   for await (const item of entries) {
-    page.push({ ...operationKeys.ofRecord(item.pk), instant: String(item.gsi3sk).split('#')[0]!, record: item as unknown as StoredRecord });
+    page.push({ ...operationKeys.ofRecord(item.pk), instant: str(item.gsi3sk, 'idempotency', 'gsi3sk').split('#')[0]!, record: toSweepEntry(item) });
     if (page.length === 100) await sweepPage();
   }
   if (page.length > 0) await sweepPage();

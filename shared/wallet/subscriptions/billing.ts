@@ -14,7 +14,7 @@ import { faultPoint } from '../saga/faults';
 import { computeFee } from '../tenancy/fees';
 import { SUBSCRIPTION_SHARDS, subscriptionKeys } from './keys';
 import { DUNNING_DELAYS_MS, MAX_TRIES } from './periods';
-import { dueAt, subscriptionItem, toSubscription, type ChargeClaim, type SubscriptionRecord } from './records';
+import { dueAt, subscriptionItem, toSubscription, toSubscriptionRecord, type ChargeClaim, type SubscriptionRecord } from './records';
 import { METRIC, recordMetric } from '../../kernel/metrics';
 
 /**
@@ -183,7 +183,8 @@ const UNANSWERED_STATUSES = new Set([401, 403, 429]);
  */
 async function commitClaimed(runtime: WalletDeps, id: string, claim: ChargeClaim, answer: { posted: Transaction } | { refused: string }): Promise<ChargeResult> {
   return withFreshReads(async () => {
-    const current = (await getItem(runtime, subscriptionKeys.subscription(id))) as unknown as SubscriptionRecord | undefined;
+    const item = await getItem(runtime, subscriptionKeys.subscription(id));
+    const current = item && toSubscriptionRecord(item);
     // Another finisher committed it: its record and event stand.
     if (!current || current.charging?.key !== claim.key) return 'skipped';
     const now = runtime.clock.now().toISOString();
@@ -253,8 +254,9 @@ export async function chargeDueSubscriptions(runtime: WalletDeps, faults: Charge
   const counts: Record<ChargeResult, number> = { charged: 0, retry_scheduled: 0, paused: 0, canceled: 0, skipped: 0 };
   const now = runtime.clock.now().toISOString();
   for await (const found of dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: SUBSCRIPTION_SHARDS, partitionOf: subscriptionKeys.dueShard, before: now })) {
-    const record = (await getItem(runtime, { pk: found.pk, sk: found.sk })) as unknown as SubscriptionRecord | undefined;
-    if (!record) continue;
+    const item = await getItem(runtime, { pk: found.pk, sk: found.sk });
+    if (!item) continue;
+    const record = toSubscriptionRecord(item);
     const due = record.charging || (isLive(record) && record.next_charge_at !== null && record.next_charge_at <= now);
     if (!due) continue;
     counts[await chargeDue(runtime, record, faults)] += 1;

@@ -2,11 +2,12 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { commitVersioned, StaleRead, versionedPut, withFreshReads } from '../../aws/fresh-reads';
 import { getItems, queryAll, updateItem, isConditionalCheckFailed } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
+import { codec, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps, WalletDeps } from '../deps';
 import { ChargeUnanswered, chargeDue, recordBillingMetrics, settleClaim } from './billing';
 import { subscriptionKeys } from './keys';
-import { subscriptionItem, subscriptionRecord, toSubscription, type Subscription, type SubscriptionRecord } from './records';
+import { subscriptionItem, subscriptionRecord, toSubscription, toSubscriptionRecord, type Subscription, type SubscriptionRecord } from './records';
 import type { OwnerScope } from '../principals';
 
 /**
@@ -121,10 +122,13 @@ export async function retryOnCredit(deps: StoreDeps, records: readonly DynamoDBR
   let advanced = 0;
   for (const [index, payee] of payees.entries()) {
     const hint = hints[index];
-    if (hint !== undefined && String(hint.until) > now) advanced += await advancePastDue(deps, payee, now);
+    if (hint !== undefined && decodeDunningHint(hint).until > now) advanced += await advancePastDue(deps, payee, now);
   }
   return advanced;
 }
+
+/** A payee's dunning hint: until when a credit to them may make a past-due subscription due. */
+const decodeDunningHint = codec<{ until: string }>('dunning_hint', { until: str });
 
 /** The payee of a new outbox event that credits a user, read from the stream image attribute by attribute. */
 function creditedPayee(record: DynamoDBRecord): string | undefined {
@@ -146,7 +150,7 @@ async function advancePastDue(deps: StoreDeps, payee: string, now: string): Prom
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: { ':pk': subscriptionKeys.userSubscriptions(payee), ':past_due': 'past_due' },
   })) {
-    const due = found as unknown as SubscriptionRecord;
+    const due = toSubscriptionRecord(found);
     if (due.next_charge_at !== null && due.next_charge_at <= now) continue;
     try {
       await updateItem(deps, subscriptionKeys.subscription(due.id), {

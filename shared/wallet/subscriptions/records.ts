@@ -1,8 +1,11 @@
 import type * as z from 'zod';
 import { getItem, queryPage, type Item, type Page } from '../../aws/store';
+import { bool, codec, int, nullable, obj, oneOf, opt, str, strMap } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
+import { INTERVALS } from '../catalog/fields';
 import type { StoreDeps } from '../deps';
-import type { CommissionMode, FeeRule } from '../tenancy/fees';
+import { COMMISSION_MODES, type CommissionMode, type FeeRule } from '../tenancy/fees';
+import { feeRule } from '../tenancy/records';
 import { subscriptionKeys } from './keys';
 import { periodStart, type Interval } from './periods';
 import type { subscription, subscriptionListQuery } from './schemas';
@@ -45,6 +48,48 @@ export interface SubscriptionRecord extends Subscription {
   resumes?: number;
   version: number;
 }
+
+/**
+ * The subscription item's codec: only the record's fields, so a record put back is keyed by what
+ * its new state calls for (subscriptionItem). Statuses are spelt here, not taken from ./schemas,
+ * so the billing worker does not build the API's schemas at import.
+ */
+export const toSubscriptionRecord = codec<SubscriptionRecord>('subscription', {
+  id: str,
+  user_id: str,
+  merchant_id: str,
+  client_id: str,
+  offering_id: str,
+  plan_name: str,
+  amount: int,
+  commission: int,
+  currency: str,
+  interval: oneOf(...INTERVALS),
+  status: oneOf('active', 'past_due', 'paused', 'canceled'),
+  pause_reason: nullable(oneOf('requested', 'dunning_exhausted', 'account_frozen', 'account_closed')),
+  next_charge_at: nullable(str),
+  retry_count: int,
+  periods_charged: int,
+  cancel_at_period_end: bool,
+  metadata: strMap,
+  canceled_at: nullable(str),
+  created_at: str,
+  updated_at: str,
+  tenant_id: str,
+  anchor_at: str,
+  anchor_period: int,
+  quote: obj<SubscriptionRecord['quote']>({
+    ledger_id: str,
+    payer_account_id: str,
+    settlement_account_id: str,
+    revenue_account_id: str,
+    fee_rule: feeRule,
+    commission_mode: oneOf(...COMMISSION_MODES),
+  }),
+  charging: opt(obj<ChargeClaim>({ period: int, try: int, key: str })),
+  resumes: opt(int),
+  version: int,
+});
 
 /** What the API shows of a subscription (its pinned quote and billing anchor stay inside). */
 export const toSubscription = (r: SubscriptionRecord): Subscription => {
@@ -97,7 +142,7 @@ export const dueAt = (record: Pick<SubscriptionRecord, 'anchor_at' | 'anchor_per
 export async function subscriptionRecord(deps: StoreDeps, scope: OwnerScope, id: string): Promise<SubscriptionRecord> {
   const item = await getItem(deps, subscriptionKeys.subscription(id));
   if (!item || item.tenant_id !== scope.tenantId || (scope.userId !== undefined && item.user_id !== scope.userId)) throw new AppError('not_found', `No subscription ${id}.`);
-  return item as unknown as SubscriptionRecord;
+  return toSubscriptionRecord(item);
 }
 
 /** The tenant's subscriptions (or a subscriber's own), newest first, by user, merchant and status. */
@@ -123,5 +168,5 @@ export async function listSubscriptions(deps: StoreDeps, scope: OwnerScope, quer
     limit: query.limit,
     ...(conditions.length > 0 ? { filter: { expression: conditions.join(' AND '), values, ...(Object.keys(names).length ? { names } : {}) }, scanBudget: 1_000 } : {}),
   });
-  return { data: page.items.filter((item) => item.tenant_id === scope.tenantId).map((item) => toSubscription(item as unknown as SubscriptionRecord)), next_cursor: page.next_cursor };
+  return { data: page.items.filter((item) => item.tenant_id === scope.tenantId).map((item) => toSubscription(toSubscriptionRecord(item))), next_cursor: page.next_cursor };
 }

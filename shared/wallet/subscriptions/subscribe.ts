@@ -5,7 +5,7 @@ import { AppError } from '../../kernel/errors';
 import type { Transaction } from '../../ledger-client/contract';
 import { isExplorable, readClient } from '../catalog/clients';
 import { catalogKeys } from '../catalog/keys';
-import type { OfferingRecord } from '../catalog/records';
+import { toOfferingRecord } from '../catalog/records';
 import type { WalletDeps } from '../deps';
 import { merchantItem } from '../merchants/merchants';
 import { captureLegs } from '../money/legs';
@@ -59,7 +59,8 @@ export const SUBSCRIPTION_CREATE = defineOperation('subscription.create', async 
 export async function subscribe(runtime: WalletDeps, principal: Principal, offeringId: string, options: { idempotencyKey: string; requestId: string; faults?: SagaFaults }): Promise<Outcome> {
   const tenantId = principal.tenantId!;
   const userId = principal.userId!;
-  const offering = (await getItem(runtime, catalogKeys.offering(offeringId))) as unknown as OfferingRecord | undefined;
+  const item = await getItem(runtime, catalogKeys.offering(offeringId));
+  const offering = item && toOfferingRecord(item);
   if (!offering || offering.tenant_id !== tenantId || offering.status !== 'published') throw new AppError('offering_not_found', `No offering ${offeringId}.`);
   const client = await readClient(runtime, tenantId, offering.client_id);
   if (!isExplorable(client)) throw new AppError('offering_not_found', `No offering ${offeringId}.`);

@@ -4,6 +4,7 @@ import { queryRange, type Item, type Page } from '../../aws/store';
 import { queuedAccessRecorder, sendAuditRecord } from '../access-records';
 import { mergedPage } from '../../aws/merged-pages';
 import { decodeCursor, encodeCursor, unknownCursor } from '../../http/cursor';
+import { codec, int, mapOf, nullable, num, obj, opt, str, StoredItemInvalid, type Reader } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 
 /**
@@ -71,36 +72,84 @@ export async function recordCrossTenantRead(
   return entry;
 }
 
-/** An entry as read, whichever kind wrote it (a support request's record names its engineer `staff_id` and its time `at`). */
+/** A support request's entry as stored (../access-records.ts): its engineer is `staff_id`, its time `at`. */
+interface SupportAccessRow {
+  id: string;
+  staff_id: string;
+  tenant_id: string | null;
+  grant_id: string | null;
+  operation: string;
+  outcome?: string;
+  request_id: string | null;
+  at?: string;
+  created_at?: string;
+}
+
+const decodeSupportAccess = codec<SupportAccessRow>('support_access', {
+  id: str,
+  staff_id: str,
+  tenant_id: nullable(str),
+  grant_id: nullable(str),
+  operation: str,
+  outcome: opt(str),
+  request_id: nullable(str),
+  at: opt(str),
+  created_at: opt(str),
+});
+
+/** A filter's value: a string, a number (a page limit) or null. */
+const filterValue: Reader<string | number | null> = (value, entity, field) => (typeof value === 'number' ? num(value, entity, field) : nullable(str)(value, entity, field));
+
+type CrossTenantReadRow = Omit<AccessLogEntry, 'kind' | 'grant_id' | 'outcome' | 'tenant_id' | 'filters' | 'count'> & {
+  tenant_id?: string | null;
+  filters: Record<string, string | number | null>;
+  count: number;
+};
+
+const decodeCrossTenantRead = codec<CrossTenantReadRow>('access_log', {
+  id: str,
+  actor: obj<AccessLogEntry['actor']>({ type: str, id: str }),
+  tenant_id: opt(str),
+  operation: str,
+  filters: (value, entity, field) => (value === undefined || value === null ? {} : mapOf(filterValue)(value, entity, field)),
+  count: int,
+  request_id: nullable(str),
+  created_at: str,
+});
+
+/** An entry as read, whichever kind wrote it. */
 export function accessLogEntryOf(item: Item): AccessLogEntry {
   if (item.entity === 'support_access') {
+    const row = decodeSupportAccess(item);
+    const createdAt = row.at ?? row.created_at;
+    if (createdAt === undefined) throw new StoredItemInvalid('support_access', 'at', 'a string', undefined);
     return {
-      id: String(item.id),
+      id: row.id,
       kind: 'support_access',
-      actor: { type: 'vendor_support', id: String(item.staff_id) },
-      tenant_id: (item.tenant_id as string | undefined) ?? null,
-      grant_id: (item.grant_id as string | undefined) ?? null,
-      operation: String(item.operation),
-      outcome: item.outcome === 'grant_ended' ? 'grant_ended' : 'admitted',
+      actor: { type: 'vendor_support', id: row.staff_id },
+      tenant_id: row.tenant_id,
+      grant_id: row.grant_id,
+      operation: row.operation,
+      outcome: row.outcome === 'grant_ended' ? 'grant_ended' : 'admitted',
       filters: null,
       count: null,
-      request_id: (item.request_id as string | undefined) ?? null,
-      created_at: String(item.at ?? item.created_at),
+      request_id: row.request_id,
+      created_at: createdAt,
     };
   }
-  const filters = (item.filters as AccessLogEntry['filters']) ?? {};
+  const row = decodeCrossTenantRead(item);
   return {
-    id: String(item.id),
+    id: row.id,
     kind: 'cross_tenant_read',
-    actor: item.actor as AccessLogEntry['actor'],
-    tenant_id: (item.tenant_id as string | null | undefined) ?? (typeof filters.tenant_id === 'string' ? filters.tenant_id : null),
+    actor: row.actor,
+    tenant_id: row.tenant_id ?? (typeof row.filters.tenant_id === 'string' ? row.filters.tenant_id : null),
     grant_id: null,
-    operation: String(item.operation),
+    operation: row.operation,
     outcome: 'admitted',
-    filters,
-    count: Number(item.count),
-    request_id: (item.request_id as string | undefined) ?? null,
-    created_at: String(item.created_at),
+    filters: row.filters,
+    count: row.count,
+    request_id: row.request_id,
+    created_at: row.created_at,
   };
 }
 
@@ -200,14 +249,14 @@ async function dayWalk(
     const top = below ?? range.to;
     const result = await queryRange(deps, { partition: walletKeys.accessLogDay(day), from: range.from, to: top, limit: want + (below ? 1 : 0), consistent: true });
     reads += 1;
-    const fresh = result.items.filter((item) => String(item.sk) !== below);
+    const fresh = result.items.filter((item) => str(item.sk, 'access_log', 'sk') !== below);
     const taken = fresh.slice(0, want);
     items.push(...taken);
     if (result.stoppedAt === undefined && taken.length === fresh.length) {
       day = dayOfMs(Date.parse(`${day}T00:00:00Z`) - DAY_MS);
       below = undefined;
     } else {
-      below = taken.length > 0 ? String(taken[taken.length - 1]!.sk) : result.stoppedAt;
+      below = taken.length > 0 ? str(taken[taken.length - 1]!.sk, 'access_log', 'sk') : result.stoppedAt;
     }
   }
 }

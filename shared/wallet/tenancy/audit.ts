@@ -1,4 +1,5 @@
 import type { TransactItem } from '../../aws/dynamodb';
+import { anything, codec, nullable, str } from '../../kernel/codec';
 import { walletKeys } from '../keys';
 import type { Actor, StoreDeps } from '../deps';
 import { putItem, queryPage, type Page, type CreatedRange } from '../../aws/store';
@@ -76,15 +77,43 @@ function auditRow(deps: Pick<StoreDeps, 'clock' | 'ids'>, input: AuditInput): Re
 
 const plain = (value: unknown): unknown => (value === undefined ? null : (JSON.parse(JSON.stringify(value)) as unknown));
 
+/** An audit row as stored: actor and target flattened, before and after as recorded (null when absent). */
+interface AuditRow {
+  id: string;
+  actor_type: string;
+  actor_id: string;
+  action: string;
+  target_type: string;
+  target_id: string;
+  before: unknown;
+  after: unknown;
+  request_id: string;
+  created_at: string;
+}
+
+const decodeAuditRow = codec<AuditRow>('audit', {
+  id: str,
+  actor_type: str,
+  actor_id: str,
+  action: str,
+  target_type: str,
+  target_id: str,
+  before: nullable(anything),
+  after: nullable(anything),
+  request_id: str,
+  created_at: str,
+});
+
 function toAuditRecord(item: Record<string, unknown>): AuditRecord {
+  const row = decodeAuditRow(item);
   return {
-    id: String(item.id),
-    actor: { type: String(item.actor_type), id: String(item.actor_id) },
-    action: String(item.action),
-    target: { type: String(item.target_type), id: String(item.target_id) },
-    before: item.before ?? null,
-    after: item.after ?? null,
-    request_id: String(item.request_id),
-    created_at: String(item.created_at),
+    id: row.id,
+    actor: { type: row.actor_type, id: row.actor_id },
+    action: row.action,
+    target: { type: row.target_type, id: row.target_id },
+    before: row.before,
+    after: row.after,
+    request_id: row.request_id,
+    created_at: row.created_at,
   };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { codec, list, nullable, obj, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { Transaction } from '../../ledger-client/contract';
 import { walletKeys } from '../keys';
@@ -7,6 +8,7 @@ import type { Actor, StoreDeps, TenancyDeps, TenancyLedger } from '../deps';
 import { getItem, getItems, queryPage, type Page } from '../../aws/store';
 import { logger } from '../../kernel/log';
 import { queuedAccessRecorder } from '../access-records';
+import { decodeTenantName } from './records';
 import { allTenantRecords, findTenantRecord } from './tenants';
 import { toUserRecord, type User } from './users';
 
@@ -50,6 +52,11 @@ interface LedgerPosition {
   cursor: string | null;
 }
 
+/** Where a page of the listing stopped in each tenant's ledger (written by ../access-records.ts). */
+const decodeResumePoint = codec<{ positions: LedgerPosition[] }>('platform_transactions_cursor', {
+  positions: list(obj<LedgerPosition>({ tenant_id: str, tenant_name: str, ledger_id: str, cursor: nullable(str) })),
+});
+
 /**
  * Transactions of every tenant (or one), newest first: a k-way merge by id (UUIDv7, so by time)
  * of each tenant's ledger listing, read through the ledger API.
@@ -74,7 +81,7 @@ export async function listPlatformTransactions(
     .digest('base64url');
   const stored = query.cursor === undefined ? undefined : await getItem(deps, walletKeys.platformTransactionsCursor(filtersHash, query.cursor));
   const seeking = query.cursor !== undefined && !stored;
-  const positions = stored ? (stored.positions as LedgerPosition[]) : await startPositions(deps, query.tenant_id);
+  const positions = stored ? decodeResumePoint(stored).positions : await startPositions(deps, query.tenant_id);
 
   const ledger = deps.ledger();
   const streams = positions.map((position) => new LedgerStream(ledger, position, { before: query.cursor, type: query.type, pageSize: seeking ? SEEK_PAGE_SIZE : query.limit }));
@@ -271,6 +278,10 @@ async function tenantNames(deps: StoreDeps, tenantIds: string[]): Promise<Map<st
   const names = new Map<string, string>();
   // At most 100 users per page, so at most 100 tenants: one BatchGetItem.
   const items = await getItems(deps, [...new Set(tenantIds)].map((id) => walletKeys.tenant(id)), { consistent: false, projection: 'id, #name', names: { '#name': 'name' } });
-  for (const item of items) if (item) names.set(String(item.id), String(item.name));
+  for (const item of items) {
+    if (!item) continue;
+    const tenant = decodeTenantName(item);
+    names.set(tenant.id, tenant.name);
+  }
   return names;
 }

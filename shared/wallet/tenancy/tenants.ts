@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fingerprintOf } from '../../http/json';
+import { codec, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import { walletKeys } from '../keys';
 import { recordCrossTenantRead } from './access-log';
@@ -8,6 +9,7 @@ import { isActiveCurrency } from './currencies';
 import type { Actor, StoreDeps, TenancyDeps } from '../deps';
 import { type CommissionMode, type Fees, type PublicFees, defaultFeePlan, publicFees } from './fees';
 import { HOT_ACCOUNT_SHARDS, openAccountOnce } from './ledger-accounts';
+import { decodeTenant } from './records';
 import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page, type CreatedRange } from '../../aws/store';
 
 /**
@@ -178,7 +180,7 @@ async function reserveTenantId(deps: StoreDeps, actor: Actor, idempotencyKey: st
   if (reserved.fingerprint !== fingerprint && reserved.fingerprint !== legacyFingerprint) {
     throw new AppError('idempotency_key_reuse', 'This Idempotency-Key was used to create a tenant with another name or currency.');
   }
-  return String(reserved.tenant_id);
+  return decodeTenantCreation(reserved).tenant_id;
 }
 
 /** Every tenant, newest first. Refuses: invalid_request (cursor). */
@@ -240,20 +242,10 @@ export async function tenantHealth(deps: TenancyDeps, tenantId: string, context:
   };
 }
 
-export function toTenantRecord(item: Record<string, unknown>): TenantRecord {
-  return {
-    id: String(item.id),
-    name: String(item.name),
-    currency: String(item.currency),
-    status: item.status as TenantStatus,
-    ledger_id: String(item.ledger_id),
-    accounts: item.accounts as TenantRecord['accounts'],
-    fees: item.fees as Fees,
-    commission_mode: item.commission_mode as CommissionMode,
-    version: Number(item.version),
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at),
-  };
-}
+/** The tenant row's codec (./records.ts). */
+export const toTenantRecord = decodeTenant;
+
+/** The reservation of a tenant id under an Idempotency-Key. */
+const decodeTenantCreation = codec<{ tenant_id: string }>('tenant_creation', { tenant_id: str });
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('base64url');

@@ -5,6 +5,7 @@ import type { Actor, StoreDeps, TenancyDeps } from '../deps';
 import { openAccountOnce } from './ledger-accounts';
 import { EXTERNAL_ID_PATTERN, USER_KINDS, type UserKind } from './user-fields';
 import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page, type CreatedRange } from '../../aws/store';
+import { decodeUser } from './records';
 import { getTenantRecord } from './tenants';
 
 /**
@@ -197,16 +198,5 @@ export async function listUsers(deps: StoreDeps, tenantId: string, page: { curso
   return { data: result.items.map((item) => publicUser(toUserRecord(item))), next_cursor: result.next_cursor };
 }
 
-export function toUserRecord(item: Record<string, unknown>): UserRecord {
-  return {
-    id: String(item.id),
-    tenant_id: String(item.tenant_id),
-    external_id: String(item.external_id),
-    kind: item.kind as UserKind,
-    status: item.status as 'active',
-    metadata: (item.metadata as Record<string, string> | undefined) ?? {},
-    cash_account_id: String(item.cash_account_id),
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at),
-  };
-}
+/** The user row's codec (./records.ts). */
+export const toUserRecord = decodeUser;

@@ -3,7 +3,8 @@ import { updateItem } from '../../aws/store';
 import type { StoreDeps } from '../deps';
 import { getUserRecord } from '../tenancy/users';
 import { topupKeys } from './keys';
-import type { DeviceCreate } from './schemas';
+import { codec, oneOf, str } from '../../kernel/codec';
+import { DEVICE_PLATFORMS, type DeviceCreate } from './schemas';
 
 /**
  * Push devices (spec part 4 item 18): where a user's app is told about its top-ups and payments.
@@ -19,6 +20,8 @@ export interface Device {
   created_at: string;
   updated_at: string;
 }
+
+const decodeDevice = codec<Device>('device', { id: str, user_id: str, platform: oneOf(...DEVICE_PLATFORMS), created_at: str, updated_at: str });
 
 /**
  * Registers (or refreshes) a push token for the tenant's user; `created` is false when the token
@@ -50,12 +53,6 @@ export async function registerDevice(
       },
       returnValues: 'ALL_NEW',
     })) ?? {};
-  const device: Device = {
-    id: String(item.id),
-    user_id: String(item.user_id),
-    platform: item.platform as Device['platform'],
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at),
-  };
+  const device = decodeDevice(item);
   return { device, created: device.id === newId };
 }

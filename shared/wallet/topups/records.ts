@@ -2,10 +2,12 @@ import { getItem } from '../../aws/store';
 import type { TransactItem } from '../../aws/dynamodb';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
+import { codec, int, nullable, oneOf, str } from '../../kernel/codec';
 import type { FeeRule } from '../tenancy/fees';
+import { feeRule } from '../tenancy/records';
 import { topupKeys } from './keys';
-import type { ResolveAction, Topup } from './schemas';
-import type { TopupStatus } from './states';
+import { RESOLVE_ACTIONS, type ResolveAction, type Topup } from './schemas';
+import { TOPUP_STATUSES, type TopupStatus } from './states';
 
 /** The stored top-up and its reads. */
 
@@ -106,31 +108,26 @@ export async function getTopupRecord(deps: Pick<StoreDeps, 'client' | 'table'>, 
   return record;
 }
 
-const numberOrNull = (value: unknown) => (typeof value === 'number' ? value : null);
-const textOrNull = (value: unknown) => (typeof value === 'string' ? value : null);
-
-export function toTopupRecord(item: Record<string, unknown>): TopupRecord {
-  return {
-    id: String(item.id),
-    tenant_id: String(item.tenant_id),
-    user_id: String(item.user_id),
-    amount: Number(item.amount),
-    currency: String(item.currency),
-    fee_rule: item.fee_rule as FeeRule,
-    fee: Number(item.fee),
-    net_amount: Number(item.net_amount),
-    gateway: String(item.gateway),
-    status: item.status as TopupStatus,
-    processor_ref: String(item.processor_ref),
-    confirmed_amount: numberOrNull(item.confirmed_amount),
-    confirmed_currency: textOrNull(item.confirmed_currency),
-    failure_reason: textOrNull(item.failure_reason),
-    resolution: textOrNull(item.resolution) as ResolveAction | null,
-    ledger_transaction_id: textOrNull(item.ledger_transaction_id),
-    processor_refund_ref: textOrNull(item.processor_refund_ref),
-    processor_event_id: textOrNull(item.processor_event_id),
-    claim: textOrNull(item.claim),
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at),
-  };
-}
+export const toTopupRecord = codec<TopupRecord>('topup', {
+  id: str,
+  tenant_id: str,
+  user_id: str,
+  amount: int,
+  currency: str,
+  fee_rule: feeRule,
+  fee: int,
+  net_amount: int,
+  gateway: str,
+  status: oneOf(...TOPUP_STATUSES),
+  processor_ref: str,
+  confirmed_amount: nullable(int),
+  confirmed_currency: nullable(str),
+  failure_reason: nullable(str),
+  resolution: nullable(oneOf(...RESOLVE_ACTIONS)),
+  ledger_transaction_id: nullable(str),
+  processor_refund_ref: nullable(str),
+  processor_event_id: nullable(str),
+  claim: nullable(str),
+  created_at: str,
+  updated_at: str,
+});

@@ -1,3 +1,4 @@
+import { codec, int } from '../../kernel/codec';
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../kernel/errors';
 import { outboxItem } from '../../events/outbox';
@@ -55,8 +56,9 @@ export const CREDIT_LIMIT_SET = defineOperation('credit_limit.set', async ({ run
   const ledger = runtime.ledger();
   const key = transferKeys.creditLimit(input.user_id);
   const record = await getItem(runtime, key);
-  const version = record ? Number(record.version) : 0;
-  const previous = record ? Number(record.credit_limit) : creditLimitOf((await ledger.getAccount(tenant.ledger_id, user.cash_account_id)).floor);
+  const stored = record && decodeCreditLimit(record);
+  const version = stored ? stored.version : 0;
+  const previous = stored ? stored.credit_limit : creditLimitOf((await ledger.getAccount(tenant.ledger_id, user.cash_account_id)).floor);
   const result: CreditLimitResult = { user_id: input.user_id, account_id: user.cash_account_id, credit_limit: input.credit_limit, previous };
   return {
     post: async () => {
@@ -90,6 +92,9 @@ export const CREDIT_LIMIT_SET = defineOperation('credit_limit.set', async ({ run
     },
   };
 });
+
+/** The wallet's record of a business user's credit line: its last value and the version its next change is conditioned on. */
+const decodeCreditLimit = codec<{ credit_limit: number; version: number }>('credit_limit', { credit_limit: int, version: int });
 
 /**
  * Sets a business user's credit line, once per Idempotency-Key (a retry answers the first answer);

@@ -1,3 +1,4 @@
+import { codec, int, nullable, obj, orElse } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { Actor, StoreDeps } from '../deps';
 import { auditItem } from '../tenancy/audit';
@@ -81,7 +82,7 @@ export async function setUserLimits(
       actor: context.actor,
       action: 'user_limits.set',
       target: { type: 'user', id: userId },
-      before: { p2p: before ? ((before.p2p as WindowLimits | null) ?? null) : null },
+      before: { p2p: before ? decodeUserLimits(before).p2p : null },
       after: { p2p },
       requestId: context.requestId,
     }),
@@ -98,7 +99,7 @@ export async function effectiveLimits(deps: StoreDeps, tenantId: string, userId:
 
 /** The same from the two items as read (`transferKeys.tenantLimits`, `transferKeys.userLimits`), either absent. */
 export function effectiveLimitsOf(tenantItem: Record<string, unknown> | undefined, userItem: Record<string, unknown> | undefined): Limits {
-  const override = userItem?.p2p ? windowOf(userItem.p2p as Partial<WindowLimits>) : null;
+  const override = userItem ? decodeUserLimits(userItem).p2p : null;
   return { p2p: override ?? (tenantItem ? toLimits(tenantItem) : NO_LIMITS).p2p };
 }
 
@@ -130,7 +131,7 @@ export function limitClaims(limits: WindowLimits, userId: string, amount: number
 
 async function readOverride(deps: StoreDeps, userId: string): Promise<WindowLimits | null> {
   const item = await getItem(deps, transferKeys.userLimits(userId));
-  return item?.p2p ? windowOf(item.p2p as Partial<WindowLimits>) : null;
+  return item ? decodeUserLimits(item).p2p : null;
 }
 
 /** Puts `fields` at `key` conditioned on the version read, with the audit item `auditFor(before)`. */
@@ -142,7 +143,7 @@ async function versionedPut(
 ): Promise<void> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
     const before = await getItem(deps, key);
-    const version = before ? Number(before.version) : 0;
+    const version = before ? decodeVersion(before).version : 0;
     try {
       await transact(deps, [
         {
@@ -165,6 +166,14 @@ async function versionedPut(
 
 const windowOf = (value: Partial<WindowLimits>): WindowLimits => ({ daily_max: value.daily_max ?? null, monthly_max: value.monthly_max ?? null });
 
-function toLimits(item: Record<string, unknown>): Limits {
-  return { p2p: windowOf((item.p2p as Partial<WindowLimits> | undefined) ?? {}) };
-}
+/** A window as stored: a max absent or null is no limit. */
+const storedWindow = obj<WindowLimits>({ daily_max: nullable(int), monthly_max: nullable(int) });
+
+/** The tenant's limits row; a row without a window limits nothing. */
+const toLimits = codec<Limits>('limits', { p2p: orElse(storedWindow, () => ({ daily_max: null, monthly_max: null })) });
+
+/** A user's override row; `p2p` null (or absent): the tenant's limits apply. */
+const decodeUserLimits = codec<{ p2p: WindowLimits | null }>('user_limits', { p2p: nullable(storedWindow) });
+
+/** Either row's version, which its next write is conditioned on. */
+const decodeVersion = codec<{ version: number }>('limits', { version: int });

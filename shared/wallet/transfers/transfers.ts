@@ -1,3 +1,4 @@
+import { codec, int, nullable, oneOf, orElse, str, strMap } from '../../kernel/codec';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import { eventKeys, outboxItem } from '../../events/outbox';
@@ -297,19 +298,22 @@ async function listUserTransfers(deps: StoreDeps, userId: string, cursor: string
   return { data, next_cursor: more && data.length > 0 ? encodeCursor({ listing: 'user_transfers', owner: userId }, { before: data[data.length - 1]!.id }) : null };
 }
 
+const decodeTransfer = codec<Transfer>('transfer', {
+  id: str,
+  from_user_id: str,
+  to_user_id: str,
+  amount: int,
+  fee: int,
+  currency: str,
+  status: oneOf('completed'),
+  description: nullable(str),
+  metadata: orElse(strMap, () => ({})),
+  ledger_transaction_id: str,
+  created_at: str,
+});
+
 export function toTransfer(item: Record<string, unknown>): Transfer {
-  return {
-    id: String(item.id),
-    from_user_id: String(item.from_user_id),
-    to_user_id: String(item.to_user_id),
-    amount: Number(item.amount),
-    fee: Number(item.fee),
-    currency: String(item.currency),
-    status: 'completed',
-    description: typeof item.description === 'string' ? item.description : null,
-    // In key order: DynamoDB keeps a map's entries in no order, and a replay is byte for byte.
-    metadata: Object.fromEntries(Object.entries((item.metadata as Record<string, string> | undefined) ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-    ledger_transaction_id: String(item.ledger_transaction_id),
-    created_at: String(item.created_at),
-  };
+  const transfer = decodeTransfer(item);
+  // In key order: DynamoDB keeps a map's entries in no order, and a replay is byte for byte.
+  return { ...transfer, metadata: Object.fromEntries(Object.entries(transfer.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
 }

@@ -1,6 +1,6 @@
 import { epochSeconds } from '../../kernel/clock';
 import { METRIC, recordMetric } from '../../kernel/metrics';
-import { eventKeys, type EventEnvelope } from '../../events/outbox';
+import { envelopeOf, eventKeys, type EventEnvelope } from '../../events/outbox';
 import { readEvent } from './events';
 import type { QueueTransport } from '../../aws/transport';
 import type { StoreDeps } from '../deps';
@@ -12,12 +12,13 @@ import {
   enqueueAttempt,
   envelopeBody,
   sendMessage,
+  toDeliveryRecord,
   type DeliveryMessage,
   type DeliveryRecord,
   type DeliveryStatus,
 } from './deliveries';
-import { ownerOf, type EndpointRecord } from './endpoints';
-import { recordAttemptHealth, type HealthRecord } from './health';
+import { ownerOf, toEndpointRecord, type EndpointRecord } from './endpoints';
+import { recordAttemptHealth, toHealthRecord, type HealthRecord } from './health';
 import { postWebhook, type PostOutcome, type WebhookHttp } from './http';
 import { webhookKeys } from './keys';
 import { mayBeChained, releaseNext } from './recovery-chain';
@@ -217,13 +218,14 @@ async function readAttemptState(
     webhookKeys.health(message.endpoint_id),
     ...(message.tenant_id === undefined ? [] : [eventKeys.event(message.tenant_id, message.event_id)]),
   ]);
-  const tenantId = message.tenant_id ?? (delivery?.tenant_id as string | undefined);
-  const stored = (event as { envelope?: EventEnvelope } | undefined)?.envelope;
+  const record = delivery && toDeliveryRecord(delivery);
+  const tenantId = message.tenant_id ?? record?.tenant_id;
+  const stored = event && envelopeOf(event);
   return {
-    delivery: delivery as DeliveryRecord | undefined,
-    endpoint: endpoint as EndpointRecord | undefined,
+    delivery: record,
+    endpoint: endpoint && toEndpointRecord(endpoint),
     event: stored ?? (tenantId === undefined ? undefined : await readEvent(deps, tenantId, message.event_id)),
-    health: health as HealthRecord | undefined,
+    health: health && toHealthRecord(health),
   };
 }
 

@@ -1,4 +1,5 @@
 import { epochSeconds } from '../../kernel/clock';
+import { bool, codec, int, nullable, oneOf, opt, orElse, str, stored, type Shape } from '../../kernel/codec';
 import { EVENT_RETENTION_DAYS, type EventEnvelope } from '../../events/outbox';
 import { MAX_QUEUE_DELAY_SECONDS, type QueueTransport } from '../../aws/transport';
 import type { StoreDeps } from '../deps';
@@ -77,6 +78,40 @@ export interface DeliveryRecord {
   expires_at_epoch: number;
 }
 
+/** The delivery item's fields (its keys among them: it is changed at `pk`, `sk`). */
+export const deliveryShape: Shape<DeliveryRecord> = {
+  pk: str,
+  sk: oneOf('DELIVERY'),
+  entity: oneOf('webhook_delivery'),
+  id: str,
+  origin: oneOf('auto', 'manual'),
+  tenant_id: str,
+  client_id: nullable(str),
+  event_id: str,
+  event_type: str,
+  endpoint_id: str,
+  redelivery_id: nullable(str),
+  status: oneOf('pending', 'succeeded', 'failed', 'canceled', 'skipped'),
+  // Deliveries written before recoveries had no rounds: theirs is round 0.
+  round: orElse(int, () => 0),
+  max_attempts: int,
+  attempts_made: int,
+  scheduled_attempt: int,
+  next_attempt_at: nullable(str),
+  last_attempt_at: nullable(str),
+  last_response_code: nullable(int),
+  cancel_reason: nullable(str),
+  claim_token: opt(str),
+  claim_expires_ms: opt(int),
+  awaiting: opt(str),
+  chain_next: opt(str),
+  created_at: str,
+  updated_at: str,
+  expires_at_epoch: int,
+};
+
+export const toDeliveryRecord = codec<DeliveryRecord>('webhook_delivery', deliveryShape);
+
 export interface DeliveryMessage {
   event_id: string;
   /** The event's tenant (where its history keeps it); absent in messages queued before it was sent. */
@@ -151,7 +186,10 @@ export async function ensureAutomaticDelivery(deps: SchedulingDeps, event: Event
     await putItem(deps, fresh as unknown as Record<string, unknown>, { condition: 'attribute_not_exists(pk)' });
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
-    delivery = (await getItem(deps, { pk: fresh.pk, sk: fresh.sk })) as unknown as DeliveryRecord;
+    const found = await getItem(deps, { pk: fresh.pk, sk: fresh.sk });
+    // Removed between the two (expired): the stream retries the record.
+    if (!found) throw new Error(`delivery ${fresh.pk} vanished between its write and its read`);
+    delivery = toDeliveryRecord(found);
   }
   if (delivery === fresh && fresh.status === 'skipped') return 'skipped';
   return scheduleFirstAttempt(deps, delivery);
@@ -235,21 +273,22 @@ export async function listAttempts(deps: StoreDeps, owner: Owner, page: { cursor
   return { data: result.items.map(publicAttempt), next_cursor: result.next_cursor };
 }
 
-const publicAttempt = (item: Record<string, unknown>): DeliveryAttempt => ({
-  id: item.id as string,
-  delivery_id: item.delivery_id as string,
-  event_id: item.event_id as string,
-  event_type: item.event_type as string,
-  endpoint_id: item.endpoint_id as string,
-  ...(item.client_id ? { client_id: item.client_id as string } : {}),
-  attempt: item.attempt as number,
-  status: item.status as DeliveryAttempt['status'],
-  response_code: (item.response_code as number | null) ?? null,
-  error: (item.error as string | null) ?? null,
-  duration_ms: item.duration_ms as number,
-  manual: item.manual === true,
-  attempted_at: item.attempted_at as string,
-  next_attempt_at: (item.next_attempt_at as string | null) ?? null,
-  request: (item.request as DeliveryAttempt['request'] | undefined) ?? null,
-  response: (item.response as DeliveryAttempt['response'] | undefined) ?? null,
+/** An attempt item as the API shows it; attempts recorded before they kept the request and response have null there. */
+const publicAttempt = codec<DeliveryAttempt>('webhook_attempt', {
+  id: str,
+  delivery_id: str,
+  event_id: str,
+  event_type: str,
+  endpoint_id: str,
+  client_id: opt(str),
+  attempt: int,
+  status: oneOf('succeeded', 'failed'),
+  response_code: nullable(int),
+  error: nullable(str),
+  duration_ms: int,
+  manual: orElse(bool, () => false),
+  attempted_at: str,
+  next_attempt_at: nullable(str),
+  request: nullable(stored<NonNullable<DeliveryAttempt['request']>>()),
+  response: nullable(stored<NonNullable<DeliveryAttempt['response']>>()),
 });

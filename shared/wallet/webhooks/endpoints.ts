@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Principal } from '../../http/principal';
 import { epochSeconds } from '../../kernel/clock';
+import { bool, codec, nullable, oneOf, opt, str, strList } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import { standardWebhooksSecret } from '../../events/signature';
 import type { EventEnvelope } from '../../events/outbox';
@@ -51,6 +52,28 @@ export interface EndpointRecord {
 /** Live endpoints are `active` (delivered to) or `disabled` (their events kept as skipped deliveries). */
 export type EndpointStatus = 'active' | 'disabled' | 'deleted';
 export type DisableReason = 'gone' | 'failing';
+
+/** The endpoint item's codec; its keys come with it (changes are written to `pk`, `sk`). */
+export const toEndpointRecord = codec<EndpointRecord>('webhook_endpoint', {
+  pk: str,
+  sk: str,
+  entity: oneOf('webhook_endpoint'),
+  id: str,
+  tenant_id: str,
+  client_id: nullable(str),
+  url: str,
+  event_filters: nullable(strList),
+  description: nullable(str),
+  status: oneOf('active', 'disabled', 'deleted'),
+  livemode: bool,
+  secret: opt(str),
+  previous_secret: opt(str),
+  previous_secret_expires_at: opt(str),
+  disabled_at: opt(str),
+  disabled_reason: opt(oneOf('gone', 'failing')),
+  created_at: str,
+  updated_at: str,
+});
 
 /**
  * A new signing secret: `whsec_` + standard base64 of 32 random bytes, the form Standard Webhooks
@@ -178,7 +201,7 @@ export async function createEndpoint(
 /** The owner's live endpoints, newest first; never a secret. Refuses: invalid_request (cursor). */
 export async function listEndpoints(deps: StoreDeps, owner: Owner, page: { cursor?: string; limit: number }): Promise<Page<Endpoint>> {
   const result = await queryPage(deps, { index: 'gsi1', partition: webhookKeys.endpointsOf(owner), cursor: page.cursor, limit: page.limit });
-  return { data: result.items.map((item) => publicEndpoint(item as unknown as EndpointRecord)), next_cursor: result.next_cursor };
+  return { data: result.items.map((item) => publicEndpoint(toEndpointRecord(item))), next_cursor: result.next_cursor };
 }
 
 /** Every live endpoint of the owner (at most MAX_ENDPOINTS_PER_OWNER), disabled ones included, newest first, without secrets. */
@@ -189,7 +212,8 @@ export async function listLiveEndpoints(deps: StoreDeps, owner: Owner): Promise<
 
 /** An endpoint of exactly this owner, live or deleted; another owner's looks missing. */
 export async function getEndpointRecord(deps: StoreDeps, endpointId: string): Promise<EndpointRecord | undefined> {
-  return (await getItem(deps, webhookKeys.endpoint(endpointId))) as EndpointRecord | undefined;
+  const item = await getItem(deps, webhookKeys.endpoint(endpointId));
+  return item && toEndpointRecord(item);
 }
 
 const owns = (owner: Owner, record: EndpointRecord) => record.tenant_id === owner.tenantId && (record.client_id ?? undefined) === owner.clientId;
@@ -313,7 +337,7 @@ export async function liveEndpointsOf(deps: StoreDeps, owner: Owner): Promise<En
     KeyConditionExpression: 'gsi1pk = :pk',
     ExpressionAttributeValues: { ':pk': webhookKeys.endpointsOf(owner) },
   });
-  for await (const item of items) found.push(item as unknown as EndpointRecord);
+  for await (const item of items) found.push(toEndpointRecord(item));
   return found;
 }
 

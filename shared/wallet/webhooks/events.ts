@@ -1,5 +1,5 @@
 import { AppError } from '../../kernel/errors';
-import { eventKeys, type EventEnvelope } from '../../events/outbox';
+import { envelopeOf, eventKeys, type EventEnvelope } from '../../events/outbox';
 import type { StoreDeps } from '../deps';
 import { getItem, transact, type Page } from '../../aws/store';
 import { collectionPage } from '../../aws/merged-pages';
@@ -58,7 +58,7 @@ export async function listEvents(deps: StoreDeps, tenantId: string, query: Event
     limit: query.limit,
     ...(conditions.length > 0 ? { filter: { expression: conditions.join(' AND '), names, values } } : {}),
   });
-  return { data: page.items.map((item) => item.envelope as EventEnvelope), next_cursor: page.next_cursor };
+  return { data: page.items.map(envelopeOf), next_cursor: page.next_cursor };
 }
 
 /** A tenant's event; another tenant's, or one past retention, is not_found. */
@@ -71,12 +71,13 @@ export async function getEvent(deps: StoreDeps, tenantId: string, eventId: strin
 /** An event of the tenant by id, or undefined; one written before the history was spread is read where it was. */
 export async function readEvent(deps: StoreDeps, tenantId: string, eventId: string): Promise<EventEnvelope | undefined> {
   const item = await getItem(deps, eventKeys.event(tenantId, eventId));
-  return item ? (item.envelope as EventEnvelope) : readLegacyEvent(deps, tenantId, eventId);
+  return item ? envelopeOf(item) : readLegacyEvent(deps, tenantId, eventId);
 }
 
 /** An event of the tenant written before its history was spread (`EVENT#<id>`), or undefined. */
 async function readLegacyEvent(deps: StoreDeps, tenantId: string, eventId: string): Promise<EventEnvelope | undefined> {
-  const envelope = (await getItem(deps, eventKeys.legacy(eventId)))?.envelope as EventEnvelope | undefined;
+  const item = await getItem(deps, eventKeys.legacy(eventId));
+  const envelope = item && envelopeOf(item);
   return envelope?.tenant_id === tenantId ? envelope : undefined;
 }
 

@@ -1,4 +1,5 @@
 import { epochSeconds } from '../../kernel/clock';
+import { codec, int, opt, str } from '../../kernel/codec';
 import { outboxItem } from '../../events/outbox';
 import type { TransactItem } from '../../aws/dynamodb';
 import { ConditionsFailed, getItem, isConditionalCheckFailed, queryAll, transact, updateItem } from '../../aws/store';
@@ -36,6 +37,9 @@ export interface HealthRecord {
   failing_deliveries?: number;
 }
 
+/** The endpoint's failure streak; no item (or no streak in it) is a healthy endpoint. */
+export const toHealthRecord = codec<HealthRecord>('webhook_endpoint_health', { failing_since: opt(str), failing_deliveries: opt(int) });
+
 /** The histogram bucket of a duration: bucket b holds (1.25^(b-1), 1.25^b] ms. */
 export const latencyBucket = (ms: number): number => (ms <= 1 ? 0 : Math.min(MAX_LATENCY_BUCKET, Math.ceil(Math.log(ms) / Math.log(LATENCY_RATIO))));
 const bucketUpperMs = (bucket: number) => Math.round(LATENCY_RATIO ** bucket);
@@ -57,12 +61,13 @@ export async function recordAttemptHealth(
     if (health?.failing_since) await endStreak(deps, endpoint.id);
     return;
   }
-  const streak = (await updateItem(deps, webhookKeys.health(endpoint.id), {
+  const updated = await updateItem(deps, webhookKeys.health(endpoint.id), {
     expression: 'SET entity = :entity, failing_since = if_not_exists(failing_since, :now) ADD failing_deliveries :count',
     // A delivery counts once, at its first attempt (or when it opens the streak).
     values: { ':entity': 'webhook_endpoint_health', ':now': attempt.at.toISOString(), ':count': attempt.attempt === 1 || !health?.failing_since ? 1 : 0 },
     returnValues: 'ALL_NEW',
-  })) as HealthRecord;
+  });
+  const streak = toHealthRecord(updated ?? {});
   if (attempt.gone) {
     await disableEndpoint(deps, endpoint, 'gone');
     return;
@@ -138,12 +143,13 @@ export async function endpointStats(deps: StoreDeps, owner: Owner, endpointId: s
   });
   for await (const hour of hours) {
     for (const [name, value] of Object.entries(hour)) {
-      if (name in totals) totals[name as keyof typeof totals] += Number(value);
+      if (name in totals) totals[name as keyof typeof totals] += int(value, 'webhook_endpoint_stats', name);
       const bucket = /^latency_(\d+)$/.exec(name);
-      if (bucket) buckets.set(Number(bucket[1]), (buckets.get(Number(bucket[1])) ?? 0) + Number(value));
+      if (bucket) buckets.set(Number(bucket[1]), (buckets.get(Number(bucket[1])) ?? 0) + int(value, 'webhook_endpoint_stats', name));
     }
   }
-  const health = (await getItem(deps, webhookKeys.health(endpointId))) as HealthRecord | undefined;
+  const item = await getItem(deps, webhookKeys.health(endpointId));
+  const health = item && toHealthRecord(item);
   return {
     endpoint_id: endpointId,
     from: from.toISOString(),

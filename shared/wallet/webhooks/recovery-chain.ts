@@ -1,9 +1,10 @@
 import { epochSeconds } from '../../kernel/clock';
+import { codec, int, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { TransactItem } from '../../aws/dynamodb';
 import { ConditionsFailed, getItem, transact, updateItem, isConditionalCheckFailed } from '../../aws/store';
 import type { StoreDeps } from '../deps';
-import { HISTORY_RETENTION_SECONDS, MAX_AUTOMATIC_ATTEMPTS, type DeliveryRecord } from './deliveries';
+import { HISTORY_RETENTION_SECONDS, MAX_AUTOMATIC_ATTEMPTS, toDeliveryRecord, type DeliveryRecord } from './deliveries';
 import { webhookKeys } from './keys';
 
 /**
@@ -29,6 +30,14 @@ interface ChainRecord {
   version: number;
 }
 
+const toChainRecord = codec<ChainRecord>('webhook_recovery_chain', { tail: str, version: int });
+
+/** The endpoint's recovery chain, if one was begun. */
+async function readChain(deps: StoreDeps, chainKey: { pk: string; sk: string }): Promise<ChainRecord | undefined> {
+  const item = await getItem(deps, chainKey);
+  return item && toChainRecord(item);
+}
+
 /** A link's write lost to a concurrent change this many times in a row: give up the request. */
 const LINK_ATTEMPTS = 8;
 
@@ -39,7 +48,7 @@ const LINK_ATTEMPTS = 8;
  */
 export async function armChain(deps: StoreDeps, endpointId: string, due: readonly DeliveryRecord[]): Promise<number> {
   const chainKey = webhookKeys.recoveryChain(endpointId);
-  let chain = (await getItem(deps, chainKey)) as ChainRecord | undefined;
+  let chain = await readChain(deps, chainKey);
   let armed = 0;
   for (const delivery of due) {
     // A predecessor that is this very delivery has ended (it is armable again): nothing to await.
@@ -54,7 +63,7 @@ export async function armChain(deps: StoreDeps, endpointId: string, due: readonl
       if (outcome === 'taken') break;
       if (attempt >= LINK_ATTEMPTS) throw new AppError('service_unavailable', 'Webhook recoveries of this endpoint kept racing; retry the request.');
       if (outcome === 'chain_moved') {
-        chain = (await getItem(deps, chainKey)) as ChainRecord | undefined;
+        chain = await readChain(deps, chainKey);
         waitFor = chain && chain.tail !== delivery.pk ? chain.tail : undefined;
       } else {
         // The predecessor ended before the link was made: nothing left to await.
@@ -143,7 +152,8 @@ export const mayBeChained = (delivery: Pick<DeliveryRecord, 'origin' | 'round'>)
  */
 export async function releaseNext(deps: StoreDeps, delivery: Pick<DeliveryRecord, 'pk' | 'sk'>): Promise<void> {
   // Read after the end was written: a link made before it is seen here (a link needs it pending).
-  const current = (await getItem(deps, { pk: delivery.pk, sk: delivery.sk })) as DeliveryRecord | undefined;
+  const found = await getItem(deps, { pk: delivery.pk, sk: delivery.sk });
+  const current = found && toDeliveryRecord(found);
   const next = current?.chain_next;
   if (!current || !next || current.status === 'pending') return;
   const unlink: TransactItem = {

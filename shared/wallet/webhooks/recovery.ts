@@ -1,7 +1,8 @@
+import { codec, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import { ConditionsFailed, queryAll, transact } from '../../aws/store';
 import type { Actor, StoreDeps } from '../deps';
-import { HISTORY_RETENTION_SECONDS, type DeliveryRecord } from './deliveries';
+import { deliveryShape, HISTORY_RETENTION_SECONDS, type DeliveryRecord } from './deliveries';
 import { endpointAudit, liveEndpointOf, publicEndpoint, type EndpointRecord } from './endpoints';
 import { resetHealthItem } from './health';
 import { webhookKeys, type Owner } from './keys';
@@ -62,7 +63,7 @@ export async function recoverEndpoint(
     ScanIndexForward: true,
   });
   for await (const item of deliveries) {
-    const delivery = item as unknown as DeliveryRecord & { gsi1sk: string };
+    const delivery = toIndexedDelivery(item);
     if (due.length >= RECOVERY_MAX_QUEUED || read >= RECOVERY_READ_BUDGET) {
       nextSince = delivery.gsi1sk.split('#', 1)[0]!;
       break;
@@ -75,6 +76,9 @@ export async function recoverEndpoint(
   const queued = await armChain(deps, endpointId, due);
   return { endpoint: publicEndpoint(endpoint), since: since.toISOString(), until: until.toISOString(), queued, next_since: nextSince };
 }
+
+/** A delivery read from the recovery index, with its place there. */
+const toIndexedDelivery = codec<DeliveryRecord & { gsi1sk: string }>('webhook_delivery', { ...deliveryShape, gsi1sk: str });
 
 /** Active again, its failure streak forgotten, and the recovery audited: one transaction. */
 async function reenable(deps: StoreDeps, endpoint: EndpointRecord, window: { since: string; until: string }, context: { actor: Actor; requestId: string }): Promise<EndpointRecord> {

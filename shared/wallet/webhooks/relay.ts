@@ -5,8 +5,8 @@ import type { EventBusTransport, QueueTransport } from '../../aws/transport';
 import type { StoreDeps } from '../deps';
 import { getItem } from '../../aws/store';
 import { endpointsReceiving, type EndpointRecord } from './endpoints';
-import { ensureAutomaticDelivery, scheduleFirstAttempt, type DeliveryRecord } from './deliveries';
-import type { EventEnvelope } from '../../events/outbox';
+import { ensureAutomaticDelivery, scheduleFirstAttempt, toDeliveryRecord } from './deliveries';
+import { envelopeOf } from '../../events/outbox';
 import { METRIC, recordMetric } from '../../kernel/metrics';
 
 /**
@@ -62,7 +62,7 @@ export async function relayRecords(deps: RelayDeps, records: readonly DynamoDBRe
       const relayed = relayedKind(record);
       if (!relayed) continue;
       if (relayed === 'event') {
-        const envelope = eventItemOf(record).envelope as EventEnvelope;
+        const envelope = envelopeOf(eventItemOf(record));
         await deps.bus.publish([{ source: EVENT_SOURCE, detailType: envelope.type, detail: JSON.stringify(envelope) }]);
         // Committed (the event's time) to published: how far behind the relay runs.
         recordMetric(METRIC.relayLag, 'Milliseconds', Math.max(0, deps.clock.now().getTime() - Date.parse(envelope.created_at)));
@@ -76,7 +76,7 @@ export async function relayRecords(deps: RelayDeps, records: readonly DynamoDBRe
         // The current record, not the image: a replayed image would not show that it was queued.
         const delivery = await getItem(deps, keyOf(record));
         if (!delivery) continue; // expired (30 days): nothing left to deliver
-        const result = await scheduleFirstAttempt(deps, delivery as unknown as DeliveryRecord);
+        const result = await scheduleFirstAttempt(deps, toDeliveryRecord(delivery));
         summary[result === 'scheduled' ? 'deliveries' : 'duplicates'] += 1;
       }
     } catch (error) {
