@@ -2,12 +2,12 @@ import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda
 import * as z from 'zod';
 import { queueTransport } from '../aws/queue';
 import { getItems, isConditionalCheckFailed, putItem, updateItem } from '../aws/store';
+import { codec, str } from '../kernel/codec';
 import { AppError } from '../kernel/errors';
 import { onFirstUse } from '../kernel/lazy';
 import { logger } from '../kernel/log';
 import type { StoreDeps } from './deps';
 import { walletKeys } from './keys';
-import { decodeTenantLedger } from './tenancy/records';
 
 /**
  * The records a request leaves about who reached what, written by a worker of their own instead of
@@ -33,6 +33,9 @@ import { decodeTenantLedger } from './tenancy/records';
  */
 
 export const ACCESS_RECORDS_QUEUE = 'accessRecords';
+
+/** A tenant read for its name and ledger (the projection `id, name, ledger_id`); its own codec, as a root file imports no domain. */
+const decodeTenantLedger = codec<{ id: string; name: string; ledger_id: string }>('tenant', { id: str, name: str, ledger_id: str });
 
 /** The queue's messages, checked as they arrive (built on first use: ../kernel/lazy.ts). */
 const schemas = onFirstUse(() => {
