@@ -13,9 +13,10 @@ import { SDK_ATTEMPTS } from '../kernel/retry';
  *    batch's unprocessed part), no answer (timeouts, dropped connections, 5xx), and conflicts with
  *    another transaction, within the request's deadline. So one write is sent at most
  *    `POLICIES.dynamodb.attempts` times. A transaction sent again after no answer keeps its
- *    `ClientRequestToken`, so it is not applied twice. Adaptive mode stays: with one attempt it
- *    retries nothing, but its client-side rate limiter still learns from each throttle and slows
- *    a container's sends while the table throttles it.
+ *    `ClientRequestToken`, so it is not applied twice. Standard mode, not adaptive: the adaptive
+ *    client-side rate limiter makes a send wait before it goes, seconds after a run of throttles
+ *    (30 throttled sends took 56 s on DynamoDB Local with every backoff of ours instant), a wait
+ *    no deadline of ours sees; our full-jitter backoff spreads the retries instead.
  *  - **SQS, EventBridge, KMS, Secrets Manager: the SDK retries, we do not** (no loop of ours
  *    calls them): the adaptive strategy, `SDK_ATTEMPTS` attempts (shared/kernel/retry.ts).
  *
@@ -40,6 +41,8 @@ export interface SdkClientOptions {
   /** Default: the SDK's default provider chain. */
   credentials?: SdkCredentials;
   maxAttempts?: number;
+  /** Default adaptive; DynamoDB's client says standard (above). */
+  retryMode?: 'standard' | 'adaptive';
 }
 
 /**
@@ -53,7 +56,7 @@ export function sdkClientConfig(options: SdkClientOptions = {}) {
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
     maxAttempts: options.maxAttempts ?? SDK_MAX_ATTEMPTS,
-    retryMode: 'adaptive',
+    retryMode: options.retryMode ?? 'adaptive',
     requestHandler: {
       connectionTimeout: 3_000,
       requestTimeout: 10_000,

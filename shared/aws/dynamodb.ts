@@ -128,9 +128,13 @@ export interface DocumentClientOptions {
   localDatabases?: boolean;
 }
 
-/** The SDK DynamoDB client of these options (the platform's settings, ./clients.ts). */
+/**
+ * The SDK DynamoDB client of these options (the platform's settings, ./clients.ts): one send per
+ * request, standard mode, the store retrying; an emulator of the embedded platform that sends
+ * outside the store names its own `maxAttempts` and gets the SDK's adaptive retries.
+ */
 export const dynamoDbClient = (options: DocumentClientOptions = {}): DynamoDBClient =>
-  new DynamoDBClient(sdkClientConfig({ ...options, endpoint: options.endpoint ?? config.DYNAMODB_ENDPOINT, maxAttempts: options.maxAttempts ?? DYNAMODB_SDK_ATTEMPTS }));
+  new DynamoDBClient(sdkClientConfig({ ...options, endpoint: options.endpoint ?? config.DYNAMODB_ENDPOINT, maxAttempts: options.maxAttempts ?? DYNAMODB_SDK_ATTEMPTS, retryMode: options.maxAttempts === undefined ? 'standard' : 'adaptive' }));
 
 /**
  * The document client of a Lambda container (its composition root calls this once, on first use);
