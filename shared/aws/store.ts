@@ -432,6 +432,7 @@ function sendRetried<T>(deps: TransactOptions, send: (attempt: number) => Promis
   const now = timing.now ?? (() => performance.now());
   return retrying(POLICIES.dynamodb, send, {
     retryable: (error) => error instanceof Unprocessed || transientAwsFailure(error) !== undefined,
+    overloaded: (error) => error instanceof Unprocessed || transientAwsFailure(error) === 'throttled' || transientAwsFailure(error) === 'lost',
     exhausted: (error) => (transientAwsFailure(error) === 'lost' ? lost() : busy()),
     deadlineAt: deps.deadlineMs === undefined ? undefined : now() + deps.deadlineMs,
     timing,

@@ -21,6 +21,12 @@ export interface RetryPolicy {
   /** The backoff's ceiling before an attempt n is `min(capMs, baseMs * 2^n)`; the wait is uniform below it. */
   readonly baseMs: number;
   readonly capMs: number;
+  /**
+   * The base after a failure that says the service is overloaded or unreachable (throttled, no
+   * answer): backing off from 10 ms there adds load where it hurts (the SDK's standard strategy
+   * starts at 100 ms for the same reason).
+   */
+  readonly overloadedBaseMs?: number;
 }
 
 export const POLICIES = {
@@ -29,7 +35,7 @@ export const POLICIES = {
    * an answer (timeout, dropped connection, 5xx), refused because another transaction holds an
    * item, or answered with keys or items unprocessed.
    */
-  dynamodb: { attempts: 10, baseMs: 10, capMs: 1_000 },
+  dynamodb: { attempts: 10, baseMs: 10, capMs: 1_000, overloadedBaseMs: 100 },
   /**
    * A read-decide-write run again because another writer committed between the read and the
    * write (a version condition failed). The ceiling grows to a second: fifty writers on one item
@@ -59,8 +65,8 @@ const monotonicNow = () => performance.now();
 const timerSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Full jitter (AWS Architecture Blog, "Exponential Backoff And Jitter"): concurrent retries spread out instead of colliding again. */
-export const backoffMs = (policy: RetryPolicy, attempt: number, random: () => number = Math.random): number =>
-  random() * Math.min(policy.capMs, policy.baseMs * 2 ** attempt);
+export const backoffMs = (policy: RetryPolicy, attempt: number, random: () => number = Math.random, overloaded = false): number =>
+  random() * Math.min(policy.capMs, (overloaded ? (policy.overloadedBaseMs ?? policy.baseMs) : policy.baseMs) * 2 ** attempt);
 
 const deadlines = new AsyncLocalStorage<number>();
 
@@ -88,6 +94,8 @@ const earliest = (a: number | undefined, b: number | undefined): number | undefi
 export interface RetryOptions {
   /** Whether this failure is worth another attempt (`transientAwsFailure` for the AWS ones). */
   retryable: (error: unknown) => boolean;
+  /** Whether the failure says the service is overloaded (the policy's `overloadedBaseMs` applies). */
+  overloaded?: (error: unknown) => boolean;
   /** The error to throw when attempts or time run out (a retryable problem: 503 `service_unavailable`). */
   exhausted: (error: unknown) => Error;
   /** An earlier deadline than the invocation's, on the same clock (a commit that must land within a bound or not at all). */
@@ -109,7 +117,7 @@ export async function retrying<T>(policy: RetryPolicy, attempt: (n: number) => P
       return await attempt(n);
     } catch (error) {
       if (!options.retryable(error)) throw error;
-      const delay = backoffMs(policy, n, options.timing?.random);
+      const delay = backoffMs(policy, n, options.timing?.random, options.overloaded?.(error) ?? false);
       if (n >= policy.attempts || (deadline !== undefined && now() + delay >= deadline)) throw options.exhausted(error);
       await sleep(delay);
     }

@@ -61,6 +61,11 @@ describe('backoff', () => {
     const top = (attempt: number) => backoffMs(POLICIES.dynamodb, attempt, () => 1);
     expect([1, 2, 3, 4, 5, 6, 7, 8].map(top)).toEqual([20, 40, 80, 160, 320, 640, 1_000, 1_000]);
   });
+
+  it('starts from the overloaded base after a throttle or a lost answer, under the same cap', () => {
+    const top = (attempt: number) => backoffMs(POLICIES.dynamodb, attempt, () => 1, true);
+    expect([1, 2, 3, 4].map(top)).toEqual([200, 400, 800, 1_000]);
+  });
 });
 
 describe('retrying', () => {
@@ -106,6 +111,13 @@ describe('retrying', () => {
     expect(clock.state.slept).toEqual([20, 40]);
     expect(op.calls()).toBe(3);
     expect(clock.state.now).toBeLessThanOrEqual(1_100);
+  });
+
+  it('backs off from the overloaded base when the failure says so', async () => {
+    const clock = testClock();
+    const op = failing(2);
+    await retrying(POLICIES.dynamodb, op.attempt, { ...retryBusy, overloaded: (error) => error instanceof Busy, timing: { ...clock.timing, random: () => 1 } });
+    expect(clock.state.slept).toEqual([200, 400]);
   });
 
   it('takes the earlier of its own deadline and the one in force', async () => {
