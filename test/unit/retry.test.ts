@@ -1,4 +1,9 @@
 import fc from 'fast-check';
+import * as z from 'zod';
+import { workerContext } from '../../local/drivers/context';
+import { createHttpHandler } from '../../shared/http/handler';
+import { defineRoute } from '../../shared/http/route';
+import { observed } from '../../shared/kernel/observability';
 import { describe, expect, it } from 'vitest';
 import {
   backoffMs,
@@ -200,5 +205,45 @@ describe('what is retried', () => {
     expect(transientAwsFailure(named('TransactionCanceledException', { CancellationReasons: [{ Code: 'ValidationError' }] }))).toBeUndefined();
     expect(transientAwsFailure(new Error('boom'))).toBeUndefined();
     expect(transientAwsFailure(undefined)).toBeUndefined();
+  });
+});
+
+describe('the entry points carry the invocation\'s deadline to the retries', () => {
+  // A remaining time so long that no machine's slowness moves the bounds below (nothing here measures time).
+  const REMAINING = 1e9;
+  const context = { ...workerContext('deadline-test'), getRemainingTimeInMillis: () => REMAINING };
+  /** What is left before the deadline in force, as code under the entry point sees it. */
+  const left = () => Math.round((currentDeadline() ?? Number.NaN) - performance.now());
+
+  it('a worker (`observed`)', async () => {
+    const seen = await observed(async () => left())({}, context);
+    expect(seen).toBeGreaterThan(REMAINING - DEADLINE_MARGIN_MS - 1e6);
+    expect(seen).toBeLessThanOrEqual(REMAINING - DEADLINE_MARGIN_MS);
+  });
+
+  it('an HTTP route (the handler factory), for its function', async () => {
+    const route = defineRoute({
+      operationId: 'testDeadline',
+      method: 'GET',
+      path: '/v1/test/deadline',
+      api: 'wallet',
+      handler: 'test/deadline',
+      summary: 'deadline',
+      tags: ['test'],
+      access: 'public',
+      request: {},
+      response: { status: 200, body: z.object({ left: z.number().int() }), description: 'what is left' },
+      errors: [],
+      tables: {},
+    });
+    const handler = createHttpHandler(route, async () => ({ body: { left: left() } }));
+    const event = { httpMethod: 'GET', path: '/v1/test/deadline', headers: {}, body: null, isBase64Encoded: false, pathParameters: null, queryStringParameters: null, requestContext: { requestId: 'deadline-test' } };
+
+    const response = await handler(event as never, context);
+
+    expect(response.statusCode, response.body).toBe(200);
+    const seen = (JSON.parse(response.body) as { left: number }).left;
+    expect(seen).toBeGreaterThan(REMAINING - DEADLINE_MARGIN_MS - 1e6);
+    expect(seen).toBeLessThanOrEqual(REMAINING - DEADLINE_MARGIN_MS);
   });
 });
