@@ -10,6 +10,59 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
  */
 
 const DOMAINS = ['./shared/wallet', './shared/ledger', './shared/ledger-client', './shared/runtime'];
+/** The manifests that join the domains: only the composition roots, scripts and tests import them. */
+const DOMAIN_MANIFESTS = ['./shared/routes.ts', './shared/event-types.ts'];
+
+/**
+ * The folders of shared/wallet/, lowest first (docs/architecture.md "The wallet's domain order"):
+ * each may import the root files (keys, deps, principals, ...) and the folders before it, never
+ * one after it, so no two folders import each other. The root files import no folder.
+ * A domain that needs the effect of one above it takes it as a parameter, composed by a module of
+ * the higher one (orders/refunds.ts hands payments' refund its restock), or as an outbox event.
+ * test/unit/layers.test.ts checks that this names every folder of shared/wallet/.
+ */
+export const WALLET_ORDER = [
+  'saga',
+  'money',
+  'tenancy',
+  'console',
+  'merchants',
+  'catalog',
+  'auth',
+  'transfers',
+  'topups',
+  'rewards',
+  'payments',
+  'orders',
+  'subscriptions',
+  'payouts',
+  'webhooks',
+  'reconciliation',
+];
+
+const walletFolder = (folder) => `./shared/wallet/${folder}`;
+
+/** One zone per folder of the order (those above it are its forbidden `from`), and one for the root files. */
+function walletZones() {
+  const zones = [
+    {
+      target: './shared/wallet/*.ts',
+      from: WALLET_ORDER.map(walletFolder),
+      message: 'The root files of shared/wallet (keys, deps, principals, ...) sit below every domain folder: they import none.',
+    },
+  ];
+  WALLET_ORDER.forEach((folder, index) => {
+    const above = WALLET_ORDER.slice(index + 1);
+    if (above.length === 0) return;
+    zones.push({
+      target: walletFolder(folder),
+      from: above.map(walletFolder),
+      message: `shared/wallet/${folder} imports only the wallet folders below it (the domain order in eslint/layers.js); take the effect of a higher one as a parameter or an event.`,
+    });
+  });
+  return zones;
+}
+
 const NOT_RUNTIME = [
   './shared/kernel',
   './shared/http',
@@ -19,6 +72,7 @@ const NOT_RUNTIME = [
   './shared/ledger-client',
   './shared/wallet',
   './shared/routes.ts',
+  './shared/event-types.ts',
   './shared/workers.ts',
   './shared/tables.ts',
 ];
@@ -102,14 +156,20 @@ export function layerRules(root) {
               },
               {
                 target: './shared/events',
-                from: DOMAINS,
+                from: [...DOMAINS, ...DOMAIN_MANIFESTS],
                 message: 'shared/events is a leaf: it imports no domain.',
               },
               {
                 target: ['./shared/http', './shared/aws'],
-                from: [...DOMAINS, './shared/routes.ts'],
+                from: [...DOMAINS, ...DOMAIN_MANIFESTS],
                 message: 'shared/http and shared/aws are layers below the domains: they import none.',
               },
+              {
+                target: './shared/wallet',
+                from: DOMAIN_MANIFESTS,
+                message: 'The manifests (shared/routes.ts, shared/event-types.ts) join the domains: no domain imports them back.',
+              },
+              ...walletZones(),
             ],
           },
         ],

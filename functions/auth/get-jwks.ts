@@ -1,4 +1,4 @@
-import type { TokenSigner } from '../../shared/wallet/auth/signer';
+import type { TokenSigner } from '../../shared/wallet/deps';
 import { loadTokenSigner } from '../../shared/wallet/auth/tokens';
 import { createHttpHandler } from '../../shared/http/handler';
 

@@ -1,4 +1,4 @@
-import { createRefund } from '../../shared/wallet/payments/refunds';
+import { createRefund } from '../../shared/wallet/orders/refunds';
 import { outcomeResult } from '../../shared/http/outcome';
 import { walletHandler } from '../../shared/runtime/wallet';
 import { tenantOf } from '../../shared/wallet/principals';

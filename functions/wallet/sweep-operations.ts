@@ -20,7 +20,7 @@ operationLoaders({
   'payout.create': () => import('../../shared/wallet/payouts/create'),
   'payout.settle': () => import('../../shared/wallet/payouts/settlement'),
   'points.convert': () => import('../../shared/wallet/rewards/wallet'),
-  'refund.create': () => import('../../shared/wallet/payments/refunds'),
+  'refund.create': () => import('../../shared/wallet/orders/refunds'),
   'subscription.create': () => import('../../shared/wallet/subscriptions/subscribe'),
   'topup.create': () => import('../../shared/wallet/topups/create'),
   'topup.resolve': () => import('../../shared/wallet/topups/settlement'),

@@ -1,5 +1,5 @@
 import { ApiError, ok } from '../../client/core';
-import type { EmittedEventType } from '../../shared/wallet/webhooks/event-types';
+import type { EmittedEventType } from '../../shared/event-types';
 import {
   activeSubscription,
   approvedClient,

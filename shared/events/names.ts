@@ -1,3 +1,5 @@
+import type { ZodType } from 'zod';
+
 /**
  * The event types of spec part 6, and their families (the text before the dot). Endpoint filters
  * name a type or a whole family (`topup.*`); merchant endpoints receive only the merchant families.
@@ -40,6 +42,12 @@ export const EVENT_TYPES = [
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * A domain's event payloads: the `data` schema of each type it emits, keyed by a type named above.
+ * Each domain keeps its own (shared/wallet/<domain>/event-payloads.ts); shared/event-types.ts joins them.
+ */
+export type EventPayloads = Partial<Record<EventType, ZodType>>;
 
 /** The only families a merchant (client) endpoint ever receives, whatever its filters say. */
 export const MERCHANT_FAMILIES: readonly string[] = ['product', 'order', 'inventory', 'import'];

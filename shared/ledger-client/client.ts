@@ -1,13 +1,32 @@
 import type { Clock } from '../kernel/clock';
 import { AppError } from '../kernel/errors';
 import { httpSend, type HttpSend, type OutboundResponse } from '../http/outbound';
-import type { Account, Entry, FeedEvent, Ledger, Pending, Transaction } from './contract';
+import { assertBalanced } from './balance';
+import type {
+  Account,
+  AccountPatch,
+  AccountRequest,
+  EntryPage,
+  EventsQuery,
+  FeedPage,
+  Ledger,
+  LedgerRequest,
+  ListQuery,
+  Pending,
+  PendingRequest,
+  PostingRequest,
+  Rollup,
+  Transaction,
+  TransactionPage,
+  TransactionsQuery,
+} from './contract';
 import { METRIC, recordLatency } from '../kernel/metrics';
 
 /**
  * The wallet's way to the ledger: its public HTTP contract with an OIDC client-credentials token,
  * exactly as any other consumer calls it (DESIGN.md "Money moves"). The token is fetched from the
- * issuer's token endpoint and reused until shortly before it expires.
+ * issuer's token endpoint and reused until shortly before it expires. Each method takes and answers
+ * the types of the ledger's schemas (./contract.ts); answers are typed, not parsed again here.
  */
 
 export interface LedgerClientOptions {
@@ -46,15 +65,11 @@ export class LedgerClient {
     this.send = options.send ?? httpSend;
   }
 
-  createLedger(input: { name: string; commodity: string; metadata?: Record<string, string> }, idempotencyKey: string): Promise<Ledger> {
+  createLedger(input: LedgerRequest, idempotencyKey: string): Promise<Ledger> {
     return this.call('POST', '/v1/ledgers', input, idempotencyKey);
   }
 
-  openAccount(
-    ledgerId: string,
-    input: { owner_type: string; owner_id: string; purpose: string; commodity: string; floor?: number | null; shards?: number; metadata?: Record<string, string> },
-    idempotencyKey: string,
-  ): Promise<Account> {
+  openAccount(ledgerId: string, input: AccountRequest, idempotencyKey: string): Promise<Account> {
     return this.call('POST', `/v1/ledgers/${ledgerId}/accounts`, input, idempotencyKey);
   }
 
@@ -62,15 +77,19 @@ export class LedgerClient {
     return this.call('GET', `/v1/ledgers/${ledgerId}/accounts/${accountId}`);
   }
 
-  updateAccount(ledgerId: string, accountId: string, patch: { floor?: number | null; status?: string }): Promise<Account> {
+  updateAccount(ledgerId: string, accountId: string, patch: AccountPatch): Promise<Account> {
     return this.call('PATCH', `/v1/ledgers/${ledgerId}/accounts/${accountId}`, patch);
   }
 
-  post(ledgerId: string, posting: Record<string, unknown>, idempotencyKey: string): Promise<Transaction> {
+  /** Refuses an unbalanced posting before sending it: a PostingInvariantError (./balance.ts), the wallet's bug. */
+  async post(ledgerId: string, posting: PostingRequest, idempotencyKey: string): Promise<Transaction> {
+    assertBalanced(posting.type, posting.legs);
     return this.call('POST', `/v1/ledgers/${ledgerId}/postings`, posting, idempotencyKey);
   }
 
-  reserve(ledgerId: string, pending: Record<string, unknown>, idempotencyKey: string): Promise<Pending> {
+  /** Refuses an unbalanced reservation before sending it, as `post` does. */
+  async reserve(ledgerId: string, pending: PendingRequest, idempotencyKey: string): Promise<Pending> {
+    assertBalanced(pending.type, pending.legs);
     return this.call('POST', `/v1/ledgers/${ledgerId}/pendings`, pending, idempotencyKey);
   }
 
@@ -78,7 +97,7 @@ export class LedgerClient {
     return this.call('POST', `/v1/ledgers/${ledgerId}/pendings/${pendingId}/void`, undefined, idempotencyKey);
   }
 
-  listEntries(ledgerId: string, accountId: string, query: { cursor?: string; limit?: number }): Promise<{ data: Entry[]; next_cursor: string | null }> {
+  listEntries(ledgerId: string, accountId: string, query: ListQuery): Promise<EntryPage> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
     return this.call('GET', `/v1/ledgers/${ledgerId}/accounts/${accountId}/entries${params.size ? `?${params}` : ''}`);
@@ -88,7 +107,7 @@ export class LedgerClient {
     return this.call('GET', `/v1/ledgers/${ledgerId}/transactions/${transactionId}`);
   }
 
-  listTransactions(ledgerId: string, query: { cursor?: string; limit?: number; type?: string }): Promise<{ data: Transaction[]; next_cursor: string | null }> {
+  listTransactions(ledgerId: string, query: TransactionsQuery): Promise<TransactionPage> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
     return this.call('GET', `/v1/ledgers/${ledgerId}/transactions${params.size ? `?${params}` : ''}`);
@@ -99,18 +118,13 @@ export class LedgerClient {
    * event read); the ledger holds back the last seconds (its settle window), so a reader that keeps
    * `next_cursor` misses none.
    */
-  listEvents(ledgerId: string, query: { cursor?: string; limit?: number }): Promise<{ data: FeedEvent[]; next_cursor: string | null }> {
+  listEvents(ledgerId: string, query: EventsQuery): Promise<FeedPage> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
     return this.call('GET', `/v1/ledgers/${ledgerId}/events${params.size ? `?${params}` : ''}`);
   }
 
-  rollup(ledgerId: string): Promise<{
-    ledger_id: string;
-    rows: { owner_type: string; purpose: string; commodity: string; balance: number; pending_debits: number; pending_credits: number; accounts: number }[];
-    commodities: { commodity: string; total: number; balanced: boolean }[];
-    balanced: boolean;
-  }> {
+  rollup(ledgerId: string): Promise<Rollup> {
     return this.call('GET', `/v1/ledgers/${ledgerId}/rollup`);
   }
 

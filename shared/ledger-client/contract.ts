@@ -1,15 +1,30 @@
 /**
- * The ledger's contract as the wallet sees it: the shapes its HTTP API answers. The wallet reaches
- * the ledger only through this folder (DESIGN.md "Money moves"), so it takes these types from here
- * and never from the ledger's own modules.
+ * The ledger's contract as the wallet sees it: the types of its HTTP API, taken from the ledger's
+ * own zod schemas (shared/ledger/schemas.ts). The wallet reaches the ledger only through this
+ * folder (DESIGN.md "Money moves"), so it takes these types from here and never from the ledger's
+ * own modules. Types only: importing them builds none of the ledger's schemas (cold start).
  */
-import type * as z from 'zod';
-import type { feedEvent } from '../ledger/schemas';
-
-export type { Account, Entry, Ledger, Pending, Transaction } from '../ledger/schemas';
+export type {
+  Account,
+  AccountPatch,
+  AccountRequest,
+  Entry,
+  EntryPage,
+  EventsQuery,
+  FeedEvent,
+  FeedPage,
+  Ledger,
+  LedgerRequest,
+  LegRequest,
+  ListQuery,
+  Pending,
+  PendingRequest,
+  PostingRequest,
+  Rollup,
+  Transaction,
+  TransactionPage,
+  TransactionsQuery,
+} from '../ledger/schemas';
 
 /** The most one leg may move (the ledger refuses more as `invalid`): the wallet names the field that would pass it. */
 export { MAX_LEG_AMOUNT } from '../ledger/limits';
-
-/** One event of a ledger's feed: a committed transaction, oldest first after the cursor. */
-export type FeedEvent = z.infer<typeof feedEvent>;

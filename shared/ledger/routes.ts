@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { ErrorCode } from '../kernel/errors';
 import { defineRoute, idempotencyRequired, type Access, type IdempotencyRule } from '../http/route';
-import { cursor, page, pageLimit, uuid } from '../http/schemas';
+import { page, uuid } from '../http/schemas';
 import * as s from './schemas';
 
 /**
@@ -15,7 +15,6 @@ const ledgerParams = z.object({ ledgerId: uuid });
 const accountParams = z.object({ ledgerId: uuid, accountId: uuid });
 const transactionParams = z.object({ ledgerId: uuid, txnId: uuid });
 const pendingParams = z.object({ ledgerId: uuid, pendingId: uuid });
-const listQuery = z.object({ cursor, limit: pageLimit() }).strict();
 const accountRefusals: ErrorCode[] = ['account_not_found', 'insufficient_funds', 'account_frozen', 'account_closed', 'precondition_failed'];
 const common = { api: 'ledger', access: consumer, tags: ['ledger'] } as const;
 const reads = { ledger: 'RO' } as const;
@@ -42,7 +41,7 @@ export const ledgerRoutes = {
     path: '/v1/ledgers',
     handler: 'ledger/list-ledgers',
     summary: "List the consumer's ledgers, newest first",
-    request: { query: listQuery },
+    request: { query: s.listQuery },
     response: { status: 200, body: page(s.ledger), description: 'A page of ledgers.' },
     errors: ['invalid'],
     tables: reads,
@@ -103,7 +102,7 @@ export const ledgerRoutes = {
     path: '/v1/ledgers/{ledgerId}/accounts/{accountId}/entries',
     handler: 'ledger/list-entries',
     summary: "List an account's entries, newest first",
-    request: { params: accountParams, query: listQuery },
+    request: { params: accountParams, query: s.listQuery },
     response: { status: 200, body: page(s.entry), description: 'A page of entries.' },
     errors: ['ledger_not_found', 'account_not_found'],
     tables: reads,
@@ -166,7 +165,7 @@ export const ledgerRoutes = {
     path: '/v1/ledgers/{ledgerId}/transactions',
     handler: 'ledger/list-transactions',
     summary: 'List transactions, newest first, optionally of one type',
-    request: { params: ledgerParams, query: listQuery.extend({ type: z.string().max(40).optional() }) },
+    request: { params: ledgerParams, query: s.transactionsQuery },
     response: { status: 200, body: page(s.transaction), description: 'A page of transactions.' },
     errors: ['ledger_not_found'],
     tables: reads,
@@ -241,7 +240,7 @@ export const ledgerRoutes = {
     path: '/v1/ledgers/{ledgerId}/events',
     handler: 'ledger/list-events',
     summary: 'The feed of committed transactions, oldest first after a cursor',
-    request: { params: ledgerParams, query: z.object({ cursor: uuid.optional(), limit: pageLimit(100, 500) }).strict() },
+    request: { params: ledgerParams, query: s.eventsQuery },
     response: { status: 200, body: page(s.feedEvent), description: 'Events after the cursor; pass next_cursor to continue.' },
     errors: ['ledger_not_found', 'event_feed_blocked'],
     tables: reads,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { metadata, oneOrMoreOf, someField, timestamp, uuid } from '../http/schemas';
+import { cursor, metadata, oneOrMoreOf, type page, pageLimit, someField, timestamp, uuid } from '../http/schemas';
 import { MAX_LEG_AMOUNT } from './limits';
 
 /**
@@ -259,6 +259,11 @@ export const feedEvent = z.object({
   transaction,
 });
 
+/** A listing's query; `limit` is clamped to 1..100 (events: 500), not refused. */
+export const listQuery = z.object({ cursor, limit: pageLimit() }).strict();
+export const transactionsQuery = listQuery.extend({ type: z.string().max(40).optional() });
+export const eventsQuery = z.object({ cursor: uuid.optional(), limit: pageLimit(100, 500) }).strict();
+
 export type LegInput = z.infer<typeof legInput>;
 export type LegOutput = z.infer<typeof legOutput>;
 export type Ledger = z.infer<typeof ledger>;
@@ -268,3 +273,27 @@ export type Pending = z.infer<typeof pending>;
 export type PostingCreate = z.infer<typeof postingCreate>;
 export type PendingCreate = z.infer<typeof pendingCreate>;
 export type Entry = z.infer<typeof entry>;
+
+/**
+ * The API's contract as its consumers type it (the wallet takes these through
+ * shared/ledger-client/contract.ts, as types only: nothing of this module is built on its side).
+ * A request is what a consumer may send (`z.input`: a defaulted field may be left out), an answer
+ * what the ledger writes (`z.output`).
+ */
+export type LedgerRequest = z.input<typeof ledgerCreate>;
+export type AccountRequest = z.input<typeof accountCreate>;
+export type AccountPatch = z.input<typeof accountUpdate>;
+export type LegRequest = z.input<typeof legInput>;
+export type PostingRequest = z.input<typeof postingCreate>;
+export type PendingRequest = z.input<typeof pendingCreate>;
+/** A listing's query as a consumer sends it: `limit` a number (on the wire its text, which the route coerces). */
+export type ListQuery = Partial<z.output<typeof listQuery>>;
+export type TransactionsQuery = Partial<z.output<typeof transactionsQuery>>;
+export type EventsQuery = Partial<z.output<typeof eventsQuery>>;
+/** A page of a listing: `data`, `has_more` and `next_cursor` (null on the last page). */
+export type Page<T extends z.ZodType> = z.output<ReturnType<typeof page<T>>>;
+export type EntryPage = Page<typeof entry>;
+export type TransactionPage = Page<typeof transaction>;
+export type FeedEvent = z.output<typeof feedEvent>;
+export type FeedPage = Page<typeof feedEvent>;
+export type Rollup = z.output<typeof rollup>;

@@ -1,9 +1,9 @@
+import type { JWK, JWTPayload } from 'jose';
 import type { DocumentClient } from '../aws/dynamodb';
 import type { Clock } from '../kernel/clock';
 import type { IdGenerator } from '../kernel/ids';
 import type { LedgerClient } from '../ledger-client/client';
 import type { LedgerOperations } from '../ledger-client/loader';
-import type { TokenSigner } from './auth/signer';
 
 /**
  * What the tenancy services take instead of reaching for singletons (STYLE.md: clients injected).
@@ -38,4 +38,17 @@ export interface Actor {
 export interface WalletDeps extends StoreDeps {
   signer(): Promise<TokenSigner>;
   ledger(): LedgerOperations;
+}
+
+/**
+ * The port every wallet token is signed through: a local key file or a KMS key (shared/wallet/auth/tokens.ts).
+ * Declared here, below every domain, because WalletDeps carries it; auth/ builds and uses it.
+ */
+export interface TokenSigner {
+  /** The key id of the current key, the one new tokens are signed with. */
+  kid: string;
+  /** Signs exactly these claims (the caller sets iss, aud, exp...), header `{alg: RS256, kid, typ: JWT}`. */
+  sign(claims: JWTPayload): Promise<string>;
+  /** The public keys of the current and the previous key. */
+  jwks(): Promise<{ keys: JWK[] }>;
 }

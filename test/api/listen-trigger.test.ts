@@ -9,7 +9,7 @@ import { ok } from '../../client/core';
 import { createWalletClient } from '../../client/wallet';
 import type { Platform } from '../../local/platform';
 import { seedOnFirstStart } from '../../local/seed';
-import { eventPayloads } from '../../shared/wallet/webhooks/event-types';
+import { eventPayloads } from '../../shared/event-types';
 import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
 import { NO_RECIPE } from '../../scripts/trigger/recipes';
 import { TRIGGERABLE_TYPES, triggerEvent } from '../../scripts/trigger/run';

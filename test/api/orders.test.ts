@@ -181,6 +181,29 @@ describe('an order', () => {
   });
 });
 
+describe('the order cap', () => {
+  it('holds what the shopper is debited, commission added on top included, to the ledger\'s cap, and holds no stock for a refused order', async () => {
+    const staff = await staffToken(platform, { role: 'platform' });
+    const tenant = await api('POST', '/v1/tenants', { token: staff, key: uuidv7(), body: { name: 'Orders add', currency: 'USD' } });
+    const key = await apiKeyFor(platform, tenant.body.id, [...TENANT_SCOPES]);
+    const plan = await api('PUT', '/v1/fee_plan', { token: key, body: { commission: { bps: 500, flat: 0, min_fee: 0 }, commission_mode: 'add' } });
+    expect(plan.status, plan.text).toBe(200);
+    const client = await clientOf(base, key);
+    const offering = await api('POST', `/v1/clients/${client.id}/offerings`, {
+      token: key,
+      body: { title: 'Vault', status: 'published', variants: [{ sku: `V-${uuidv7().slice(-10)}`, amount: 2 ** 45 - 1, inventory: { on_hand: 3 } }] },
+    });
+    expect(offering.status, offering.text).toBe(201);
+    const user = await api('POST', '/v1/users', { token: key, body: { external_id: `vault-${uuidv7()}` } });
+    const body = (variantId: string) => ({ client_id: client.id, user_id: user.body.id, lines: [{ variant_id: variantId, quantity: 1 }] });
+    const refused = await api('POST', '/v1/orders', { token: key, key: uuidv7(), body: body(offering.body.variants[0].id) });
+    expectProblem(refused, 'invalid_request');
+    expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'lines' })]);
+    const inventory = (await api('GET', `/v1/clients/${client.id}/offerings/${offering.body.id}`, { token: key })).body.variants[0].inventory;
+    expect(inventory).toMatchObject({ on_hand: 3, reserved: 0 });
+  });
+});
+
 describe('listing orders', () => {
   it('shows a shopper its own, a bound key its client\'s, and the tenant all, newest first, by status and client', async () => {
     const [alice, bob] = [await shopper(0), await shopper(0)];

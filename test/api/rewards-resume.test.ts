@@ -10,7 +10,7 @@ import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { payOrder } from '../../shared/wallet/orders/pay';
 import { resolvePayment } from '../../shared/wallet/payments/capture';
-import { createRefund } from '../../shared/wallet/payments/refunds';
+import { createRefund } from '../../shared/wallet/orders/refunds';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { clientOf } from '../support/catalog';

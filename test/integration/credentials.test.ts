@@ -14,7 +14,7 @@ import type { Principal } from '../../shared/http/principal';
 import { IDP_USER_SCOPES, TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { createStaff, createStaffSession } from '../../shared/wallet/auth/staff';
 import { createLocalSigner, issueUserToken, mintWalletToken, RefusedCredential } from '../../shared/wallet/auth/tokens';
-import type { TokenSigner } from '../../shared/wallet/auth/signer';
+import type { TokenSigner } from '../../shared/wallet/deps';
 import { ManualClock } from '../../shared/kernel/clock';
 import { config } from '../../shared/kernel/config';
 import { AppError } from '../../shared/kernel/errors';

@@ -16,7 +16,7 @@ import { cancelOrder, expireOrders } from '../../shared/wallet/orders/cancel';
 import { createOrder } from '../../shared/wallet/orders/create';
 import { payOrder } from '../../shared/wallet/orders/pay';
 import { getOrder } from '../../shared/wallet/orders/records';
-import { createMerchant } from '../../shared/wallet/payments/merchants';
+import { createMerchant } from '../../shared/wallet/merchants/merchants';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import { sweepOperations } from '../../shared/wallet/saga/sweeper';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';

@@ -4,7 +4,7 @@ import type { Principal } from '../../shared/http/principal';
 import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
 import type { WalletDeps } from '../../shared/wallet/deps';
-import { createMerchant, merchantItem } from '../../shared/wallet/payments/merchants';
+import { createMerchant, merchantItem } from '../../shared/wallet/merchants/merchants';
 import { startPayout } from '../../shared/wallet/payouts/create';
 import { getPayoutRecord } from '../../shared/wallet/payouts/records';
 import { sandboxRailRequest } from '../../shared/wallet/payouts/sandbox';

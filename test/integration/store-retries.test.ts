@@ -14,7 +14,7 @@ import { createGrant, revokeGrant } from '../../shared/wallet/console/grants';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { walletKeys } from '../../shared/wallet/keys';
 import { resolvePayment } from '../../shared/wallet/payments/capture';
-import { createMerchant } from '../../shared/wallet/payments/merchants';
+import { createMerchant } from '../../shared/wallet/merchants/merchants';
 import { createPayment } from '../../shared/wallet/payments/payments';
 import { createStaff } from '../../shared/wallet/auth/staff';
 import { createTransfer } from '../../shared/wallet/transfers/transfers';

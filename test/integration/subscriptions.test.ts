@@ -6,7 +6,7 @@ import { uuidv7 } from '../../shared/kernel/ids';
 import { changeClient, createClient, readClient } from '../../shared/wallet/catalog/clients';
 import { createOffering } from '../../shared/wallet/catalog/offerings';
 import type { WalletDeps } from '../../shared/wallet/deps';
-import { createMerchant } from '../../shared/wallet/payments/merchants';
+import { createMerchant } from '../../shared/wallet/merchants/merchants';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import { sweepOperations } from '../../shared/wallet/saga/sweeper';
 import { chargeDueSubscriptions } from '../../shared/wallet/subscriptions/billing';

@@ -3,7 +3,7 @@ import type { Principal } from '../../shared/http/principal';
 import { ManualClock } from '../../shared/kernel/clock';
 import { AppError } from '../../shared/kernel/errors';
 import { uuidv7 } from '../../shared/kernel/ids';
-import type { Entry } from '../../shared/ledger/schemas';
+import type { EntryPage } from '../../shared/ledger/schemas';
 import { setFeePlan } from '../../shared/wallet/tenancy/fee-plan';
 import { type FeeRule } from '../../shared/wallet/tenancy/fees';
 import { listAuditLog } from '../../shared/wallet/tenancy/audit';
@@ -379,7 +379,7 @@ describe('balances and transactions', () => {
       if (query.cursor) params.set('cursor', query.cursor);
       if (query.limit) params.set('limit', String(query.limit));
       const response = await fetch(`${f.platform.urls.ledger}/v1/ledgers/${ledgerId}/accounts/${accountId}/entries?${params}`, { headers: { authorization: `Bearer ${token}` } });
-      return (await response.json()) as { data: Entry[]; next_cursor: string | null };
+      return (await response.json()) as EntryPage;
     };
   }
 

@@ -1,7 +1,8 @@
+import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ESLint } from 'eslint';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { layerRules } from '../../eslint/layers.js';
+import { layerRules, WALLET_ORDER } from '../../eslint/layers.js';
 
 /**
  * The layer rules fail on what they forbid: a fixture tree (test/fixtures/layers, a small shared/)
@@ -37,15 +38,37 @@ describe('the layer rules', () => {
     ['aws/sends-its-own.ts', 'no-restricted-imports', 'shared/aws/store.ts'],
     ['wallet/cycle-a.ts', 'import-x/no-cycle', 'cycle'],
     ['wallet/cycle-b.ts', 'import-x/no-cycle', 'cycle'],
+    ['wallet/payments/refunds.ts', 'import-x/no-restricted-paths', 'imports only the wallet folders below it'],
+    ['wallet/deps.ts', 'import-x/no-restricted-paths', 'they import none'],
+    ['wallet/webhooks/payloads.ts', 'import-x/no-restricted-paths', 'no domain imports them back'],
   ])('refuse %s (%s)', (file, rule, says) => {
     expect(of(file).some((message) => message.startsWith(`${rule}:`) && message.includes(says)), of(file).join('\n')).toBe(true);
   });
 
-  it.each(['kernel/clock.ts', 'http/respond.ts', 'aws/store.ts', 'ledger/postings.ts', 'ledger-client/client.ts', 'wallet/balances.ts', 'runtime/wallet.ts'])(
+  it.each([
+    'kernel/clock.ts',
+    'http/respond.ts',
+    'aws/store.ts',
+    'ledger/postings.ts',
+    'ledger-client/client.ts',
+    'wallet/balances.ts',
+    'wallet/orders/stock.ts',
+    'wallet/payments/fees.ts',
+    'event-types.ts',
+    'runtime/wallet.ts',
+  ])(
     'pass the clean %s',
     (file) => {
       expect(messages.has(join('shared', file))).toBe(true);
       expect(of(file)).toEqual([]);
     },
   );
+
+  it('order every folder of shared/wallet, each once', () => {
+    const folders = readdirSync(resolve(import.meta.dirname, '..', '..', 'shared', 'wallet'), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+    expect([...WALLET_ORDER].sort()).toEqual(folders.sort());
+    expect(new Set(WALLET_ORDER).size).toBe(WALLET_ORDER.length);
+  });
 });

@@ -12,7 +12,7 @@ import { idpFirstContactOf } from './credential-queues';
 import { createIdpVerifier, idpLookups, type IdpVerifierOptions } from './idp';
 import type { Principal, PrincipalKind } from '../../http/principal';
 import { isStaffRole, principalKindOf, roleHasTenant } from './staff-roles';
-import type { TokenSigner } from './signer';
+import type { TokenSigner } from '../deps';
 import { RefusedCredential, verifyWalletToken } from './tokens';
 
 /**

@@ -19,7 +19,7 @@ import { config } from '../../kernel/config';
 import { AppError } from '../../kernel/errors';
 import { logger } from '../../kernel/log';
 import type { StoreDeps } from '../deps';
-import type { TokenSigner } from './signer';
+import type { TokenSigner } from '../deps';
 import { walletKeys } from '../keys';
 import type { Principal } from '../../http/principal';
 

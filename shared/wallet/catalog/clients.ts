@@ -6,7 +6,7 @@ import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import { walletKeys } from '../keys';
-import { merchantItem } from '../payments/merchants';
+import { merchantItem } from '../merchants/merchants';
 import { auditItem } from '../tenancy/audit';
 import { getTenantRecord } from '../tenancy/tenants';
 import { catalogKeys } from './keys';

@@ -10,7 +10,8 @@ import { catalogKeys } from '../catalog/keys';
 import { isLive, type OfferingRecord, type VariantRecord } from '../catalog/records';
 import { commitVersioned, withFreshReads } from '../../aws/fresh-reads';
 import type { WalletDeps } from '../deps';
-import { merchantItem } from '../payments/merchants';
+import { merchantItem } from '../merchants/merchants';
+import { MAX_PAYMENT_DEBIT, splitCharge } from '../payments/fees';
 import { defineOperation } from '../saga/registry';
 import { runOperation } from '../saga/engine';
 import { commissionOf } from '../tenancy/fees';
@@ -80,8 +81,11 @@ export async function createOrder(
   const merchant = await merchantItem(runtime, tenantId, client.merchant_id);
   const lines = await priceLines(runtime, client.id, input.lines, client.commission_bps);
   const amount = lines.reduce((sum, line) => sum + line.amount, 0);
-  if (amount > 2 ** 45) throw new AppError('invalid_request', 'The order is too large.', { errors: [{ field: 'lines', message: 'too large' }] });
   const commission = lines.reduce((sum, line) => sum + commissionOf(line.commission_bps, line.amount), 0);
+  // What the shopper is debited (with `add`, the commission on top) is held to the ledger's cap, as a payment's is.
+  if (splitCharge(amount, 0, commission, tenant.commission_mode).payer_debit > MAX_PAYMENT_DEBIT) {
+    throw new AppError('invalid_request', `The order with its commission must not exceed ${MAX_PAYMENT_DEBIT}.`, { errors: [{ field: 'lines', message: 'too large' }] });
+  }
   const order: CreateRequest['order'] = {
     tenant_id: tenantId,
     client_id: client.id,

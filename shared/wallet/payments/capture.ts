@@ -11,7 +11,8 @@ import { runOperation, type SagaFaults } from '../saga/engine';
 import type { FeeRule } from '../tenancy/fees';
 import { captureAmounts } from './fees';
 import { paymentKeys } from './keys';
-import { captureLegs, paymentItem, statusUpdate, toPayment, transitionRefused } from './records';
+import { captureLegs } from '../money/legs';
+import { paymentItem, statusUpdate, toPayment, transitionRefused } from './records';
 
 /**
  * Capture and void of an authorization. The ledger resolves a pending exactly once (posted, voided

@@ -9,6 +9,9 @@ import { computeFee, type CommissionMode, type FeeRule } from '../tenancy/fees';
  *   revenue_credit  = fee + commission
  * so payer_debit = merchant_credit + revenue_credit always.
  */
+/** Largest payer debit in one ledger leg (the ledger's MAX_LEG_AMOUNT, 2^45 minor units). */
+export const MAX_PAYMENT_DEBIT = 2 ** 45;
+
 export interface CaptureAmounts {
   fee: number;
   commission: number;

@@ -1,14 +1,11 @@
 /**
- * WalletTable keys of the payments area (merchants, payments, refunds). Each entity has a
+ * WalletTable keys of the payments area (payments, refunds; merchants: ../merchants/keys.ts). Each entity has a
  * partition of its own; listings go through gsi1 (tenant) and gsi2 (user), newest first by id.
  * gsi3 holds an authorized payment's hold while it is open (removed on capture, void, expiry).
  */
 export const HOLD_SHARDS = 4;
 
 export const paymentKeys = {
-  merchant: (merchantId: string) => ({ pk: `MERCHANT#${merchantId}`, sk: 'MERCHANT' }),
-  tenantMerchants: (tenantId: string) => `TENANT#${tenantId}#MERCHANTS`,
-
   payment: (paymentId: string) => ({ pk: `PAYMENT#${paymentId}`, sk: 'PAYMENT' }),
   tenantPayments: (tenantId: string) => `TENANT#${tenantId}#PAYMENTS`,
   userPayments: (userId: string) => `USER#${userId}#PAYMENTS`,

@@ -12,10 +12,11 @@ import { runOperation, type SagaFaults } from '../saga/engine';
 import type { CommissionMode, FeeRule } from '../tenancy/fees';
 import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
-import { authorizationDebit, captureAmounts } from './fees';
+import { authorizationDebit, captureAmounts, MAX_PAYMENT_DEBIT } from './fees';
 import { paymentKeys } from './keys';
-import { merchantItem } from './merchants';
-import { captureLegs, legOf, newPaymentItem, paymentItem, toPayment, type Payment, type PaymentStatus } from './records';
+import { merchantItem } from '../merchants/merchants';
+import { captureLegs, legOf } from '../money/legs';
+import { newPaymentItem, paymentItem, toPayment, type Payment, type PaymentStatus } from './records';
 
 /**
  * Card-style payments (docs/payments.md): created captured at once or authorized (a ledger pending
@@ -24,9 +25,6 @@ import { captureLegs, legOf, newPaymentItem, paymentItem, toPayment, type Paymen
  * under a key derived from the operation, then the wallet record, its event and the key's answer
  * in one transaction.
  */
-
-/** Largest payer debit in one ledger leg (the ledger's MAX_LEG_AMOUNT). */
-export const MAX_PAYMENT_DEBIT = 2 ** 45;
 
 /** The ledger pending outlives the wallet's hold by this much: a backstop, the wallet's worker voids first. */
 const LEDGER_EXPIRY_GRACE_SECONDS = 24 * 3600;
@@ -95,7 +93,8 @@ export const PAYMENT_CREATE = defineOperation('payment.create', async ({ runtime
               reference_id: operationId,
               metadata: { payment_id: operationId },
               legs: [leg(quote.payer_account_id, 'debit', authorizationDebit(quote.rules, quote.commission_mode, input.amount)), leg(quote.settlement_account_id, 'credit', authorizationDebit(quote.rules, quote.commission_mode, input.amount))],
-              expires_at: quote.ledger_expires_at,
+              // Null only on a capture's quote, which posts instead.
+              expires_at: quote.ledger_expires_at ?? undefined,
             },
             ledgerKey,
           ),

@@ -2,7 +2,6 @@ import { getItem } from '../../aws/store';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import type { CommissionMode } from '../tenancy/fees';
-import type { captureAmounts } from './fees';
 import { paymentKeys } from './keys';
 
 /** The payment record as the API shows it, and what creation, capture, void, refunds and expiry share. */
@@ -112,21 +111,6 @@ export function newPaymentItem(input: NewPayment): Record<string, unknown> {
     updated_at: input.createdAt,
     ...input.internal,
   };
-}
-
-export const legOf = (commodity: string) => (account_id: string, direction: 'debit' | 'credit', amount: number) => ({ account_id, direction, amount, commodity });
-
-/** The two legs that move `amount` of `commodity` from one account to another. */
-export const moveLegs = (commodity: string, from: string, to: string, amount: number) => [legOf(commodity)(from, 'debit', amount), legOf(commodity)(to, 'credit', amount)];
-
-/** Capture legs: payer debit, merchant and revenue credits (zero legs left out). */
-export function captureLegs(quote: { currency: string; payer_account_id: string; settlement_account_id: string; revenue_account_id: string }, amounts: ReturnType<typeof captureAmounts>) {
-  const leg = legOf(quote.currency);
-  return [
-    leg(quote.payer_account_id, 'debit', amounts.payer_debit),
-    ...(amounts.merchant_credit > 0 ? [leg(quote.settlement_account_id, 'credit', amounts.merchant_credit)] : []),
-    ...(amounts.revenue_credit > 0 ? [leg(quote.revenue_account_id, 'credit', amounts.revenue_credit)] : []),
-  ];
 }
 
 export const transitionRefused = (item: Record<string, unknown>, action: string) =>

@@ -6,21 +6,33 @@ import { AppError } from '../../kernel/errors';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Transaction } from '../../ledger-client/contract';
 import type { StoreDeps, WalletDeps } from '../deps';
-import { defineOperation } from '../saga/registry';
+import type { OperationDefinition } from '../saga/registry';
 import { runOperation, type SagaFaults } from '../saga/engine';
 import { getUserRecord } from '../tenancy/users';
 import { paymentKeys } from './keys';
-import { legOf, paymentItem, transitionRefused } from './records';
+import { legOf } from '../money/legs';
+import { paymentItem, transitionRefused } from './records';
 import type { TransactItem } from '../../aws/dynamodb';
-import { orderKeys } from '../orders/keys';
 import { clawbackItems, planClawback, postClawback, type Clawback, type ClawbackPlan } from '../rewards/clawback';
-import type { OrderRecord } from '../orders/records';
-import { stockStep } from '../orders/stock';
 
 /**
  * Refunds of a captured payment, several up to the captured amount: each claims its amount on the
  * payment before the ledger moves money, so two concurrent refunds cannot together exceed it.
+ * A refund may return a paid order's units to stock (`restock`), in its own commit; payments know
+ * no order, so that effect is handed in (RefundRestock) by the layer that composes the two, which
+ * also defines the operation: shared/wallet/orders/refunds.ts.
  */
+
+/** What a refund with `restock` does to the paid order: given by the layer above payments and orders. */
+export interface RefundRestock {
+  /** Before the refund starts (nothing written yet). Refuses: invalid_request. */
+  check(runtime: WalletDeps, payment: Record<string, unknown>): Promise<void>;
+  /**
+   * The writes, in the refund's commit, that return the order's units to stock, once per order:
+   * from fresh reads, conditioned on what they read (the commit is rebuilt when a count moved).
+   */
+  writes(runtime: WalletDeps, paymentId: string, refundId: string): Promise<TransactItem[]>;
+}
 
 export interface Refund {
   id: string;
@@ -77,7 +89,11 @@ interface RefundQuote {
 const refundTooLarge = (remaining: number) =>
   new AppError('invalid_request', `amount exceeds what is left to refund (${remaining}).`, { errors: [{ field: 'amount', message: 'exceeds the refundable amount' }] });
 
-export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, tenantId, operationId, request, pinned, startedAt }) => {
+/**
+ * The refund operation, given what a restock writes: defined as `refund.create` by the module that
+ * composes it (shared/wallet/orders/refunds.ts), the one the sweeper loads for that name.
+ */
+export const refundOperation = (restock: RefundRestock): OperationDefinition => async ({ runtime, tenantId, operationId, request, pinned, startedAt }) => {
   const input = request as RefundRequest;
   const quote = pinned as RefundQuote;
   const paymentKey = paymentKeys.payment(input.payment_id);
@@ -143,10 +159,10 @@ export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, 
         created_at: startedAt,
       };
       const event = outboxItem(runtime, { type: 'refund.completed', tenantId, data: { refund } });
-      const restock = input.restock ? await restockWrites(runtime, input.payment_id, operationId) : [];
+      const restocked = input.restock ? await restock.writes(runtime, input.payment_id, operationId) : [];
       return {
         items: [
-          ...restock,
+          ...restocked,
           {
             Put: {
               TableName: runtime.table,
@@ -172,7 +188,7 @@ export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, 
       };
     },
   };
-});
+};
 
 /**
  * Refunds a captured payment, whole (amount omitted: what is left) or in part, once per
@@ -181,16 +197,33 @@ export const REFUND_CREATE = defineOperation('refund.create', async ({ runtime, 
  * invalid_request (more than is left, also when a concurrent refund took it), insufficient_funds
  * (the merchant's settlement balance), idempotency_key_reuse, idempotency_in_flight.
  */
-export async function createRefund(
+export type CreateRefund = (
   runtime: WalletDeps,
   principal: Principal,
   tenantId: string,
   input: { payment_id: string; amount?: number; reason?: string; restock?: boolean },
   options: { idempotencyKey: string; requestId: string; faults?: SagaFaults },
+) => Promise<Outcome>;
+
+/**
+ * The service that starts refunds under `operation` (the name the composing module defined
+ * refundOperation(restock) under), a restock checked by `restock.check` before anything is written.
+ */
+export const refundService =
+  (operation: string, restock: RefundRestock): CreateRefund =>
+  (runtime, principal, tenantId, input, options) =>
+    startRefund(runtime, principal, tenantId, input, { ...options, operation, restock });
+
+async function startRefund(
+  runtime: WalletDeps,
+  principal: Principal,
+  tenantId: string,
+  input: { payment_id: string; amount?: number; reason?: string; restock?: boolean },
+  options: { idempotencyKey: string; requestId: string; faults?: SagaFaults; operation: string; restock: RefundRestock },
 ): Promise<Outcome> {
   const item = await paymentItem(runtime, tenantId, input.payment_id, principal.userId);
   const request: RefundRequest = { payment_id: input.payment_id, amount: input.amount ?? null, reason: input.reason ?? null, ...(input.restock ? { restock: true } : {}) };
-  if (input.restock) await assertRestockable(runtime, item);
+  if (input.restock) await options.restock.check(runtime, item);
   const captured = Number(item.captured_amount ?? 0);
   const remaining = captured - Number(item.refund_reserved ?? 0);
   const amount = input.amount ?? remaining;
@@ -208,40 +241,7 @@ export async function createRefund(
   if (refusal) quote.refusal = { code: refusal.code as 'invalid_transition' | 'invalid_request', detail: refusal.message };
   // What the refund takes back of the payment's rewards is decided now, once (docs/rewards.md).
   quote.clawback = refusal ? null : await planClawback(runtime, tenantId, item, amount);
-  return runOperation(runtime, { operation: REFUND_CREATE, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned: quote }, options.faults);
-}
-
-/** `restock` needs an order's payment whose units were not returned yet. Refuses: invalid_request. */
-async function assertRestockable(runtime: WalletDeps, payment: Record<string, unknown>): Promise<void> {
-  const invalid = (message: string) => new AppError('invalid_request', `restock: ${message}.`, { errors: [{ field: 'restock', message }] });
-  if (typeof payment.order_id !== 'string') throw invalid('this payment is not an order\'s');
-  const order = await getItem(runtime, orderKeys.order(payment.order_id));
-  if (order?.restocked === true) throw invalid('the order\'s units were already returned to stock');
-}
-
-/**
- * The writes that return a paid order's units to stock (restock movements) and mark it restocked,
- * once per order: a second refund that raced this one finds it marked and restocks nothing.
- */
-async function restockWrites(runtime: WalletDeps, paymentId: string, refundId: string): Promise<TransactItem[]> {
-  const payment = await getItem(runtime, paymentKeys.payment(paymentId));
-  if (typeof payment?.order_id !== 'string') return [];
-  const order = (await getItem(runtime, orderKeys.order(payment.order_id))) as unknown as OrderRecord | undefined;
-  if (!order || order.restocked === true) return [];
-  const actor = { kind: 'refund', id: refundId };
-  const { items } = await stockStep(runtime, actor, order, 'restock');
-  return [
-    ...items,
-    {
-      Update: {
-        TableName: runtime.table,
-        Key: orderKeys.order(order.id),
-        UpdateExpression: 'SET restocked = :true',
-        ConditionExpression: 'attribute_not_exists(restocked)',
-        ExpressionAttributeValues: { ':true': true },
-      },
-    },
-  ];
+  return runOperation(runtime, { operation: options.operation, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned: quote }, options.faults);
 }
 
 export async function listRefunds(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number; user_id?: string; payment_id?: string } & CreatedRange, options: { selfOnly?: string } = {}): Promise<Page<Refund>> {

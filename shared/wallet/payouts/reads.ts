@@ -3,7 +3,7 @@ import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import { readClient } from '../catalog/clients';
 import type { WalletDeps } from '../deps';
-import { merchantItem } from '../payments/merchants';
+import { merchantItem } from '../merchants/merchants';
 import { getPayoutRecord, listPayoutRecords, publicPayout } from './records';
 import type { Payout, PayoutStatus } from './schemas';
 

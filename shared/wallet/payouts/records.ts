@@ -3,7 +3,7 @@ import type { TransactItem } from '../../aws/dynamodb';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import { recordFields } from '../keys';
-import { legOf } from '../payments/records';
+import { legOf } from '../money/legs';
 import type { FeeRule } from '../tenancy/fees';
 import { payoutKeys } from './keys';
 import type { Payout, PayoutStatus } from './schemas';

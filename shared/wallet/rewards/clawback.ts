@@ -1,7 +1,7 @@
 import type { TransactItem } from '../../aws/dynamodb';
 import { getItem } from '../../aws/store';
 import type { WalletDeps } from '../deps';
-import { moveLegs } from '../payments/records';
+import { moveLegs } from '../money/legs';
 import { rewardAccount } from './accounts';
 import { historyItem, ledgerSaidNo, type Grants } from './earn';
 import { rewardKeys } from './keys';

@@ -9,7 +9,7 @@ import { rewardAccount } from './accounts';
 import { rewardKeys } from './keys';
 import { liveRules, type RewardRule } from './rules';
 import { getSettings } from './settings';
-import { moveLegs } from '../payments/records';
+import { moveLegs } from '../money/legs';
 
 /**
  * Earning rewards in the capture of a payment (docs/rewards.md), in two halves: planRewards reads

@@ -6,7 +6,7 @@ import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import { MAX_LEG_AMOUNT, type Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
-import { merchantItem } from '../payments/merchants';
+import { merchantItem } from '../merchants/merchants';
 import { defineOperation } from '../saga/registry';
 import { runOperation } from '../saga/engine';
 import { auditItem } from '../tenancy/audit';
@@ -17,7 +17,7 @@ import { historyItem } from './earn';
 import { rewardKeys } from './keys';
 import { getSettings } from './settings';
 import type { conversion, historyEntry, rewards } from './schemas';
-import { moveLegs } from '../payments/records';
+import { moveLegs } from '../money/legs';
 
 /**
  * A user's rewards (points balance, cashback earned, history), converting points to cash, and a

@@ -8,7 +8,7 @@ import type { Transaction } from '../../ledger-client/contract';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { WalletDeps } from '../deps';
 import { splitCharge } from '../payments/fees';
-import { captureLegs } from '../payments/records';
+import { captureLegs } from '../money/legs';
 import { ledgerKeyOf } from '../saga/registry';
 import { faultPoint } from '../saga/faults';
 import { computeFee } from '../tenancy/fees';

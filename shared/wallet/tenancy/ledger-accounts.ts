@@ -1,4 +1,5 @@
 import { LedgerRefusal } from '../../ledger-client/client';
+import type { AccountRequest } from '../../ledger-client/contract';
 import type { TenancyLedger, WalletDeps } from '../deps';
 import { ledgerKeyOf } from '../saga/registry';
 
@@ -22,7 +23,8 @@ export const HOT_ACCOUNT_SHARDS = { settlement: 16, revenue: 32, payout_clearing
 export async function openAccountOnce(
   ledger: TenancyLedger,
   ledgerId: string,
-  input: { owner_type: string; owner_id: string; purpose: string; commodity: string; floor: number | null; shards?: number },
+  /** The ledger's account request, with its floor always said (never the ledger's default). */
+  input: AccountRequest & { floor: number | null },
   idempotencyKey: string,
 ): Promise<string> {
   try {

@@ -3,7 +3,7 @@ import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import { outboxItem } from '../../events/outbox';
 import { LedgerRefusal } from '../../ledger-client/client';
-import type { Transaction } from '../../ledger-client/contract';
+import type { LegRequest, Transaction } from '../../ledger-client/contract';
 import { auditItem } from '../tenancy/audit';
 import type { Actor } from '../deps';
 import { computeFee } from '../tenancy/fees';
@@ -305,10 +305,10 @@ async function postCredit(runtime: Runtime, topup: TopupRecord, credit: { gross:
   const tenant = await getTenantRecord(runtime, topup.tenant_id);
   const user = await getUserRecord(runtime, topup.tenant_id, topup.user_id);
   const commodity = topup.currency;
-  const legs = [
+  const legs: LegRequest[] = [
     { account_id: tenant.accounts.funding, direction: 'debit', amount: credit.gross, commodity },
     { account_id: user.cash_account_id, direction: 'credit', amount: net, commodity },
-    ...(credit.fee > 0 ? [{ account_id: tenant.accounts.revenue, direction: 'credit', amount: credit.fee, commodity }] : []),
+    ...(credit.fee > 0 ? [{ account_id: tenant.accounts.revenue, direction: 'credit' as const, amount: credit.fee, commodity }] : []),
   ];
   const transaction = await runtime
     .ledger()

@@ -247,7 +247,7 @@ export const webhookRoutes = {
     tags,
     access: read,
     request: { query: s.eventsQuery },
-    // The generic envelope here; the manifest documents it typed per event type (./documented-routes.ts).
+    // The generic envelope here; the manifest documents it typed per event type (shared/routes.ts).
     response: { status: 200, body: page(s.event), description: 'A page of event envelopes, as delivered.' },
     errors: [],
     tables: { wallet: 'RO' },

@@ -195,7 +195,7 @@ export const eventsQuery = z
 
 /**
  * The delivery envelope (spec part 2): what GET /v1/webhook_events lists and every delivery's body.
- * The generic shape; each emitted type's `data`: shared/wallet/webhooks/event-types.ts.
+ * The generic shape; each emitted type's `data`: shared/event-types.ts (from each domain's event-payloads.ts).
  */
 export const event = z
   .object({

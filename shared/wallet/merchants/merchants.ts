@@ -6,7 +6,7 @@ import { HOT_ACCOUNT_SHARDS, openAccountOnce } from '../tenancy/ledger-accounts'
 import { getTenantRecord } from '../tenancy/tenants';
 import { auditItem } from '../tenancy/audit';
 import type { Actor } from '../deps';
-import { paymentKeys } from './keys';
+import { merchantKeys } from './keys';
 
 /** Merchants: who payments pay, each with a settlement account in the tenant's ledger (docs/payments.md). */
 
@@ -42,14 +42,14 @@ export async function createMerchant(runtime: WalletDeps, tenantId: string, inpu
   const merchant: Merchant = { id, name: input.name, status: 'active', metadata: input.metadata ?? {}, refund_reserve: input.refund_reserve ?? 0, created_at: runtime.clock.now().toISOString() };
   await putItem(
     runtime,
-    { ...paymentKeys.merchant(id), gsi1pk: paymentKeys.tenantMerchants(tenantId), gsi1sk: id, entity: 'merchant', tenant_id: tenantId, settlement_account_id: settlement, ...merchant },
+    { ...merchantKeys.merchant(id), gsi1pk: merchantKeys.tenantMerchants(tenantId), gsi1sk: id, entity: 'merchant', tenant_id: tenantId, settlement_account_id: settlement, ...merchant },
     { condition: 'attribute_not_exists(pk)' },
   );
   return merchant;
 }
 
 export async function merchantItem(deps: StoreDeps, tenantId: string, merchantId: string): Promise<Record<string, unknown>> {
-  const item = await getItem(deps, paymentKeys.merchant(merchantId));
+  const item = await getItem(deps, merchantKeys.merchant(merchantId));
   if (!item || item.tenant_id !== tenantId) throw new AppError('not_found', `No merchant ${merchantId}.`);
   return item;
 }
@@ -59,7 +59,7 @@ export async function getMerchant(deps: StoreDeps, tenantId: string, merchantId:
 }
 
 export async function listMerchants(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number } & CreatedRange): Promise<Page<Merchant>> {
-  const page = await queryPage(deps, { index: 'gsi1', partition: paymentKeys.tenantMerchants(tenantId), cursor: query.cursor, created: query, limit: query.limit });
+  const page = await queryPage(deps, { index: 'gsi1', partition: merchantKeys.tenantMerchants(tenantId), cursor: query.cursor, created: query, limit: query.limit });
   return { data: page.items.map(toMerchant), next_cursor: page.next_cursor };
 }
 

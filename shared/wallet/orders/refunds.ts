@@ -1,0 +1,58 @@
+import type { TransactItem } from '../../aws/dynamodb';
+import { getItem } from '../../aws/store';
+import { AppError } from '../../kernel/errors';
+import type { WalletDeps } from '../deps';
+import { paymentKeys } from '../payments/keys';
+import { refundOperation, refundService, type RefundRestock } from '../payments/refunds';
+import { defineOperation } from '../saga/registry';
+import { orderKeys } from './keys';
+import type { OrderRecord } from './records';
+import { stockStep } from './stock';
+
+/**
+ * Refunds as the wallet runs them: payments' refund operation composed with what a refund does to
+ * an order (`restock`: its paid units go back to stock in the refund's own transaction). Payments
+ * sit below orders and import none of them; this module, in the layer above both, hands the
+ * restock in and so defines `refund.create` (functions/payments/create-refund.ts and the
+ * sweeper's loader import it from here).
+ */
+
+/** `restock` needs an order's payment whose units were not returned yet. Refuses: invalid_request. */
+async function assertRestockable(runtime: WalletDeps, payment: Record<string, unknown>): Promise<void> {
+  const invalid = (message: string) => new AppError('invalid_request', `restock: ${message}.`, { errors: [{ field: 'restock', message }] });
+  if (typeof payment.order_id !== 'string') throw invalid('this payment is not an order\'s');
+  const order = await getItem(runtime, orderKeys.order(payment.order_id));
+  if (order?.restocked === true) throw invalid('the order\'s units were already returned to stock');
+}
+
+/**
+ * The writes that return a paid order's units to stock (restock movements) and mark it restocked,
+ * once per order: a second refund that raced this one finds it marked and restocks nothing.
+ */
+async function restockWrites(runtime: WalletDeps, paymentId: string, refundId: string): Promise<TransactItem[]> {
+  const payment = await getItem(runtime, paymentKeys.payment(paymentId));
+  if (typeof payment?.order_id !== 'string') return [];
+  const order = (await getItem(runtime, orderKeys.order(payment.order_id))) as unknown as OrderRecord | undefined;
+  if (!order || order.restocked === true) return [];
+  const actor = { kind: 'refund', id: refundId };
+  const { items } = await stockStep(runtime, actor, order, 'restock');
+  return [
+    ...items,
+    {
+      Update: {
+        TableName: runtime.table,
+        Key: orderKeys.order(order.id),
+        UpdateExpression: 'SET restocked = :true',
+        ConditionExpression: 'attribute_not_exists(restocked)',
+        ExpressionAttributeValues: { ':true': true },
+      },
+    },
+  ];
+}
+
+const orderRestock: RefundRestock = { check: assertRestockable, writes: restockWrites };
+
+export const REFUND_CREATE = defineOperation('refund.create', refundOperation(orderRestock));
+
+/** Refunds a captured payment (payments/refunds.ts says what it refuses), restocking an order's units when asked. */
+export const createRefund = refundService(REFUND_CREATE, orderRestock);
