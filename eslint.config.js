@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { layerRules } from './eslint/layers.js';
+import { everywhereSyntax, retryRules } from './eslint/retry.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'cdk.out/', '.data/', 'coverage/', 'docs/openapi/', 'client/generated/', 'test/fixtures/'] },
@@ -10,12 +11,10 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-syntax': [
-        'error',
-        { selector: "CallExpression[callee.name='parseFloat']", message: 'Amounts are integer minor units.' },
-      ],
+      'no-restricted-syntax': ['error', ...everywhereSyntax],
     },
   },
+  ...retryRules(),
   ...layerRules(import.meta.dirname),
   {
     files: ['test/**', 'bench/**'],

@@ -7,7 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { TableAccess } from '../shared/http/route';
+import { ROUTE_TIMEOUT_SECONDS, type TableAccess } from '../shared/http/route';
 import type { TableKey } from '../shared/tables';
 import type { ProjectTable } from './table';
 
@@ -217,7 +217,7 @@ export class ProjectFunction extends Construct {
       code: codeFor(props.code, props.handler),
       role: this.role,
       memorySize: props.memoryMb ?? 512,
-      timeout: Duration.seconds(props.timeoutSeconds ?? 10),
+      timeout: Duration.seconds(props.timeoutSeconds ?? ROUTE_TIMEOUT_SECONDS),
       ...(props.reservedConcurrency ? { reservedConcurrentExecutions: props.reservedConcurrency } : {}),
       tracing: lambda.Tracing.ACTIVE,
       logGroup: this.logGroup,

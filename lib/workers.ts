@@ -8,7 +8,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { baseDimensions, METRICS_NAMESPACE } from '../shared/kernel/metrics';
 import { RUNBOOK, withRunbook } from './runbook';
-import type { QueueDefinition, WorkerAlarm, WorkerDefinition } from '../shared/workers';
+import { WORKER_TIMEOUT_SECONDS, type QueueDefinition, type WorkerAlarm, type WorkerDefinition } from '../shared/workers';
 import { buildFunction, FunctionRoles, type AccessProfile, type FunctionContext, type ProjectFunction } from './function';
 
 /**
@@ -19,7 +19,6 @@ import { buildFunction, FunctionRoles, type AccessProfile, type FunctionContext,
  *   schedule -> EventBridge rule with a rate
  */
 
-const WORKER_TIMEOUT_SECONDS = 60;
 
 /** An alarm when anything lands in a dead-letter queue: every message there is lost work. */
 function deadLetterAlarm(scope: Construct, id: string, queue: sqs.IQueue, description: string, anchor: string): cloudwatch.Alarm {

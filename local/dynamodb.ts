@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DeleteTableCommand, ListTablesCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient, databaseCredentials, dynamoDbClient, localDatabaseOf, type DocumentClient } from '../shared/aws/dynamodb';
+import { SDK_MAX_ATTEMPTS } from '../shared/aws/clients';
 import { LocalStartError } from './errors';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws';
 import { assertPortFree, freePort } from './ports';
@@ -31,9 +32,13 @@ export { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws';
 /** The document client every service uses, on DynamoDB Local (the embedded platform, scripts and tests): each table in its database. */
 export const localDocumentClient = (endpoint: string): DocumentClient => createDocumentClient({ endpoint, region: LOCAL_REGION });
 
-/** An SDK client for one database of DynamoDB Local (creating and listing its tables), with the functions' settings (shared/aws/clients.ts). */
-const localDatabaseClient = (endpoint: string, database: string, maxAttempts?: number): DynamoDBClient =>
-  dynamoDbClient({ endpoint, region: LOCAL_REGION, credentials: databaseCredentials(database), ...(maxAttempts ? { maxAttempts } : {}) });
+/**
+ * An SDK client for one database of DynamoDB Local (creating and listing its tables), with the
+ * functions' settings (shared/aws/clients.ts) but the SDK's retries: the emulators that use it
+ * (table bootstrap, the queue journal, stream reads) send outside the store and its retry policy.
+ */
+const localDatabaseClient = (endpoint: string, database: string, maxAttempts = SDK_MAX_ATTEMPTS): DynamoDBClient =>
+  dynamoDbClient({ endpoint, region: LOCAL_REGION, credentials: databaseCredentials(database), maxAttempts });
 
 /** An SDK client for one table's database on DynamoDB Local (creating tables, reading their streams). */
 export const localSdkClient = (endpoint: string, table: string): DynamoDBClient => localDatabaseClient(endpoint, localDatabaseOf(table));

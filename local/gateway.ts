@@ -7,7 +7,7 @@ import { AppError } from '../shared/kernel/errors';
 import { routeTable, unroutedResponse } from '../shared/http/fallback';
 import { gateways, type GatewayName, type ThrottleSettings } from '../shared/http/gateways';
 import { problemResponse } from '../shared/http/problem';
-import type { AnyRoute } from '../shared/http/route';
+import { ROUTE_TIMEOUT_SECONDS, type AnyRoute } from '../shared/http/route';
 import { uuidv7 } from '../shared/kernel/ids';
 import { systemClock, type Clock } from '../shared/kernel/clock';
 import { workerContext } from './drivers/context';
@@ -304,7 +304,7 @@ function proxyEvent(
 }
 
 function lambdaContext(route: AnyRoute, requestId: string): Context {
-  return workerContext(route.operationId, route.function?.timeoutSeconds ?? 29, requestId, route.function?.memoryMb);
+  return workerContext(route.operationId, route.function?.timeoutSeconds ?? ROUTE_TIMEOUT_SECONDS, requestId, route.function?.memoryMb);
 }
 
 function writeResult(res: ServerResponse, result: APIGatewayProxyResult): void {

@@ -8,7 +8,7 @@ import type { AnyRoute } from '../shared/http/route';
 import { installEventBusTransport } from '../shared/aws/bus';
 import { installQueueTransport } from '../shared/aws/queue';
 import { InMemoryEventBus } from '../shared/aws/transport';
-import type { QueueDefinition, WorkerDefinition } from '../shared/workers';
+import { WORKER_TIMEOUT_SECONDS, type QueueDefinition, type WorkerDefinition } from '../shared/workers';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, LocalStartError, localDocumentClient, localSdkClient, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb';
 import { LocalQueues, type QueueHandler } from './drivers/queue';
 import { dynamoQueueJournal } from './drivers/queue-journal';
@@ -284,6 +284,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         name: worker.name,
         handler: (await load(worker.handler)) as QueueHandler,
         batchSize: worker.trigger.batchSize,
+        timeoutSeconds: worker.timeoutSeconds ?? WORKER_TIMEOUT_SECONDS,
       });
     }
     queues.start();
@@ -292,7 +293,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const streamWorkers = [];
     for (const worker of options.workers) {
       if (worker.trigger.kind !== 'stream') continue;
-      streamWorkers.push({ name: worker.name, handler: (await load(worker.handler)) as StreamHandler, batchSize: worker.trigger.batchSize, filters: worker.trigger.filters });
+      streamWorkers.push({ name: worker.name, handler: (await load(worker.handler)) as StreamHandler, batchSize: worker.trigger.batchSize, filters: worker.trigger.filters, timeoutSeconds: worker.timeoutSeconds ?? WORKER_TIMEOUT_SECONDS });
     }
     let streams: StreamDriver | undefined;
     if (streamWorkers.length > 0) {
@@ -313,7 +314,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const scheduled = [];
     for (const worker of options.workers) {
       if (worker.trigger.kind !== 'schedule') continue;
-      scheduled.push({ name: worker.name, handler: (await load(worker.handler)) as ScheduleHandler, rateMinutes: worker.trigger.rateMinutes });
+      scheduled.push({ name: worker.name, handler: (await load(worker.handler)) as ScheduleHandler, rateMinutes: worker.trigger.rateMinutes, timeoutSeconds: worker.timeoutSeconds ?? WORKER_TIMEOUT_SECONDS });
     }
     const scheduler = new LocalScheduler(scheduled, (worker, error) => log(`scheduled worker ${worker} failed: ${String(error)}`));
     scheduler.start();

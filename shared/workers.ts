@@ -50,6 +50,7 @@ export interface WorkerDefinition {
   publishesEvents?: boolean;
   /** Needs the ledger API (its URL and client credentials). */
   callsLedger?: boolean;
+  /** Default WORKER_TIMEOUT_SECONDS. */
   timeoutSeconds?: number;
   /**
    * Metrics the worker writes (shared/kernel/metrics.ts: namespace WalletPlatform, dimension Stage)
@@ -217,3 +218,6 @@ export const workers: readonly WorkerDefinition[] = [
 
 /** The env var a function reads a queue's URL from. */
 export const queueUrlEnv = (queue: string): string => `QUEUE_URL_${queue.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+
+/** A worker function's timeout unless it names one (the stacks and the embedded platform's drivers both use it). */
+export const WORKER_TIMEOUT_SECONDS = 60;

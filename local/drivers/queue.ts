@@ -25,6 +25,8 @@ interface Consumer {
   name: string;
   handler: QueueHandler;
   batchSize: number;
+  /** The function's configured timeout: its invocations' deadline (shared/kernel/retry.ts). */
+  timeoutSeconds: number;
 }
 
 export class LocalQueues implements QueueTransport {
@@ -143,7 +145,7 @@ export class LocalQueues implements QueueTransport {
     await Promise.all(batch.map((message) => this.journal?.save(message)));
     let failed: Set<string>;
     try {
-      const response = await consumer.handler(sqsEvent(queue, batch), workerContext(consumer.name));
+      const response = await consumer.handler(sqsEvent(queue, batch), workerContext(consumer.name, consumer.timeoutSeconds));
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch {
       failed = new Set(batch.map((m) => m.id));

@@ -14,6 +14,8 @@ export interface ScheduledWorker {
   name: string;
   handler: ScheduleHandler;
   rateMinutes: number;
+  /** The function's configured timeout: its invocations' deadline (shared/kernel/retry.ts). */
+  timeoutSeconds: number;
 }
 
 export class LocalScheduler {
@@ -34,7 +36,7 @@ export class LocalScheduler {
   async run(name: string, time: Date = new Date()): Promise<unknown> {
     const worker = this.workers.find((w) => w.name === name);
     if (!worker) throw new Error(`unknown scheduled worker ${name}`);
-    const invocation = worker.handler(scheduledEvent(name, time), workerContext(name));
+    const invocation = worker.handler(scheduledEvent(name, time), workerContext(name, worker.timeoutSeconds));
     this.running.add(invocation);
     try {
       return await invocation;

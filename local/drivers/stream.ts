@@ -26,6 +26,8 @@ export interface StreamWorker {
   name: string;
   handler: StreamHandler;
   batchSize: number;
+  /** The function's configured timeout: its invocations' deadline (shared/kernel/retry.ts). */
+  timeoutSeconds: number;
   /** The event source mapping's filter patterns (shared/workers.ts): records matching none are passed over. */
   filters?: readonly StreamFilterPattern[];
 }
@@ -189,7 +191,7 @@ export class StreamDriver {
         const lastOfBatch = batch[batch.length - 1]!.dynamodb!.SequenceNumber!;
         this.busy += 1;
         try {
-          const response = await worker.handler({ Records: batch }, workerContext(worker.name));
+          const response = await worker.handler({ Records: batch }, workerContext(worker.name, worker.timeoutSeconds));
           const firstFailed = response?.batchItemFailures?.[0]?.itemIdentifier;
           if (firstFailed) throw new PartialFailure(firstFailed);
           this.checkpoint(worker, shardId, lastOfBatch);

@@ -1,23 +1,24 @@
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { config } from '../kernel/config';
+import { SDK_ATTEMPTS } from '../kernel/retry';
 
 /**
  * What every AWS SDK client of the platform is built with (DynamoDB, SQS, EventBridge, KMS,
  * Secrets Manager; the embedded platform's DynamoDB Local and stream clients too). One place, so
- * the retry split below is stated once:
+ * the retry split below is stated once (never two layers multiplied):
  *
- *  - **The SDK retries a request** that failed as a whole and changed nothing: throttling
- *    (ThrottlingException, ProvisionedThroughputExceededException, RequestLimitExceeded,
- *    TransactionInProgressException), 5xx, timeouts and dropped connections, clock skew. Adaptive
- *    mode: the standard strategy's backoff and retry quota, plus a client-side rate limiter that
- *    slows a container's sends while the service throttles it. `SDK_MAX_ATTEMPTS` attempts, the
- *    first included. A DynamoDB transaction keeps its `ClientRequestToken` across these retries
- *    (the SDK serializes a command once), so a retry after a lost answer is not applied twice.
- *  - **The store (./store.ts) retries an answer** the SDK takes as final: a transaction cancelled
- *    only for `TransactionConflict` or item-level throttling, a single write refused with
- *    `TransactionConflictException`, and the keys and items a batch leaves unprocessed. A
- *    throttling error that reaches the store has had the SDK's attempts already: it is answered
- *    503 `service_unavailable` at once, not tried again (no retries of retries).
+ *  - **DynamoDB: the store retries, the SDK does not.** The DynamoDB client sends each request
+ *    once (`DYNAMODB_SDK_ATTEMPTS`), and the store (./store.ts) retries under the one policy
+ *    (shared/kernel/retry.ts): throttling of the request or of an item (a cancelled transaction, a
+ *    batch's unprocessed part), no answer (timeouts, dropped connections, 5xx), and conflicts with
+ *    another transaction, within the request's deadline. So one write is sent at most
+ *    `POLICIES.dynamodb.attempts` times. A transaction sent again after no answer keeps its
+ *    `ClientRequestToken`, so it is not applied twice. Standard mode, not adaptive: the adaptive
+ *    client-side rate limiter makes a send wait before it goes, seconds after a run of throttles
+ *    (30 throttled sends took 56 s on DynamoDB Local with every backoff of ours instant), a wait
+ *    no deadline of ours sees; our full-jitter backoff spreads the retries instead.
+ *  - **SQS, EventBridge, KMS, Secrets Manager: the SDK retries, we do not** (no loop of ours
+ *    calls them): the adaptive strategy, `SDK_ATTEMPTS` attempts (shared/kernel/retry.ts).
  *
  * Credentials come from the SDK's default provider chain (in Lambda, the execution role's in the
  * environment) unless given; endpoints from `AWS_ENDPOINT_URL_<SERVICE>`, then `AWS_ENDPOINT_URL`
@@ -27,8 +28,11 @@ import { config } from '../kernel/config';
 /** Static credentials or a provider of them (every client takes the same kinds). */
 export type SdkCredentials = NonNullable<DynamoDBClientConfig['credentials']>;
 
-/** Attempts per request, the first included (the SDK's standard default). */
-export const SDK_MAX_ATTEMPTS = 3;
+/** Attempts per request of the clients the SDK retries (all but DynamoDB's), the first included. */
+export const SDK_MAX_ATTEMPTS = SDK_ATTEMPTS;
+
+/** DynamoDB requests are sent once by the SDK: the store retries them (above). */
+export const DYNAMODB_SDK_ATTEMPTS = 1;
 
 export interface SdkClientOptions {
   region?: string;
@@ -37,6 +41,8 @@ export interface SdkClientOptions {
   /** Default: the SDK's default provider chain. */
   credentials?: SdkCredentials;
   maxAttempts?: number;
+  /** Default adaptive; DynamoDB's client says standard (above). */
+  retryMode?: 'standard' | 'adaptive';
 }
 
 /**
@@ -50,7 +56,7 @@ export function sdkClientConfig(options: SdkClientOptions = {}) {
     ...(options.endpoint ? { endpoint: options.endpoint } : {}),
     ...(options.credentials ? { credentials: options.credentials } : {}),
     maxAttempts: options.maxAttempts ?? SDK_MAX_ATTEMPTS,
-    retryMode: 'adaptive',
+    retryMode: options.retryMode ?? 'adaptive',
     requestHandler: {
       connectionTimeout: 3_000,
       requestTimeout: 10_000,

@@ -18,8 +18,7 @@ import {
   type UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
 import { config } from '../kernel/config';
-import { sdkClientConfig, type SdkCredentials } from './clients';
-import { AppError } from '../kernel/errors';
+import { DYNAMODB_SDK_ATTEMPTS, sdkClientConfig, type SdkCredentials } from './clients';
 
 /**
  * The DynamoDB document client: @aws-sdk/lib-dynamodb over @aws-sdk/client-dynamodb (native values
@@ -83,25 +82,9 @@ class SdkDocumentClient implements DocumentClient {
 
   async send<C extends DocumentCommand>(command: C): Promise<OutputOf<C>> {
     const client = typeof this.clients === 'function' ? this.clients(tableOf(command)) : this.clients;
-    try {
-      return (await client.send(command as never)) as OutputOf<C>;
-    } catch (error) {
-      // The SDK has spent its attempts on a request that never got an answer (a timeout, a dropped
-      // connection, a 5xx): the outcome is unknown, so the client retries (with its key), as it
-      // would a throttle. Not a 500: nothing is wrong with the request or the code.
-      if (isTransient(error)) throw new AppError('service_unavailable', 'The database did not answer in time; retry the request (with the same Idempotency-Key, if it has one).');
-      throw error;
-    }
+    // Failures go to the store as the SDK threw them: it retries what shared/kernel/retry.ts names, then answers 503.
+    return (await client.send(command as never)) as OutputOf<C>;
   }
-}
-
-const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'NetworkingError', 'InternalServerError', 'ServiceUnavailable']);
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
-
-/** A failure of the exchange, not an answer: the SDK's timeouts and connection errors, and a 5xx. */
-function isTransient(error: unknown): boolean {
-  const failure = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } } | undefined;
-  return TRANSIENT_NAMES.has(failure?.name ?? '') || TRANSIENT_CODES.has(failure?.code ?? '') || (failure?.$metadata?.httpStatusCode ?? 0) >= 500;
 }
 
 /** The document client over one SDK DynamoDB client (its retries, credentials and endpoint). */
@@ -135,7 +118,7 @@ export interface DocumentClientOptions {
   region?: string;
   /** Default: the SDK's chain. Without them, a client on DynamoDB Local signs each call as its table's database (`localDatabaseOf`). */
   credentials?: SdkCredentials;
-  /** SDK attempts per request (./clients.ts); transaction conflicts are the store's. */
+  /** SDK attempts per request; default one: DynamoDB requests are retried by the store only (./clients.ts). */
   maxAttempts?: number;
   /**
    * Sign each call as its table's database (DynamoDB Local). Default: when an endpoint is given or
@@ -145,9 +128,13 @@ export interface DocumentClientOptions {
   localDatabases?: boolean;
 }
 
-/** The SDK DynamoDB client of these options (the platform's settings, ./clients.ts). */
+/**
+ * The SDK DynamoDB client of these options (the platform's settings, ./clients.ts): one send per
+ * request, standard mode, the store retrying; an emulator of the embedded platform that sends
+ * outside the store names its own `maxAttempts` and gets the SDK's adaptive retries.
+ */
 export const dynamoDbClient = (options: DocumentClientOptions = {}): DynamoDBClient =>
-  new DynamoDBClient(sdkClientConfig({ ...options, endpoint: options.endpoint ?? config.DYNAMODB_ENDPOINT }));
+  new DynamoDBClient(sdkClientConfig({ ...options, endpoint: options.endpoint ?? config.DYNAMODB_ENDPOINT, maxAttempts: options.maxAttempts ?? DYNAMODB_SDK_ATTEMPTS, retryMode: options.maxAttempts === undefined ? 'standard' : 'adaptive' }));
 
 /**
  * The document client of a Lambda container (its composition root calls this once, on first use);

@@ -1,12 +1,14 @@
 import { AppError } from '../kernel/errors';
+import { POLICIES, retrying, type RetryTiming } from '../kernel/retry';
 import type { TransactItem } from './dynamodb';
 import { ConditionsFailed, transact, type TableDeps } from './store';
 
 /**
  * Optimistic concurrency for records written whole: read, decide, then write conditioned on the
  * version read (`versionedPut`). When another writer committed first the condition fails
- * (`StaleRead`), and `withFreshReads` runs the whole read-decide-write again, with full-jitter
- * backoff, a bounded number of times, then answers 503. Catalog items, stock counts, orders,
+ * (`StaleRead`), and `withFreshReads` runs the whole read-decide-write again under the one retry
+ * policy (shared/kernel/retry.ts: full-jitter backoff, bounded attempts, the request's deadline),
+ * then answers 503. Catalog items, stock counts, orders,
  * clients and subscriptions are all written this way.
  */
 
@@ -18,20 +20,16 @@ export class StaleRead extends Error {
   }
 }
 
-const FRESH_READ_ATTEMPTS = 30;
-
-/** Runs a read-decide-write attempt again while what it read went stale; then 503 `service_unavailable`. */
-export async function withFreshReads<T>(attempt: () => Promise<T>, sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))): Promise<T> {
-  for (let n = 1; ; n += 1) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof StaleRead)) throw error;
-      if (n >= FRESH_READ_ATTEMPTS) throw new AppError('service_unavailable', 'Concurrent changes to this item kept winning; retry the request.');
-      // The ceiling grows to a second: fifty writers on one item need their tries spread that wide.
-      await sleep(Math.random() * Math.min(1_000, 5 * 2 ** n));
-    }
-  }
+/**
+ * Runs a read-decide-write attempt again while what it read went stale, under the retry policy for
+ * contended records (shared/kernel/retry.ts); then 503 `service_unavailable`.
+ */
+export function withFreshReads<T>(attempt: () => Promise<T>, timing?: RetryTiming): Promise<T> {
+  return retrying(POLICIES.contended, attempt, {
+    retryable: (error) => error instanceof StaleRead,
+    exhausted: () => new AppError('service_unavailable', 'Concurrent changes to this item kept winning; retry the request.'),
+    timing,
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryComman
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { decodeCursor, encodeCursor, unknownCursor } from '../http/cursor';
 import { AppError } from '../kernel/errors';
+import { POLICIES, retrying, transientAwsFailure, type RetryTiming } from '../kernel/retry';
 import type { TransactItem } from './dynamodb';
 
 /** A transaction's cancellation reason as DynamoDB sends it (`Item` still in wire form). */
@@ -16,9 +17,10 @@ interface CancellationReason {
 /**
  * THE store: every DynamoDB read and write of both tables goes through these few functions (the
  * table manifest and the local bootstrap aside), so retries, paging and cancellation reasons are
- * handled once. Its retries are the answers the SDK takes as final (conflicts, unprocessed batch
- * items); the SDK retries throttling, 5xx and dropped connections itself (./clients.ts has the split). Services take a `TableDeps` (a client and a table name) and never send commands
- * of their own.
+ * handled once. Every request it sends is retried here and only here, under the one retry policy
+ * (shared/kernel/retry.ts: throttling, no answer, conflicts, unprocessed batch items; the SDK
+ * client sends each request once, ./clients.ts), within the request's deadline. Services take a
+ * `TableDeps` (a client and a table name) and never send commands of their own.
  *
  *  - `getItem`, `getItems`: items by key, strongly consistent by default;
  *  - `putItem`, `updateItem`: one conditional write, retried like a transaction when held by
@@ -46,12 +48,12 @@ export interface Page<T> {
 
 /** One item by key; `undefined` when there is none. */
 export async function getItem(
-  deps: TableDeps,
+  deps: TableDeps & TransactOptions,
   key: { pk: string; sk: string },
   options: { consistent?: boolean; projection?: string; names?: Record<string, string> } = {},
 ): Promise<Item | undefined> {
-  const result = await deps.client.send(
-    new GetCommand({ TableName: deps.table, Key: key, ConsistentRead: options.consistent ?? true, ProjectionExpression: options.projection, ExpressionAttributeNames: options.names }),
+  const result = await sendRetried(deps, () =>
+    deps.client.send(new GetCommand({ TableName: deps.table, Key: key, ConsistentRead: options.consistent ?? true, ProjectionExpression: options.projection, ExpressionAttributeNames: options.names })),
   );
   return result.Item;
 }
@@ -62,7 +64,7 @@ const BATCH_GET_MAX_KEYS = 100;
 /**
  * Items by key (distinct keys) in consistent BatchGetItems of at most 100 keys each, in the order
  * asked; absent ones undefined. Keys DynamoDB returns unprocessed (throttling) are asked again under
- * the one backoff policy, then the read is 503 `service_unavailable`.
+ * the one retry policy, then the read is 503 `service_unavailable`.
  */
 export async function getItems(
   deps: TableDeps & TransactOptions,
@@ -98,7 +100,7 @@ export interface Expression {
 
 /** One put, under a condition when given (`attribute_not_exists(pk)` for "create once"). */
 export async function putItem(deps: TableDeps & TransactOptions, item: Item, options: Expression & { condition?: string } = {}): Promise<void> {
-  await sendWrite(deps, () =>
+  await sendRetried(deps, () =>
     deps.client.send(
       new PutCommand({
         TableName: deps.table,
@@ -116,7 +118,7 @@ const BATCH_WRITE_MAX_ITEMS = 25;
 
 /**
  * Puts items in BatchWriteItems of at most 25, asking again for those DynamoDB returns
- * unprocessed (throttling) under the one backoff policy, then 503 `service_unavailable`. A batch
+ * unprocessed (throttling) under the one retry policy, then 503 `service_unavailable`. A batch
  * takes no conditions and is not atomic: for items that are the same bytes whoever writes them and
  * however often (an operation's own records, keyed by it), where a put that finds its item already
  * there changes nothing, and DynamoDB streams no record for a write that changes nothing.
@@ -129,25 +131,25 @@ export async function putItems(deps: TableDeps & TransactOptions, items: readonl
 }
 
 /**
- * A batch operation's loop: `send` at most `size` of what is pending at a time, and send again, first,
- * what it answers unprocessed, under the one backoff policy; 503 `service_unavailable` after
- * TRANSACT_ATTEMPTS answers with something unprocessed.
+ * A batch operation: `send` at most `size` of what is pending at a time, and send again, first,
+ * what it answers unprocessed. An answer with something unprocessed counts as a failed attempt of
+ * the one retry policy, as does a throttled or lost send; 503 `service_unavailable` when they run out.
  */
 async function untilProcessed<T>(deps: TransactOptions, all: readonly T[], size: number, send: (batch: T[]) => Promise<T[]>): Promise<void> {
-  const sleep = deps.sleep ?? defaultSleep;
   let pending: T[] = [...all];
-  for (let attempt = 1; pending.length > 0; ) {
-    const batch = pending.slice(0, size);
-    const unprocessed = await send(batch).catch((error: unknown) => {
-      throw isThrottling(error) ? busy() : error;
-    });
-    pending = [...unprocessed, ...pending.slice(batch.length)];
-    if (unprocessed.length > 0) {
-      attempt += 1;
-      if (attempt > TRANSACT_ATTEMPTS) throw busy();
-      await sleep(backoffMs(attempt));
+  await sendRetried(deps, async () => {
+    while (pending.length > 0) {
+      const batch = pending.slice(0, size);
+      const unprocessed = await send(batch);
+      pending = [...unprocessed, ...pending.slice(batch.length)];
+      if (unprocessed.length > 0) throw new Unprocessed();
     }
-  }
+  });
+}
+
+/** A batch answered with keys or items unprocessed (DynamoDB's throttling of a batch). */
+class Unprocessed extends Error {
+  override readonly name = 'Unprocessed';
 }
 
 /** An update expression on one item, under a condition when given. */
@@ -162,7 +164,7 @@ export async function updateItem(
   key: { pk: string; sk: string },
   update: Update & { returnValues?: 'ALL_NEW' | 'ALL_OLD' | 'UPDATED_NEW' | 'UPDATED_OLD'; returnOldOnConditionFailure?: boolean },
 ): Promise<Item | undefined> {
-  const result = await sendWrite(deps, () =>
+  const result = await sendRetried(deps, () =>
     deps.client.send(
       new UpdateCommand({
         ...updateInput(deps.table, key, update),
@@ -252,7 +254,7 @@ const hasCreatedBound = (range: CreatedRange | undefined): boolean => range?.cre
  * and so is a forged position DynamoDB would not start from (a key outside the sort condition),
  * never a 500.
  */
-export async function queryPage(deps: TableDeps, query: PageQuery): Promise<{ items: Item[]; next_cursor: string | null }> {
+export async function queryPage(deps: TableDeps & TransactOptions, query: PageQuery): Promise<{ items: Item[]; next_cursor: string | null }> {
   const pkName = query.index ? `${query.index}pk` : 'pk';
   const keyNames = query.index ? ['pk', 'sk', pkName, `${query.index}sk`] : ['pk', 'sk'];
   const code = query.invalidCode ?? 'invalid_request';
@@ -288,9 +290,9 @@ export async function queryPage(deps: TableDeps, query: PageQuery): Promise<{ it
 }
 
 /** A query from a client's position: DynamoDB's refusal of that position is the cursor's fault. */
-async function sendQuery(deps: TableDeps, fromCursor: boolean, code: 'invalid_request' | 'invalid', input: QueryCommandInput) {
+async function sendQuery(deps: TableDeps & TransactOptions, fromCursor: boolean, code: 'invalid_request' | 'invalid', input: QueryCommandInput) {
   try {
-    return await deps.client.send(new QueryCommand(input));
+    return await sendRetried(deps, () => deps.client.send(new QueryCommand(input)));
   } catch (error) {
     if (fromCursor && (error as { name?: string }).name === 'ValidationException') throw unknownCursor(code);
     throw error;
@@ -303,11 +305,12 @@ async function sendQuery(deps: TableDeps, fromCursor: boolean, code: 'invalid_re
  * listings that page over several partitions at once (./merged-pages.ts).
  */
 export async function queryRange(
-  deps: TableDeps,
+  deps: TableDeps & TransactOptions,
   query: { index?: Index; partition: string; from: string; to: string; limit: number; descending?: boolean; consistent?: boolean; filter?: PageQuery['filter'] },
 ): Promise<{ items: Item[]; stoppedAt: string | undefined }> {
   const [pk, sk] = query.index ? [`${query.index}pk`, `${query.index}sk`] : ['pk', 'sk'];
-  const result = await deps.client.send(
+  const result = await sendRetried(deps, () =>
+    deps.client.send(
     new QueryCommand({
       TableName: deps.table,
       IndexName: query.index,
@@ -319,6 +322,7 @@ export async function queryRange(
       Limit: query.limit,
       ConsistentRead: query.consistent,
     }),
+    ),
   );
   const stopped = result.LastEvaluatedKey?.[sk];
   return { items: result.Items ?? [], stoppedAt: stopped === undefined ? undefined : String(stopped) };
@@ -329,10 +333,11 @@ export async function queryRange(
  * for partitions bounded by design (an endpoint list, a consumer's ledgers): never a listing a
  * client pages through (that is `queryPage`).
  */
-export async function* queryAll(deps: TableDeps, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): AsyncGenerator<Item> {
+export async function* queryAll(deps: TableDeps & TransactOptions, input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): AsyncGenerator<Item> {
   let start: Item | undefined;
   do {
-    const page = await deps.client.send(new QueryCommand({ ...input, TableName: deps.table, ExclusiveStartKey: start }));
+    const from = start;
+    const page = await sendRetried(deps, () => deps.client.send(new QueryCommand({ ...input, TableName: deps.table, ExclusiveStartKey: from })));
     for (const item of page.Items ?? []) yield item;
     start = page.LastEvaluatedKey;
   } while (start);
@@ -370,17 +375,16 @@ export class TransactionTooLarge extends Error {
 
 /** DynamoDB's own limit on one transaction. */
 export const MAX_TRANSACT_ITEMS = 100;
-/** The one retry policy: bounded, full-jitter exponential backoff. */
-export const TRANSACT_ATTEMPTS = 10;
-const BASE_DELAY_MS = 10;
-const MAX_DELAY_MS = 1_000;
+/** Sends of one request at most, the first included (the one retry policy's, shared/kernel/retry.ts). */
+export const TRANSACT_ATTEMPTS = POLICIES.dynamodb.attempts;
 
-export interface TransactOptions {
-  /** Tests replace the backoff's sleep. */
-  sleep?: (ms: number) => Promise<void>;
+export interface TransactOptions extends Pick<RetryTiming, 'sleep'> {
+  /** The retries' clock and jitter (tests); the sleep is the one most tests replace. */
+  retryTiming?: Omit<RetryTiming, 'sleep'>;
   /**
    * No attempt starts later than this many ms after the call: for a caller whose correctness
    * needs its write committed within a bounded time or not at all (the ledger's closed periods).
+   * The request's own deadline applies besides, whichever comes first.
    */
   deadlineMs?: number;
 }
@@ -388,76 +392,58 @@ export interface TransactOptions {
 /**
  * One TransactWriteItems with the retries DynamoDB asks for. A cancellation caused only by
  * another transaction on the same items (`TransactionConflict`) or by item-level throttling wrote
- * nothing, so it is sent again with full-jitter exponential backoff, at most TRANSACT_ATTEMPTS
- * times, then answered 503 `service_unavailable`. A cancellation with a failed condition is thrown
- * as `ConditionsFailed` and never retried: the condition is the answer. Each send carries its own
- * `ClientRequestToken`, which the SDK's retries of that send keep (a lost answer is not applied
- * twice); a request-level throttling error has had the SDK's attempts and is 503 at once.
+ * nothing, so it is sent again, under a new `ClientRequestToken`; a send throttled or lost as a
+ * whole (outcome unknown) is sent again under the same token, which DynamoDB applies at most once
+ * (a still running one answers TransactionInProgressException, itself tried again). A cancellation
+ * with a failed condition is thrown as `ConditionsFailed` and never retried: the condition is the
+ * answer. All under the one retry policy (full-jitter backoff, TRANSACT_ATTEMPTS sends, the
+ * request's deadline), then 503 `service_unavailable`.
  */
 export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions, items: TransactItem[], options: TransactOptions = {}): Promise<{ attempts: number }> {
   if (items.length > MAX_TRANSACT_ITEMS) throw new TransactionTooLarge(items.length);
-  const sleep = options.sleep ?? deps.sleep ?? defaultSleep;
-  const startedAt = Date.now();
-  for (let attempt = 1; ; attempt += 1) {
+  let token = randomUUID();
+  const timing = { ...deps, ...options };
+  return sendRetried(timing, async (attempt) => {
     try {
-      await deps.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: randomUUID() }));
+      await deps.client.send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: token }));
       return { attempts: attempt };
     } catch (error) {
-      if (isThrottling(error)) throw busy();
       const reasons = cancellationReasons(error);
       if (!reasons) throw error;
       const failures = reasons.flatMap((reason, index) =>
         reason.Code === 'ConditionalCheckFailed' ? [{ index, item: reason.Item ? unmarshall(reason.Item as never) : undefined }] : [],
       );
       if (failures.length > 0) throw new ConditionsFailed(failures);
-      const retryable = reasons.some((r) => RETRYABLE_REASONS.has(r.Code ?? ''));
-      const delay = backoffMs(attempt);
-      const late = options.deadlineMs !== undefined && Date.now() + delay - startedAt > options.deadlineMs;
-      if (!retryable || attempt >= TRANSACT_ATTEMPTS || late) {
-        throw busy();
-      }
-      await sleep(delay);
+      // Cancelled: nothing was written, so the next send is a new transaction.
+      token = randomUUID();
+      throw error;
     }
-  }
+  });
 }
 
 /**
- * One single-item write under the same policy: refused only because a transaction holds the item
- * (`TransactionConflictException`), it wrote nothing and is sent again; throttled after the SDK's
- * attempts, it is 503 at once; a failed condition is thrown as it came (`isConditionalCheckFailed`).
+ * One request under the one retry policy: a failure `transientAwsFailure` names (throttled, lost,
+ * a conflict with another transaction, a batch's unprocessed part) is sent again, anything else is
+ * thrown as it came (a failed condition: `isConditionalCheckFailed`); 503 `service_unavailable`
+ * when the attempts or the request's time run out.
  */
-async function sendWrite<T>(deps: TransactOptions, send: () => Promise<T>): Promise<T> {
-  const sleep = deps.sleep ?? defaultSleep;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await send();
-    } catch (error) {
-      if (isThrottling(error)) throw busy();
-      const retryable = (error as { name?: string } | undefined)?.name === 'TransactionConflictException';
-      if (!retryable) throw error;
-      if (attempt >= TRANSACT_ATTEMPTS) throw busy();
-      await sleep(backoffMs(attempt));
-    }
-  }
+function sendRetried<T>(deps: TransactOptions, send: (attempt: number) => Promise<T>): Promise<T> {
+  const timing: RetryTiming = { ...deps.retryTiming, sleep: deps.sleep };
+  const now = timing.now ?? (() => performance.now());
+  return retrying(POLICIES.dynamodb, send, {
+    retryable: (error) => error instanceof Unprocessed || transientAwsFailure(error) !== undefined,
+    overloaded: (error) => error instanceof Unprocessed || transientAwsFailure(error) === 'throttled' || transientAwsFailure(error) === 'lost',
+    exhausted: (error) => (transientAwsFailure(error) === 'lost' ? lost() : busy()),
+    deadlineAt: deps.deadlineMs === undefined ? undefined : now() + deps.deadlineMs,
+    timing,
+  });
 }
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Full jitter: concurrent writers to a hot item spread out instead of colliding again. */
-const backoffMs = (attempt: number) => Math.random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
 
 const busy = () =>
   new AppError('service_unavailable', 'The table is busy with concurrent requests; retry the request (with the same Idempotency-Key, if it has one).');
 
-const RETRYABLE_REASONS = new Set(['TransactionConflict', 'ThrottlingError', 'ProvisionedThroughputExceeded']);
-
-/**
- * Request-level refusals the SDK retries itself (./clients.ts); one that reaches the store has had
- * every attempt. `TransactionInProgressException` is the same token's transaction still running:
- * sending it again under a new token could apply it twice, so it is 503 like the others.
- */
-const THROTTLING = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'TransactionInProgressException']);
-const isThrottling = (error: unknown): boolean => THROTTLING.has((error as { name?: string } | undefined)?.name ?? '');
+// The database never answered: the outcome is unknown, so the client retries (with its key). Not a 500: nothing is wrong with the request or the code.
+const lost = () => new AppError('service_unavailable', 'The database did not answer in time; retry the request (with the same Idempotency-Key, if it has one).');
 
 function cancellationReasons(error: unknown): CancellationReason[] | undefined {
   const name = (error as { name?: string } | undefined)?.name;

@@ -9,6 +9,7 @@ import { corsHeaders } from './cors';
 import { uuidv7 } from '../kernel/ids';
 import { cleanupMiddlewares } from '@aws-lambda-powertools/commons';
 import { logger } from '../kernel/log';
+import { withInvocationDeadline } from '../kernel/retry';
 import { METRIC, recordMetric } from '../kernel/metrics';
 import { observability } from '../kernel/observability';
 import { hasAnyScope, type Principal } from './principal';
@@ -203,7 +204,7 @@ function credentialHook(authenticate: Authenticator): Middleware {
       const route = routeOf(request);
       if (route.access === 'public') return;
       const state = stateOf(request);
-      const principal = await authenticate({ headers: state.headers, route });
+      const principal = await withInvocationDeadline(request.context, () => authenticate({ headers: state.headers, route }));
       state.principal = principal;
       logger.appendKeys({ principal_kind: principal.kind, ...(principal.tenantId === undefined ? {} : { tenant_id: principal.tenantId }) });
       if (!route.access.principals.includes(principal.kind)) {
@@ -301,7 +302,8 @@ function routeServer<R extends AnyRoute>(serve: (request: RequestOf<R>, route: R
       } catch (error) {
         throw inRouteCatalogue(route, error);
       }
-      const result = await serve({
+      // The function's retries stop at the invocation's deadline (shared/kernel/retry.ts), not at a Lambda timeout.
+      const result = await withInvocationDeadline(request.context, () => serve({
         params: parsed.params,
         query: parsed.query,
         body: parsed.body,
@@ -311,7 +313,7 @@ function routeServer<R extends AnyRoute>(serve: (request: RequestOf<R>, route: R
         idempotencyKey: parsed.idempotencyKey,
         rawBody: state.rawBody,
         origin: requestOrigin(request.event, state.headers),
-      } as RequestOf<R>, route);
+      } as RequestOf<R>, route));
       const response = toResponse(route, result, state.requestId);
       response.headers = { ...response.headers, ...corsHeaders(state.headers.origin, route.api) };
       // A remembered refusal (an idempotent write's stored outcome) is answered, not thrown: its code is in its body.

@@ -106,6 +106,7 @@ export interface RouteDefinition<
   sendsTo?: readonly string[];
   /** Lambda settings for a route that needs more than the defaults. */
   function?: {
+    /** Default ROUTE_TIMEOUT_SECONDS. */
     timeoutSeconds?: number;
     memoryMb?: number;
     /** Requests served at once (reserved concurrency in AWS); default by API (shared/http/bulkheads.ts). */
@@ -162,3 +163,6 @@ export const idempotencyRequired = (maxLength = 255): IdempotencyRule => ({ requ
  * answer; an operation that keeps its own key (a saga) says `operation`.
  */
 export const idempotencyOptional = (maxLength = 255, keptBy: IdempotencyRule['keptBy'] = 'answer'): IdempotencyRule => ({ required: false, minLength: 1, maxLength, keptBy });
+
+/** A route function's timeout unless it names one (the stacks and the embedded gateway both use it: its invocations' deadline). */
+export const ROUTE_TIMEOUT_SECONDS = 10;

@@ -4,6 +4,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Context } from 'aws-lambda';
 import { powertoolsLogger } from './log';
 import { metricsEnabled, powertoolsMetrics } from './metrics';
+import { withInvocationDeadline } from './retry';
 
 /**
  * Powertools' own middy middlewares, on every function (HTTP routes through shared/http/handler.ts,
@@ -42,7 +43,10 @@ export function observability<E, R, I extends Record<string, unknown> = any>(): 
   };
 }
 
-/** A worker (queue, stream, schedule) as a middy handler with Powertools' middlewares. */
+/**
+ * A worker (queue, stream, schedule) as a middy handler with Powertools' middlewares, its retries
+ * bounded by the invocation's deadline (./retry.ts).
+ */
 export function observed<E, R>(handler: (event: E, context: Context) => Promise<R>): middy.MiddyfiedHandler<E, R, Error, Context> {
-  return middy<E, R, Error, Context>(handler).use(observability<E, R>());
+  return middy<E, R, Error, Context>((event: E, context: Context) => withInvocationDeadline(context, () => handler(event, context))).use(observability<E, R>());
 }

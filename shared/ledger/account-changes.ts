@@ -1,6 +1,7 @@
 import type { TransactItem } from '../aws/dynamodb';
 import { ConditionsFailed, getItem, transact } from '../aws/store';
 import { AppError } from '../kernel/errors';
+import { POLICIES, retrying } from '../kernel/retry';
 import type { LedgerContext } from './context';
 import { accountItem, getAccount } from './accounts';
 import { ledgerKeys } from './keys';
@@ -15,11 +16,8 @@ import { newShardItems, readShards, sweepShards } from './shards';
 
 type Patch = { floor?: number | null; status?: 'active' | 'frozen' | 'closed'; shards?: number };
 
-/** A read that a concurrent change made stale is read again, at most this many times. */
-const ATTEMPTS = 3;
-
 export async function updateAccount(context: LedgerContext, consumerId: string, ledgerId: string, accountId: string, patch: Patch): Promise<Account> {
-  for (let attempt = 1; ; attempt += 1) {
+  return retrying(POLICIES.contended, async () => {
     const current = await accountItem(context, consumerId, ledgerId, accountId);
     if (current.status === 'closed') throw new AppError('account_closed', 'A closed account cannot change.');
     const shards = shardsOf(current);
@@ -34,14 +32,22 @@ export async function updateAccount(context: LedgerContext, consumerId: string, 
     const change = changeItems(context, ledgerId, current, patch, present, now);
     try {
       await transact(context.deps, change.items);
-      return await getAccount(context, consumerId, ledgerId, accountId);
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
       const refusal = await refusalOf(context, accountId, patch, current, error, change.creations);
-      if (refusal) throw refusal;
-      if (attempt >= ATTEMPTS) throw new AppError('service_unavailable', 'The account kept changing under this request; retry it.');
+      throw refusal ?? new StaleAccount();
     }
-  }
+    return getAccount(context, consumerId, ledgerId, accountId);
+  }, {
+    retryable: (error) => error instanceof StaleAccount,
+    exhausted: () => new AppError('service_unavailable', 'The account kept changing under this request; retry it.'),
+    timing: context.deps,
+  });
+}
+
+/** The read a change was built on went stale (a concurrent change): read again. */
+class StaleAccount extends Error {
+  override readonly name = 'StaleAccount';
 }
 
 /**

@@ -1,13 +1,13 @@
 import { ThrottlingException, TransactionCanceledException, TransactionConflictException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, documentClientOf, dynamoDbClient, localDatabaseCredentials, type DocumentClient } from '../../shared/aws/dynamodb';
-import { SDK_MAX_ATTEMPTS } from '../../shared/aws/clients';
 import { LOCAL_REGION } from '../../local/dynamodb';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { getItem, getItems, putItem, putItems, transact, TRANSACT_ATTEMPTS } from '../../shared/aws/store';
 import type { Principal } from '../../shared/http/principal';
 import { systemClock } from '../../shared/kernel/clock';
-import { AppError } from '../../shared/kernel/errors';
+import { AppError, problemBody } from '../../shared/kernel/errors';
+import { withDeadline } from '../../shared/kernel/retry';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { createConsumerStore } from '../../shared/ledger/consumers';
 import { createGrant, revokeGrant } from '../../shared/wallet/console/grants';
@@ -27,10 +27,10 @@ import { storedEvents } from '../support/events';
  * transactions and never cancels one for a conflict or throttles it, as the real service does
  * under contention, so a wrapper makes the next TransactWriteItems fail that way before it is sent.
  * Each caller must retry, succeed, and write everything exactly once. The wrapper sits above the
- * SDK client, where the store meets answers the SDK took as final (shared/aws/clients.ts): a
- * cancellation (for a conflict, or for throttling of one of its items) and a single write refused
- * for a conflict. A request throttled as a whole is the SDK's to retry: the last tests here hold
- * that split, with the throttle injected below the SDK's retries.
+ * SDK client: a cancellation (for a conflict, or for throttling of one of its items) and a single
+ * write refused for a conflict. The store retries every DynamoDB request and the SDK client sends
+ * each once (shared/aws/clients.ts): the later tests hold that split, with throttling, lost
+ * answers and conflicts injected below the SDK's retry step, counting the requests sent.
  */
 
 type Failure = 'conflict' | 'throttle';
@@ -204,41 +204,63 @@ function refusedBelowTheSdk(client: DynamoDBClient, refusals: readonly (keyof ty
   return { requests: () => requests };
 }
 
-describe('who retries what (shared/aws/clients.ts)', () => {
+describe('who retries what (shared/aws/clients.ts): the store, each request sent at most TRANSACT_ATTEMPTS times', () => {
   let f: Awaited<ReturnType<typeof ledgerFixture>>;
   beforeAll(async () => {
     f = await ledgerFixture();
   });
   const sdkClient = () => dynamoDbClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: localDatabaseCredentials(f.table) });
 
-  it('the SDK retries a request DynamoDB throttled as a whole, with the platform settings, and the transaction is written once', async () => {
+  it('retries a request DynamoDB throttled as a whole in the store, the SDK sending it once each time, and the transaction is written once', async () => {
     const client = sdkClient();
-    const throttled = refusedBelowTheSdk(client, Array<'throttle'>(SDK_MAX_ATTEMPTS - 1).fill('throttle'));
+    const throttled = refusedBelowTheSdk(client, ['throttle', 'throttle']);
     const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
 
-    const { attempts } = await transact({ client: documentClientOf(client) }, [{ Update: { TableName: f.table, Key: key, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } } }]);
+    const { attempts } = await transact({ client: documentClientOf(client), sleep: async () => undefined }, [{ Update: { TableName: f.table, Key: key, UpdateExpression: 'ADD n :one', ExpressionAttributeValues: { ':one': 1 } } }]);
 
-    expect(attempts).toBe(1); // one send of the store's
-    expect(throttled.requests()).toBe(SDK_MAX_ATTEMPTS); // the SDK's attempts within it
+    expect(attempts).toBe(3);
+    expect(throttled.requests()).toBe(3); // no retries of the SDK's inside the store's
     expect(await getItem({ client: f.client, table: f.table }, key)).toMatchObject({ n: 1 });
   });
 
-  it('answers a request still throttled after the SDK\'s attempts with 503, without a retry of its own', async () => {
+  it('sends a write throttled without end at most TRANSACT_ATTEMPTS times, then answers 503 service_unavailable, retryable', async () => {
     const client = sdkClient();
-    const throttled = refusedBelowTheSdk(client, Array<'throttle'>(2 * SDK_MAX_ATTEMPTS).fill('throttle'));
+    const throttled = refusedBelowTheSdk(client, Array<'throttle'>(4 * TRANSACT_ATTEMPTS).fill('throttle'));
     const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
 
     const transaction = await transact({ client: documentClientOf(client), sleep: async () => undefined }, [{ Put: { TableName: f.table, Item: { ...key, n: 1 } } }]).catch((e: unknown) => e);
     expect(transaction).toMatchObject({ code: 'service_unavailable', status: 503 });
-    expect(throttled.requests()).toBe(SDK_MAX_ATTEMPTS);
+    expect(problemBody(transaction, 'r').retryable).toBe(true);
+    expect(throttled.requests()).toBe(TRANSACT_ATTEMPTS);
 
     const single = await putItem({ client: documentClientOf(client), table: f.table, sleep: async () => undefined }, { ...key, n: 2 }).catch((e: unknown) => e);
     expect(single).toMatchObject({ code: 'service_unavailable', status: 503 });
-    expect(throttled.requests()).toBe(2 * SDK_MAX_ATTEMPTS);
+    expect(throttled.requests()).toBe(2 * TRANSACT_ATTEMPTS);
+
+    const read = await getItem({ client: documentClientOf(client), table: f.table, sleep: async () => undefined }, key).catch((e: unknown) => e);
+    expect(read).toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect(throttled.requests()).toBe(3 * TRANSACT_ATTEMPTS);
     expect(await getItem({ client: f.client, table: f.table }, key)).toBeUndefined();
   });
 
-  it('answers a request that never got an answer after the SDK\'s attempts (a timeout, a dropped connection) with 503, not 500', async () => {
+  it('stops at the request\'s deadline before its attempts run out, with 503 service_unavailable', async () => {
+    const client = sdkClient();
+    const throttled = refusedBelowTheSdk(client, Array<'throttle'>(TRANSACT_ATTEMPTS).fill('throttle'));
+    const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
+    // A clock of the test's: each backoff moves it by what was slept, and the deadline is 1 s away on it.
+    let now = 0;
+    const timing = { sleep: async (ms: number) => void (now += ms), retryTiming: { now: () => now, random: () => 1 } };
+
+    const error = await withDeadline(1_000, () => transact({ client: documentClientOf(client), ...timing }, [{ Put: { TableName: f.table, Item: { ...key, n: 1 } } }])).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ code: 'service_unavailable', status: 503 });
+    // Throttled: backoffs from the overloaded base, at their ceiling (200, 400 ms), bring it to 600; the next (800) would pass the deadline: three sends.
+    expect(throttled.requests()).toBe(3);
+    expect(now).toBe(600);
+    expect(await getItem({ client: f.client, table: f.table }, key)).toBeUndefined();
+  });
+
+  it('answers a request that never got an answer after the store\'s attempts (a timeout, a dropped connection) with 503, not 500', async () => {
     const client = sdkClient();
     let requests = 0;
     client.middlewareStack.add(
@@ -251,10 +273,10 @@ describe('who retries what (shared/aws/clients.ts)', () => {
     const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
     const lost = await putItem({ client: documentClientOf(client), table: f.table, sleep: async () => undefined }, { ...key, n: 1 }).catch((e: unknown) => e);
     expect(lost).toMatchObject({ code: 'service_unavailable', status: 503 });
-    expect(requests).toBe(SDK_MAX_ATTEMPTS);
+    expect(requests).toBe(TRANSACT_ATTEMPTS);
   });
 
-  it('keeps a transaction\'s ClientRequestToken across the SDK\'s retries, and gives each send of the store its own', async () => {
+  it('keeps a transaction\'s ClientRequestToken when it sends it again after a throttle, and takes a new one after a cancellation', async () => {
     const client = sdkClient();
     const tokens: string[] = [];
     client.middlewareStack.add(
@@ -265,13 +287,13 @@ describe('who retries what (shared/aws/clients.ts)', () => {
       },
       { step: 'finalizeRequest', priority: 'low', name: 'recordTokens' },
     );
-    // Throttled (the SDK sends again), then cancelled for a conflict (the store sends again).
+    // Throttled (sent again, same transaction), then cancelled for a conflict (nothing written: a new transaction).
     refusedBelowTheSdk(client, ['throttle', 'conflict']);
     const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
 
     const { attempts } = await transact({ client: documentClientOf(client), sleep: async () => undefined }, [{ Put: { TableName: f.table, Item: { ...key, n: 1 } } }]);
 
-    expect(attempts).toBe(2);
+    expect(attempts).toBe(3);
     expect(tokens).toHaveLength(3);
     expect(tokens[0]).toMatch(/^[0-9a-f-]{36}$/);
     expect(tokens[1]).toBe(tokens[0]);
@@ -279,7 +301,7 @@ describe('who retries what (shared/aws/clients.ts)', () => {
     expect(await getItem({ client: f.client, table: f.table }, key)).toMatchObject({ n: 1 });
   });
 
-  it('does not retry a cancellation the SDK hands over for anything but conflicts and item throttling', async () => {
+  it('answers 503 when a request stays throttled above the SDK client too', async () => {
     const wrapper = flaky(f.client);
     const key = { pk: `STORE_TEST#${uuidv7()}`, sk: 'ITEM' };
     const refused: DocumentClient = {
@@ -291,6 +313,88 @@ describe('who retries what (shared/aws/clients.ts)', () => {
       },
     };
     await expect(transact({ client: refused, sleep: async () => undefined }, [{ Put: { TableName: f.table, Item: { ...key, n: 1 } } }])).rejects.toMatchObject({ code: 'service_unavailable' });
+  });
+});
+
+describe('a posting under sustained throttling (the real SDK client on DynamoDB Local, failures injected below its retry step)', () => {
+  /** Every TransactWriteItems the client sends, counted; `mode` says what DynamoDB answers it. */
+  function faultyLedgerClient() {
+    const sdk = dynamoDbClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: localDatabaseCredentials('faulty-LedgerTable') });
+    const state = { mode: 'answer' as 'answer' | 'throttle' | 'lose-after-commit', sends: 0 };
+    sdk.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+        state.sends += 1;
+        if (state.mode === 'throttle') {
+          const body = JSON.stringify(REFUSALS.throttle);
+          return { response: { statusCode: 400, reason: 'Bad Request', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'refused' }, body: Readable.from([Buffer.from(body)]) } } as never;
+        }
+        const answered = await next(args);
+        if (state.mode === 'lose-after-commit') {
+          // Committed, and the answer lost on the way back: once.
+          state.mode = 'answer';
+          throw Object.assign(new Error('socket hang up'), { name: 'TimeoutError', code: 'ECONNRESET' });
+        }
+        return answered;
+      },
+      { step: 'deserialize', priority: 'low', name: 'faultyLedger' },
+    );
+    return { client: documentClientOf(sdk), state };
+  }
+
+  it('sends it at most TRANSACT_ATTEMPTS times, answers 503 retryable, and the retry with the same key moves the money once', async () => {
+    const faulty = faultyLedgerClient();
+    const f = await ledgerFixture({ wrap: () => faulty.client });
+    const [source, sink] = [await f.open({ floor: null }), await f.open()];
+    const key = uuidv7();
+    faulty.state.sends = 0;
+    faulty.state.mode = 'throttle';
+
+    const refused = await f.transfer(source.id, sink.id, 250, {}, key).catch((e: unknown) => e);
+
+    expect(refused).toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect(problemBody(refused, 'r').retryable).toBe(true);
+    expect(faulty.state.sends).toBe(TRANSACT_ATTEMPTS);
+    expect(await f.balance(sink.id)).toMatchObject({ posted: 0 });
+
+    faulty.state.mode = 'answer';
+    const posted = await f.transfer(source.id, sink.id, 250, {}, key);
+    const again = await f.transfer(source.id, sink.id, 250, {}, key);
+
+    expect(posted.status).toBe(201);
+    expect(again.body).toBe(posted.body);
+    expect(await f.balance(sink.id)).toMatchObject({ posted: 250 });
+    expect((await f.service.listEntries(f.consumerId, f.ledgerId, sink.id, undefined, 10)).data).toHaveLength(1);
+  });
+
+  it('stops at the request\'s deadline: one send when no time is left for a backoff, 503, nothing posted', async () => {
+    const faulty = faultyLedgerClient();
+    const f = await ledgerFixture({ wrap: () => faulty.client });
+    const [source, sink] = [await f.open({ floor: null }), await f.open()];
+    faulty.state.sends = 0;
+    faulty.state.mode = 'throttle';
+
+    const refused = await withDeadline(performance.now(), () => f.transfer(source.id, sink.id, 250)).catch((e: unknown) => e);
+
+    expect(refused).toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect(faulty.state.sends).toBe(1);
+    expect(await f.balance(sink.id)).toMatchObject({ posted: 0 });
+  });
+
+  it('sends a posting whose answer was lost again and moves the money once', async () => {
+    const faulty = faultyLedgerClient();
+    const f = await ledgerFixture({ wrap: () => faulty.client });
+    const [source, sink] = [await f.open({ floor: null }), await f.open()];
+    faulty.state.sends = 0;
+    faulty.state.mode = 'lose-after-commit';
+
+    const posted = await f.transfer(source.id, sink.id, 250);
+
+    expect(posted.status).toBe(201);
+    expect(faulty.state.sends).toBe(2);
+    expect(await f.balance(sink.id)).toMatchObject({ posted: 250 });
+    expect(await f.balance(source.id)).toMatchObject({ posted: -250 });
+    expect((await f.service.listEntries(f.consumerId, f.ledgerId, sink.id, undefined, 10)).data).toHaveLength(1);
   });
 });
 

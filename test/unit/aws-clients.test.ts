@@ -6,7 +6,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { mockClient } from 'aws-sdk-client-mock';
 import { jwtVerify } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SDK_MAX_ATTEMPTS } from '../../shared/aws/clients';
+import { DYNAMODB_SDK_ATTEMPTS, SDK_MAX_ATTEMPTS } from '../../shared/aws/clients';
 import { eventBridgeTransport } from '../../shared/aws/bus';
 import { sqsTransport } from '../../shared/aws/queue';
 import type { BusEvent } from '../../shared/aws/transport';
@@ -45,7 +45,7 @@ afterEach(() => {
 });
 
 describe('the SDK clients', () => {
-  it('are built with the platform settings: the region configured, adaptive retries, the one attempt count', async () => {
+  it('are built with the platform settings: the region configured, the SDK\'s adaptive retries, and one standard send per DynamoDB request (the store retries)', async () => {
     vi.stubEnv('AWS_REGION', 'eu-west-1');
     vi.resetModules();
     const built = [
@@ -57,10 +57,11 @@ describe('the SDK clients', () => {
     ];
     // A resolved setting is a value or a provider of it.
     const value = async (setting: unknown) => (typeof setting === 'function' ? await (setting as () => Promise<unknown>)() : setting);
-    for (const client of built) {
+    for (const [index, client] of built.entries()) {
       expect(await value(client.config.region)).toBe('eu-west-1');
-      expect(await value(client.config.maxAttempts)).toBe(SDK_MAX_ATTEMPTS);
-      expect(await value(client.config.retryMode)).toBe('adaptive');
+      // DynamoDB's requests are retried by the store alone (shared/kernel/retry.ts): its client sends each once.
+      expect(await value(client.config.maxAttempts)).toBe(index === built.length - 1 ? DYNAMODB_SDK_ATTEMPTS : SDK_MAX_ATTEMPTS);
+      expect(await value(client.config.retryMode)).toBe(index === built.length - 1 ? 'standard' : 'adaptive');
       client.destroy();
     }
   });

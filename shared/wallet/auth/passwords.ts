@@ -95,6 +95,7 @@ export class PasswordWork {
     }
     if (this.full()) throw busy();
     const sample = this.recentMs[Math.floor(Math.random() * this.recentMs.length)]!;
+    // eslint-disable-next-line no-restricted-syntax -- a pause as long as a verification, not a retry.
     await new Promise((resolve) => setTimeout(resolve, sample));
   }
 

@@ -10,6 +10,7 @@ import { ledgerKeyOf, operationNamed, type CreatesCommit, type OperationPlan } f
 import { asRefusal, asTransient, inFlight } from './refusals';
 import { METRIC, recordMetric } from '../../kernel/metrics';
 import { faultPoint } from './faults';
+import { POLICIES, retrying } from '../../kernel/retry';
 
 /**
  * Money-moving operations as sagas of idempotent steps (DESIGN.md "Money moves"):
@@ -26,9 +27,6 @@ import { faultPoint } from './faults';
  * first try pinned. Once the ledger has posted, nothing is answered as a refusal: the commit lands
  * or the key stays started for the next try (docs/decisions.md "Money paths").
  */
-
-/** How many times a fresh-commit operation rebuilds its commit after a stale read. */
-const FRESH_COMMIT_ATTEMPTS = 20;
 
 /** Hooks for tests that prove crash safety; production code never sets them. */
 export interface SagaFaults {
@@ -200,7 +198,7 @@ async function resumeToAnswer(runtime: WalletDeps, tenantId: string, idempotency
       throw asTransient(error);
     }
   };
-  for (let attempt = 1; ; attempt += 1) {
+  const commitAttempt = async (): Promise<Outcome> => {
     const result = await commitOnce();
     await faultPoint(record.operation, 'beforeCommit');
     if (options.creates && result.items.length > 0) {
@@ -237,19 +235,30 @@ async function resumeToAnswer(runtime: WalletDeps, tenantId: string, idempotency
       return { status: result.status, body, replayed: false };
     } catch (error) {
       if (!(error instanceof ConditionsFailed)) throw error;
-      const keyFailed = error.indexes.includes(result.items.length);
-      if (!keyFailed && plan?.freshCommit && attempt < FRESH_COMMIT_ATTEMPTS) {
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
-        continue;
-      }
-      // A twin committed first: its answer is the answer.
-      const winner = await readRecord(runtime, tenantId, idempotencyKey);
-      if (winner?.state === 'completed') return { status: winner.status_code!, body: winner.body!, replayed: true };
-      // Another item's condition failed under a twin still committing: the retry will see its answer.
-      throw inFlight();
+      // Not the key's condition, under a fresh-commit plan: it read something another writer changed since, so the commit is built again.
+      throw new CommitLost(!error.indexes.includes(result.items.length) && plan?.freshCommit === true);
     }
+  };
+  try {
+    return await retrying(POLICIES.contended, commitAttempt, { retryable: (error) => error instanceof CommitLost && error.rebuild, exhausted: (error) => error as CommitLost });
+  } catch (error) {
+    if (!(error instanceof CommitLost)) throw error;
+    // A twin committed first: its answer is the answer.
+    const winner = await readRecord(runtime, tenantId, idempotencyKey);
+    if (winner?.state === 'completed') return { status: winner.status_code!, body: winner.body!, replayed: true };
+    // Another item's condition failed under a twin still committing: the retry will see its answer.
+    throw inFlight();
   }
 }
+
+/** The commit's conditions failed; `rebuild`: a fresh-commit operation's, lost to a change of what it read. */
+class CommitLost extends Error {
+  constructor(readonly rebuild: boolean) {
+    super('the commit lost to a concurrent change');
+    this.name = 'CommitLost';
+  }
+}
+
 
 /**
  * A `creates` commit: its Puts of new items in one batch, their create-once conditions left out

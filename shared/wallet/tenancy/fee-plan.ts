@@ -7,10 +7,9 @@ import { feePlanOf, publicFeePlan, type PublicFeePlan } from './fees';
 import type { FeePlanChange } from './fee-schemas';
 import { getTenantRecord } from './tenants';
 import { ConditionsFailed, transact } from '../../aws/store';
+import { POLICIES, retrying } from '../../kernel/retry';
 
 /** Reading and changing a tenant's fee plan (spec part 4 item 13). */
-
-const MAX_ATTEMPTS = 5;
 
 /** Refuses: tenant_not_found. */
 export async function getFeePlan(deps: StoreDeps, tenantId: string): Promise<PublicFeePlan> {
@@ -34,29 +33,28 @@ export async function setFeePlan(deps: StoreDeps, tenantId: string, change: FeeP
     const errors = parsed.error.issues.map((issue) => ({ field: issue.path.join('.') || 'body', message: issue.message }));
     throw new AppError('invalid_request', errors.map((e) => `${e.field}: ${e.message}`).join('; '), { errors });
   }
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+  return retrying(POLICIES.contended, async () => {
     const tenant = await getTenantRecord(deps, tenantId);
     const before = feePlanOf(tenant);
     const after = applyFeePlanChange(before, parsed.data);
     const now = deps.clock.now().toISOString();
-    try {
-      await transact(deps, [
-        {
-          Update: {
-            TableName: deps.table,
-            Key: walletKeys.tenant(tenantId),
-            UpdateExpression: 'SET fees = :fees, commission_mode = :mode, version = :next, updated_at = :now',
-            ConditionExpression: 'version = :version',
-            ExpressionAttributeValues: { ':fees': after.fees, ':mode': after.commission_mode, ':next': tenant.version + 1, ':version': tenant.version, ':now': now },
-          },
+    await transact(deps, [
+      {
+        Update: {
+          TableName: deps.table,
+          Key: walletKeys.tenant(tenantId),
+          UpdateExpression: 'SET fees = :fees, commission_mode = :mode, version = :next, updated_at = :now',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':fees': after.fees, ':mode': after.commission_mode, ':next': tenant.version + 1, ':version': tenant.version, ':now': now },
         },
-        auditItem(deps, { tenantId, actor: context.actor, action: 'fee_plan.set', target: { type: 'fee_plan', id: tenantId }, before: publicFeePlan(before), after: publicFeePlan(after), requestId: context.requestId }),
-        outboxItem(deps, { type: 'fee_plan.set', tenantId, data: { fee_plan: publicFeePlan(after) } }).item,
-      ]);
-      return publicFeePlan(after);
-    } catch (error) {
-      if (!(error instanceof ConditionsFailed) || !error.indexes.includes(0)) throw error;
-    }
-  }
-  throw new AppError('service_unavailable', 'The fee plan is being changed concurrently; retry the request.');
+      },
+      auditItem(deps, { tenantId, actor: context.actor, action: 'fee_plan.set', target: { type: 'fee_plan', id: tenantId }, before: publicFeePlan(before), after: publicFeePlan(after), requestId: context.requestId }),
+      outboxItem(deps, { type: 'fee_plan.set', tenantId, data: { fee_plan: publicFeePlan(after) } }).item,
+    ]);
+    return publicFeePlan(after);
+  }, {
+    // Another change of the plan committed since the read: read again and reapply.
+    retryable: (error) => error instanceof ConditionsFailed && error.indexes.includes(0),
+    exhausted: () => new AppError('service_unavailable', 'The fee plan is being changed concurrently; retry the request.'),
+  });
 }

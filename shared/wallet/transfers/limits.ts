@@ -3,6 +3,7 @@ import { AppError } from '../../kernel/errors';
 import type { Actor, StoreDeps } from '../deps';
 import { auditItem } from '../tenancy/audit';
 import { ConditionsFailed, getItem, transact } from '../../aws/store';
+import { POLICIES, retrying } from '../../kernel/retry';
 import { getUserRecord } from '../tenancy/users';
 import { transferKeys } from './keys';
 
@@ -34,8 +35,6 @@ export interface UserLimits {
 }
 
 export const NO_LIMITS: Limits = Object.freeze({ p2p: Object.freeze({ daily_max: null, monthly_max: null }) });
-
-const MAX_ATTEMPTS = 5;
 
 /** The tenant's limits (none set: no limits). */
 export async function getLimits(deps: StoreDeps, tenantId: string): Promise<Limits> {
@@ -141,27 +140,25 @@ async function versionedPut(
   fields: Record<string, unknown>,
   auditFor: (before: Record<string, unknown> | undefined) => ReturnType<typeof auditItem>,
 ): Promise<void> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt += 1) {
+  await retrying(POLICIES.contended, async () => {
     const before = await getItem(deps, key);
     const version = before ? decodeVersion(before).version : 0;
-    try {
-      await transact(deps, [
-        {
-          Put: {
-            TableName: deps.table,
-            Item: { ...key, ...fields, version: version + 1, updated_at: deps.clock.now().toISOString() },
-            ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :version',
-            ...(version === 0 ? {} : { ExpressionAttributeValues: { ':version': version } }),
-          },
+    await transact(deps, [
+      {
+        Put: {
+          TableName: deps.table,
+          Item: { ...key, ...fields, version: version + 1, updated_at: deps.clock.now().toISOString() },
+          ConditionExpression: version === 0 ? 'attribute_not_exists(pk)' : 'version = :version',
+          ...(version === 0 ? {} : { ExpressionAttributeValues: { ':version': version } }),
         },
-        auditFor(before),
-      ]);
-      return;
-    } catch (error) {
-      if (!(error instanceof ConditionsFailed) || !error.indexes.includes(0)) throw error;
-    }
-  }
-  throw new AppError('service_unavailable', 'The limits are being changed concurrently; retry the request.');
+      },
+      auditFor(before),
+    ]);
+  }, {
+    // Changed since the read: read again.
+    retryable: (error) => error instanceof ConditionsFailed && error.indexes.includes(0),
+    exhausted: () => new AppError('service_unavailable', 'The limits are being changed concurrently; retry the request.'),
+  });
 }
 
 const windowOf = (value: Partial<WindowLimits>): WindowLimits => ({ daily_max: value.daily_max ?? null, monthly_max: value.monthly_max ?? null });

@@ -8,6 +8,7 @@ import type { EventEnvelope } from '../../events/outbox';
 import { auditItem } from '../tenancy/audit';
 import type { Actor, StoreDeps } from '../deps';
 import { ConditionsFailed, getItem, queryAll, queryPage, transact, type Page } from '../../aws/store';
+import { POLICIES, retrying } from '../../kernel/retry';
 import { webhookKeys, type Owner } from './keys';
 import { endpointReceives } from './matching';
 import type { Endpoint, EndpointCreate, EndpointPatch, EndpointWithSecret } from './schemas';
@@ -232,9 +233,6 @@ export async function getEndpoint(deps: StoreDeps, owner: Owner, endpointId: str
   return publicEndpoint(await liveEndpointOf(deps, owner, endpointId));
 }
 
-/** How many times a change is built again over a concurrent change of the same endpoint. */
-const UPDATE_ATTEMPTS = 5;
-
 /**
  * Changes a live endpoint's url, filters or description, audited in the same transaction. A new
  * url passes the checks of creation for the endpoint's own mode (a sandbox endpoint stays one).
@@ -242,7 +240,7 @@ const UPDATE_ATTEMPTS = 5;
  * invalid_request (the url), not_found (unknown, another owner's, deleted).
  */
 export async function updateEndpoint(deps: StoreDeps, owner: Owner, endpointId: string, patch: EndpointPatch, context: { actor: Actor; requestId: string }): Promise<Endpoint> {
-  for (let attempt = 1; ; attempt += 1) {
+  return retrying(POLICIES.contended, async () => {
     const before = await liveEndpointOf(deps, owner, endpointId);
     const after: EndpointRecord = { ...before, updated_at: deps.clock.now().toISOString() };
     if (patch.url !== undefined) {
@@ -252,34 +250,33 @@ export async function updateEndpoint(deps: StoreDeps, owner: Owner, endpointId: 
     }
     if (patch.event_filters !== undefined) after.event_filters = patch.event_filters === null ? null : [...new Set(patch.event_filters)];
     if (patch.description !== undefined) after.description = patch.description;
-    try {
-      await transact(deps, [
-        {
-          Update: {
-            TableName: deps.table,
-            Key: webhookKeys.endpoint(endpointId),
-            UpdateExpression: 'SET #url = :url, event_filters = :filters, description = :description, updated_at = :now',
-            ConditionExpression: '#status IN (:active, :disabled) AND updated_at = :seen',
-            ExpressionAttributeNames: { '#url': 'url', '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':url': after.url,
-              ':filters': after.event_filters,
-              ':description': after.description,
-              ':now': after.updated_at,
-              ':seen': before.updated_at,
-              ':active': 'active',
-              ':disabled': 'disabled',
-            },
+    await transact(deps, [
+      {
+        Update: {
+          TableName: deps.table,
+          Key: webhookKeys.endpoint(endpointId),
+          UpdateExpression: 'SET #url = :url, event_filters = :filters, description = :description, updated_at = :now',
+          ConditionExpression: '#status IN (:active, :disabled) AND updated_at = :seen',
+          ExpressionAttributeNames: { '#url': 'url', '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':url': after.url,
+            ':filters': after.event_filters,
+            ':description': after.description,
+            ':now': after.updated_at,
+            ':seen': before.updated_at,
+            ':active': 'active',
+            ':disabled': 'disabled',
           },
         },
-        endpointAudit(deps, { actor: context.actor, action: 'update', before, after, requestId: context.requestId }),
-      ]);
-      return publicEndpoint(after);
-    } catch (error) {
-      // Changed (or deleted) meanwhile: read it again; a deleted one is not_found.
-      if (!(error instanceof ConditionsFailed && error.indexes.includes(0)) || attempt >= UPDATE_ATTEMPTS) throw error;
-    }
-  }
+      },
+      endpointAudit(deps, { actor: context.actor, action: 'update', before, after, requestId: context.requestId }),
+    ]);
+    return publicEndpoint(after);
+  }, {
+    // Changed (or deleted) meanwhile: read it again; a deleted one is not_found.
+    retryable: (error) => error instanceof ConditionsFailed && error.indexes.includes(0),
+    exhausted: () => new AppError('service_unavailable', 'The webhook endpoint kept changing under this request; retry it.'),
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { epochSeconds } from '../../kernel/clock';
 import { codec, int, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
+import { POLICIES, retrying } from '../../kernel/retry';
 import type { TransactItem } from '../../aws/dynamodb';
 import { ConditionsFailed, getItem, transact, updateItem, isConditionalCheckFailed } from '../../aws/store';
 import type { StoreDeps } from '../deps';
@@ -38,8 +39,10 @@ async function readChain(deps: StoreDeps, chainKey: { pk: string; sk: string }):
   return item && toChainRecord(item);
 }
 
-/** A link's write lost to a concurrent change this many times in a row: give up the request. */
-const LINK_ATTEMPTS = 8;
+/** A link's write lost to a concurrent change (the chain moved, or the predecessor ended): made again with what changed. */
+class LinkRaced extends Error {
+  override readonly name = 'LinkRaced';
+}
 
 /**
  * Arms `due` (oldest first, each skipped or failed when read) as the tail of the endpoint's chain.
@@ -53,15 +56,14 @@ export async function armChain(deps: StoreDeps, endpointId: string, due: readonl
   for (const delivery of due) {
     // A predecessor that is this very delivery has ended (it is armable again): nothing to await.
     let waitFor = chain && chain.tail !== delivery.pk ? chain.tail : undefined;
-    for (let attempt = 1; ; attempt += 1) {
+    await retrying(POLICIES.contended, async () => {
       const outcome = await armLink(deps, chainKey, delivery, chain, waitFor);
       if (outcome === 'armed') {
         chain = { tail: delivery.pk, version: (chain?.version ?? 0) + 1 };
         armed += 1;
-        break;
+        return;
       }
-      if (outcome === 'taken') break;
-      if (attempt >= LINK_ATTEMPTS) throw new AppError('service_unavailable', 'Webhook recoveries of this endpoint kept racing; retry the request.');
+      if (outcome === 'taken') return;
       if (outcome === 'chain_moved') {
         chain = await readChain(deps, chainKey);
         waitFor = chain && chain.tail !== delivery.pk ? chain.tail : undefined;
@@ -69,7 +71,11 @@ export async function armChain(deps: StoreDeps, endpointId: string, due: readonl
         // The predecessor ended before the link was made: nothing left to await.
         waitFor = undefined;
       }
-    }
+      throw new LinkRaced();
+    }, {
+      retryable: (error) => error instanceof LinkRaced,
+      exhausted: () => new AppError('service_unavailable', 'Webhook recoveries of this endpoint kept racing; retry the request.'),
+    });
   }
   return armed;
 }
