@@ -7,15 +7,17 @@
  * wallet user token, or a scheduled event), against DynamoDB Local; the CPU of the import and of
  * the first invocation are read around each, medians over BENCH_RUNS processes (default 5), the
  * functions interleaved. The answers are realistic but small: a transfer that does not exist
- * (404 after the token check, the route's validation and a `GetItem`), a user's listing and a user
- * that the tenant does not have (404 after the same and a read), the shard sweep over a ledger
- * without sharded accounts.
+ * (404 after the token check, the route's validation and a `GetItem`), a user the tenant does not
+ * have (404 after the same and a read), the payment holds' expiry with none due (a `Query`), the
+ * shard sweep over a ledger without sharded accounts.
  *
  * `BENCH_FUNCTIONS=transfers/get-transfer,...` picks the functions (names from FUNCTIONS below).
+ * `BENCH_BUNDLES=<dist>,<dist>` times bundles already built (`npm run build` of two trees, say)
+ * instead of this tree's, interleaved with each other: a change compared with the tree before it.
  */
 import '../local/sdk-node-warning';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -23,7 +25,7 @@ import { promisify } from 'node:util';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from '../local/dynamodb';
 import { generateSigningKey } from '../local/signing-keys';
 import { ensureTables, localDatabases } from '../local/tables';
-import { bundle } from '../scripts/bundle';
+import { bundle, repoRoot } from '../scripts/bundle';
 import { median, round } from '../scripts/cold-imports';
 import { benchSetting } from './measure';
 
@@ -56,14 +58,16 @@ function apiEvent(method: string, path: string, resource: string, pathParameters
   };
 }
 
+const scheduled = () => ({ 'detail-type': 'Scheduled Event', source: 'aws.events', detail: {}, time: new Date().toISOString() });
+
 const FUNCTIONS: readonly Subject[] = [
   {
     handler: 'transfers/get-transfer',
     event: (token) => apiEvent('GET', '/v1/transfers/01900000-0000-7000-8000-0000000000ff', '/v1/transfers/{transferId}', { transferId: '01900000-0000-7000-8000-0000000000ff' }, token),
   },
-  { handler: 'transfers/list-transfers', event: (token) => apiEvent('GET', '/v1/transfers', '/v1/transfers', null, token) },
   { handler: 'tenancy/get-user', event: (token) => apiEvent('GET', `/v1/users/${USER}`, '/v1/users/{userId}', { userId: USER }, token) },
-  { handler: 'ledger/sweep-shards', event: () => ({ 'detail-type': 'Scheduled Event', source: 'aws.events', detail: {}, time: new Date().toISOString() }) },
+  { handler: 'payments/expire-holds', event: scheduled },
+  { handler: 'ledger/sweep-shards', event: scheduled },
 ];
 
 /** Run in the child: import argv[1], invoke its handler once with EVENT, print the CPU of each. */
@@ -112,32 +116,40 @@ try {
   const signer = await createLocalSigner(parseSigningKeys(signingKeys));
   const { token } = await mintWalletToken(signer, { use: 'user', subject: USER, scopes: [...TENANT_SCOPES], ttlSeconds: 3600, claims: { tenant_id: TENANT, env: 'live' } });
 
-  await bundle({ outdir, entries: subjects.map((subject) => subject.handler) });
-  const samples = new Map(subjects.map((subject) => [subject.handler, [] as { importCpu: number; firstCpu: number; importWall: number; firstWall: number; status: unknown }[]]));
+  const dists = (process.env.BENCH_BUNDLES ?? '').split(',').filter(Boolean);
+  if (dists.length === 0) await bundle({ outdir, entries: subjects.map((subject) => subject.handler) });
+  const builds = dists.length > 0 ? dists : [outdir];
+  const cases = builds.flatMap((dist) => subjects.map((subject) => ({ dist, subject, name: dists.length > 1 ? `${subject.handler} (${dist})` : subject.handler })));
+  const samples = new Map(cases.map((c) => [c.name, [] as { importCpu: number; firstCpu: number; importWall: number; firstWall: number; status: unknown }[]]));
   const loads: number[] = [];
   for (let round = 0; round < runs; round += 1) {
-    for (const subject of subjects) {
-      const file = pathToFileURL(join(outdir, subject.handler, 'index.mjs')).href;
+    for (const { dist, subject, name } of cases) {
+      const file = pathToFileURL(join(dist, subject.handler, 'index.mjs')).href;
       const { stderr } = await run(process.execPath, ['--input-type=module', '-e', PROBE, file], { env: { ...env, BENCH_EVENT: JSON.stringify(subject.event(token)) }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
       const line = stderr.split('\n').find((text) => text.startsWith('BENCH '));
       if (!line) throw new Error(`${subject.handler}: no figures\n${stderr}`);
-      samples.get(subject.handler)!.push(JSON.parse(line.slice('BENCH '.length)));
+      samples.get(name)!.push(JSON.parse(line.slice('BENCH '.length)));
     }
     loads.push(loadavg()[0]!);
   }
 
-  const width = Math.max(...subjects.map((subject) => subject.handler.length));
+  const width = Math.max(...cases.map((c) => c.name.length));
   console.log(`${'function'.padEnd(width)}  ${'import'.padStart(7)}  ${'first'.padStart(7)}  ${'both'.padStart(7)}  answer   (ms of CPU, medians of ${runs})`);
-  const rows = subjects.map((subject) => {
-    const list = samples.get(subject.handler)!;
+  const rows = cases.map(({ name }) => {
+    const list = samples.get(name)!;
     const pick = (key: 'importCpu' | 'firstCpu' | 'importWall' | 'firstWall') => round(median(list.map((sample) => sample[key])));
     const both = round(median(list.map((sample) => sample.importCpu + sample.firstCpu)));
-    const row = { handler: subject.handler, importCpuMs: pick('importCpu'), firstCpuMs: pick('firstCpu'), bothCpuMs: both, importWallMs: pick('importWall'), firstWallMs: pick('firstWall'), answers: [...new Set(list.map((sample) => sample.status))] };
-    console.log(`${subject.handler.padEnd(width)}  ${String(row.importCpuMs).padStart(7)}  ${String(row.firstCpuMs).padStart(7)}  ${String(row.bothCpuMs).padStart(7)}  ${row.answers.join(',')}`);
+    const row = { handler: name, importCpuMs: pick('importCpu'), firstCpuMs: pick('firstCpu'), bothCpuMs: both, importWallMs: pick('importWall'), firstWallMs: pick('firstWall'), answers: [...new Set(list.map((sample) => sample.status))] };
+    console.log(`${name.padEnd(width)}  ${String(row.importCpuMs).padStart(7)}  ${String(row.firstCpuMs).padStart(7)}  ${String(row.bothCpuMs).padStart(7)}  ${row.answers.join(',')}`);
     return row;
   });
-  console.log(`\n${cpus().length} CPUs, Node ${process.version}, 1-minute load average ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)} during the run`);
-  void rows;
+  const load = `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`;
+  console.log(`\n${cpus().length} CPUs, Node ${process.version}, 1-minute load average ${load} during the run`);
+  const dir = join(repoRoot, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `first-request-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify({ machine: { cpus: cpus().length, node: process.version, load }, runs, rows }, null, 2)}\n`);
+  console.log(`-> ${file}`);
 } finally {
   await dynamodb.stop();
   rmSync(outdir, { recursive: true, force: true });
