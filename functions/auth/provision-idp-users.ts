@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { walletRuntime } from '../../shared/runtime/wallet';
+import { walletRuntime } from '../../shared/runtime/wallet-deps';
 import { createFirstContactHandler } from '../../shared/wallet/auth/idp';
 import { observed } from '../../shared/kernel/observability';
 

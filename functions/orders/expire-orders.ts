@@ -1,7 +1,7 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { logger } from '../../shared/kernel/log';
 import { expireOrders } from '../../shared/wallet/orders/cancel';
-import { walletRuntime } from '../../shared/runtime/wallet';
+import { walletRuntime } from '../../shared/runtime/wallet-deps';
 import { observed } from '../../shared/kernel/observability';
 
 /** Scheduled: expires open orders past expires_at and releases their stock (order.expired once). */

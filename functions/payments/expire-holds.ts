@@ -1,7 +1,7 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { logger } from '../../shared/kernel/log';
 import { expireHolds } from '../../shared/wallet/payments/holds';
-import { walletRuntime } from '../../shared/runtime/wallet';
+import { walletRuntime } from '../../shared/runtime/wallet-deps';
 import { observed } from '../../shared/kernel/observability';
 
 /** Scheduled: voids authorizations whose hold has passed (`expired`, payment.expired once). */

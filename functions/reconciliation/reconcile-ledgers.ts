@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { logger } from '../../shared/kernel/log';
-import { walletRuntime } from '../../shared/runtime/wallet';
+import { walletRuntime } from '../../shared/runtime/wallet-deps';
 import { reconcileLedgers } from '../../shared/wallet/reconciliation/reconcile';
 import { observed } from '../../shared/kernel/observability';
 

@@ -1,7 +1,7 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { logger } from '../../shared/kernel/log';
 import { chargeDueSubscriptions } from '../../shared/wallet/subscriptions/billing';
-import { walletRuntime } from '../../shared/runtime/wallet';
+import { walletRuntime } from '../../shared/runtime/wallet-deps';
 import { observed } from '../../shared/kernel/observability';
 
 /** Scheduled: charges every subscription period (or dunning retry) that is due, each try once. */

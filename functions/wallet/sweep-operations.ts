@@ -2,7 +2,7 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { logger } from '../../shared/kernel/log';
 import { operationLoaders } from '../../shared/wallet/saga/registry';
 import { sweepOperations } from '../../shared/wallet/saga/sweeper';
-import { walletRuntime } from '../../shared/runtime/wallet';
+import { walletRuntime } from '../../shared/runtime/wallet-deps';
 import { observed } from '../../shared/kernel/observability';
 
 // Every operation the sweeper can resume, loaded only when a sweep finds one unfinished: its cold

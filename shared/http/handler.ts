@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import type * as z from 'zod';
+import * as z from 'zod';
 import { config } from '../kernel/config';
 import { AppError, type FieldError } from '../kernel/errors';
 import { problemResponse } from './problem';
@@ -367,9 +367,14 @@ function readBody(event: APIGatewayProxyEvent): string {
   return event.isBase64Encoded ? decodeUtf8(bytes) : event.body;
 }
 
+/**
+ * One part of the request through its schema. Through zod's own `z.safeParse`, which every request
+ * of every route calls: zod's module is evaluated at the function's import (Lambda's init), not on
+ * its first request, whatever else the function imports.
+ */
 function validatePart(schema: z.ZodType | undefined, value: unknown, part: string, errors: FieldError[]): unknown {
   if (!schema) return value;
-  const result = schema.safeParse(value);
+  const result = z.safeParse(schema, value);
   if (result.success) return result.data;
   for (const issue of result.error.issues) {
     errors.push({ field: fieldName(part, issue.path), message: issue.message });

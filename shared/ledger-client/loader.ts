@@ -1,9 +1,8 @@
-import * as z from 'zod';
 import { readJsonSecret } from '../aws/secrets';
 import { systemClock, type Clock } from '../kernel/clock';
 import { config } from '../kernel/config';
 import { AppError } from '../kernel/errors';
-import { onFirstUse, retryingOnce } from '../kernel/lazy';
+import { retryingOnce } from '../kernel/lazy';
 import { logger } from '../kernel/log';
 import { httpSend, type HttpSend } from '../http/outbound';
 import { LedgerClient } from './client';
@@ -16,7 +15,12 @@ export interface LedgerCredentials {
   clientSecret: string;
 }
 
-const secretShape = onFirstUse(() => z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) }));
+/** The secret's `{client_id, client_secret}`, both non-empty strings; read once per container (no schema library for two fields). */
+function credentialsOf(value: unknown): LedgerCredentials | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { client_id: clientId, client_secret: clientSecret } = value as Record<string, unknown>;
+  return typeof clientId === 'string' && clientId.length > 0 && typeof clientSecret === 'string' && clientSecret.length > 0 ? { clientId, clientSecret } : undefined;
+}
 
 /**
  * The wallet's ledger client credentials: in AWS the Secrets Manager secret LEDGER_CREDENTIALS_SECRET_ARN
@@ -34,10 +38,10 @@ export async function loadLedgerCredentials(read: (secretId: string) => Promise<
     logger.error('reading the ledger credentials secret failed', { error: error as Error });
     throw new AppError('service_unavailable', 'The ledger credentials cannot be read right now; retry later.');
   }
-  const parsed = secretShape().safeParse(value);
+  const credentials = credentialsOf(value);
   // A deployment error, not a passing one: a 500 with the reason in the log.
-  if (!parsed.success) throw new Error('The ledger credentials secret is not {client_id, client_secret}');
-  return { clientId: parsed.data.client_id, clientSecret: parsed.data.client_secret };
+  if (!credentials) throw new Error('The ledger credentials secret is not {client_id, client_secret}');
+  return credentials;
 }
 
 /** A token endpoint refusal re-reads the credentials, at most this often (a rotated client secret). */

@@ -1,41 +1,25 @@
-import { createDocumentClient } from '../aws/dynamodb';
 import { createHttpHandler, type Authenticator, type HttpResult, type RequestOf } from '../http/handler';
 import type { Principal } from '../http/principal';
 import type { AnyRoute, RouteSource } from '../http/route';
-import { platformClock } from '../kernel/clock';
-import { tableName } from '../kernel/config';
-import { uuidv7 } from '../kernel/ids';
 import { retryingOnce } from '../kernel/lazy';
-import { DeferredLedger, ledgerClientLoader, type LedgerOperations } from '../ledger-client/loader';
 import { createWalletAuthenticator } from '../wallet/auth/credentials';
 import { loadTokenSigner } from '../wallet/auth/tokens';
 import type { WalletDeps } from '../wallet/deps';
+import { provideTokenSigner, walletRuntime } from './wallet-deps';
 import { keepAnswer, type KeptAnswer } from '../wallet/saga/kept-answer';
 import { outcomeResult } from '../http/outcome';
 
 /**
  * The wallet's composition root: what the wallet, auth and console functions share, built once per
  * Lambda container on first use (never at import, so loading a handler needs no configuration):
- * the WalletTable client, the clock and id source, the token signer, the ledger client and the
- * credential hook. Only functions/, local/, scripts, benchmarks and tests import this module.
+ * the services' dependencies (./wallet-deps.ts: the WalletTable client, the clock and id source,
+ * the ledger client), the token signer and the credential hook. Only functions/, local/, scripts,
+ * benchmarks and tests import this module; workers import ./wallet-deps.ts alone.
  */
 
-let runtime: WalletDeps | undefined;
+provideTokenSigner(retryingOnce(() => loadTokenSigner()));
 
-export function walletRuntime(): WalletDeps {
-  if (runtime) return runtime;
-  const client = createDocumentClient();
-  let ledger: LedgerOperations | undefined;
-  runtime = {
-    client,
-    table: tableName('WALLET_TABLE'),
-    clock: platformClock,
-    ids: uuidv7,
-    signer: retryingOnce(() => loadTokenSigner()),
-    ledger: () => (ledger ??= new DeferredLedger(ledgerClientLoader())),
-  };
-  return runtime;
-}
+export { walletRuntime };
 
 export interface WalletCall<R> {
   request: RequestOf<R>;
