@@ -3,8 +3,7 @@ import { platformClock } from '../kernel/clock';
 import { tableName } from '../kernel/config';
 import { uuidv7 } from '../kernel/ids';
 import { DeferredLedger, ledgerClientLoader, type LedgerOperations } from '../ledger-client/loader';
-import type { TokenSigner } from '../wallet/auth/signer';
-import type { WalletDeps } from '../wallet/deps';
+import type { TokenSigner, WalletDeps } from '../wallet/deps';
 
 /**
  * The wallet's services' dependencies, built once per Lambda container on first use (never at
