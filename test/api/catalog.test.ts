@@ -13,7 +13,8 @@ import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
-import { startReceiver, until, type Receiver } from '../integration/webhooks-receiver';
+import { startReceiver, type Receiver } from '../integration/webhooks-receiver';
+import { until } from '../support/time';
 
 /**
  * The catalog over HTTP as a merchant and a shopper use it: clients, offerings with variants,

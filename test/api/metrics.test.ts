@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Platform } from '../../local/platform';
 import { localDocumentClient } from '../../local/dynamodb';
 import type { Principal } from '../../shared/http/principal';
-import { ManualClock, systemClock } from '../../shared/kernel/clock';
+import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import { createTransfer } from '../../shared/wallet/transfers/transfers';
@@ -15,6 +14,7 @@ import { captureEmf } from '../support/emf';
 import { apiClient, expectProblem } from '../support/http';
 import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
+import { walletLedgerClient } from '../support/wallet';
 
 /**
  * `METRICS=stdout`: the handlers the embedded platform runs write CloudWatch EMF lines on stdout
@@ -90,7 +90,7 @@ describe('EMF metrics through the embedded platform (METRICS=stdout)', () => {
 
   it('the sweeper worker, finishing a transfer a crash left after the ledger posting, counts it resumed', async () => {
     const { tenantId, alice, bob } = fixture!;
-    const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+    const ledger = walletLedgerClient(platform);
     // Started long enough ago for the sweeper to take it over (as test/api/transfers.test.ts does).
     const runtime: WalletDeps = {
       client: localDocumentClient(platform.dynamodbEndpoint),
