@@ -6,6 +6,7 @@ import { apiKeyFor, staffAccount, staffToken, TEST_STAFF_PASSWORD } from '../sup
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
 import { pause } from '../support/time';
+import { createTenant } from '../support/tenants';
 
 /**
  * The access log read back: platform staff list the cross-tenant reads and the requests made
@@ -37,7 +38,7 @@ beforeAll(async () => {
   const operator = await staffAccount(platform, { role: 'platform' });
   platformStaffId = operator.id;
   platformStaff = (await api('POST', '/v1/auth/staff_sessions', { body: { email: operator.email, password: operator.password } })).body.token;
-  const tenant = async (name: string) => (await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name, currency: 'USD' } })).body.id as string;
+  const tenant = (name: string) => createTenant(api, platformStaff, name);
   [tenantA, tenantB] = [await tenant('Logged A'), await tenant('Logged B')];
   [adminA, adminB] = [await staffToken(platform, { role: 'partner_admin', tenantId: tenantA }), await staffToken(platform, { role: 'partner_admin', tenantId: tenantB })];
   engineer = await staffAccount(platform, { role: 'vendor_support' });

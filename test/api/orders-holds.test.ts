@@ -14,7 +14,7 @@ import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient } from '../support/http';
 import { startTestPlatform } from '../support/platform';
 import { cancelPlacedOrder, payForOrder, placeOrder, type OrderLine } from '../support/payments';
-import { fundedUsers, type TenantOfTest } from '../support/tenants';
+import { createTenant, fundedUsers, type TenantOfTest } from '../support/tenants';
 import { walletLedgerClient } from '../support/wallet';
 
 /**
@@ -37,7 +37,7 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   base = platform.urls.public;
   const staff = await staffToken(platform, { role: 'platform' });
-  tenantId = (await api('POST', '/v1/tenants', { token: staff, key: uuidv7(), body: { name: 'Holds', currency: 'USD' } })).body.id;
+  tenantId = await createTenant(api, staff, 'Holds');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   tenantOfTest = { platform, api, tenantId, apiKey };
   clientId = (await clientOf(base, apiKey)).id;

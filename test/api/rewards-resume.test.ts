@@ -18,7 +18,7 @@ import { apiClient } from '../support/http';
 import { startTestPlatform } from '../support/platform';
 import { payMerchant, rewardsOf } from '../support/payments';
 import { apiKeyPrincipals } from '../support/services';
-import { balancesOf, fundedUsers, type TenantOfTest } from '../support/tenants';
+import { balancesOf, createTenant, fundedUsers, type TenantOfTest } from '../support/tenants';
 import { walletLedgerClient } from '../support/wallet';
 
 /**
@@ -44,7 +44,7 @@ beforeAll(async () => {
   base = platform.urls.public;
   ledger = walletLedgerClient(platform);
   const staff = await staffToken(platform, { role: 'platform' });
-  tenantId = (await api('POST', '/v1/tenants', { token: staff, key: uuidv7(), body: { name: 'Rewards resumed', currency: 'USD' } })).body.id;
+  tenantId = await createTenant(api, staff, 'Rewards resumed');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   tenantOfTest = { platform, api, tenantId, apiKey };
   const settings = await api('PUT', '/v1/rewards/settings', { token: apiKey, body: { points_commodity: 'PTS', conversion_rate: { points: 100, cash: 5 } } });

@@ -9,7 +9,7 @@ import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
 import { payMerchant, rewardsOf } from '../support/payments';
-import { fundedUsers, type TenantOfTest } from '../support/tenants';
+import { createTenant, fundedUsers, type TenantOfTest } from '../support/tenants';
 import { walletLedgerClient } from '../support/wallet';
 
 /**
@@ -32,7 +32,7 @@ beforeAll(async () => {
   base = platform.urls.public;
   ledger = walletLedgerClient(platform);
   const staff = await staffToken(platform, { role: 'platform' });
-  tenantId = (await api('POST', '/v1/tenants', { token: staff, key: uuidv7(), body: { name: 'Rewards', currency: 'USD' } })).body.id;
+  tenantId = await createTenant(api, staff, 'Rewards');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   tenantOfTest = { platform, api, tenantId, apiKey };
   const settings = await api('PUT', '/v1/rewards/settings', { token: apiKey, body: { points_commodity: 'PTS', conversion_rate: { points: 100, cash: 5 } } });

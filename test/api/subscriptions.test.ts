@@ -17,7 +17,7 @@ import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
-import { balancesOf, fundedUsers, type TenantOfTest } from '../support/tenants';
+import { balancesOf, createTenant, fundedUsers, type TenantOfTest } from '../support/tenants';
 import { walletDeps, walletLedgerClient } from '../support/wallet';
 
 /**
@@ -78,7 +78,7 @@ beforeAll(async () => {
   documents = localDocumentClient(platform.dynamodbEndpoint);
   ledger = walletLedgerClient(platform);
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  tenantId = (await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Subscriptions', currency: 'USD' } })).body.id;
+  tenantId = await createTenant(api, platformStaff, 'Subscriptions');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   tenantOfTest = { platform, api, tenantId, apiKey };
   expect((await api('PUT', '/v1/fee_plan', { token: apiKey, body: { subscription: { bps: 200, flat: 0, min_fee: 0 }, commission: { bps: 500, flat: 0, min_fee: 0 } } })).status).toBe(200);

@@ -8,6 +8,7 @@ import { getUserRecord, createUser } from '../../shared/wallet/tenancy/users';
 import { getTenantRecord, type TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { startTestPlatform } from '../support/platform';
 import { walletLedgerClient } from '../support/wallet';
+import { exchangeClientCredentials } from '../support/consumers';
 
 /**
  * Tenancy services on the embedded platform: the run's DynamoDB Local with tables of this file,
@@ -31,7 +32,7 @@ export async function tenancyFixture() {
 
   /** The wallet consumer's ledgers whose metadata names the tenant (through the ledger API). */
   const ledgersOfTenant = async (tenantId: string): Promise<string[]> => {
-    const token = await clientCredentials(platform);
+    const token = await exchangeClientCredentials(platform, process.env.LEDGER_CLIENT_ID!, process.env.LEDGER_CLIENT_SECRET!);
     const found: string[] = [];
     let cursor: string | null = null;
     do {
@@ -88,16 +89,6 @@ export async function tenancyFixture() {
       await platform.stop();
     },
   };
-}
-
-async function clientCredentials(platform: Platform): Promise<string> {
-  const basic = Buffer.from(`${process.env.LEDGER_CLIENT_ID}:${process.env.LEDGER_CLIENT_SECRET}`).toString('base64');
-  const response = await fetch(platform.issuer.tokenUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
-    body: 'grant_type=client_credentials',
-  });
-  return ((await response.json()) as { access_token: string }).access_token;
 }
 
 export type TenancyFixture = Awaited<ReturnType<typeof tenancyFixture>>;

@@ -21,6 +21,7 @@ import { referenceFee } from '../support/fees';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 import { storedEvents } from '../support/events';
 import { apiKeyPrincipals, refusal } from '../support/services';
+import { exchangeClientCredentials } from '../support/consumers';
 
 type ListEntries = TransfersLedger['listEntries'];
 
@@ -329,13 +330,7 @@ describe('limits', () => {
 
 describe('balances and transactions', () => {
   async function entriesReader(): Promise<ListEntries> {
-    const basic = Buffer.from(`${process.env.LEDGER_CLIENT_ID}:${process.env.LEDGER_CLIENT_SECRET}`).toString('base64');
-    const tokenResponse = await fetch(f.platform.issuer.tokenUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
-      body: 'grant_type=client_credentials',
-    });
-    const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+    const token = await exchangeClientCredentials(f.platform, process.env.LEDGER_CLIENT_ID!, process.env.LEDGER_CLIENT_SECRET!);
     return async (ledgerId, accountId, query) => {
       const params = new URLSearchParams();
       if (query.cursor) params.set('cursor', query.cursor);
