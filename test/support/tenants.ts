@@ -6,8 +6,8 @@ import type { Api } from './http';
 import { fundUser } from './money';
 
 /**
- * Tenants and their users made over HTTP, as an operator and a client would: every call is
- * asserted to succeed, so a test fails where its setup did.
+ * Tenants and their users made over HTTP, as an operator and a client would. The makers assert
+ * that each call succeeded, so a test fails where its setup did; balancesOf answers what came.
  */
 
 /** A new tenant (USD) provisioned by platform staff: POST /v1/tenants. Returns its id. */
