@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
-import { uuidv7 } from '../../shared/kernel/ids';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { clientOf, newVariant, stockMovements } from '../support/catalog';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
+import { createTenant } from '../support/tenants';
 
 /**
  * Stock under concurrency, held like money: 50 changes at once on one variant serialize; the count
@@ -24,8 +24,7 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   base = platform.urls.public;
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  const tenant = await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Stock', currency: 'USD' } });
-  apiKey = await apiKeyFor(platform, tenant.body.id, [...TENANT_SCOPES]);
+  apiKey = await apiKeyFor(platform, await createTenant(api, platformStaff, 'Stock'), [...TENANT_SCOPES]);
   clientId = (await clientOf(base, apiKey)).id;
 }, 120_000);
 

@@ -11,7 +11,7 @@ import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { captureEmf } from '../support/emf';
 import { apiClient } from '../support/http';
 import { startTestPlatform } from '../support/platform';
-import { fundedUsers } from '../support/tenants';
+import { createTenant, fundedUsers } from '../support/tenants';
 
 /**
  * `METRICS=stdout`: the EMF lines of the order expiry and billing workers (and of the subscription
@@ -40,9 +40,7 @@ beforeAll(async () => {
   await platform.scheduler.stop();
   base = platform.urls.public;
   const staff = await staffToken(platform, { role: 'platform' });
-  const tenant = await api('POST', '/v1/tenants', { token: staff, key: uuidv7(), body: { name: 'Worker metrics', currency: 'USD' } });
-  expect(tenant.status, tenant.text).toBe(201);
-  tenantId = tenant.body.id;
+  tenantId = await createTenant(api, staff, 'Worker metrics');
   ids.push(tenantId);
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   clientId = (await clientOf(base, apiKey)).id;

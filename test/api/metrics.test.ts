@@ -15,6 +15,7 @@ import { apiClient, expectProblem } from '../support/http';
 import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
 import { walletLedgerClient } from '../support/wallet';
+import { createTenant } from '../support/tenants';
 
 /**
  * `METRICS=stdout`: the handlers the embedded platform runs write CloudWatch EMF lines on stdout
@@ -45,9 +46,7 @@ const { points, named } = emf;
 describe('EMF metrics through the embedded platform (METRICS=stdout)', () => {
   it('requests and refusals by route and code, money operations completed and refused by code, ledger latency, relay lag, webhook attempts, failures and delivery lag', async () => {
     const staff = await staffToken(platform, { role: 'platform' });
-    const tenant = await api('POST', '/v1/tenants', { token: staff, body: { name: 'Metrics', currency: 'USD' }, key: uuidv7() });
-    expect(tenant.status, tenant.text).toBe(201);
-    const tenantId = tenant.body.id as string;
+    const tenantId = await createTenant(api, staff, 'Metrics');
     const key = await apiKeyFor(platform, tenantId, ['users:write', 'users:read', 'transfers:write', 'transfers:read', 'webhooks:manage']);
     const [alice, bob] = await Promise.all(['alice', 'bob'].map(async (name) => (await api('POST', '/v1/users', { token: key, body: { external_id: `${name}-${uuidv7()}` } })).body.id as string));
     await fundUser(platform, tenantId, alice!, 1_000);

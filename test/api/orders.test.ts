@@ -11,7 +11,7 @@ import { apiClient, expectProblem } from '../support/http';
 import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
 import { cancelPlacedOrder, payForOrder, placeOrder } from '../support/payments';
-import { fundedUsers, type TenantOfTest } from '../support/tenants';
+import { createTenant, fundedUsers, type TenantOfTest } from '../support/tenants';
 
 /**
  * Orders over HTTP: stock held from the cart on like money in a pending posting, paid with one
@@ -35,8 +35,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ clock });
   base = platform.urls.public;
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  const tenant = await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Orders', currency: 'USD' } });
-  tenantId = tenant.body.id;
+  tenantId = await createTenant(api, platformStaff, 'Orders');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   tenantOfTest = { platform, api, tenantId, apiKey };
   const plan = await api('PUT', '/v1/fee_plan', { token: apiKey, body: { payment: { bps: 100, flat: 0, min_fee: 0 }, commission: { bps: 500, flat: 0, min_fee: 0 } } });
