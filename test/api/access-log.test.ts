@@ -5,6 +5,8 @@ import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { apiKeyFor, staffAccount, staffToken, TEST_STAFF_PASSWORD } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
+import { pause } from '../support/time';
+import { createTenant } from '../support/tenants';
 
 /**
  * The access log read back: platform staff list the cross-tenant reads and the requests made
@@ -30,14 +32,13 @@ let engineerToken: string;
 let beforeSupport: string;
 let beforeReads: string;
 
-const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   const operator = await staffAccount(platform, { role: 'platform' });
   platformStaffId = operator.id;
   platformStaff = (await api('POST', '/v1/auth/staff_sessions', { body: { email: operator.email, password: operator.password } })).body.token;
-  const tenant = async (name: string) => (await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name, currency: 'USD' } })).body.id as string;
+  const tenant = (name: string) => createTenant(api, platformStaff, name);
   [tenantA, tenantB] = [await tenant('Logged A'), await tenant('Logged B')];
   [adminA, adminB] = [await staffToken(platform, { role: 'partner_admin', tenantId: tenantA }), await staffToken(platform, { role: 'partner_admin', tenantId: tenantB })];
   engineer = await staffAccount(platform, { role: 'vendor_support' });
@@ -54,14 +55,14 @@ beforeAll(async () => {
   expect(session.status, session.text).toBe(201);
   engineerToken = session.body.token;
 
-  await pause();
+  await pause(5);
   beforeSupport = new Date().toISOString();
-  await pause();
+  await pause(5);
   expect((await api('GET', '/v1/users', { token: engineerToken })).status).toBe(200);
   expect((await api('GET', '/v1/fee_plan', { token: engineerToken })).status).toBe(403); // refused, and recorded
-  await pause();
+  await pause(5);
   beforeReads = new Date().toISOString();
-  await pause();
+  await pause(5);
   expect((await api('GET', `/v1/platform/users?tenant_id=${tenantA}`, { token: platformStaff })).status).toBe(200);
   expect((await api('GET', `/v1/platform/users?tenant_id=${tenantB}`, { token: platformStaff })).status).toBe(200);
   expect((await api('GET', '/v1/platform/users', { token: platformStaff })).status).toBe(200);

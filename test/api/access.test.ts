@@ -3,12 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
 import type { PrincipalKind } from '../../shared/http/principal';
 import { type ErrorCode } from '../../shared/kernel/errors';
-import { gatewayOf } from '../../shared/http/gateways';
 import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { routes } from '../../shared/routes';
 import { call, startTestPlatform } from '../support/platform';
-import { buildWorld, PRINCIPAL_KINDS, type World } from '../support/world';
+import { baseOf, buildWorld, pathOf, PRINCIPAL_KINDS, type World } from '../support/world';
 
 /**
  * The access matrix of the whole manifest, table-driven: for every authenticated route, no
@@ -129,11 +128,9 @@ beforeAll(async () => {
 afterAll(() => platform?.stop());
 
 const authenticated = routes.filter((route) => route.access !== 'public');
-const baseOf = (route: AnyRoute) => platform.urls[gatewayOf(route.api)];
-const pathOf = (route: AnyRoute) => route.path.replace(/\{(\w+)\}/g, (_, name: string) => world.foreign[name] ?? uuidv7());
-const family = (kind: PrincipalKind) => (kind === 'ledger_consumer' ? 'ledger' : 'wallet');
+const realmOf = (kind: PrincipalKind) => (kind === 'ledger_consumer' ? 'ledger' : 'wallet');
 const send = (route: AnyRoute, token: string | undefined, body?: unknown, query = '') =>
-  call(baseOf(route), route.method, `${pathOf(route)}${query}`, {
+  call(baseOf(platform, route), route.method, `${pathOf(route, world.foreign)}${query}`, {
     token,
     body: body ?? (route.request.body && route.method !== 'GET' ? {} : undefined),
     headers: route.idempotency ? { 'idempotency-key': uuidv7() } : {},
@@ -149,7 +146,7 @@ describe.each(authenticated.map((route) => [`${route.method} ${route.path} (${ro
 
   it('refuses each principal kind it does not admit with its documented code', async () => {
     for (const kind of PRINCIPAL_KINDS.filter((k) => !access.principals.includes(k))) {
-      const expected: ErrorCode = family(kind) !== routeFamily ? 'unauthenticated' : (access.wrongPrincipal ?? 'forbidden');
+      const expected: ErrorCode = realmOf(kind) !== routeFamily ? 'unauthenticated' : (access.wrongPrincipal ?? 'forbidden');
       expectProblem(await send(route, world.full[kind]), expected, kind);
     }
   });

@@ -15,6 +15,7 @@ import { walletKeys } from '../../shared/wallet/keys';
 import { ledgerConsumer } from '../support/consumers';
 import { apiKeyFor, idpTokenFor, staffAccount, staffLogin, staffToken, TEST_STAFF_PASSWORD, userTokenFor } from '../support/credentials';
 import { settleQueues, startTestPlatform } from '../support/platform';
+import { createTenant } from '../support/tenants';
 
 /**
  * The auth API over HTTP, like a client: staff login and lockout, API key issue / list / revoke,
@@ -41,12 +42,6 @@ const headerOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[0]!,
 
 const api = apiClient(() => base);
 
-async function createTenant(name: string): Promise<string> {
-  const result = await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' } });
-  expect(result.status, result.text).toBe(201);
-  return result.body.id;
-}
-
 beforeAll(async () => {
   const previous = await generateSigningKey();
   signingKeys = { current: await generateSigningKey(), previous };
@@ -56,7 +51,7 @@ beforeAll(async () => {
   });
   base = platform.urls.public;
   platformStaff = await staffToken(platform, { role: 'platform' });
-  [tenantId, otherTenantId] = [await createTenant('Auth A'), await createTenant('Auth B')];
+  [tenantId, otherTenantId] = [await createTenant(api, platformStaff, 'Auth A'), await createTenant(api, platformStaff, 'Auth B')];
   tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId });
   otherTenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId: otherTenantId });
   fullKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);

@@ -11,6 +11,7 @@ import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffAccount, staffLogin, staffToken, userTokenFor } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
+import { createTenant } from '../support/tenants';
 
 /**
  * Authority over a client (spec part 5 rule 3) on every route that names one: an organization
@@ -39,7 +40,7 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   base = platform.urls.public;
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  const tenant = async (name: string) => (await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name, currency: 'USD' } })).body.id as string;
+  const tenant = (name: string) => createTenant(api, platformStaff, name);
   let otherTenantId: string;
   [tenantId, otherTenantId] = [await tenant('Catalog A'), await tenant('Catalog B')];
   staffId = (await staffAccount(platform, { role: 'tenant_staff', tenantId })).id;

@@ -15,6 +15,7 @@ import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
+import { createTenant } from '../support/tenants';
 
 /**
  * Bulk import: every row checked before anything is written, all or nothing, once per
@@ -33,8 +34,7 @@ beforeAll(async () => {
   base = platform.urls.public;
   documents = localDocumentClient(platform.dynamodbEndpoint);
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  const tenant = await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Import', currency: 'USD' } });
-  tenantId = tenant.body.id;
+  tenantId = await createTenant(api, platformStaff, 'Import');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
 }, 120_000);
 

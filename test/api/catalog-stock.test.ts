@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
-import { uuidv7 } from '../../shared/kernel/ids';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
-import { clientOf } from '../support/catalog';
+import { clientOf, newVariant, stockMovements } from '../support/catalog';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
+import { createTenant } from '../support/tenants';
 
 /**
  * Stock under concurrency, held like money: 50 changes at once on one variant serialize; the count
@@ -24,38 +24,15 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   base = platform.urls.public;
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  const tenant = await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Stock', currency: 'USD' } });
-  apiKey = await apiKeyFor(platform, tenant.body.id, [...TENANT_SCOPES]);
+  apiKey = await apiKeyFor(platform, await createTenant(api, platformStaff, 'Stock'), [...TENANT_SCOPES]);
   clientId = (await clientOf(base, apiKey)).id;
 }, 120_000);
 
 afterAll(() => platform?.stop());
 
-async function variantWith(onHand: number) {
-  const offering = await api('POST', `/v1/clients/${clientId}/offerings`, {
-    token: apiKey,
-    body: { title: 'Mug', variants: [{ sku: `MUG-${uuidv7().slice(-10)}`, amount: 900, inventory: { on_hand: onHand } }] },
-  });
-  expect(offering.status, offering.text).toBe(201);
-  const variant = offering.body.variants[0];
-  return { path: `/v1/clients/${clientId}/offerings/${offering.body.id}/variants/${variant.id}`, id: variant.id as string };
-}
-
-async function movementsOf(variantId: string) {
-  const all: { kind: string; quantity: number; on_hand_after: number; reserved_after: number }[] = [];
-  let cursor: string | null = null;
-  do {
-    const page = await api('GET', `/v1/clients/${clientId}/stock_movements?variant_id=${variantId}&limit=100${cursor ? `&cursor=${cursor}` : ''}`, { token: apiKey });
-    expect(page.status, page.text).toBe(200);
-    all.push(...page.body.data);
-    cursor = page.body.next_cursor;
-  } while (cursor);
-  return all;
-}
-
 describe('50 concurrent stock changes on one variant', () => {
   it('all commit, and the count is the opening stock plus their sum', async () => {
-    const variant = await variantWith(30);
+    const variant = await newVariant(api, apiKey, clientId, { on_hand: 30 }, { title: 'Mug', amount: 900, published: false });
     const deltas = Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? 2 : -1));
     const results = await Promise.all(deltas.map((delta, i) => api('POST', `${variant.path}/stock`, { token: apiKey, body: { delta, reason: `change ${i}` } })));
     for (const result of results) expect(result.status, result.text).toBe(200);
@@ -64,7 +41,7 @@ describe('50 concurrent stock changes on one variant', () => {
     const inventory = read.body.variants[0].inventory;
     expect(inventory).toMatchObject({ on_hand: 30 + 25 * 2 - 25, reserved: 0, available: 55 });
 
-    const log = (await movementsOf(variant.id)).filter((m) => m.kind === 'adjustment');
+    const log = (await stockMovements(api, apiKey, clientId, variant.id)).filter((m) => m.kind === 'adjustment');
     expect(log).toHaveLength(50);
     expect(log.reduce((sum, m) => sum + m.quantity, 0)).toBe(25);
     // Each change saw the count the one before it left: replaying the log in commit order (newest
@@ -78,7 +55,7 @@ describe('50 concurrent stock changes on one variant', () => {
   });
 
   it('never go below zero: of 50 removals of one unit from 20, exactly 20 commit', async () => {
-    const variant = await variantWith(20);
+    const variant = await newVariant(api, apiKey, clientId, { on_hand: 20 }, { title: 'Mug', amount: 900, published: false });
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => api('POST', `${variant.path}/stock`, { token: apiKey, body: { delta: -1, reason: `sale ${i}` } })));
     const accepted = results.filter((r) => r.status === 200);
     expect(accepted).toHaveLength(20);
@@ -88,12 +65,12 @@ describe('50 concurrent stock changes on one variant', () => {
 
     const read = await api('GET', variant.path.replace(/\/variants\/.*$/, ''), { token: apiKey });
     expect(read.body.variants[0].inventory).toMatchObject({ on_hand: 0, available: 0, in_stock: false });
-    const log = (await movementsOf(variant.id)).filter((m) => m.kind === 'adjustment');
+    const log = (await stockMovements(api, apiKey, clientId, variant.id)).filter((m) => m.kind === 'adjustment');
     expect(log).toHaveLength(20);
   });
 
   it('with expected_on_hand, exactly one of 10 compare-and-swaps from the same count wins', async () => {
-    const variant = await variantWith(5);
+    const variant = await newVariant(api, apiKey, clientId, { on_hand: 5 }, { title: 'Mug', amount: 900, published: false });
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => api('POST', `${variant.path}/stock`, { token: apiKey, body: { set_to: 100 + i, reason: 'count', expected_on_hand: 5 } })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const refused of results.filter((r) => r.status !== 200)) expectProblem(refused, 'conflict');

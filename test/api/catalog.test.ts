@@ -13,7 +13,9 @@ import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
-import { startReceiver, until, type Receiver } from '../integration/webhooks-receiver';
+import { startReceiver, type Receiver } from '../integration/webhooks-receiver';
+import { until } from '../support/time';
+import { createTenant } from '../support/tenants';
 
 /**
  * The catalog over HTTP as a merchant and a shopper use it: clients, offerings with variants,
@@ -35,9 +37,7 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   base = platform.urls.public;
   platformStaff = await staffToken(platform, { role: 'platform' });
-  const tenant = await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Catalog tenant', currency: 'USD' } });
-  expect(tenant.status, tenant.text).toBe(201);
-  tenantId = tenant.body.id;
+  tenantId = await createTenant(api, platformStaff, 'Catalog tenant');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   expect((await api('POST', '/v1/users', { token: apiKey, body: { external_id: 'shopper' } })).status).toBe(201);
   shopper = await userTokenFor(platform, apiKey, 'shopper', ['catalog:read']);

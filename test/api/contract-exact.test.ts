@@ -7,6 +7,7 @@ import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
+import { createTenant } from '../support/tenants';
 
 /**
  * The contract made exact: defects independent tools (Schemathesis, a line-by-line spec audit)
@@ -21,7 +22,7 @@ const api = apiClient(() => platform.urls.public, () => apiKey);
 beforeAll(async () => {
   platform = await startTestPlatform();
   const staff = await staffToken(platform, { role: 'platform' });
-  tenantId = (await api('POST', '/v1/tenants', { token: staff, key: uuidv7(), body: { name: 'Contract', currency: 'USD' } })).body.id;
+  tenantId = await createTenant(api, staff, 'Contract');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
 }, 120_000);
 

@@ -1,15 +1,15 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { routes } from '../../shared/routes';
 import { contractCheckedFetch as fetch, forgetContract, registerContract } from '../support/contract';
 import { restartablePort } from '../support/ports';
+import { javaProcessesUsing, spawnCollecting, untilStarted } from '../support/npm-start';
 
 // `npm start` killed with SIGKILL (no shutdown hook runs, the JVM dies with it) and started again
 // on the same data directory: work that was accepted before the kill still finishes.
-const ROOT = resolve(import.meta.dirname, '..', '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'wallet-crash-'));
 const children: ChildProcessWithoutNullStreams[] = [];
 afterAll(() => {
@@ -26,26 +26,13 @@ function killGroup(child: ChildProcessWithoutNullStreams): void {
   }
 }
 
-async function start(env: Record<string, string>): Promise<ChildProcessWithoutNullStreams> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
-    cwd: ROOT,
-    detached: true,
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', ...env },
-  });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  const deadline = Date.now() + 60_000;
-  while (!output.includes('Try: curl')) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`did not start: ${output}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return child;
+/** The platform in its own process group (so it can be killed whole), started on the test's data folder. */
+async function startKillable(env: Record<string, string>): Promise<ChildProcessWithoutNullStreams> {
+  const started = spawnCollecting(process.execPath, ['--import', 'tsx', 'local/main.ts'], { detached: true, env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT', ...env } });
+  children.push(started.child);
+  await untilStarted(started, 60_000);
+  return started.child;
 }
-
-const javaProcessesUsing = (dir: string) =>
-  spawnSync('pgrep', ['-f', dir], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
 
 describe('a SIGKILL in the middle', () => {
   it('settles every sandbox top-up that was pending at the kill after a restart', async () => {
@@ -60,7 +47,7 @@ describe('a SIGKILL in the middle', () => {
     // Every answer is checked against the wallet API's OpenAPI document, as the in-process suites' are.
     registerContract(base, routes, 'public');
     onTestFinished(() => forgetContract(base));
-    const first = await start(env);
+    const first = await startKillable(env);
     const key = JSON.parse(readFileSync(join(dataDir, 'bootstrap.json'), 'utf8')).demo_tenant.api_key as string;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const user = (await (await fetch(`${base}/v1/users`, { method: 'POST', headers, body: JSON.stringify({ external_id: 'crash-victim' }) })).json()) as { id: string };
@@ -82,7 +69,7 @@ describe('a SIGKILL in the middle', () => {
     const deadline = Date.now() + 10_000;
     while (javaProcessesUsing(dataDir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
 
-    await start(env);
+    await startKillable(env);
     const settledBy = Date.now() + 120_000;
     let statuses: string[] = [];
     while (Date.now() < settledBy) {

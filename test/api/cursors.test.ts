@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
-import { gatewayOf } from '../../shared/http/gateways';
 import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { routes } from '../../shared/routes';
@@ -9,7 +8,8 @@ import { ledgerConsumer } from '../support/consumers';
 import { staffAccount } from '../support/credentials';
 import { expectProblem } from '../support/http';
 import { call, startTestPlatform } from '../support/platform';
-import { buildWorld, type World } from '../support/world';
+import { baseOf, buildWorld, pathOf, type World } from '../support/world';
+import { b64url } from '../support/auth';
 
 /**
  * Cursors an attacker makes up, or carries from elsewhere, on every listing of every API: each is
@@ -31,16 +31,13 @@ const listings = routes.filter((route) => {
   return route.method === 'GET' && query?.shape !== undefined && 'cursor' in query.shape;
 });
 
-const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const codeOf = (route: AnyRoute) => (route.api === 'ledger' ? 'invalid' : 'invalid_request');
-const baseOf = (route: AnyRoute) => platform.urls[gatewayOf(route.api)];
 const credentialOf = (route: AnyRoute) => {
   const access = route.access as Exclude<AnyRoute['access'], 'public'>;
   // Authority over the client: tenant staff with clients:manage.
   if (route.path.includes('{clientId}')) return world.full.tenant_staff;
   return world.full[access.principals.includes('api_key') ? 'api_key' : access.principals[0]!];
 };
-const pathOf = (route: AnyRoute) => route.path.replace(/\{(\w+)\}/g, (_, name: string) => own[name] ?? uuidv7());
 
 /** The next_cursor of a page of one item from a listing that has at least two. */
 async function cursorOf(base: string, path: string, token: string): Promise<string> {
@@ -111,16 +108,16 @@ afterAll(() => platform?.stop());
 describe.each(listings.map((route) => [`${route.operationId} (${route.api})`, route] as const))('%s', (_, route) => {
   const forged = () => [
     ['not base64url at all', 'not a cursor!!'],
-    ['an empty object', b64({})],
-    ['JSON that is not ours', b64({ pk: 'TENANT#x', sk: 'USER' })],
-    ['our shape, another owner', b64({ l: 'gsi1', o: `TENANT#${uuidv7()}#USERS`, p: { pk: 'USER#a', sk: 'USER', gsi1pk: `TENANT#${uuidv7()}#USERS`, gsi1sk: uuidv7() } })],
-    ['our shape, a position outside the listing', b64({ l: 'table', o: `ACCOUNT#${own.accountId}`, p: { pk: `ACCOUNT#${own.accountId}`, sk: 'ACCOUNT' } })],
+    ['an empty object', b64url({})],
+    ['JSON that is not ours', b64url({ pk: 'TENANT#x', sk: 'USER' })],
+    ['our shape, another owner', b64url({ l: 'gsi1', o: `TENANT#${uuidv7()}#USERS`, p: { pk: 'USER#a', sk: 'USER', gsi1pk: `TENANT#${uuidv7()}#USERS`, gsi1sk: uuidv7() } })],
+    ['our shape, a position outside the listing', b64url({ l: 'table', o: `ACCOUNT#${own.accountId}`, p: { pk: `ACCOUNT#${own.accountId}`, sk: 'ACCOUNT' } })],
     ['a genuine cursor of another listing', route.operationId === 'listUsers' ? auditCursor : usersCursor],
   ];
 
   it('refuses forged cursors and cursors of other listings with 400', async () => {
     for (const [label, cursor] of forged()) {
-      const result = await call(baseOf(route), 'GET', `${pathOf(route)}?cursor=${encodeURIComponent(cursor!)}`, { token: credentialOf(route) });
+      const result = await call(baseOf(platform, route), 'GET', `${pathOf(route, own)}?cursor=${encodeURIComponent(cursor!)}`, { token: credentialOf(route) });
       expectProblem(result, codeOf(route), `${route.operationId}: ${label}`);
     }
   });

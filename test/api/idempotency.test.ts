@@ -6,6 +6,7 @@ import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
+import { createTenant } from '../support/tenants';
 
 /**
  * Idempotency-Key on every POST, Stripe's way (issue 32 item 2), over HTTP: the POSTs that move no
@@ -21,12 +22,6 @@ let tenantId: string;
 let apiKey: string;
 let otherTenantKey: string;
 let tenantStaff: string;
-
-async function createTenant(platformStaff: string, name: string): Promise<string> {
-  const result = await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' }, key: uuidv7() });
-  expect(result.status, result.text).toBe(201);
-  return result.body.id as string;
-}
 
 async function allMerchants(token: string): Promise<{ id: string; name: string }[]> {
   const found: { id: string; name: string }[] = [];
@@ -44,8 +39,8 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   base = platform.urls.public;
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  tenantId = await createTenant(platformStaff, 'Idempotency A');
-  const otherTenant = await createTenant(platformStaff, 'Idempotency B');
+  tenantId = await createTenant(api, platformStaff, 'Idempotency A');
+  const otherTenant = await createTenant(api, platformStaff, 'Idempotency B');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   otherTenantKey = await apiKeyFor(platform, otherTenant, [...TENANT_SCOPES]);
   tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId });

@@ -7,6 +7,7 @@ import type { Platform } from '../../local/platform';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { ledgerConsumer } from '../support/consumers';
 import { call, startTestPlatform } from '../support/platform';
+import { leg } from '../support/ledger';
 
 let platform: Platform;
 let base: string;
@@ -29,7 +30,6 @@ afterAll(() => platform?.stop());
 const api = apiClient(() => base, () => token);
 
 const L = () => `/v1/ledgers/${ledgerId}`;
-const leg = (account_id: string, direction: string, amount: number, commodity = 'USD') => ({ account_id, direction, amount, commodity });
 
 async function open(extra: Record<string, unknown> = {}) {
   const result = await api('POST', `${L()}/accounts`, { body: { owner_type: 'user', owner_id: uuidv7(), purpose: 'cash', commodity: 'USD', ...extra } });

@@ -1,9 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ok } from '../../client/core';
 import { createWalletClient } from '../../client/wallet';
@@ -16,6 +15,7 @@ import { TRIGGERABLE_TYPES, triggerEvent } from '../../scripts/trigger/run';
 import type { TriggerContext } from '../../scripts/trigger/fixtures';
 import { contractCheckedFetch } from '../support/contract';
 import { startTestPlatform } from '../support/platform';
+import { spawnCollecting } from '../support/npm-start';
 
 /**
  * `npm run webhooks:listen` and `npm run trigger` against an embedded platform they find as on a
@@ -23,7 +23,6 @@ import { startTestPlatform } from '../support/platform';
  * here so the expiry events can be triggered; the test runs the expiry workers itself.
  */
 
-const ROOT = resolve(import.meta.dirname, '..', '..');
 const HOLD_SECONDS = '3';
 
 let platform: Platform;
@@ -52,17 +51,12 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-function cli(args: string[]): { child: ChildProcessWithoutNullStreams; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: dataDir } });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  return { child, output: () => output };
-}
+/** A CLI of the repository started on the test's data folder. */
+const startCli = (args: string[]) => spawnCollecting(process.execPath, ['--import', 'tsx', ...args], { env: { ...process.env, DATA_DIR: dataDir } });
 
 /** A CLI run to its end; asynchronously, since the platform it calls answers from this very process. */
 async function runCli(args: string[]): Promise<{ status: number | null; output: string }> {
-  const { child, output } = cli(args);
+  const { child, output } = startCli(args);
   const status = await new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
   return { status, output: output() };
 }
@@ -90,7 +84,7 @@ describe('npm run webhooks:listen', () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
     const forwardTo = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-    const listen = cli(['scripts/webhooks-listen.ts', '--forward-to', forwardTo, '--events', 'transfer.*']);
+    const listen = startCli(['scripts/webhooks-listen.ts', '--forward-to', forwardTo, '--events', 'transfer.*']);
     try {
       const secret = await waitFor('signing secret', () => /signing secret is (whsec_\S+) \(endpoint ([0-9a-f-]+)/.exec(listen.output())?.slice(1));
 

@@ -3,8 +3,10 @@ import type { Platform } from '../../local/platform';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { apiKeyFor, staffToken } from '../support/credentials';
-import { apiClient, expectProblem } from '../support/http';
+import { apiClient, expectProblem, idsOf } from '../support/http';
 import { startTestPlatform } from '../support/platform';
+import { createTenant } from '../support/tenants';
+import { pause } from '../support/time';
 
 /**
  * Listings, Stripe-shaped (issue 32 item 4), over HTTP: `has_more` beside `next_cursor` on every
@@ -20,22 +22,14 @@ let otherKey: string;
 let platformStaff: string;
 let tenantStaff: string;
 
-async function createTenant(name: string): Promise<string> {
-  const result = await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' }, key: uuidv7() });
-  expect(result.status, result.text).toBe(201);
-  return result.body.id as string;
-}
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 beforeAll(async () => {
   platform = await startTestPlatform();
   base = platform.urls.public;
   platformStaff = await staffToken(platform, { role: 'platform' });
-  const tenantA = await createTenant('Listings A');
+  const tenantA = await createTenant(api, platformStaff, 'Listings A');
   apiKey = await apiKeyFor(platform, tenantA, [...TENANT_SCOPES]);
   tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId: tenantA });
-  otherKey = await apiKeyFor(platform, await createTenant('Listings B'), [...TENANT_SCOPES]);
+  otherKey = await apiKeyFor(platform, await createTenant(api, platformStaff, 'Listings B'), [...TENANT_SCOPES]);
 }, 120_000);
 
 afterAll(async () => {
@@ -52,8 +46,6 @@ async function threeOf(create: () => Promise<{ id: string; created_at: string }>
   return made;
 }
 
-const ids = (body: { data: { id: string }[] }) => body.data.map((item) => item.id);
-
 describe('has_more beside next_cursor', () => {
   it('is true exactly while next_cursor is not null, page after page', async () => {
     await threeOf(async () => (await api('POST', '/v1/merchants', { token: otherKey, body: { name: `m ${uuidv7()}` } })).body);
@@ -65,7 +57,7 @@ describe('has_more beside next_cursor', () => {
       expect(page.status, page.text).toBe(200);
       expect(Object.keys(page.body)).toEqual(['data', 'has_more', 'next_cursor']);
       expect(page.body.has_more).toBe(page.body.next_cursor !== null);
-      seen.push(...ids(page.body));
+      seen.push(...idsOf(page.body.data));
       cursor = page.body.next_cursor;
       pages += 1;
     } while (cursor);
@@ -107,7 +99,7 @@ describe('created_after and created_before', () => {
       const inRange = async (query: string) => {
         const page = await api('GET', `${path}?limit=100&${query}`, { token });
         expect(page.status, page.text).toBe(200);
-        return ids(page.body).filter((id) => [first!.id, second!.id, third!.id].includes(id));
+        return idsOf(page.body.data).filter((id) => [first!.id, second!.id, third!.id].includes(id));
       };
       expect(await inRange(`created_after=${first!.created_at}`)).toEqual([third!.id, second!.id]);
       expect(await inRange(`created_before=${third!.created_at}`)).toEqual([second!.id, first!.id]);
@@ -127,9 +119,9 @@ describe('created_after and created_before', () => {
       return made.body;
     });
     const page = await api('GET', `/v1/clients?limit=100&created_after=${clients[0]!.created_at}&created_before=${clients[2]!.created_at}`, { token: apiKey });
-    expect(ids(page.body)).toEqual([clients[1]!.id]);
+    expect(idsOf(page.body.data)).toEqual([clients[1]!.id]);
     const elsewhere = await api('GET', `/v1/clients?limit=100&created_after=${clients[0]!.created_at}`, { token: otherKey });
-    expect(ids(elsewhere.body)).not.toContain(clients[1]!.id);
+    expect(idsOf(elsewhere.body.data)).not.toContain(clients[1]!.id);
   });
 
   it('refuses what is not an ISO 8601 date-time: 400, naming the parameter', async () => {

@@ -10,8 +10,8 @@ import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { captureEmf } from '../support/emf';
 import { apiClient } from '../support/http';
-import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
+import { createTenant, fundedUsers } from '../support/tenants';
 
 /**
  * `METRICS=stdout`: the EMF lines of the order expiry and billing workers (and of the subscription
@@ -40,9 +40,7 @@ beforeAll(async () => {
   await platform.scheduler.stop();
   base = platform.urls.public;
   const staff = await staffToken(platform, { role: 'platform' });
-  const tenant = await api('POST', '/v1/tenants', { token: staff, key: uuidv7(), body: { name: 'Worker metrics', currency: 'USD' } });
-  expect(tenant.status, tenant.text).toBe(201);
-  tenantId = tenant.body.id;
+  tenantId = await createTenant(api, staff, 'Worker metrics');
   ids.push(tenantId);
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   clientId = (await clientOf(base, apiKey)).id;
@@ -56,18 +54,16 @@ afterAll(async () => {
   await platform?.stop();
 });
 
-async function user(funds: number) {
-  const externalId = `metrics-${uuidv7()}`;
-  const created = await api('POST', '/v1/users', { token: apiKey, body: { external_id: externalId } });
-  expect(created.status, created.text).toBe(201);
-  ids.push(created.body.id);
-  if (funds > 0) await fundUser(platform, tenantId, created.body.id, funds);
-  return { id: created.body.id as string, externalId };
+/** A new funded user, its id kept in `ids`. */
+async function trackedUser(funds: number) {
+  const made = await fundedUsers(() => ({ platform, api, tenantId, apiKey }), { prefix: 'metrics' })(funds);
+  ids.push(made.id);
+  return made;
 }
 
 /** A subscriber to the weekly plan of 1,000 (its first period charged at signup). */
 async function subscribed(funds: number) {
-  const payer = await user(funds);
+  const payer = await trackedUser(funds);
   const token = await userTokenFor(platform, apiKey, payer.externalId, ['subscriptions:read', 'subscriptions:write']);
   const subscription = await api('POST', `/v1/explore/offerings/${plan}/subscribe`, { token, key: uuidv7() });
   expect(subscription.status, subscription.text).toBe(201);
@@ -99,7 +95,7 @@ describe('EMF metrics of the order expiry and billing workers (METRICS=stdout)',
       body: { title: 'Tee', status: 'published', variants: [{ sku: `T-${uuidv7().slice(-10)}`, amount: 100, inventory: { on_hand: 10 } }] },
     });
     expect(item.status, item.text).toBe(201);
-    const shopper = await user(0);
+    const shopper = await trackedUser(0);
     const orders: { id: string; expires_at: string }[] = [];
     for (const quantity of [1, 2]) {
       const opened = await api('POST', '/v1/orders', { token: apiKey, key: uuidv7(), body: { client_id: clientId, user_id: shopper.id, lines: [{ variant_id: item.body.variants[0].id, quantity }] } });
@@ -171,7 +167,7 @@ describe('EMF metrics of the order expiry and billing workers (METRICS=stdout)',
   it('DunningOutcomes by Outcome: a charge refused for insufficient funds is retried on schedule, then paused; a resume refused starts again; a credit gets it charged', async () => {
     // Exactly the first period's money: the next charge is refused.
     const { payer, id } = await subscribed(1_000);
-    const friend = await user(5_000);
+    const friend = await trackedUser(5_000);
     const charges = written(METRIC.subscriptionCharges).length;
 
     clock.advance(7 * DAY + 1_000);

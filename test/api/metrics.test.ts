@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Platform } from '../../local/platform';
 import { localDocumentClient } from '../../local/dynamodb';
 import type { Principal } from '../../shared/http/principal';
-import { ManualClock, systemClock } from '../../shared/kernel/clock';
+import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import { createTransfer } from '../../shared/wallet/transfers/transfers';
@@ -15,6 +14,8 @@ import { captureEmf } from '../support/emf';
 import { apiClient, expectProblem } from '../support/http';
 import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
+import { walletLedgerClient } from '../support/wallet';
+import { createTenant } from '../support/tenants';
 
 /**
  * `METRICS=stdout`: the handlers the embedded platform runs write CloudWatch EMF lines on stdout
@@ -45,9 +46,7 @@ const { points, named } = emf;
 describe('EMF metrics through the embedded platform (METRICS=stdout)', () => {
   it('requests and refusals by route and code, money operations completed and refused by code, ledger latency, relay lag, webhook attempts, failures and delivery lag', async () => {
     const staff = await staffToken(platform, { role: 'platform' });
-    const tenant = await api('POST', '/v1/tenants', { token: staff, body: { name: 'Metrics', currency: 'USD' }, key: uuidv7() });
-    expect(tenant.status, tenant.text).toBe(201);
-    const tenantId = tenant.body.id as string;
+    const tenantId = await createTenant(api, staff, 'Metrics');
     const key = await apiKeyFor(platform, tenantId, ['users:write', 'users:read', 'transfers:write', 'transfers:read', 'webhooks:manage']);
     const [alice, bob] = await Promise.all(['alice', 'bob'].map(async (name) => (await api('POST', '/v1/users', { token: key, body: { external_id: `${name}-${uuidv7()}` } })).body.id as string));
     await fundUser(platform, tenantId, alice!, 1_000);
@@ -90,7 +89,7 @@ describe('EMF metrics through the embedded platform (METRICS=stdout)', () => {
 
   it('the sweeper worker, finishing a transfer a crash left after the ledger posting, counts it resumed', async () => {
     const { tenantId, alice, bob } = fixture!;
-    const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+    const ledger = walletLedgerClient(platform);
     // Started long enough ago for the sweeper to take it over (as test/api/transfers.test.ts does).
     const runtime: WalletDeps = {
       client: localDocumentClient(platform.dynamodbEndpoint),

@@ -6,16 +6,15 @@ import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { systemClock } from '../../shared/kernel/clock';
-import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
-import { routes as manifestRoutes } from '../../shared/routes';
+import type { LedgerClient } from '../../shared/ledger-client/client';
 import { getTenantRecord, type TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { transferRoutes } from '../../shared/wallet/transfers/routes';
 import { apiKeyFor, staffToken } from '../support/credentials';
-import { call, startTestPlatform } from '../support/platform';
+import { call, manifestWith, startTestPlatform } from '../support/platform';
 import { storedEvents } from '../support/events';
+import { walletLedgerClient } from '../support/wallet';
 
 /**
  * 500 random concurrent money operations over 20 users of one tenant (16 at a time): P2P
@@ -40,18 +39,12 @@ let apiKey: string;
 let tenant: TenantRecord;
 let users: { id: string; cash: string }[] = [];
 
-function withTransfers(): AnyRoute[] {
-  const all = new Map<string, AnyRoute>();
-  for (const route of [...manifestRoutes, ...Object.values(transferRoutes)] as AnyRoute[]) if (!all.has(route.operationId)) all.set(route.operationId, route);
-  return [...all.values()];
-}
-
 const api = apiClient(() => platform.urls.public, () => apiKey);
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ routes: withTransfers() });
+  platform = await startTestPlatform({ routes: manifestWith(transferRoutes) });
   documents = localDocumentClient(platform.dynamodbEndpoint);
-  ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+  ledger = walletLedgerClient(platform);
   const staff = await staffToken(platform, { role: 'platform' });
   const created = await call(platform.urls.public, 'POST', '/v1/tenants', { token: staff, headers: { 'idempotency-key': uuidv7() }, body: { name: 'Concurrency', currency: 'USD' } });
   expect(created.status, created.text).toBe(201);

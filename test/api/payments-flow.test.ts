@@ -6,7 +6,8 @@ import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { call, startTestPlatform } from '../support/platform';
-import { startReceiver, until, type Receiver } from '../integration/webhooks-receiver';
+import { startReceiver, type Receiver } from '../integration/webhooks-receiver';
+import { until } from '../support/time';
 
 /**
  * Issue 7's walk-through as a client does it: a webhook endpoint on a local receiver, a user funded
@@ -19,14 +20,13 @@ const stripe = new Stripe('sk_test_unused');
 let platform: Platform;
 let receiver: Receiver;
 let key: string;
-const W = () => platform.urls.public;
-const api = apiClient(() => W(), () => key);
+const api = apiClient(() => platform.urls.public, () => key);
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   receiver = await startReceiver();
   const operator = await staffToken(platform, { role: 'platform' });
-  const tenant = await call(W(), 'POST', '/v1/tenants', { token: operator, body: { name: 'Shop street', currency: 'USD' } });
+  const tenant = await call(platform.urls.public, 'POST', '/v1/tenants', { token: operator, body: { name: 'Shop street', currency: 'USD' } });
   key = await apiKeyFor(platform, tenant.body.id, [...TENANT_SCOPES], { env: 'sandbox' });
 }, 60_000);
 

@@ -4,17 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
-import { systemClock } from '../../shared/kernel/clock';
-import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
+import type { LedgerClient } from '../../shared/ledger-client/client';
 import { paymentRoutes } from '../../shared/wallet/payments/routes';
-import { routes as manifestRoutes } from '../../shared/routes';
 import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
-import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
-import { startTestPlatform } from '../support/platform';
+import { manifestWith, startTestPlatform } from '../support/platform';
 import { storedEvents } from '../support/events';
+import { balancesOf, createTenant, newUser } from '../support/tenants';
+import { fundUser } from '../support/money';
+import { walletDeps, walletLedgerClient } from '../support/wallet';
 
 /**
  * Merchants, payments (authorize, capture, void, expire) and refunds over HTTP with real
@@ -32,35 +31,6 @@ let apiKey: string;
 let feeTenantId: string;
 let feeKey: string;
 
-function withPayments(): AnyRoute[] {
-  const all = new Map<string, AnyRoute>();
-  for (const route of [...manifestRoutes, ...Object.values(paymentRoutes)] as AnyRoute[]) if (!all.has(route.operationId)) all.set(route.operationId, route);
-  return [...all.values()];
-}
-
-
-
-async function createTenant(platformStaff: string, name: string) {
-  const result = await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' }, key: uuidv7() });
-  expect(result.status, result.text).toBe(201);
-  return result.body.id as string;
-}
-
-const deps = () => ({ client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 });
-
-async function newUser(key: string) {
-  const externalId = `u-${uuidv7()}`;
-  const result = await api('POST', '/v1/users', { token: key, body: { external_id: externalId, kind: 'consumer' } });
-  expect(result.status, result.text).toBe(201);
-  return { id: result.body.id as string, externalId };
-}
-
-async function fund(tenant: string, userId: string, amount: number) {
-  const record = await getTenantRecord(deps(), tenant);
-  const cash = (await getUserRecord(deps(), tenant, userId)).cash_account_id;
-  await ledger.post(record.ledger_id, { type: 'topup', legs: [{ account_id: record.accounts.funding, direction: 'debit', amount, commodity: 'USD' }, { account_id: cash, direction: 'credit', amount, commodity: 'USD' }] }, uuidv7());
-}
-
 async function newMerchant(key: string) {
   const result = await api('POST', '/v1/merchants', { token: key, body: { name: `shop ${uuidv7()}` } });
   expect(result.status, result.text).toBe(201);
@@ -71,14 +41,9 @@ const pay = (key: string, body: Record<string, unknown>, idem = uuidv7()) => api
 const capture = (key: string, id: string, body?: Record<string, unknown>) => api('POST', `/v1/payments/${id}/capture`, { token: key, body, key: uuidv7() });
 const voidIt = (key: string, id: string) => api('POST', `/v1/payments/${id}/void`, { token: key, key: uuidv7() });
 const refund = (key: string, body: Record<string, unknown>) => api('POST', '/v1/refunds', { token: key, body, key: uuidv7() });
-const balanceOf = async (key: string, userId: string) => (await api('GET', `/v1/users/${userId}/balances`, { token: key })).body as { available: number; posted: number; pending: number };
-
-async function eventsOf(tenant: string, type: string) {
-  return storedEvents({ client: documents, table: platform.tables.wallet.name }, tenant, type);
-}
 
 async function expectBalanced(tenant: string) {
-  const record = await getTenantRecord(deps(), tenant);
+  const record = await getTenantRecord(walletDeps(platform, documents), tenant);
   const rollup = await ledger.rollup(record.ledger_id);
   expect(rollup.balanced).toBe(true);
   expect(rollup.commodities.every((c) => c.total === 0)).toBe(true);
@@ -86,12 +51,12 @@ async function expectBalanced(tenant: string) {
 }
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ routes: withPayments(), env: { PAYMENT_HOLD_SECONDS: '2' } });
+  platform = await startTestPlatform({ routes: manifestWith(paymentRoutes), env: { PAYMENT_HOLD_SECONDS: '2' } });
   base = platform.urls.public;
   documents = localDocumentClient(platform.dynamodbEndpoint);
-  ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+  ledger = walletLedgerClient(platform);
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  [tenantId, feeTenantId] = [await createTenant(platformStaff, 'Payments A'), await createTenant(platformStaff, 'Payments fees')];
+  [tenantId, feeTenantId] = [await createTenant(api, platformStaff, 'Payments A'), await createTenant(api, platformStaff, 'Payments fees')];
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   feeKey = await apiKeyFor(platform, feeTenantId, [...TENANT_SCOPES]);
   const plan = await api('PUT', '/v1/fee_plan', { token: feeKey, body: { payment: { bps: 250, flat: 10, min_fee: 0, max_fee: null }, commission: { bps: 1_000, flat: 0, min_fee: 0, max_fee: null } } });
@@ -117,52 +82,52 @@ describe('merchants', () => {
 
 describe('payment state machine', () => {
   it('captures at once by default: payer debited, merchant credited, payment.captured', async () => {
-    const [payer, merchant] = [await newUser(apiKey), await newMerchant(apiKey)];
-    await fund(tenantId, payer.id, 10_000);
+    const [payer, merchant] = [await newUser(api, { token: apiKey }), await newMerchant(apiKey)];
+    await fundUser(platform, tenantId, payer.id, 10_000);
     const result = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 2_500, description: 'books' });
     expect(result.status, result.text).toBe(201);
     expect(result.body).toMatchObject({ status: 'captured', amount: 2_500, captured_amount: 2_500, refunded_amount: 0, fee: 0, commission: 0, hold_expires_at: null });
-    expect((await balanceOf(apiKey, payer.id)).available).toBe(7_500);
-    expect((await eventsOf(tenantId, 'payment.captured')).some((e) => e.data.payment.id === result.body.id)).toBe(true);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(7_500);
+    expect((await storedEvents(walletDeps(platform, documents), tenantId, 'payment.captured')).some((e) => e.data.payment.id === result.body.id)).toBe(true);
     await expectBalanced(tenantId);
   });
 
   it('authorize -> capture (partial, rest released) and every illegal move after it is invalid_transition', async () => {
-    const [payer, merchant] = [await newUser(apiKey), await newMerchant(apiKey)];
-    await fund(tenantId, payer.id, 5_000);
+    const [payer, merchant] = [await newUser(api, { token: apiKey }), await newMerchant(apiKey)];
+    await fundUser(platform, tenantId, payer.id, 5_000);
     const auth = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 3_000, capture: false });
     expect(auth.status, auth.text).toBe(201);
     expect(auth.body.status).toBe('authorized');
     expect(auth.body.hold_expires_at).toEqual(expect.any(String));
-    expect(await balanceOf(apiKey, payer.id)).toMatchObject({ available: 2_000, posted: 5_000, pending: 3_000 });
-    expect((await eventsOf(tenantId, 'payment.authorized')).some((e) => e.data.payment.id === auth.body.id)).toBe(true);
+    expect(await balancesOf(api, payer.id, apiKey)).toMatchObject({ available: 2_000, posted: 5_000, pending: 3_000 });
+    expect((await storedEvents(walletDeps(platform, documents), tenantId, 'payment.authorized')).some((e) => e.data.payment.id === auth.body.id)).toBe(true);
     expectProblem(await capture(apiKey, auth.body.id, { amount: 3_001 }), 'invalid_request');
     const captured = await capture(apiKey, auth.body.id, { amount: 1_200 });
     expect(captured.status, captured.text).toBe(200);
     expect(captured.body).toMatchObject({ status: 'captured', captured_amount: 1_200 });
-    expect(await balanceOf(apiKey, payer.id)).toMatchObject({ available: 3_800, posted: 3_800, pending: 0 });
+    expect(await balancesOf(api, payer.id, apiKey)).toMatchObject({ available: 3_800, posted: 3_800, pending: 0 });
     expectProblem(await capture(apiKey, auth.body.id), 'invalid_transition');
     expectProblem(await voidIt(apiKey, auth.body.id), 'invalid_transition');
     await expectBalanced(tenantId);
   });
 
   it('authorize -> void releases the hold; a voided payment cannot be captured, voided or refunded', async () => {
-    const [payer, merchant] = [await newUser(apiKey), await newMerchant(apiKey)];
-    await fund(tenantId, payer.id, 1_000);
+    const [payer, merchant] = [await newUser(api, { token: apiKey }), await newMerchant(apiKey)];
+    await fundUser(platform, tenantId, payer.id, 1_000);
     const auth = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 600, capture: false });
     const voided = await voidIt(apiKey, auth.body.id);
     expect(voided.status, voided.text).toBe(200);
     expect(voided.body.status).toBe('voided');
-    expect(await balanceOf(apiKey, payer.id)).toMatchObject({ available: 1_000, pending: 0 });
-    expect((await eventsOf(tenantId, 'payment.voided')).filter((e) => e.data.payment.id === auth.body.id)).toHaveLength(1);
+    expect(await balancesOf(api, payer.id, apiKey)).toMatchObject({ available: 1_000, pending: 0 });
+    expect((await storedEvents(walletDeps(platform, documents), tenantId, 'payment.voided')).filter((e) => e.data.payment.id === auth.body.id)).toHaveLength(1);
     expectProblem(await capture(apiKey, auth.body.id), 'invalid_transition');
     expectProblem(await voidIt(apiKey, auth.body.id), 'invalid_transition');
     expectProblem(await refund(apiKey, { payment_id: auth.body.id }), 'invalid_transition');
   });
 
   it('refuses capture and void without an Idempotency-Key, and voids with an empty JSON object for a body', async () => {
-    const [payer, merchant] = [await newUser(apiKey), await newMerchant(apiKey)];
-    await fund(tenantId, payer.id, 1_000);
+    const [payer, merchant] = [await newUser(api, { token: apiKey }), await newMerchant(apiKey)];
+    await fundUser(platform, tenantId, payer.id, 1_000);
     const auth = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 300, capture: false });
 
     expectProblem(await api('POST', `/v1/payments/${auth.body.id}/capture`, { token: apiKey, body: { amount: 100 } }), 'invalid_request');
@@ -176,8 +141,8 @@ describe('payment state machine', () => {
   });
 
   it('an authorization cannot be refunded; captured -> partially_refunded -> refunded, then no more', async () => {
-    const [payer, merchant] = [await newUser(apiKey), await newMerchant(apiKey)];
-    await fund(tenantId, payer.id, 1_000);
+    const [payer, merchant] = [await newUser(api, { token: apiKey }), await newMerchant(apiKey)];
+    await fundUser(platform, tenantId, payer.id, 1_000);
     const auth = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 1_000, capture: false });
     expectProblem(await refund(apiKey, { payment_id: auth.body.id }), 'invalid_transition');
     await capture(apiKey, auth.body.id);
@@ -191,8 +156,8 @@ describe('payment state machine', () => {
     expect(rest.body.amount).toBe(600);
     expect((await api('GET', `/v1/payments/${auth.body.id}`, { token: apiKey })).body).toMatchObject({ status: 'refunded', refunded_amount: 1_000 });
     expectProblem(await refund(apiKey, { payment_id: auth.body.id, amount: 1 }), 'invalid_transition');
-    expect((await balanceOf(apiKey, payer.id)).available).toBe(1_000);
-    expect((await eventsOf(tenantId, 'refund.completed')).filter((e) => e.data.refund.payment_id === auth.body.id)).toHaveLength(2);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(1_000);
+    expect((await storedEvents(walletDeps(platform, documents), tenantId, 'refund.completed')).filter((e) => e.data.refund.payment_id === auth.body.id)).toHaveLength(2);
     const listed = await api('GET', `/v1/refunds?payment_id=${auth.body.id}`, { token: apiKey });
     expect(listed.body.data.map((r: { id: string }) => r.id)).toEqual([rest.body.id, first.body.id]);
     // One refund by id: the tenant's, the payer's own token; another tenant or another user answers 404.
@@ -200,7 +165,7 @@ describe('payment state machine', () => {
     expect(one.status, one.text).toBe(200);
     expect(one.body).toEqual(first.body);
     expect((await api('GET', `/v1/refunds/${first.body.id}`, { token: await userTokenFor(platform, apiKey, payer.externalId, ['payments:read']) })).body).toEqual(first.body);
-    const stranger = await newUser(apiKey);
+    const stranger = await newUser(api, { token: apiKey });
     expectProblem(await api('GET', `/v1/refunds/${first.body.id}`, { token: await userTokenFor(platform, apiKey, stranger.externalId, ['payments:read']) }), 'not_found');
     expectProblem(await api('GET', `/v1/refunds/${first.body.id}`, { token: feeKey }), 'not_found');
     expectProblem(await api('GET', `/v1/refunds/${uuidv7()}`, { token: apiKey }), 'not_found');
@@ -211,8 +176,8 @@ describe('payment state machine', () => {
   });
 
   it('refuses a payment above the balance, in another currency, or to an unknown merchant; replays by Idempotency-Key', async () => {
-    const [payer, merchant] = [await newUser(apiKey), await newMerchant(apiKey)];
-    await fund(tenantId, payer.id, 100);
+    const [payer, merchant] = [await newUser(api, { token: apiKey }), await newMerchant(apiKey)];
+    await fundUser(platform, tenantId, payer.id, 100);
     expectProblem(await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 101 }), 'insufficient_funds');
     expectProblem(await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 10, currency: 'EUR' }), 'invalid_request');
     expectProblem(await pay(apiKey, { user_id: payer.id, merchant_id: uuidv7(), amount: 10 }), 'not_found');
@@ -223,13 +188,13 @@ describe('payment state machine', () => {
     const again = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 10 }, key);
     expect(again.text).toBe(first.text);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect((await balanceOf(apiKey, payer.id)).available).toBe(90);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(90);
   });
 
   it('a user token pays with its own money and sees only its own payments', async () => {
-    const [payer, other, merchant] = [await newUser(apiKey), await newUser(apiKey), await newMerchant(apiKey)];
-    await fund(tenantId, payer.id, 500);
-    await fund(tenantId, other.id, 500);
+    const [payer, other, merchant] = [await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey }), await newMerchant(apiKey)];
+    await fundUser(platform, tenantId, payer.id, 500);
+    await fundUser(platform, tenantId, other.id, 500);
     const token = await userTokenFor(platform, apiKey, payer.externalId, ['payments:write', 'payments:read']);
     const mine = await pay(token, { merchant_id: merchant, amount: 50 });
     expect(mine.status, mine.text).toBe(201);
@@ -247,8 +212,8 @@ describe('payment state machine', () => {
 describe('concurrency', () => {
   it('capture and void of one authorization at once: exactly one wins', async () => {
     for (let round = 0; round < 3; round += 1) {
-      const [payer, merchant] = [await newUser(apiKey), await newMerchant(apiKey)];
-      await fund(tenantId, payer.id, 1_000);
+      const [payer, merchant] = [await newUser(api, { token: apiKey }), await newMerchant(apiKey)];
+      await fundUser(platform, tenantId, payer.id, 1_000);
       const auth = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 700, capture: false });
       const [c, v] = await Promise.all([capture(apiKey, auth.body.id), voidIt(apiKey, auth.body.id)]);
       const statuses = [c.status, v.status].sort();
@@ -257,15 +222,15 @@ describe('concurrency', () => {
       expect(['invalid_transition', 'idempotency_in_flight']).toContain(loser.body.code);
       const final = (await api('GET', `/v1/payments/${auth.body.id}`, { token: apiKey })).body;
       expect(final.status).toBe(c.status === 200 ? 'captured' : 'voided');
-      expect((await balanceOf(apiKey, payer.id)).available).toBe(c.status === 200 ? 300 : 1_000);
+      expect((await balancesOf(api, payer.id, apiKey)).available).toBe(c.status === 200 ? 300 : 1_000);
     }
     await expectBalanced(tenantId);
   });
 
   it('two refunds that together exceed the captured amount: one is refused', async () => {
-    const [payer, merchant, other] = [await newUser(apiKey), await newMerchant(apiKey), await newUser(apiKey)];
-    await fund(tenantId, payer.id, 1_000);
-    await fund(tenantId, other.id, 5_000);
+    const [payer, merchant, other] = [await newUser(api, { token: apiKey }), await newMerchant(apiKey), await newUser(api, { token: apiKey })];
+    await fundUser(platform, tenantId, payer.id, 1_000);
+    await fundUser(platform, tenantId, other.id, 5_000);
     // The merchant has other proceeds, so only the payment's captured amount limits the refunds.
     await pay(apiKey, { user_id: other.id, merchant_id: merchant, amount: 5_000 });
     const paid = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 1_000 });
@@ -273,13 +238,13 @@ describe('concurrency', () => {
     expect([a.status, b.status].sort(), `${a.text} ${b.text}`).toEqual([201, 400]);
     expect((a.status === 400 ? a : b).body.code).toBe('invalid_request');
     expect((await api('GET', `/v1/payments/${paid.body.id}`, { token: apiKey })).body).toMatchObject({ status: 'partially_refunded', refunded_amount: 600 });
-    expect((await balanceOf(apiKey, payer.id)).available).toBe(600);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(600);
     await expectBalanced(tenantId);
   });
 
   it("a refund the merchant's settlement cannot cover is refused by its floor and gives its claim back", async () => {
-    const [payer, merchant] = [await newUser(feeKey), await newMerchant(feeKey)];
-    await fund(feeTenantId, payer.id, 1_000);
+    const [payer, merchant] = [await newUser(api, { token: feeKey }), await newMerchant(feeKey)];
+    await fundUser(platform, feeTenantId, payer.id, 1_000);
     const paid = await pay(feeKey, { user_id: payer.id, merchant_id: merchant, amount: 1_000 });
     expect(paid.status, paid.text).toBe(201);
     expectProblem(await refund(feeKey, { payment_id: paid.body.id }), 'insufficient_funds');
@@ -291,8 +256,8 @@ describe('concurrency', () => {
 
 describe('expiry', () => {
   it('the worker expires a hold past hold_expires_at once, releases the money and emits payment.expired once', async () => {
-    const [payer, merchant] = [await newUser(apiKey), await newMerchant(apiKey)];
-    await fund(tenantId, payer.id, 1_000);
+    const [payer, merchant] = [await newUser(api, { token: apiKey }), await newMerchant(apiKey)];
+    await fundUser(platform, tenantId, payer.id, 1_000);
     const auth = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 400, capture: false });
     const live = await pay(apiKey, { user_id: payer.id, merchant_id: merchant, amount: 100, capture: false });
     expect(new Date(auth.body.hold_expires_at).getTime() - new Date(auth.body.created_at).getTime()).toBeLessThanOrEqual(3_000);
@@ -302,8 +267,8 @@ describe('expiry', () => {
     await platform.scheduler.run('paymentsExpireHolds');
     expect((await api('GET', `/v1/payments/${auth.body.id}`, { token: apiKey })).body.status).toBe('expired');
     expect((await api('GET', `/v1/payments/${live.body.id}`, { token: apiKey })).body.status).toBe('expired');
-    expect((await eventsOf(tenantId, 'payment.expired')).filter((e) => e.data.payment.id === auth.body.id)).toHaveLength(1);
-    expect(await balanceOf(apiKey, payer.id)).toMatchObject({ available: 1_000, pending: 0 });
+    expect((await storedEvents(walletDeps(platform, documents), tenantId, 'payment.expired')).filter((e) => e.data.payment.id === auth.body.id)).toHaveLength(1);
+    expect(await balancesOf(api, payer.id, apiKey)).toMatchObject({ available: 1_000, pending: 0 });
     expectProblem(await capture(apiKey, auth.body.id), 'invalid_transition');
     expectProblem(await voidIt(apiKey, auth.body.id), 'invalid_transition');
     await expectBalanced(tenantId);
@@ -314,20 +279,20 @@ describe('fee and commission', () => {
   it('deduct: the merchant pays fee and commission; add: the payer pays the commission on top (API)', async () => {
     const revenueOf = async () => (await expectBalanced(feeTenantId)).rows.filter((r) => r.purpose === 'revenue').reduce((sum, r) => sum + Math.abs(r.balance), 0);
     const revenueBefore = await revenueOf();
-    const [payer, merchant] = [await newUser(feeKey), await newMerchant(feeKey)];
-    await fund(feeTenantId, payer.id, 100_000);
+    const [payer, merchant] = [await newUser(api, { token: feeKey }), await newMerchant(feeKey)];
+    await fundUser(platform, feeTenantId, payer.id, 100_000);
     const auth = await pay(feeKey, { user_id: payer.id, merchant_id: merchant, amount: 10_000, capture: false });
     const captured = await capture(feeKey, auth.body.id, { amount: 8_000 });
     // fee = 10 + 2.5 % of 8 000 = 210; commission = 10 % = 800.
     expect(captured.body).toMatchObject({ captured_amount: 8_000, fee: 210, commission: 800, commission_mode: 'deduct' });
-    expect((await balanceOf(feeKey, payer.id)).available).toBe(92_000);
+    expect((await balancesOf(api, payer.id, feeKey)).available).toBe(92_000);
     const mode = await api('PUT', '/v1/fee_plan', { token: feeKey, body: { commission_mode: 'add' } });
     expect(mode.status, mode.text).toBe(200);
     const added = await pay(feeKey, { user_id: payer.id, merchant_id: merchant, amount: 1_000, capture: false });
-    expect(await balanceOf(feeKey, payer.id)).toMatchObject({ pending: 1_100 });
+    expect(await balancesOf(api, payer.id, feeKey)).toMatchObject({ pending: 1_100 });
     const done = await capture(feeKey, added.body.id);
     expect(done.body).toMatchObject({ captured_amount: 1_000, fee: 35, commission: 100, commission_mode: 'add' });
-    expect((await balanceOf(feeKey, payer.id)).available).toBe(92_000 - 1_100);
+    expect((await balancesOf(api, payer.id, feeKey)).available).toBe(92_000 - 1_100);
     await api('PUT', '/v1/fee_plan', { token: feeKey, body: { commission_mode: 'deduct' } });
     expect((await revenueOf()) - revenueBefore).toBe(210 + 800 + 35 + 100);
   });

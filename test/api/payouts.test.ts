@@ -9,7 +9,9 @@ import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient, expectProblem, type Api } from '../support/http';
 import { fundUser } from '../support/money';
 import { call, startTestPlatform } from '../support/platform';
-import { startReceiver, until, type Receiver } from '../integration/webhooks-receiver';
+import { startReceiver, type Receiver } from '../integration/webhooks-receiver';
+import { until } from '../support/time';
+import { nowSeconds, postSigned, sandboxSecret } from '../support/sandbox';
 
 /**
  * Payouts over HTTP, as a tenant's backend runs them: a merchant with captured payments pays out
@@ -21,8 +23,6 @@ const stripe = new Stripe('sk_test_unused');
 let platform: Platform;
 let receiver: Receiver;
 let operator: string;
-const W = () => platform.urls.public;
-const secret = () => process.env.SANDBOX_PROCESSOR_SECRET!;
 /** The payout fee of every shop below: 25 + 1% (1000 -> 35, 100 -> 26). */
 const PAYOUT_FEE = { bps: 100, flat: 25, min_fee: 0 };
 const feeOf = (amount: number) => 25 + Math.round(amount / 100);
@@ -47,10 +47,10 @@ interface Shop {
 
 /** A tenant of its own (its summary is the test's), a payout fee, and a merchant whose settlement holds `settled` from one captured payment. */
 async function shop(settled: number, merchantBody: Record<string, unknown> = {}): Promise<Shop> {
-  const tenant = await call(W(), 'POST', '/v1/tenants', { token: operator, headers: { 'idempotency-key': uuidv7() }, body: { name: `Payouts ${uuidv7().slice(-6)}`, currency: 'USD' } });
+  const tenant = await call(platform.urls.public, 'POST', '/v1/tenants', { token: operator, headers: { 'idempotency-key': uuidv7() }, body: { name: `Payouts ${uuidv7().slice(-6)}`, currency: 'USD' } });
   expect(tenant.status, tenant.text).toBe(201);
   const key = await apiKeyFor(platform, tenant.body.id, [...TENANT_SCOPES], { env: 'sandbox' });
-  const api = apiClient(() => W(), () => key);
+  const api = apiClient(() => platform.urls.public, () => key);
   expect((await api('PUT', '/v1/fee_plan', { body: { payout: PAYOUT_FEE } })).status).toBe(200);
   const merchant = await api('POST', '/v1/merchants', { body: { name: 'Corner books', ...merchantBody } });
   expect(merchant.status, merchant.text).toBe(201);
@@ -63,7 +63,7 @@ async function shop(settled: number, merchantBody: Record<string, unknown> = {})
 
 const payout = (s: Shop, body: Record<string, unknown>, key = uuidv7()) => s.api('POST', '/v1/payouts', { key, body: { merchant_id: s.merchant, currency: 'USD', ...body } });
 
-async function settled(s: Shop, id: string): Promise<Record<string, any>> {
+async function payoutSettled(s: Shop, id: string): Promise<Record<string, any>> {
   let last: Record<string, any> = {};
   await until(async () => {
     await platform.queues.drain();
@@ -91,7 +91,7 @@ describe('a payout', () => {
     expect(created.body).toMatchObject({ merchant_id: s.merchant, amount: 1_000, fee: 35, total_debit: 1_035, status: 'pending', rail: 'sandbox', failure_reason: null, ledger_transaction_id: null });
     // Held: 3,965 is left, so 4,000 + its fee of 65 is refused and nothing more is held.
     expectProblem(await payout(s, { amount: 4_000 }), 'insufficient_funds');
-    const paid = await settled(s, created.body.id);
+    const paid = await payoutSettled(s, created.body.id);
     expect(paid).toMatchObject({ status: 'paid', ledger_transaction_id: expect.any(String) });
 
     const books = await summary(s);
@@ -118,7 +118,7 @@ describe('a payout', () => {
 
     const created = await payout(s, { amount: 1_500, sandbox_outcome: 'fail' });
     expect(created.status, created.text).toBe(201);
-    const failed = await settled(s, created.body.id);
+    const failed = await payoutSettled(s, created.body.id);
 
     expect(failed).toMatchObject({ status: 'failed', failure_reason: 'account_closed_at_bank', ledger_transaction_id: null });
     const books = await summary(s);
@@ -142,7 +142,7 @@ describe('a payout', () => {
     for (const result of refused) expectProblem(result, 'insufficient_funds');
     const all = (await s.api('GET', '/v1/payouts?limit=100')).body.data as { id: string }[];
     expect(all).toHaveLength(10);
-    for (const p of all) expect((await settled(s, p.id)).status).toBe('paid');
+    for (const p of all) expect((await payoutSettled(s, p.id)).status).toBe('paid');
     const books = await summary(s);
     expect(books.balance('merchant', 'settlement')).toBe(0);
     expect(books.balance('tenant', 'payout_clearing')).toBe(1_000);
@@ -190,20 +190,19 @@ describe('a payout', () => {
 });
 
 describe('the rail webhook', () => {
-  const webhook = (request: { body: string; headers: Record<string, string> }) => call(W(), 'POST', '/v1/payout_rail_webhooks/sandbox', { rawBody: request.body, headers: request.headers });
-  const nowSeconds = () => Math.floor(Date.now() / 1000);
+  const railWebhook = (request: { body: string; headers: Record<string, string> }) => postSigned(platform.urls.public, '/v1/payout_rail_webhooks/sandbox', request);
 
   it('answers a duplicate confirmation with the first answer, ignores a late contradicting one, and moves money once', async () => {
     const s = await shop(1_000);
     const created = await payout(s, { amount: 400 });
-    const paid = await settled(s, created.body.id);
+    const paid = await payoutSettled(s, created.body.id);
     const event = { id: `sbx_pevt_${String(created.body.id).replace(/-/g, '')}`, type: 'payout.paid' as const, payout_id: created.body.id, rail_ref: paid.rail_ref, failure_reason: null };
 
-    const duplicate = await webhook(sandboxRailRequest(event, secret(), nowSeconds()));
+    const duplicate = await railWebhook(sandboxRailRequest(event, sandboxSecret(), nowSeconds()));
     expect(duplicate.status, duplicate.text).toBe(200);
     expect(duplicate.body).toMatchObject({ event_id: event.id, payout_id: created.body.id, status: 'paid', ignored: false });
     expect(duplicate.headers.get('idempotent-replayed')).toBe('true');
-    const contradicting = await webhook(sandboxRailRequest({ ...event, id: `evt_${uuidv7()}`, type: 'payout.failed', failure_reason: 'late' }, secret(), nowSeconds()));
+    const contradicting = await railWebhook(sandboxRailRequest({ ...event, id: `evt_${uuidv7()}`, type: 'payout.failed', failure_reason: 'late' }, sandboxSecret(), nowSeconds()));
     expect(contradicting.body).toMatchObject({ status: 'paid', ignored: true });
 
     expect((await s.api('GET', `/v1/payouts/${created.body.id}`)).body).toMatchObject({ status: 'paid', failure_reason: null });
@@ -217,12 +216,12 @@ describe('the rail webhook', () => {
     const created = await payout(s, { amount: 100 });
     const event = { id: `evt_${uuidv7()}`, type: 'payout.failed' as const, payout_id: created.body.id, rail_ref: created.body.rail_ref, failure_reason: 'forged' };
 
-    expectProblem(await webhook(sandboxRailRequest(event, 'not-the-secret-'.repeat(4), nowSeconds())), 'unauthenticated');
-    expectProblem(await webhook(sandboxRailRequest(event, secret(), nowSeconds() - 600)), 'unauthenticated');
-    expectProblem(await webhook(sandboxRailRequest({ ...event, rail_ref: 'sbx_po_other' }, secret(), nowSeconds())), 'conflict');
-    expectProblem(await webhook(sandboxRailRequest({ ...event, payout_id: uuidv7() }, secret(), nowSeconds())), 'not_found');
-    expectProblem(await call(W(), 'POST', '/v1/payout_rail_webhooks/nowhere', { rawBody: '{}', headers: { 'content-type': 'application/json' } }), 'not_found');
-    expect((await settled(s, created.body.id)).status).toBe('paid');
+    expectProblem(await railWebhook(sandboxRailRequest(event, 'not-the-secret-'.repeat(4), nowSeconds())), 'unauthenticated');
+    expectProblem(await railWebhook(sandboxRailRequest(event, sandboxSecret(), nowSeconds() - 600)), 'unauthenticated');
+    expectProblem(await railWebhook(sandboxRailRequest({ ...event, rail_ref: 'sbx_po_other' }, sandboxSecret(), nowSeconds())), 'conflict');
+    expectProblem(await railWebhook(sandboxRailRequest({ ...event, payout_id: uuidv7() }, sandboxSecret(), nowSeconds())), 'not_found');
+    expectProblem(await call(platform.urls.public, 'POST', '/v1/payout_rail_webhooks/nowhere', { rawBody: '{}', headers: { 'content-type': 'application/json' } }), 'not_found');
+    expect((await payoutSettled(s, created.body.id)).status).toBe('paid');
   });
 });
 
@@ -240,13 +239,13 @@ describe('who may pay out', () => {
 
   it("lets a key bound to a client pay out and read its own merchant only, and pays out a hidden client's merchant", async () => {
     const s = await shop(1_000);
-    const client = await clientOf(W(), s.key);
+    const client = await clientOf(platform.urls.public, s.key);
     const other = await shop(500);
     const payer = (await s.api('POST', '/v1/users', { body: { external_id: `p-${uuidv7()}` } })).body.id as string;
     await fundUser(platform, s.tenantId, payer, 800);
     expect((await s.api('POST', '/v1/payments', { key: uuidv7(), body: { user_id: payer, merchant_id: client.merchantId, amount: 800, currency: 'USD' } })).status).toBe(201);
     const bound = await apiKeyFor(platform, s.tenantId, ['merchants:read', 'merchants:write'], { clientId: client.id });
-    const boundApi = apiClient(() => W(), () => bound);
+    const boundApi = apiClient(() => platform.urls.public, () => bound);
 
     expectProblem(await boundApi('POST', '/v1/payouts', { key: uuidv7(), body: { merchant_id: s.merchant, amount: 100, currency: 'USD' } }), 'not_found');
     const own = await boundApi('POST', '/v1/payouts', { key: uuidv7(), body: { merchant_id: client.merchantId, amount: 100, currency: 'USD' } });
@@ -257,9 +256,9 @@ describe('who may pay out', () => {
     expectProblem(await boundApi('GET', `/v1/payouts?merchant_id=${s.merchant}`), 'not_found');
     expectProblem(await s.api('GET', `/v1/payouts/${(await payout(other, { amount: 100 })).body.id}`), 'not_found');
 
-    expect((await call(W(), 'POST', `/v1/platform/clients/${client.id}/hide`, { token: operator })).status).toBe(200);
+    expect((await call(platform.urls.public, 'POST', `/v1/platform/clients/${client.id}/hide`, { token: operator })).status).toBe(200);
     const afterHiding = await boundApi('POST', '/v1/payouts', { key: uuidv7(), body: { merchant_id: client.merchantId, amount: 100, currency: 'USD' } });
     expect(afterHiding.status, afterHiding.text).toBe(201);
-    expect((await settled(s, afterHiding.body.id)).status).toBe('paid');
+    expect((await payoutSettled(s, afterHiding.body.id)).status).toBe('paid');
   });
 });

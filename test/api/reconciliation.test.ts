@@ -7,7 +7,7 @@ import { outboxItem } from '../../shared/events/outbox';
 import type { Principal } from '../../shared/http/principal';
 import { ManualClock } from '../../shared/kernel/clock';
 import { derivedUuidv7, uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
+import type { LedgerClient } from '../../shared/ledger-client/client';
 import type { Transaction } from '../../shared/ledger-client/contract';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import type { WalletDeps } from '../../shared/wallet/deps';
@@ -20,6 +20,8 @@ import { clientOf } from '../support/catalog';
 import { apiKeyFor, idpTokenFor, staffToken, userTokenFor } from '../support/credentials';
 import { apiClient, expectProblem, type Api } from '../support/http';
 import { startTestPlatform } from '../support/platform';
+import { createTenant, newUser } from '../support/tenants';
+import { walletDeps, walletLedgerClient } from '../support/wallet';
 
 /**
  * Reconciliation over HTTP on a clock the test moves: every money flow of the wallet leaves no
@@ -41,7 +43,6 @@ const reconciliation = async (token: string) => {
   return result.body as { checked_through: string | null; transactions_checked: number; orphans: Record<string, unknown>[]; next_cursor: string | null };
 };
 const pastTheGrace = () => clock.advance(RECONCILIATION_GRACE_MS + 1_000);
-const deps = () => ({ client: documents, table: platform.tables.wallet.name, clock, ids: uuidv7 });
 
 interface Tenant {
   id: string;
@@ -52,22 +53,14 @@ interface Tenant {
 async function newTenant(name: string): Promise<Tenant> {
   // A fresh session: the moved clock outlives a staff session's lifetime.
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  const created = await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name, currency: 'USD' } });
-  expect(created.status, created.text).toBe(201);
-  const key = await apiKeyFor(platform, created.body.id, [...TENANT_SCOPES]);
-  return { id: created.body.id, key, record: await getTenantRecord(deps(), created.body.id) };
+  const id = await createTenant(api, platformStaff, name);
+  const key = await apiKeyFor(platform, id, [...TENANT_SCOPES]);
+  return { id, key, record: await getTenantRecord(walletDeps(platform, documents, clock), id) };
 }
 
 interface User {
   id: string;
   externalId: string;
-}
-
-async function newUser(tenant: Tenant): Promise<User> {
-  const externalId = `u-${uuidv7()}`;
-  const created = await api('POST', '/v1/users', { token: tenant.key, body: { external_id: externalId } });
-  expect(created.status, created.text).toBe(201);
-  return { id: created.body.id, externalId };
 }
 
 /** Waits for a queued sandbox confirmation (a second's delay on the moved clock) to land. */
@@ -96,7 +89,7 @@ function idpTokenOnTheClock(tenantId: string): Promise<string> {
 
 /** A posting straight into the tenant's ledger, around the wallet: no record explains it. */
 async function postAround(tenant: Tenant, userId: string, posting: { type: string; reference_id?: string; amount: number }): Promise<Transaction> {
-  const cash = (await getUserRecord(deps(), tenant.id, userId)).cash_account_id;
+  const cash = (await getUserRecord(walletDeps(platform, documents, clock), tenant.id, userId)).cash_account_id;
   const { amount, ...rest } = posting;
   return ledger.post(
     tenant.record.ledger_id,
@@ -111,12 +104,12 @@ const funded = {} as Record<'flows' | 'crash' | 'payer', { tenant: Tenant; users
 beforeAll(async () => {
   platform = await startTestPlatform({ clock });
   documents = localDocumentClient(platform.dynamodbEndpoint);
-  ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock });
+  ledger = walletLedgerClient(platform, clock);
   for (const [name, amounts] of [['flows', [20_000, 5_000]], ['crash', [1_000, 0]], ['payer', [1_000]]] as const) {
     const tenant = await newTenant(name);
     const users: User[] = [];
     for (const amount of amounts) {
-      const user = await newUser(tenant);
+      const user = await newUser(api, { token: tenant.key });
       if (amount > 0) await topUp(tenant, user.id, amount);
       users.push(user);
     }
@@ -186,7 +179,7 @@ describe('the reconciliation worker', () => {
 
   it('lists a posting no wallet record explains once it is older than the grace, with its transaction, reference, type, amount and since', async () => {
     const tenant = await newTenant('Around');
-    const user = await newUser(tenant);
+    const user = await newUser(api, { token: tenant.key });
     const reference = uuidv7();
     const transaction = await postAround(tenant, user.id, { type: 'transfer', reference_id: reference, amount: 250 });
 
@@ -224,7 +217,7 @@ describe('the reconciliation worker', () => {
   it('lists a transfer whose saga crashed between its posting and its commit, and drops it once the sweeper finishes it', async () => {
     const { tenant, users } = funded.crash;
     const [alice, bob] = users as [User, User];
-    const runtime: WalletDeps = { ...deps(), signer: () => Promise.reject(new Error('no signer here')), ledger: () => ledger };
+    const runtime: WalletDeps = { ...walletDeps(platform, documents, clock), signer: () => Promise.reject(new Error('no signer here')), ledger: () => ledger };
     const principal: Principal = { kind: 'api_key', id: `key-${uuidv7()}`, scopes: new Set(['transfers:write']), tenantId: tenant.id };
     const crash = {
       afterLedger: () => {
@@ -252,14 +245,14 @@ describe('the reconciliation worker', () => {
 
   it('lists a money record that names a transaction the ledger does not have', async () => {
     const tenant = await newTenant('Records');
-    const [alice, bob] = [await newUser(tenant), await newUser(tenant)];
+    const [alice, bob] = [await newUser(api, { token: tenant.key }), await newUser(api, { token: tenant.key })];
     // A transfer record and its event, written as a commit would, naming a transaction never posted.
     const at = clock.now();
     const id = derivedUuidv7(at.getTime(), 'a transfer without its money');
     const missing = uuidv7();
     const transfer = { id, from_user_id: alice.id, to_user_id: bob.id, amount: 700, fee: 0, currency: 'USD', status: 'completed', description: null, metadata: {}, ledger_transaction_id: missing, created_at: at.toISOString() };
-    const event = outboxItem(deps(), { type: 'transfer.completed', tenantId: tenant.id, data: { transfer } }, { id: derivedUuidv7(at.getTime(), 'its event'), at });
-    await transact(deps(), [
+    const event = outboxItem(walletDeps(platform, documents, clock), { type: 'transfer.completed', tenantId: tenant.id, data: { transfer } }, { id: derivedUuidv7(at.getTime(), 'its event'), at });
+    await transact(walletDeps(platform, documents, clock), [
       { Put: { TableName: platform.tables.wallet.name, Item: { ...transferKeys.transfer(tenant.id, id), ...transferKeys.userIndexes(id, alice.id, bob.id), entity: 'transfer', tenant_id: tenant.id, ...transfer } } },
       event.item,
     ]);
@@ -283,7 +276,7 @@ describe('the reconciliation worker', () => {
 
     // The money posted and the record corrected to name it: matched on both sides, off the list.
     const posting = await postAround(tenant, bob.id, { type: 'transfer', reference_id: id, amount: 700 });
-    await transact(deps(), [
+    await transact(walletDeps(platform, documents, clock), [
       { Update: { TableName: platform.tables.wallet.name, Key: transferKeys.transfer(tenant.id, id), UpdateExpression: 'SET ledger_transaction_id = :txn', ExpressionAttributeValues: { ':txn': posting.id } } },
     ]);
     pastTheGrace();
@@ -296,8 +289,8 @@ describe('the reconciliation worker', () => {
 describe('GET /v1/ledger/reconciliation', () => {
   it("refuses user tokens and IdP users with forbidden, answers tenant staff, and shows each tenant only its own", async () => {
     const [mine, theirs] = [await newTenant('Mine'), await newTenant('Theirs')];
-    const user = await newUser(mine);
-    const theirUser = await newUser(theirs);
+    const user = await newUser(api, { token: mine.key });
+    const theirUser = await newUser(api, { token: theirs.key });
     const own = await postAround(mine, user.id, { type: 'topup', reference_id: uuidv7(), amount: 10 });
     const foreign = await postAround(theirs, theirUser.id, { type: 'topup', reference_id: uuidv7(), amount: 20 });
     pastTheGrace();
@@ -322,7 +315,7 @@ describe('GET /v1/ledger/reconciliation', () => {
     const payment = await api('POST', '/v1/payments', { token: payer.key, key: uuidv7(), body: { user_id: buyer.id, merchant_id: merchant, amount: 400, currency: 'USD' } });
     expect(payment.status, payment.text).toBe(201);
     // The other tenant's ledger gets a payment posting naming the first tenant's payment.
-    const stranger = await newUser(other);
+    const stranger = await newUser(api, { token: other.key });
     const posting = await postAround(other, stranger.id, { type: 'payment', reference_id: payment.body.id, amount: 400 });
     pastTheGrace();
     await reconcile();
@@ -333,7 +326,7 @@ describe('GET /v1/ledger/reconciliation', () => {
 
   it('pages the orphans, newest first, with the platform cursor', async () => {
     const tenant = await newTenant('Pages');
-    const user = await newUser(tenant);
+    const user = await newUser(api, { token: tenant.key });
     const postings: Transaction[] = [];
     for (let n = 0; n < 3; n += 1) {
       postings.push(await postAround(tenant, user.id, { type: 'mystery', amount: 5 + n }));

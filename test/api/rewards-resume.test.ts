@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
-import type { Principal } from '../../shared/http/principal';
 import { ManualClock, systemClock, type Clock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
+import type { LedgerClient } from '../../shared/ledger-client/client';
 import type { Transaction } from '../../shared/ledger-client/contract';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import type { WalletDeps } from '../../shared/wallet/deps';
@@ -13,11 +12,14 @@ import { resolvePayment } from '../../shared/wallet/payments/capture';
 import { createRefund } from '../../shared/wallet/orders/refunds';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
-import { clientOf } from '../support/catalog';
-import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
+import { clientWithMarketing, inventoryOf } from '../support/catalog';
+import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient } from '../support/http';
-import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
+import { payMerchant, rewardsOf } from '../support/payments';
+import { apiKeyPrincipals } from '../support/services';
+import { balancesOf, createTenant, fundedUsers, type TenantOfTest } from '../support/tenants';
+import { walletLedgerClient } from '../support/wallet';
 
 /**
  * Rewards of a saga resumed after a crash between the ledger and the wallet, over HTTP: what the
@@ -33,15 +35,18 @@ const api = apiClient(() => base);
 let tenantId: string;
 let ledgerId: string;
 let apiKey: string;
+let tenantOfTest: TenantOfTest;
+const user = fundedUsers(() => tenantOfTest, { scopes: ['payments:write', 'payments:read'] });
 let ledger: LedgerClient;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   base = platform.urls.public;
-  ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+  ledger = walletLedgerClient(platform);
   const staff = await staffToken(platform, { role: 'platform' });
-  tenantId = (await api('POST', '/v1/tenants', { token: staff, key: uuidv7(), body: { name: 'Rewards resumed', currency: 'USD' } })).body.id;
+  tenantId = await createTenant(api, staff, 'Rewards resumed');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
+  tenantOfTest = { platform, api, tenantId, apiKey };
   const settings = await api('PUT', '/v1/rewards/settings', { token: apiKey, body: { points_commodity: 'PTS', conversion_rate: { points: 100, cash: 5 } } });
   expect(settings.status, settings.text).toBe(200);
   ledgerId = (await getTenantRecord(runtimeAt(systemClock), tenantId)).ledger_id;
@@ -59,7 +64,6 @@ function runtimeAt(clock: Clock): WalletDeps {
  * The tenant's unbound API keys are one caller: the HTTP retry with `apiKey` resumes its key.
  */
 const crashedTry = (how: 'retry' | 'sweep') => runtimeAt(how === 'retry' ? systemClock : new ManualClock(new Date(Date.now() - SWEEP_AFTER_MS - 5_000)));
-const operator = (): Principal => ({ kind: 'api_key', id: `key-${uuidv7()}`, tenantId, scopes: new Set(TENANT_SCOPES) });
 const crashed = (before: () => Promise<void> = async () => undefined) => ({
   afterLedger: async () => {
     await before();
@@ -67,35 +71,12 @@ const crashed = (before: () => Promise<void> = async () => undefined) => ({
   },
 });
 
-async function user(funds: number) {
-  const externalId = `u-${uuidv7()}`;
-  const created = await api('POST', '/v1/users', { token: apiKey, body: { external_id: externalId } });
-  if (funds > 0) await fundUser(platform, tenantId, created.body.id, funds);
-  return { id: created.body.id as string, token: await userTokenFor(platform, apiKey, externalId, ['payments:write', 'payments:read']) };
-}
-
-/** A client whose merchant has `marketing` in its marketing account. */
-async function shop(marketing: number) {
-  const client = await clientOf(base, apiKey);
-  if (marketing > 0) {
-    const buyer = await user(marketing);
-    expect((await payment(buyer.id, client.merchantId, marketing)).status).toBe(201);
-    const funded = await api('POST', `/v1/merchants/${client.merchantId}/marketing_funds`, { token: apiKey, key: uuidv7(), body: { amount: marketing } });
-    expect(funded.status, funded.text).toBe(201);
-  }
-  return client;
-}
-
-const payment = (userId: string, merchantId: string, amount: number, capture = true) =>
-  api('POST', '/v1/payments', { token: apiKey, key: uuidv7(), body: { user_id: userId, merchant_id: merchantId, amount, currency: 'USD', capture } });
-const rule = async (clientId: string, body: Record<string, unknown>) => {
+const createdRule = async (clientId: string, body: Record<string, unknown>) => {
   const created = await api('POST', `/v1/clients/${clientId}/reward_rules`, { token: apiKey, body });
   expect(created.status, created.text).toBe(201);
   return created.body.id as string;
 };
 const disable = async (clientId: string, ruleId: string) => expect((await api('POST', `/v1/clients/${clientId}/reward_rules/${ruleId}/disable`, { token: apiKey })).status).toBe(200);
-const rewardsOf = async (userId: string) => (await api('GET', `/v1/users/${userId}/rewards`, { token: apiKey })).body;
-const balanceOf = async (userId: string) => (await api('GET', `/v1/users/${userId}/balances`, { token: apiKey })).body.available as number;
 
 /** The ledger's transactions of a type for a payment, with what each moved (its credit legs). */
 async function ledgerMoves(type: string, paymentId: string) {
@@ -105,13 +86,13 @@ async function ledgerMoves(type: string, paymentId: string) {
 
 /** The user's reward history entries of a kind for a payment, as [amount, ledger transaction]. */
 async function history(userId: string, kind: string, paymentId: string) {
-  return ((await rewardsOf(userId)).history as { kind: string; amount: number; payment_id: string; ledger_transaction_id: string }[])
+  return ((await rewardsOf(api, userId, apiKey)).history as { kind: string; amount: number; payment_id: string; ledger_transaction_id: string }[])
     .filter((entry) => entry.kind === kind && entry.payment_id === paymentId)
     .map((entry) => ({ id: entry.ledger_transaction_id, amount: Math.abs(entry.amount) }));
 }
 
 /** An order of `quantity` units at 1,000 of a tracked variant (5 on hand) of the client, opened by the shopper. */
-async function openOrder(clientId: string, buyer: { token: string }, quantity: number) {
+async function openTrackedOrder(clientId: string, buyer: { token: string }, quantity: number) {
   const offering = await api('POST', `/v1/clients/${clientId}/offerings`, {
     token: apiKey,
     body: { title: 'Mug', status: 'published', variants: [{ sku: `M-${uuidv7().slice(-10)}`, amount: 1_000, inventory: { on_hand: 5 } }] },
@@ -122,23 +103,21 @@ async function openOrder(clientId: string, buyer: { token: string }, quantity: n
   return { id: opened.body.id as string, variant: { id: offering.body.variants[0].id as string, offeringId: offering.body.id as string } };
 }
 
-const inventoryOf = async (clientId: string, variant: { id: string; offeringId: string }) =>
-  (await api('GET', `/v1/clients/${clientId}/offerings/${variant.offeringId}`, { token: apiKey })).body.variants.find((v: { id: string }) => v.id === variant.id).inventory;
 
 describe('an order paid again after a crash', () => {
   it('posts and records the cashback its first try planned, though the merchant replaced the rule in between (retried over HTTP)', async () => {
-    const client = await shop(5_000);
-    const first = await rule(client.id, { kind: 'cashback', params: { bps: 1_000 } });
+    const client = await clientWithMarketing(tenantOfTest, 5_000);
+    const first = await createdRule(client.id, { kind: 'cashback', params: { bps: 1_000 } });
     const buyer = await user(10_000);
-    const order = await openOrder(client.id, buyer, 2);
+    const order = await openTrackedOrder(client.id, buyer, 2);
     const key = uuidv7();
     // The first try posts the payment and its 10% cashback (200); then, before its commit, the
     // merchant replaces the rule with a 20% one, and the process dies.
     const replace = async () => {
       await disable(client.id, first);
-      await rule(client.id, { kind: 'cashback', params: { bps: 2_000 } });
+      await createdRule(client.id, { kind: 'cashback', params: { bps: 2_000 } });
     };
-    await expect(payOrder(crashedTry('retry'), operator(), { tenantId }, order.id, { idempotencyKey: key, requestId: uuidv7(), faults: crashed(replace) })).rejects.toThrow('crashed');
+    await expect(payOrder(crashedTry('retry'), apiKeyPrincipals(TENANT_SCOPES)(tenantId), { tenantId }, order.id, { idempotencyKey: key, requestId: uuidv7(), faults: crashed(replace) })).rejects.toThrow('crashed');
 
     const paid = await api('POST', `/v1/orders/${order.id}/pay`, { token: apiKey, key });
     expect(paid.status, paid.text).toBe(200);
@@ -151,21 +130,21 @@ describe('an order paid again after a crash', () => {
     const cashback = await ledgerMoves('cashback', paymentId);
     expect(cashback).toEqual([{ id: expect.any(String), amount: 200 }]);
     expect(await history(buyer.id, 'cashback', paymentId)).toEqual(cashback);
-    expect((await rewardsOf(buyer.id)).cashback_earned).toBe(200);
-    expect(await balanceOf(buyer.id)).toBe(10_000 - 2_000 + 200);
-    expect(await inventoryOf(client.id, order.variant)).toMatchObject({ on_hand: 3, reserved: 0 });
+    expect((await rewardsOf(api, buyer.id, apiKey)).cashback_earned).toBe(200);
+    expect((await balancesOf(api, buyer.id, apiKey)).available).toBe(10_000 - 2_000 + 200);
+    expect(await inventoryOf(api, apiKey, client.id, order.variant)).toMatchObject({ on_hand: 3, reserved: 0 });
   });
 
   it('records the cashback its first try posted, though the rule was disabled, when the sweeper finishes it; a refund then claws it back', async () => {
-    const client = await shop(5_000);
-    const only = await rule(client.id, { kind: 'cashback', params: { bps: 1_000 } });
+    const client = await clientWithMarketing(tenantOfTest, 5_000);
+    const only = await createdRule(client.id, { kind: 'cashback', params: { bps: 1_000 } });
     const buyer = await user(10_000);
-    const order = await openOrder(client.id, buyer, 2);
+    const order = await openTrackedOrder(client.id, buyer, 2);
     const key = uuidv7();
-    await expect(payOrder(crashedTry('sweep'), operator(), { tenantId }, order.id, { idempotencyKey: key, requestId: uuidv7(), faults: crashed(() => disable(client.id, only)) })).rejects.toThrow('crashed');
+    await expect(payOrder(crashedTry('sweep'), apiKeyPrincipals(TENANT_SCOPES)(tenantId), { tenantId }, order.id, { idempotencyKey: key, requestId: uuidv7(), faults: crashed(() => disable(client.id, only)) })).rejects.toThrow('crashed');
     // Stuck `paying` (shown open), its stock held, until the sweeper takes it over.
     expect((await api('GET', `/v1/orders/${order.id}`, { token: apiKey })).body.status).toBe('open');
-    expect(await inventoryOf(client.id, order.variant)).toMatchObject({ on_hand: 5, reserved: 2 });
+    expect(await inventoryOf(api, apiKey, client.id, order.variant)).toMatchObject({ on_hand: 5, reserved: 2 });
 
     await platform.scheduler.run('walletSweepOperations');
     const finished = (await api('GET', `/v1/orders/${order.id}`, { token: apiKey })).body;
@@ -174,7 +153,7 @@ describe('an order paid again after a crash', () => {
     const cashback = await ledgerMoves('cashback', paymentId);
     expect(cashback).toEqual([{ id: expect.any(String), amount: 200 }]);
     expect(await history(buyer.id, 'cashback', paymentId)).toEqual(cashback);
-    expect(await inventoryOf(client.id, order.variant)).toMatchObject({ on_hand: 3, reserved: 0 });
+    expect(await inventoryOf(api, apiKey, client.id, order.variant)).toMatchObject({ on_hand: 3, reserved: 0 });
     // The client's late retry answers what the sweeper committed.
     const replay = await api('POST', `/v1/orders/${order.id}/pay`, { token: apiKey, key });
     expect(replay.status, replay.text).toBe(200);
@@ -186,24 +165,24 @@ describe('an order paid again after a crash', () => {
     const clawback = await ledgerMoves('cashback_clawback', paymentId);
     expect(clawback).toEqual([{ id: expect.any(String), amount: 200 }]);
     expect(await history(buyer.id, 'cashback_clawback', paymentId)).toEqual(clawback);
-    expect((await rewardsOf(buyer.id)).cashback_earned).toBe(0);
-    expect(await balanceOf(buyer.id)).toBe(10_000);
+    expect((await rewardsOf(api, buyer.id, apiKey)).cashback_earned).toBe(0);
+    expect((await balancesOf(api, buyer.id, apiKey)).available).toBe(10_000);
   });
 });
 
 describe('a capture finished after a crash', () => {
   it('posts and records the cashback of the rule it was asked under (retried over HTTP)', async () => {
-    const client = await shop(5_000);
-    const first = await rule(client.id, { kind: 'cashback', params: { bps: 1_000 } });
+    const client = await clientWithMarketing(tenantOfTest, 5_000);
+    const first = await createdRule(client.id, { kind: 'cashback', params: { bps: 1_000 } });
     const buyer = await user(10_000);
-    const authorized = await payment(buyer.id, client.merchantId, 1_500, false);
+    const authorized = await payMerchant(api, apiKey, { userId: buyer.id, merchantId: client.merchantId, amount: 1_500, capture: false });
     expect(authorized.status, authorized.text).toBe(201);
     const key = uuidv7();
     const replace = async () => {
       await disable(client.id, first);
-      await rule(client.id, { kind: 'cashback', params: { bps: 3_000 } });
+      await createdRule(client.id, { kind: 'cashback', params: { bps: 3_000 } });
     };
-    await expect(resolvePayment(crashedTry('retry'), operator(), tenantId, authorized.body.id, 'capture', {}, { idempotencyKey: key, requestId: uuidv7(), faults: crashed(replace) })).rejects.toThrow('crashed');
+    await expect(resolvePayment(crashedTry('retry'), apiKeyPrincipals(TENANT_SCOPES)(tenantId), tenantId, authorized.body.id, 'capture', {}, { idempotencyKey: key, requestId: uuidv7(), faults: crashed(replace) })).rejects.toThrow('crashed');
 
     const captured = await api('POST', `/v1/payments/${authorized.body.id}/capture`, { token: apiKey, key, body: {} });
     expect(captured.status, captured.text).toBe(200);
@@ -211,24 +190,24 @@ describe('a capture finished after a crash', () => {
     const cashback = await ledgerMoves('cashback', authorized.body.id);
     expect(cashback).toEqual([{ id: expect.any(String), amount: 150 }]);
     expect(await history(buyer.id, 'cashback', authorized.body.id)).toEqual(cashback);
-    expect(await balanceOf(buyer.id)).toBe(10_000 - 1_500 + 150);
+    expect((await balancesOf(api, buyer.id, apiKey)).available).toBe(10_000 - 1_500 + 150);
   });
 });
 
 describe.each(['retry', 'sweep'] as const)('a refund finished by %s after a crash between the ledger and the wallet', (how) => {
   it('records the points clawback its first try posted, though the user holds none of them any more', async () => {
-    const client = await shop(0);
-    await rule(client.id, { kind: 'accrual', params: { points: 1, per_amount: 1 } });
+    const client = await clientWithMarketing(tenantOfTest, 0);
+    await createdRule(client.id, { kind: 'accrual', params: { points: 1, per_amount: 1 } });
     const buyer = await user(1_000);
-    const paid = await payment(buyer.id, client.merchantId, 100);
+    const paid = await payMerchant(api, apiKey, { userId: buyer.id, merchantId: client.merchantId, amount: 100 });
     expect(paid.status, paid.text).toBe(201);
-    expect(await rewardsOf(buyer.id)).toMatchObject({ points_balance: 100, points_earned: 100 });
+    expect(await rewardsOf(api, buyer.id, apiKey)).toMatchObject({ points_balance: 100, points_earned: 100 });
 
     // The first try refunds it all and takes the 100 points back; then the process dies.
     const key = uuidv7();
     const body = { payment_id: paid.body.id, amount: 100 };
-    await expect(createRefund(crashedTry(how), operator(), tenantId, body, { idempotencyKey: key, requestId: uuidv7(), faults: crashed() })).rejects.toThrow('crashed');
-    expect((await rewardsOf(buyer.id)).points_balance).toBe(0);
+    await expect(createRefund(crashedTry(how), apiKeyPrincipals(TENANT_SCOPES)(tenantId), tenantId, body, { idempotencyKey: key, requestId: uuidv7(), faults: crashed() })).rejects.toThrow('crashed');
+    expect((await rewardsOf(api, buyer.id, apiKey)).points_balance).toBe(0);
 
     if (how === 'sweep') await platform.scheduler.run('walletSweepOperations');
     const refund = await api('POST', '/v1/refunds', { token: apiKey, key, body });
@@ -239,7 +218,7 @@ describe.each(['retry', 'sweep'] as const)('a refund finished by %s after a cras
     const clawback = await ledgerMoves('points_clawback', paid.body.id);
     expect(clawback).toEqual([{ id: expect.any(String), amount: 100 }]);
     expect(await history(buyer.id, 'points_clawback', paid.body.id)).toEqual(clawback);
-    expect(await rewardsOf(buyer.id)).toMatchObject({ points_balance: 0, points_earned: 0 });
+    expect(await rewardsOf(api, buyer.id, apiKey)).toMatchObject({ points_balance: 0, points_earned: 0 });
     expect(await ledgerMoves('refund', paid.body.id)).toEqual([{ id: refund.body.ledger_transaction_id, amount: 100 }]);
   });
 });

@@ -2,13 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
 import { systemClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
+import type { LedgerClient } from '../../shared/ledger-client/client';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
-import { clientOf } from '../support/catalog';
+import { clientWithMarketing } from '../support/catalog';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
-import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
+import { payMerchant, rewardsOf } from '../support/payments';
+import { createTenant, fundedUsers, type TenantOfTest } from '../support/tenants';
+import { walletLedgerClient } from '../support/wallet';
 
 /**
  * Rewards over HTTP: merchant-funded cashback and tenant points earned in the capture of a
@@ -21,48 +23,30 @@ let base: string;
 const api = apiClient(() => base);
 let tenantId: string;
 let apiKey: string;
+let tenantOfTest: TenantOfTest;
+const user = fundedUsers(() => tenantOfTest);
 let ledger: LedgerClient;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   base = platform.urls.public;
-  ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+  ledger = walletLedgerClient(platform);
   const staff = await staffToken(platform, { role: 'platform' });
-  tenantId = (await api('POST', '/v1/tenants', { token: staff, key: uuidv7(), body: { name: 'Rewards', currency: 'USD' } })).body.id;
+  tenantId = await createTenant(api, staff, 'Rewards');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
+  tenantOfTest = { platform, api, tenantId, apiKey };
   const settings = await api('PUT', '/v1/rewards/settings', { token: apiKey, body: { points_commodity: 'PTS', conversion_rate: { points: 100, cash: 5 } } });
   expect(settings.status, settings.text).toBe(200);
 }, 120_000);
 
 afterAll(() => platform?.stop());
 
-async function user(funds: number) {
-  const externalId = `u-${uuidv7()}`;
-  const created = await api('POST', '/v1/users', { token: apiKey, body: { external_id: externalId } });
-  if (funds > 0) await fundUser(platform, tenantId, created.body.id, funds);
-  return { id: created.body.id as string, externalId };
-}
-
-/** A client whose merchant has `marketing` in its marketing account (paid into settlement first by a payment). */
-async function shop(marketing: number) {
-  const client = await clientOf(base, apiKey);
-  if (marketing > 0) {
-    const buyer = await user(marketing);
-    expect((await pay(buyer.id, client.merchantId, marketing)).status).toBe(201);
-    const funded = await api('POST', `/v1/merchants/${client.merchantId}/marketing_funds`, { token: apiKey, key: uuidv7(), body: { amount: marketing } });
-    expect(funded.status, funded.text).toBe(201);
-  }
-  return client;
-}
-
-const pay = (userId: string, merchantId: string, amount: number) => api('POST', '/v1/payments', { token: apiKey, key: uuidv7(), body: { user_id: userId, merchant_id: merchantId, amount, currency: 'USD' } });
 const rule = (clientId: string, body: Record<string, unknown>) => api('POST', `/v1/clients/${clientId}/reward_rules`, { token: apiKey, body });
-const rewardsOf = async (userId: string) => (await api('GET', `/v1/users/${userId}/rewards`, { token: apiKey })).body;
 const events = async (type: string) => (await api('GET', '/v1/webhook_events?limit=100', { token: apiKey })).body.data.filter((e: { type: string }) => e.type === type);
 
 describe('reward rules', () => {
   it('hold one live rule per slot; a disabled rule frees it and the next gets the next version', async () => {
-    const client = await shop(0);
+    const client = await clientWithMarketing(tenantOfTest, 0);
     const first = await rule(client.id, { kind: 'cashback', params: { bps: 100 } });
     expect(first.status, first.text).toBe(201);
     expect(first.body).toMatchObject({ kind: 'cashback', offering_id: null, version: 1, status: 'active', params: { bps: 100, flat: 0 } });
@@ -82,13 +66,13 @@ describe('reward rules', () => {
 
 describe('earning', () => {
   it('pays cashback from the marketing funds and accrues points in the capture, both visible in the user\'s rewards', async () => {
-    const client = await shop(5_000);
+    const client = await clientWithMarketing(tenantOfTest, 5_000);
     await rule(client.id, { kind: 'cashback', params: { bps: 1_000, flat: 5 } });
     await rule(client.id, { kind: 'accrual', params: { points: 3, per_amount: 100 } });
     const buyer = await user(10_000);
-    const paid = await pay(buyer.id, client.merchantId, 1_250);
+    const paid = await payMerchant(api, apiKey, { userId: buyer.id, merchantId: client.merchantId, amount: 1_250 });
     expect(paid.status, paid.text).toBe(201);
-    const rewards = await rewardsOf(buyer.id);
+    const rewards = await rewardsOf(api, buyer.id, apiKey);
     // 1250 × 10% + 5 = 130 cashback; 12 whole hundreds × 3 = 36 points.
     expect(rewards).toMatchObject({ points_commodity: 'PTS', points_balance: 36, cashback_earned: 130, points_earned: 36 });
     expect(rewards.history.map((h: { kind: string; amount: number }) => [h.kind, h.amount]).sort()).toEqual([['cashback', 130], ['points', 36]]);
@@ -98,18 +82,18 @@ describe('earning', () => {
   });
 
   it('grants nothing when the marketing account is empty, and the payment is captured all the same', async () => {
-    const client = await shop(0);
+    const client = await clientWithMarketing(tenantOfTest, 0);
     await rule(client.id, { kind: 'cashback', params: { bps: 1_000 } });
     const buyer = await user(1_000);
-    const paid = await pay(buyer.id, client.merchantId, 1_000);
+    const paid = await payMerchant(api, apiKey, { userId: buyer.id, merchantId: client.merchantId, amount: 1_000 });
     expect(paid.status, paid.text).toBe(201);
     expect(paid.body.status).toBe('captured');
-    expect((await rewardsOf(buyer.id)).cashback_earned).toBe(0);
+    expect((await rewardsOf(api, buyer.id, apiKey)).cashback_earned).toBe(0);
     expect((await events('cashback.granted')).some((e: { data: { cashback: { payment_id: string } } }) => e.data.cashback.payment_id === paid.body.id)).toBe(false);
   });
 
   it('lets an offering\'s rule override the client\'s common one on that offering\'s lines', async () => {
-    const client = await shop(5_000);
+    const client = await clientWithMarketing(tenantOfTest, 5_000);
     const offering = async (title: string) =>
       (await api('POST', `/v1/clients/${client.id}/offerings`, { token: apiKey, body: { title, status: 'published', variants: [{ sku: `S-${uuidv7().slice(-10)}`, amount: 1_000, inventory: { on_hand: 5 } }] } })).body;
     const [special, plain] = [await offering('Special'), await offering('Plain')];
@@ -121,33 +105,33 @@ describe('earning', () => {
     expect(order.status, order.text).toBe(201);
     expect((await api('POST', `/v1/orders/${order.body.id}/pay`, { token, key: uuidv7() })).status).toBe(200);
     // 20% of 1000 on the special line, 1% of 1000 on the plain one.
-    expect((await rewardsOf(buyer.id)).cashback_earned).toBe(210);
+    expect((await rewardsOf(api, buyer.id, apiKey)).cashback_earned).toBe(210);
   });
 
   it('never passes a per-user daily cap, even with 50 captures at once', async () => {
-    const client = await shop(10_000);
+    const client = await clientWithMarketing(tenantOfTest, 10_000);
     await rule(client.id, { kind: 'cashback', params: { bps: 1_000 }, caps: { per_user_per_day: 500, per_payment: 80 } });
     const buyer = await user(100_000);
-    const results = await Promise.all(Array.from({ length: 50 }, () => pay(buyer.id, client.merchantId, 1_000)));
+    const results = await Promise.all(Array.from({ length: 50 }, () => payMerchant(api, apiKey, { userId: buyer.id, merchantId: client.merchantId, amount: 1_000 })));
     for (const result of results) expect(result.status, result.text).toBe(201);
     // 10% of 1000 is 100, capped at 80 a payment; the day's 500 allows six grants (480), not seven.
-    expect((await rewardsOf(buyer.id)).cashback_earned).toBe(480);
+    expect((await rewardsOf(api, buyer.id, apiKey)).cashback_earned).toBe(480);
   }, 120_000);
 });
 
 describe('clawback and conversion', () => {
   it('takes back in proportion on a refund, converts points to cash in one exchange posting, and every commodity nets to zero', async () => {
-    const client = await shop(5_000);
+    const client = await clientWithMarketing(tenantOfTest, 5_000);
     await rule(client.id, { kind: 'cashback', params: { bps: 1_000 } });
     await rule(client.id, { kind: 'accrual', params: { points: 1, per_amount: 1 } });
     const buyer = await user(10_000);
-    const paid = await pay(buyer.id, client.merchantId, 2_000);
-    expect(await rewardsOf(buyer.id)).toMatchObject({ cashback_earned: 200, points_balance: 2_000 });
+    const paid = await payMerchant(api, apiKey, { userId: buyer.id, merchantId: client.merchantId, amount: 2_000 });
+    expect(await rewardsOf(api, buyer.id, apiKey)).toMatchObject({ cashback_earned: 200, points_balance: 2_000 });
 
     const refund = await api('POST', '/v1/refunds', { token: apiKey, key: uuidv7(), body: { payment_id: paid.body.id, amount: 500 } });
     expect(refund.status, refund.text).toBe(201);
     // A quarter refunded: a quarter of each reward taken back.
-    expect(await rewardsOf(buyer.id)).toMatchObject({ cashback_earned: 150, points_balance: 1_500 });
+    expect(await rewardsOf(api, buyer.id, apiKey)).toMatchObject({ cashback_earned: 150, points_balance: 1_500 });
 
     const token = await userTokenFor(platform, apiKey, buyer.externalId, ['rewards:convert', 'rewards:read']);
     const key = uuidv7();
@@ -156,7 +140,7 @@ describe('clawback and conversion', () => {
     expect(converted.body).toMatchObject({ points: 1_000, cash: 50, rate: { points: 100, cash: 5 }, points_commodity: 'PTS', currency: 'USD' });
     expect((await api('POST', `/v1/users/${buyer.id}/rewards/convert`, { token, key, body: { points: 1_000 } })).text).toBe(converted.text);
     expectProblem(await api('POST', `/v1/users/${buyer.id}/rewards/convert`, { token, key: uuidv7(), body: { points: 5_000 } }), 'insufficient_funds');
-    expect((await rewardsOf(buyer.id)).points_balance).toBe(500);
+    expect((await rewardsOf(api, buyer.id, apiKey)).points_balance).toBe(500);
     const event = (await events('points.converted')).find((e: { data: { conversion: { id: string } } }) => e.data.conversion.id === converted.body.id);
     expect(event.data.conversion.rate).toEqual({ points: 100, cash: 5 });
 

@@ -10,6 +10,7 @@ import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffLogin, staffToken, TEST_STAFF_PASSWORD } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
+import { createTenant } from '../support/tenants';
 
 /**
  * Staff roles with narrower scopes, made the operator's way (`npm run staff -- create ... --role
@@ -35,7 +36,7 @@ beforeAll(async () => {
     JSON.stringify({ pid: process.pid, urls: platform.urls, oidc_issuer: platform.issuer.issuer, dynamodb_endpoint: platform.dynamodbEndpoint, tables: platform.tables }),
   );
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  tenantId = (await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Roles', currency: 'USD' } })).body.id;
+  tenantId = await createTenant(api, platformStaff, 'Roles');
   tenantKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
 }, 120_000);
 

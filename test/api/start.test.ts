@@ -1,31 +1,24 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { routes } from '../../shared/routes';
 import { contractCheckedFetch, forgetContract, registerContract } from '../support/contract';
 import { restartablePort } from '../support/ports';
+import { exited, javaProcessesUsing, ROOT, spawnCollecting, untilStarted } from '../support/npm-start';
 
 // `npm start` as a developer runs it: a real process, real ports, a data directory, Ctrl-C.
-const ROOT = resolve(import.meta.dirname, '..', '..');
 const dataDir = mkdtempSync(join(tmpdir(), 'wallet-start-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function start(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string } {
+function npmStart(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; output: () => string } {
   // LOG_LEVEL unset, as in a developer's shell: npm start's own default applies.
   const { LOG_LEVEL: _unset, ...inherited } = process.env;
   // As `npm start` runs it: the bundle scripts/run.mjs compiles once (and again when a source changed).
-  const child = spawn(process.execPath, ['scripts/run.mjs', 'local/main.ts'], {
-    cwd: ROOT,
-    env: { ...inherited, DATA_DIR: dataDir, OIDC_PORT: '0', ...env },
-  });
-  let output = '';
-  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  return { child, output: () => output };
+  return spawnCollecting(process.execPath, ['scripts/run.mjs', 'local/main.ts'], { env: { ...inherited, DATA_DIR: dataDir, OIDC_PORT: '0', ...env } });
 }
 
 /** A one-shot command of the repository (a CLI), run to its end. */
@@ -36,27 +29,17 @@ function run(args: string[], env: Record<string, string> = {}): { status: number
 
 const errorLines = (output: string) => output.split('\n').filter((line) => line.startsWith('error:'));
 
-const exited = (child: ChildProcessWithoutNullStreams) =>
-  new Promise<number | null>((done) => (child.exitCode !== null ? done(child.exitCode) : child.once('exit', (code) => done(code))));
-
-const javaProcessesUsing = (dir: string) =>
-  spawnSync('pgrep', ['-f', dir], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
-
 describe('npm start', () => {
   // Real processes (the first may compile the bundle) on a machine other suites load: generous ceilings, no timing assertion.
   it('serves both APIs on loopback, and Ctrl-C stops everything including the JVM', { timeout: 240_000 }, async () => {
     const [port, ledgerPort, consolePort] = [await restartablePort(), await restartablePort(), await restartablePort()];
-    const { child, output } = start({ PORT: String(port), LEDGER_PORT: String(ledgerPort), CONSOLE_PORT: String(consolePort) });
+    const { child, output } = npmStart({ PORT: String(port), LEDGER_PORT: String(ledgerPort), CONSOLE_PORT: String(consolePort) });
     // Stopped whatever happens, so a failure here leaves no platform holding the data folder.
     onTestFinished(async () => {
       if (child.exitCode === null) child.kill('SIGINT');
       await exited(child);
     });
-    const deadline = Date.now() + 180_000;
-    while (!output().includes('Try: curl')) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`did not start: ${output()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilStarted({ child, output });
     // Every answer below is checked against its API's OpenAPI document, as the in-process suites' are.
     const [wallet, ledger, consoleApi] = [`http://127.0.0.1:${port}`, `http://127.0.0.1:${ledgerPort}`, `http://127.0.0.1:${consolePort}`];
     registerContract(wallet, routes, 'public');
@@ -135,16 +118,12 @@ describe('npm start', () => {
   it('Ctrl-C with work in flight answers it, exits 0, and the next start finishes what was queued', { timeout: 240_000 }, async () => {
     const ports = () => ({ PORT: String(0), LEDGER_PORT: String(0), CONSOLE_PORT: String(0) });
     const up = async (env: Record<string, string>) => {
-      const started = start(env);
+      const started = npmStart(env);
       onTestFinished(async () => {
         if (started.child.exitCode === null) started.child.kill('SIGINT');
         await exited(started.child);
       });
-      const deadline = Date.now() + 180_000;
-      while (!started.output().includes('Try: curl')) {
-        if (Date.now() > deadline || started.child.exitCode !== null) throw new Error(`did not start: ${started.output()}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await untilStarted(started);
       const state = JSON.parse(readFileSync(join(dataDir, 'platform.json'), 'utf8')) as { urls: { public: string } };
       return { ...started, wallet: state.urls.public };
     };
@@ -228,7 +207,7 @@ describe('npm start', () => {
     const port = await restartablePort();
     await new Promise<void>((r) => blocker.listen(port, '127.0.0.1', () => r()));
     try {
-      const { child, output } = start({ PORT: String(port), LEDGER_PORT: String(await restartablePort()), CONSOLE_PORT: String(await restartablePort()) });
+      const { child, output } = npmStart({ PORT: String(port), LEDGER_PORT: String(await restartablePort()), CONSOLE_PORT: String(await restartablePort()) });
       expect(await exited(child)).toBe(1);
       expect(errorLines(output())).toEqual([expect.stringContaining(`Port ${port} is already in use, so the Wallet and auth APIs (public) cannot start there; stop the other process or set PORT to another port.`)]);
       expect(javaProcessesUsing(dataDir)).toEqual([]);
@@ -238,7 +217,7 @@ describe('npm start', () => {
   });
 
   it('says in one line that Java is missing', async () => {
-    const { child, output } = start({ PATH: '/nonexistent', PORT: String(await restartablePort()), LEDGER_PORT: String(await restartablePort()), CONSOLE_PORT: String(await restartablePort()) });
+    const { child, output } = npmStart({ PATH: '/nonexistent', PORT: String(await restartablePort()), LEDGER_PORT: String(await restartablePort()), CONSOLE_PORT: String(await restartablePort()) });
     expect(await exited(child)).toBe(1);
     expect(output().split('\n').filter((line) => line.startsWith('error:'))).toEqual([expect.stringContaining('Java 17 or newer is required')]);
   });

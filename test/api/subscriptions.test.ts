@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDocumentClient } from '../../local/dynamodb';
 import { loadHandler } from '../../local/gateway';
 import type { Platform } from '../../local/platform';
-import { ManualClock, systemClock } from '../../shared/kernel/clock';
+import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
+import type { LedgerClient } from '../../shared/ledger-client/client';
 import type { LedgerOperations } from '../../shared/ledger-client/loader';
 import type { Transaction } from '../../shared/ledger-client/contract';
 import { walletRuntime } from '../../shared/runtime/wallet';
@@ -13,10 +13,12 @@ import { chargeDueSubscriptions } from '../../shared/wallet/subscriptions/billin
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { clientOf } from '../support/catalog';
-import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
+import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
+import { balancesOf, createTenant, fundedUsers, type TenantOfTest } from '../support/tenants';
+import { walletDeps, walletLedgerClient } from '../support/wallet';
 
 /**
  * Subscriptions over HTTP on a clock the test moves: subscribe from Explore with a consumer token
@@ -35,6 +37,8 @@ let documents: DocumentClient;
 let ledger: LedgerClient;
 let tenantId: string;
 let apiKey: string;
+let tenantOfTest: TenantOfTest;
+const subscriber = fundedUsers(() => tenantOfTest, { prefix: 'sub', scopes: ['subscriptions:read', 'subscriptions:write', 'balances:read', 'transfers:write'] });
 let clientId: string;
 let plan: string;
 
@@ -72,10 +76,11 @@ beforeAll(async () => {
   platform = await startTestPlatform({ clock, handlerFor: async (entry) => (entry === 'subscriptions/charge-due' ? racingBilling : loadHandler(entry)) });
   base = platform.urls.public;
   documents = localDocumentClient(platform.dynamodbEndpoint);
-  ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+  ledger = walletLedgerClient(platform);
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  tenantId = (await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Subscriptions', currency: 'USD' } })).body.id;
+  tenantId = await createTenant(api, platformStaff, 'Subscriptions');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
+  tenantOfTest = { platform, api, tenantId, apiKey };
   expect((await api('PUT', '/v1/fee_plan', { token: apiKey, body: { subscription: { bps: 200, flat: 0, min_fee: 0 }, commission: { bps: 500, flat: 0, min_fee: 0 } } })).status).toBe(200);
   clientId = (await clientOf(base, apiKey)).id;
   plan = await offering({ kind: 'plan', title: 'Weekly box', amount: 1_000, interval: 'weekly', status: 'published' });
@@ -91,20 +96,10 @@ async function offering(body: Record<string, unknown>, client = clientId) {
   return created.body.id as string;
 }
 
-const deps = () => ({ client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 });
-const fund = (userId: string, amount: number) => fundUser(platform, tenantId, userId, amount);
-
-async function subscriber(funds: number) {
-  const externalId = `sub-${uuidv7()}`;
-  const user = await api('POST', '/v1/users', { token: apiKey, body: { external_id: externalId } });
-  if (funds > 0) await fund(user.body.id, funds);
-  return { id: user.body.id as string, externalId, token: await userTokenFor(platform, apiKey, externalId, ['subscriptions:read', 'subscriptions:write', 'balances:read', 'transfers:write']) };
-}
 
 const subscribe = (token: string, offeringId = plan, key = uuidv7()) => api('POST', `/v1/explore/offerings/${offeringId}/subscribe`, { token, key });
-const read = async (id: string) => (await api('GET', `/v1/subscriptions/${id}`, { token: apiKey })).body;
-const available = async (userId: string) => (await api('GET', `/v1/users/${userId}/balances`, { token: apiKey })).body.available as number;
-const bill = () => platform.scheduler.run('subscriptionsChargeDue');
+const readSubscription = async (id: string) => (await api('GET', `/v1/subscriptions/${id}`, { token: apiKey })).body;
+const billDue = () => platform.scheduler.run('subscriptionsChargeDue');
 async function eventsFor(id: string, type: string) {
   const found = [];
   let cursor: string | null = null;
@@ -119,8 +114,8 @@ async function eventsFor(id: string, type: string) {
 }
 
 /** The ledger's postings for a subscription's charges. */
-async function postings(subscriptionId: string): Promise<Transaction[]> {
-  const tenant = await getTenantRecord(deps(), tenantId);
+async function subscriptionPostings(subscriptionId: string): Promise<Transaction[]> {
+  const tenant = await getTenantRecord(walletDeps(platform, documents), tenantId);
   const found: Transaction[] = [];
   let cursor: string | undefined;
   do {
@@ -137,10 +132,10 @@ async function postings(subscriptionId: string): Promise<Transaction[]> {
  * and nothing else. Answers the periods charged.
  */
 async function expectChargesRecorded(subscriptionId: string): Promise<string[]> {
-  const posted = await postings(subscriptionId);
+  const posted = await subscriptionPostings(subscriptionId);
   const recorded = await eventsFor(subscriptionId, 'subscription.charged');
   expect(recorded.map((e) => e.data.charge.ledger_transaction_id).sort()).toEqual(posted.map((t) => t.id).sort());
-  expect((await read(subscriptionId)).periods_charged).toBe(posted.length);
+  expect((await readSubscription(subscriptionId)).periods_charged).toBe(posted.length);
   return posted.map((t) => t.metadata.period!).sort();
 }
 
@@ -152,7 +147,7 @@ describe('subscribing', () => {
     expect(first.status, first.text).toBe(201);
     expect(first.body).toMatchObject({ status: 'active', user_id: payer.id, client_id: clientId, offering_id: plan, plan_name: 'Weekly box', amount: 1_000, commission: 50, interval: 'weekly', periods_charged: 1, retry_count: 0 });
     expect(new Date(first.body.next_charge_at).getTime() - clock.now().getTime()).toBe(7 * DAY);
-    expect(await available(payer.id)).toBe(4_000);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(4_000);
     expect(await eventsFor(first.body.id, 'subscription.charged')).toHaveLength(1);
 
     const replay = await subscribe(payer.token, plan, key);
@@ -161,7 +156,7 @@ describe('subscribing', () => {
     const other = await offering({ kind: 'plan', title: 'Monthly', amount: 500, interval: 'monthly', status: 'published' });
     expectProblem(await subscribe(payer.token, other, key), 'idempotency_key_reuse');
     expectProblem(await subscribe(payer.token, plan, 'k'.repeat(201)), 'invalid_request');
-    expect(await available(payer.id)).toBe(4_000);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(4_000);
 
     const own = await api('GET', '/v1/subscriptions', { token: payer.token });
     expect(own.body.data.map((s: { id: string }) => s.id)).toEqual([first.body.id]);
@@ -179,7 +174,7 @@ describe('subscribing', () => {
     expectProblem(theirs, 'idempotency_key_reuse');
     expect(theirs.text).not.toContain(mine.body.id);
     expect((await api('GET', '/v1/subscriptions', { token: second.token })).body.data).toEqual([]);
-    expect(await available(second.id)).toBe(5_000);
+    expect((await balancesOf(api, second.id, apiKey)).available).toBe(5_000);
     // The key is still the first user's, answered byte for byte.
     expect((await subscribe(first.token, plan, key)).text).toBe(mine.text);
   });
@@ -206,21 +201,21 @@ describe('a top-up to a past-due payer', () => {
     // Past due without moving the clock far from real time: resuming charges at once, and fails.
     await api('POST', `/v1/subscriptions/${subscription.id}/pause`, { token: apiKey });
     await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey });
-    expect(await read(subscription.id)).toMatchObject({ status: 'past_due', retry_count: 1 });
+    expect(await readSubscription(subscription.id)).toMatchObject({ status: 'past_due', retry_count: 1 });
     const topup = await api('POST', '/v1/topups', { token: apiKey, key: uuidv7(), body: { user_id: payer.id, amount: 3_000, currency: 'USD', sandbox_outcome: 'succeed' } });
     expect(topup.status, topup.text).toBe(201);
     // The sandbox processor confirms after a queue delay, through the signed inbound webhook.
     clock.advance(2_000);
-    for (let i = 0; i < 50 && (await available(payer.id)) !== 3_000; i += 1) {
+    for (let i = 0; i < 50 && ((await balancesOf(api, payer.id, apiKey)).available) !== 3_000; i += 1) {
       await platform.queues.drain();
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(await available(payer.id)).toBe(3_000);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(3_000);
     await platform.streams!.settle();
     clock.advance(60_000);
-    await bill();
-    expect(await read(subscription.id)).toMatchObject({ status: 'active', retry_count: 0, periods_charged: 2 });
-    expect(await available(payer.id)).toBe(2_000);
+    await billDue();
+    expect(await readSubscription(subscription.id)).toMatchObject({ status: 'active', retry_count: 0, periods_charged: 2 });
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(2_000);
   });
 });
 
@@ -232,13 +227,13 @@ describe('billing', () => {
     await api('PATCH', `/v1/clients/${clientId}/offerings/${own}`, { token: apiKey, body: { amount: 9_999 } });
     for (let period = 2; period <= 3; period += 1) {
       clock.advance(7 * DAY);
-      await Promise.all([bill(), bill()]);
-      await bill();
-      expect(await read(subscription.id)).toMatchObject({ periods_charged: period, status: 'active', amount: 1_000 });
+      await Promise.all([billDue(), billDue()]);
+      await billDue();
+      expect(await readSubscription(subscription.id)).toMatchObject({ periods_charged: period, status: 'active', amount: 1_000 });
     }
-    expect(await available(payer.id)).toBe(7_000);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(7_000);
     expect(await eventsFor(subscription.id, 'subscription.charged')).toHaveLength(3);
-    const tenant = await getTenantRecord(deps(), tenantId);
+    const tenant = await getTenantRecord(walletDeps(platform, documents), tenantId);
     const charges = (await ledger.listTransactions(tenant.ledger_id, { limit: 100 })).data.filter((t) => t.type === 'subscription' && t.metadata.subscription_id === subscription.id);
     expect(charges.map((t) => t.metadata.period).sort()).toEqual(['0', '1', '2']);
   });
@@ -247,21 +242,21 @@ describe('billing', () => {
     const payer = await subscriber(1_000);
     const subscription = (await subscribe(payer.token)).body;
     clock.advance(7 * DAY);
-    await bill();
-    expect(await read(subscription.id)).toMatchObject({ status: 'past_due', retry_count: 1, periods_charged: 1 });
+    await billDue();
+    expect(await readSubscription(subscription.id)).toMatchObject({ status: 'past_due', retry_count: 1, periods_charged: 1 });
     for (const [days, tries] of [[1, 2], [2, 3]] as const) {
       clock.advance(days * DAY);
-      await bill();
-      expect(await read(subscription.id)).toMatchObject({ status: 'past_due', retry_count: tries });
+      await billDue();
+      expect(await readSubscription(subscription.id)).toMatchObject({ status: 'past_due', retry_count: tries });
     }
     clock.advance(4 * DAY);
-    await bill();
-    expect(await read(subscription.id)).toMatchObject({ status: 'paused', pause_reason: 'dunning_exhausted', next_charge_at: null });
+    await billDue();
+    expect(await readSubscription(subscription.id)).toMatchObject({ status: 'paused', pause_reason: 'dunning_exhausted', next_charge_at: null });
     expect(await eventsFor(subscription.id, 'subscription.retry_scheduled')).toHaveLength(3);
     expect(await eventsFor(subscription.id, 'subscription.paused')).toHaveLength(1);
     clock.advance(30 * DAY);
-    await bill();
-    expect((await read(subscription.id)).periods_charged).toBe(1);
+    await billDue();
+    expect((await readSubscription(subscription.id)).periods_charged).toBe(1);
   });
 
   it('retries within a minute of the payer being credited, not at the scheduled retry', async () => {
@@ -269,16 +264,16 @@ describe('billing', () => {
     const friend = await subscriber(5_000);
     const subscription = (await subscribe(payer.token)).body;
     clock.advance(7 * DAY);
-    await bill();
-    expect((await read(subscription.id)).status).toBe('past_due');
+    await billDue();
+    expect((await readSubscription(subscription.id)).status).toBe('past_due');
     // User tokens live 15 minutes and the clock moved a week: the tenant's key sends.
     const sent = await api('POST', '/v1/transfers', { token: apiKey, key: uuidv7(), body: { from_user_id: friend.id, to_user_id: payer.id, amount: 2_000 } });
     expect(sent.status, sent.text).toBe(201);
     await platform.streams!.settle();
     clock.advance(60_000);
-    await bill();
-    expect(await read(subscription.id)).toMatchObject({ status: 'active', retry_count: 0, periods_charged: 2 });
-    expect(await available(payer.id)).toBe(1_000);
+    await billDue();
+    expect(await readSubscription(subscription.id)).toMatchObject({ status: 'active', retry_count: 0, periods_charged: 2 });
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(1_000);
   });
 });
 
@@ -289,8 +284,8 @@ describe('managing', () => {
     const paused = await api('POST', `/v1/subscriptions/${subscription.id}/pause`, { token: payer.token });
     expect(paused.body).toMatchObject({ status: 'paused', pause_reason: 'requested', next_charge_at: null });
     clock.advance(14 * DAY);
-    await bill();
-    expect((await read(subscription.id)).periods_charged).toBe(1);
+    await billDue();
+    expect((await readSubscription(subscription.id)).periods_charged).toBe(1);
 
     const resumed = await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey });
     expect(resumed.body).toMatchObject({ status: 'active', periods_charged: 2 });
@@ -300,8 +295,8 @@ describe('managing', () => {
     const canceled = await api('POST', `/v1/subscriptions/${subscription.id}/cancel`, { token: apiKey, body: {} });
     expect(canceled.body).toMatchObject({ status: 'canceled', next_charge_at: null });
     clock.advance(7 * DAY);
-    await bill();
-    expect((await read(subscription.id)).periods_charged).toBe(2);
+    await billDue();
+    expect((await readSubscription(subscription.id)).periods_charged).toBe(2);
     expectProblem(await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey }), 'invalid_transition');
     expect(await eventsFor(subscription.id, 'subscription.canceled')).toHaveLength(1);
   });
@@ -312,9 +307,9 @@ describe('managing', () => {
     const scheduled = await api('POST', `/v1/subscriptions/${subscription.id}/cancel`, { token: payer.token, body: { at_period_end: true } });
     expect(scheduled.body).toMatchObject({ status: 'active', cancel_at_period_end: true });
     clock.advance(7 * DAY);
-    await bill();
-    expect(await read(subscription.id)).toMatchObject({ status: 'canceled', periods_charged: 1 });
-    expect(await available(payer.id)).toBe(9_000);
+    await billDue();
+    expect(await readSubscription(subscription.id)).toMatchObject({ status: 'canceled', periods_charged: 1 });
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(9_000);
     const stranger = await subscriber(0);
     expectProblem(await api('GET', `/v1/subscriptions/${subscription.id}`, { token: stranger.token }), 'not_found');
   });
@@ -332,17 +327,17 @@ describe('a change racing a charge the ledger has posted', () => {
         raced = await api('POST', `/v1/subscriptions/${subscription.id}/${change}`, { token: apiKey, ...(change === 'cancel' ? { body: {} } : {}) });
       },
     };
-    await bill();
+    await billDue();
     expect(raced?.status).toBe(200);
     const status = change === 'cancel' ? 'canceled' : 'paused';
     // Ordered after the charge: the change answers, and its event carries, the period charged.
     expect(raced?.body).toMatchObject({ status, periods_charged: 2, next_charge_at: null });
-    expect(await read(subscription.id)).toMatchObject({ status, periods_charged: 2, next_charge_at: null });
+    expect(await readSubscription(subscription.id)).toMatchObject({ status, periods_charged: 2, next_charge_at: null });
     expect(await expectChargesRecorded(subscription.id)).toEqual(['0', '1']);
     expect((await eventsFor(subscription.id, `subscription.${status}`)).map((e) => e.data.subscription.periods_charged)).toEqual([2]);
-    expect(await available(payer.id)).toBe(8_000);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(8_000);
     // Nothing is left for the next run: no second charge, no second record.
-    await bill();
+    await billDue();
     expect(await expectChargesRecorded(subscription.id)).toEqual(['0', '1']);
   });
 
@@ -351,13 +346,13 @@ describe('a change racing a charge the ledger has posted', () => {
     const subscription = (await subscribe(payer.token)).body;
     clock.advance(7 * DAY);
     afterPosting = { subscriptionId: subscription.id, then: () => Promise.reject(new Error('crashed after the ledger posting')) };
-    await bill();
-    expect(await postings(subscription.id)).toHaveLength(2);
+    await billDue();
+    expect(await subscriptionPostings(subscription.id)).toHaveLength(2);
 
     const canceled = await api('POST', `/v1/subscriptions/${subscription.id}/cancel`, { token: apiKey, body: {} });
     expect(canceled.body).toMatchObject({ status: 'canceled', periods_charged: 2 });
     expect(await expectChargesRecorded(subscription.id)).toEqual(['0', '1']);
-    expect(await available(payer.id)).toBe(8_000);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(8_000);
   });
 });
 
@@ -366,14 +361,14 @@ describe('resuming', () => {
     const payer = await subscriber(1_000);
     const subscription = (await subscribe(payer.token)).body;
     clock.advance(7 * DAY);
-    await bill();
-    expect(await read(subscription.id)).toMatchObject({ status: 'past_due', retry_count: 1 });
+    await billDue();
+    expect(await readSubscription(subscription.id)).toMatchObject({ status: 'past_due', retry_count: 1 });
     expect((await api('POST', `/v1/subscriptions/${subscription.id}/pause`, { token: apiKey })).body.status).toBe('paused');
-    await fund(payer.id, 3_000);
+    await fundUser(platform, tenantId, payer.id, 3_000);
 
     const resumed = await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey });
     expect(resumed.body).toMatchObject({ status: 'active', retry_count: 0, periods_charged: 2 });
-    expect(await available(payer.id)).toBe(2_000);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(2_000);
     expect(await expectChargesRecorded(subscription.id)).toEqual(['0', '1']);
   });
 
@@ -384,12 +379,12 @@ describe('resuming', () => {
     expect((await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey })).body).toMatchObject({ status: 'past_due', retry_count: 1 });
     for (const [days, tries] of [[1, 2], [2, 3]] as const) {
       clock.advance(days * DAY);
-      await bill();
-      expect(await read(subscription.id)).toMatchObject({ status: 'past_due', retry_count: tries });
+      await billDue();
+      expect(await readSubscription(subscription.id)).toMatchObject({ status: 'past_due', retry_count: tries });
     }
     clock.advance(4 * DAY);
-    await bill();
-    expect(await read(subscription.id)).toMatchObject({ status: 'paused', pause_reason: 'dunning_exhausted', retry_count: 4 });
+    await billDue();
+    expect(await readSubscription(subscription.id)).toMatchObject({ status: 'paused', pause_reason: 'dunning_exhausted', retry_count: 4 });
     // Resumed again (still without the money): a fresh first try, on a key of its own.
     expect((await api('POST', `/v1/subscriptions/${subscription.id}/resume`, { token: apiKey })).body).toMatchObject({ status: 'past_due', retry_count: 1, periods_charged: 1 });
     expect(await expectChargesRecorded(subscription.id)).toEqual(['0']);
@@ -406,13 +401,13 @@ describe('resuming', () => {
     expect(resumed.body).toMatchObject({ status: 'active', cancel_at_period_end: true, periods_charged: 2 });
     expect(new Date(resumed.body.next_charge_at).getTime() - clock.now().getTime()).toBe(7 * DAY);
     expect(await eventsFor(subscription.id, 'subscription.canceled')).toEqual([]);
-    expect(await available(payer.id)).toBe(8_000);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(8_000);
 
     clock.advance(7 * DAY);
-    await bill();
-    expect(await read(subscription.id)).toMatchObject({ status: 'canceled', periods_charged: 2, next_charge_at: null });
+    await billDue();
+    expect(await readSubscription(subscription.id)).toMatchObject({ status: 'canceled', periods_charged: 2, next_charge_at: null });
     expect(await eventsFor(subscription.id, 'subscription.canceled')).toHaveLength(1);
     expect(await expectChargesRecorded(subscription.id)).toEqual(['0', '1']);
-    expect(await available(payer.id)).toBe(8_000);
+    expect((await balancesOf(api, payer.id, apiKey)).available).toBe(8_000);
   });
 });

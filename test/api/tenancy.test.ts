@@ -4,16 +4,15 @@ import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { authRoutes } from '../../shared/wallet/auth/routes';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
-import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { systemClock } from '../../shared/kernel/clock';
-import { LedgerClient } from '../../shared/ledger-client/client';
 import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord } from '../../shared/wallet/tenancy/users';
-import { routes as manifestRoutes } from '../../shared/routes';
 import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
-import { startTestPlatform } from '../support/platform';
+import { manifestWith, startTestPlatform } from '../support/platform';
+import { createTenant } from '../support/tenants';
+import { walletLedgerClient } from '../support/wallet';
 
 /** The tenancy routes over HTTP, with real credentials: each refusal code and the tenant boundary. */
 
@@ -33,30 +32,13 @@ let userToken: string;
 let userId: string;
 let otherUserId: string;
 
-/** The manifest plus the auth and tenancy routes, each once (the manifest may already list them). */
-function withTenancy(): AnyRoute[] {
-  const all = new Map<string, AnyRoute>();
-  for (const route of [...manifestRoutes, ...Object.values(authRoutes), ...Object.values(tenancyRoutes)] as AnyRoute[]) {
-    if (!all.has(route.operationId)) all.set(route.operationId, route);
-  }
-  return [...all.values()];
-}
-
-
-
-async function createTenant(name: string) {
-  const result = await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' }, key: uuidv7() });
-  expect(result.status, result.text).toBe(201);
-  return result.body.id as string;
-}
-
 beforeAll(async () => {
-  platform = await startTestPlatform({ routes: withTenancy() });
+  platform = await startTestPlatform({ routes: manifestWith(authRoutes, tenancyRoutes) });
   base = platform.urls.public;
   platformStaff = await staffToken(platform, { role: 'platform' });
   platformReader = await staffToken(platform, { role: 'platform', scopes: ['platform:read'] });
   platformManager = await staffToken(platform, { role: 'platform', scopes: ['platform:manage'] });
-  [tenantId, otherTenantId] = [await createTenant('Tenant A'), await createTenant('Tenant B')];
+  [tenantId, otherTenantId] = [await createTenant(api, platformStaff, 'Tenant A'), await createTenant(api, platformStaff, 'Tenant B')];
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   narrowKey = await apiKeyFor(platform, tenantId, ['users:read']);
   otherKey = await apiKeyFor(platform, otherTenantId, [...TENANT_SCOPES]);
@@ -71,7 +53,7 @@ beforeAll(async () => {
 /** Money in both tenants' ledgers, posted as the wallet would (its own ledger credentials). */
 async function topUps() {
   const deps = { client: localDocumentClient(platform.dynamodbEndpoint), table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 };
-  const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+  const ledger = walletLedgerClient(platform);
   for (const [tenant, user, amount] of [[tenantId, userId, 100], [otherTenantId, otherUserId, 200], [tenantId, userId, 300]] as const) {
     const record = await getTenantRecord(deps, tenant);
     const cash = (await getUserRecord(deps, tenant, user)).cash_account_id;

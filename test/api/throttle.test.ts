@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
 import { ManualClock } from '../../shared/kernel/clock';
-import { uuidv7 } from '../../shared/kernel/ids';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
 import { startTestPlatform } from '../support/platform';
+import { createTenant } from '../support/tenants';
 
 /**
  * The embedded gateway throttles as the AWS stage does (429 rate_limited with Retry-After), one
@@ -32,11 +32,10 @@ beforeAll(async () => {
     throttle: { public: { rateLimit: 0.5, burstLimit: 2 }, console: { rateLimit: 0.5, burstLimit: 1 } },
   });
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  const tenant = await api('POST', '/v1/tenants', { token: platformStaff, key: uuidv7(), body: { name: 'Throttled', currency: 'USD' } });
-  expect(tenant.status, tenant.text).toBe(201);
-  [keyA, keyB] = [await apiKeyFor(platform, tenant.body.id, [...TENANT_SCOPES]), await apiKeyFor(platform, tenant.body.id, [...TENANT_SCOPES])];
+  const tenantId = await createTenant(api, platformStaff, 'Throttled');
+  [keyA, keyB] = [await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]), await apiKeyFor(platform, tenantId, [...TENANT_SCOPES])];
   refillAll(); // the logins share the address's bucket of the login route
-  partnerAdmin = await staffToken(platform, { role: 'partner_admin', tenantId: tenant.body.id });
+  partnerAdmin = await staffToken(platform, { role: 'partner_admin', tenantId });
 }, 120_000);
 
 afterAll(() => platform?.stop());

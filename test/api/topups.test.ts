@@ -4,19 +4,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
-import { systemClock } from '../../shared/kernel/clock';
 import { signPayload } from '../../shared/events/signature';
-import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
-import { routes as manifestRoutes } from '../../shared/routes';
+import type { LedgerClient } from '../../shared/ledger-client/client';
 import { getTenantRecord, type TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { sandboxWebhookRequest } from '../../shared/wallet/topups/sandbox';
 import { topupRoutes } from '../../shared/wallet/topups/routes';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
-import { startTestPlatform, type CallResult } from '../support/platform';
-import { storedEvents } from '../support/events';
+import { manifestWith, startTestPlatform, type CallResult } from '../support/platform';
+import { eventsOfTopup } from '../support/events';
+import { nowSeconds, postSigned, sandboxSecret } from '../support/sandbox';
+import { createTenant } from '../support/tenants';
+import { walletDeps, walletLedgerClient } from '../support/wallet';
 
 /**
  * Top-ups end to end over HTTP on the embedded platform: the client starts a top-up, the sandbox
@@ -43,18 +43,6 @@ let revenueBefore: number;
 /** Top-ups started together in beforeAll (one user each), so their confirmations arrive together. */
 const early: Record<'succeed' | 'decline' | 'mismatchCredit' | 'mismatchRefund', { userId: string; started: CallResult<any> }> = {} as never;
 
-/** The manifest plus the top-up routes, each once (the manifest may already list them). */
-function withTopups(): AnyRoute[] {
-  const all = new Map<string, AnyRoute>();
-  for (const route of [...manifestRoutes, ...Object.values(topupRoutes)] as AnyRoute[]) if (!all.has(route.operationId)) all.set(route.operationId, route);
-  return [...all.values()];
-}
-
-
-
-const secret = () => process.env.SANDBOX_PROCESSOR_SECRET!;
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-
 async function startTopup(token: string, body: Record<string, unknown>, key = uuidv7()) {
   const result = await api('POST', '/v1/topups', { token: token, body: { currency: 'USD', ...body }, key });
   expect(result.status, result.text).toBe(201);
@@ -62,7 +50,7 @@ async function startTopup(token: string, body: Record<string, unknown>, key = uu
 }
 
 /** Delivers the sandbox's queued confirmations (they wait one second) until the top-up leaves pending. */
-async function settled(topupId: string): Promise<any> {
+async function topupSettled(topupId: string): Promise<any> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     await platform.queues.drain();
@@ -74,29 +62,23 @@ async function settled(topupId: string): Promise<any> {
   }
 }
 
-const balanceOf = async (accountId: string) => (await ledger.getAccount(tenant.ledger_id, accountId)).balance.posted;
-const cashOf = async (userId: string) => balanceOf((await getUserRecord(deps(), tenant.id, userId)).cash_account_id);
-const deps = () => ({ client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 });
-
-async function eventsOf(tenantId: string, topupId: string): Promise<any[]> {
-  return (await storedEvents(deps(), tenantId)).filter((envelope) => envelope.data.topup?.id === topupId);
-}
+const postedOf = async (accountId: string) => (await ledger.getAccount(tenant.ledger_id, accountId)).balance.posted;
+const cashOf = async (userId: string) => postedOf((await getUserRecord(walletDeps(platform, documents), tenant.id, userId)).cash_account_id);
 
 /** A confirmation as the sandbox sends it, for replays and forgeries. */
 function confirmation(topup: any, overrides: { id?: string; outcome?: 'succeeded' | 'failed'; amount?: number } = {}) {
   return { id: overrides.id ?? `sbx_evt_${topup.id.replace(/-/g, '')}`, topup_id: topup.id, processor_ref: topup.processor_ref, outcome: overrides.outcome ?? 'succeeded', amount: overrides.amount ?? topup.amount, currency: topup.currency };
 }
 
-const webhook = (request: { body: string; headers: Record<string, string> }) => api('POST', '/v1/processor_webhooks/sandbox', { rawBody: request.body, headers: request.headers });
+const processorWebhook = (request: { body: string; headers: Record<string, string> }) => postSigned(base, '/v1/processor_webhooks/sandbox', request);
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ routes: withTopups() });
+  platform = await startTestPlatform({ routes: manifestWith(topupRoutes) });
   base = platform.urls.public;
   documents = localDocumentClient(platform.dynamodbEndpoint);
-  ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+  ledger = walletLedgerClient(platform);
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  const createTenant = async (name: string) => (await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' }, key: uuidv7() })).body.id as string;
-  const [tenantId, otherTenantId] = [await createTenant('Top-up A'), await createTenant('Top-up B')];
+  const [tenantId, otherTenantId] = [await createTenant(api, platformStaff, 'Top-up A'), await createTenant(api, platformStaff, 'Top-up B')];
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   liveKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES], { env: 'live' });
   otherKey = await apiKeyFor(platform, otherTenantId, [...TENANT_SCOPES]);
@@ -108,8 +90,8 @@ beforeAll(async () => {
   // 1 % + 5: the user pays it out of the amount, the tenant's revenue account receives it.
   const fees = await api('PUT', '/v1/fee_plan', { token: apiKey, body: { topup: { bps: 100, flat: 5, min_fee: 0 } } });
   expect(fees.status, fees.text).toBe(200);
-  tenant = await getTenantRecord(deps(), tenantId);
-  revenueBefore = await balanceOf(tenant.accounts.revenue);
+  tenant = await getTenantRecord(walletDeps(platform, documents), tenantId);
+  revenueBefore = await postedOf(tenant.accounts.revenue);
   const scenarios = [
     ['succeed', 1_000, 'succeed'],
     ['decline', 700, 'decline'],
@@ -132,17 +114,17 @@ describe('a top-up the sandbox confirms', () => {
     expect(started.body).toMatchObject({ user_id: userId, amount: 1_000, currency: 'USD', fee: 15, net_amount: 985, gateway: 'sandbox', status: 'pending', ledger_transaction_id: null, redirect_url: null });
     expect(started.body.client_secret).toMatch(/^sbx_pi_[0-9a-f]{32}_secret_[0-9a-f]{24}$/);
 
-    const done = await settled(started.body.id);
+    const done = await topupSettled(started.body.id);
     expect(done).toMatchObject({ status: 'succeeded', confirmed_amount: 1_000, confirmed_currency: 'USD', net_amount: 985 });
     expect(done.ledger_transaction_id).toEqual(expect.any(String));
     expect(await cashOf(userId)).toBe(985);
-    expect(await balanceOf(tenant.accounts.revenue)).toBe(revenueBefore + 15);
+    expect(await postedOf(tenant.accounts.revenue)).toBe(revenueBefore + 15);
     const transaction = await ledger.getTransaction(tenant.ledger_id, done.ledger_transaction_id);
     expect(transaction).toMatchObject({ type: 'topup', reference_id: started.body.id });
 
-    const events = await eventsOf(tenant.id, started.body.id);
+    const events = await eventsOfTopup(walletDeps(platform, documents), tenant.id, started.body.id);
     expect(events.map((e) => e.type)).toEqual(['topup.succeeded']);
-    expect(events[0].data.topup).toMatchObject({ id: started.body.id, user_id: userId, amount: 1_000, status: 'succeeded' });
+    expect(events[0]!.data.topup).toMatchObject({ id: started.body.id, user_id: userId, amount: 1_000, status: 'succeeded' });
   });
 
   it('replays the same Idempotency-Key byte for byte and refuses it with another body', async () => {
@@ -154,7 +136,7 @@ describe('a top-up the sandbox confirms', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expectProblem(await api('POST', '/v1/topups', { token: apiKey, body: { currency: 'USD', user_id: aliceId, amount: 301 }, key }), 'idempotency_key_reuse');
     // One intent, one confirmation: the replay queued nothing more.
-    expect((await settled(first.body.id)).status).toBe('succeeded');
+    expect((await topupSettled(first.body.id)).status).toBe('succeeded');
     const after = await api('POST', '/v1/topups', { token: apiKey, body: { currency: 'USD', user_id: aliceId, amount: 300 }, key });
     expect(after.text).toBe(first.text);
   });
@@ -162,44 +144,44 @@ describe('a top-up the sandbox confirms', () => {
   it('does not credit twice for a duplicate delivery or a second event of the same top-up', async () => {
     const started = await startTopup(aliceToken, { amount: 500 });
     expect(started.body.user_id).toBe(aliceId);
-    await settled(started.body.id);
+    await topupSettled(started.body.id);
     const credited = await cashOf(aliceId);
 
-    const duplicate = await webhook(sandboxWebhookRequest(confirmation(started.body), secret(), nowSeconds()));
+    const duplicate = await processorWebhook(sandboxWebhookRequest(confirmation(started.body), sandboxSecret(), nowSeconds()));
     expect(duplicate.status, duplicate.text).toBe(200);
     expect(duplicate.body).toEqual({ received: true, event_id: `sbx_evt_${started.body.id.replace(/-/g, '')}`, topup_id: started.body.id, status: 'succeeded', ignored: false });
     expect(duplicate.headers.get('idempotent-replayed')).toBe('true');
 
-    const second = await webhook(sandboxWebhookRequest(confirmation(started.body, { id: `evt_${uuidv7()}` }), secret(), nowSeconds()));
+    const second = await processorWebhook(sandboxWebhookRequest(confirmation(started.body, { id: `evt_${uuidv7()}` }), sandboxSecret(), nowSeconds()));
     expect(second.status, second.text).toBe(200);
     expect(second.body).toMatchObject({ status: 'succeeded', ignored: true });
-    const late = await webhook(sandboxWebhookRequest(confirmation(started.body, { id: `evt_${uuidv7()}`, outcome: 'failed' }), secret(), nowSeconds()));
+    const late = await processorWebhook(sandboxWebhookRequest(confirmation(started.body, { id: `evt_${uuidv7()}`, outcome: 'failed' }), sandboxSecret(), nowSeconds()));
     expect(late.body).toMatchObject({ status: 'succeeded', ignored: true });
 
     expect(await cashOf(aliceId)).toBe(credited);
-    expect((await eventsOf(tenant.id, started.body.id)).length).toBe(1);
+    expect((await eventsOfTopup(walletDeps(platform, documents), tenant.id, started.body.id)).length).toBe(1);
   });
 });
 
 describe('a top-up the sandbox declines', () => {
   it('fails with topup.failed and credits nothing', async () => {
     const { userId, started } = early.decline;
-    const done = await settled(started.body.id);
+    const done = await topupSettled(started.body.id);
     expect(done).toMatchObject({ status: 'failed', failure_reason: 'declined', ledger_transaction_id: null });
     expect(await cashOf(userId)).toBe(0);
-    const events = await eventsOf(tenant.id, started.body.id);
+    const events = await eventsOfTopup(walletDeps(platform, documents), tenant.id, started.body.id);
     expect(events.map((e) => e.type)).toEqual(['topup.failed']);
-    expect(events[0].data.topup).toMatchObject({ id: started.body.id, status: 'failed' });
+    expect(events[0]!.data.topup).toMatchObject({ id: started.body.id, status: 'failed' });
   });
 });
 
 describe('an amount mismatch', () => {
   it('credits nothing, and an operator credits the confirmed amount (audited, once per key)', async () => {
     const { userId, started } = early.mismatchCredit;
-    const mismatched = await settled(started.body.id);
+    const mismatched = await topupSettled(started.body.id);
     expect(mismatched).toMatchObject({ status: 'amount_mismatch', amount: 2_000, confirmed_amount: 1_999, confirmed_currency: 'USD', ledger_transaction_id: null });
     expect(await cashOf(userId)).toBe(0);
-    expect((await eventsOf(tenant.id, started.body.id)).map((e) => e.type)).toEqual(['topup.amount_mismatch']);
+    expect((await eventsOfTopup(walletDeps(platform, documents), tenant.id, started.body.id)).map((e) => e.type)).toEqual(['topup.amount_mismatch']);
 
     const path = `/v1/topups/${started.body.id}/resolve`;
     expectProblem(await api('POST', path, { token: aliceToken, body: { action: 'credit_confirmed' }, key: uuidv7() }), 'forbidden');
@@ -210,7 +192,7 @@ describe('an amount mismatch', () => {
     // Fee on the confirmed amount: 5 + round(19.99) = 25.
     expect(resolved.body).toMatchObject({ status: 'succeeded', resolution: 'credit_confirmed', confirmed_amount: 1_999, fee: 25, net_amount: 1_974 });
     expect(await cashOf(userId)).toBe(1_974);
-    expect((await eventsOf(tenant.id, started.body.id)).map((e) => e.type).sort()).toEqual(['topup.amount_mismatch', 'topup.succeeded']);
+    expect((await eventsOfTopup(walletDeps(platform, documents), tenant.id, started.body.id)).map((e) => e.type).sort()).toEqual(['topup.amount_mismatch', 'topup.succeeded']);
 
     const replay = await api('POST', path, { token: tenantStaff, body: { action: 'credit_confirmed' }, key });
     expect(replay.text).toBe(resolved.text);
@@ -224,7 +206,7 @@ describe('an amount mismatch', () => {
 
   it('is refunded on an operator\'s refund through the processor\'s refund, with topup.failed naming the reason and nothing credited', async () => {
     const { userId, started } = early.mismatchRefund;
-    expect((await settled(started.body.id)).status).toBe('amount_mismatch');
+    expect((await topupSettled(started.body.id)).status).toBe('amount_mismatch');
     const refunded = await api('POST', `/v1/topups/${started.body.id}/resolve`, { token: apiKey, body: { action: 'refund' }, key: uuidv7() });
     expect(refunded.status, refunded.text).toBe(200);
     expect(refunded.body).toMatchObject({ status: 'refunded', resolution: 'refund', failure_reason: 'refunded_after_mismatch' });
@@ -232,8 +214,8 @@ describe('an amount mismatch', () => {
     expect(refunded.body.processor_refund_ref).toBe(`sbx_re_${started.body.id.replace(/-/g, '')}`);
     expect((await api('GET', `/v1/topups/${started.body.id}`, { token: apiKey })).body.processor_refund_ref).toBe(refunded.body.processor_refund_ref);
     expect(await cashOf(userId)).toBe(0);
-    const failed = (await eventsOf(tenant.id, started.body.id)).find((e) => e.type === 'topup.failed');
-    expect(failed.data).toMatchObject({ reason: 'refunded_after_mismatch', topup: { status: 'refunded' } });
+    const failed = (await eventsOfTopup(walletDeps(platform, documents), tenant.id, started.body.id)).find((e) => e.type === 'topup.failed');
+    expect(failed!.data).toMatchObject({ reason: 'refunded_after_mismatch', topup: { status: 'refunded' } });
     expectProblem(await api('POST', `/v1/topups/${started.body.id}/resolve`, { token: apiKey, body: { action: 'credit_confirmed' }, key: uuidv7() }), 'invalid_transition');
   });
 
@@ -247,25 +229,25 @@ describe('the inbound webhook', () => {
   it('refuses a forged, stale, missing or mangled signature with 401 and changes nothing', async () => {
     const started = await startTopup(apiKey, { user_id: bobId, amount: 400 });
     const event = confirmation(started.body);
-    const genuine = sandboxWebhookRequest(event, secret(), nowSeconds());
+    const genuine = sandboxWebhookRequest(event, sandboxSecret(), nowSeconds());
     const forged = sandboxWebhookRequest(event, 'not-the-secret-'.repeat(4), nowSeconds());
-    const stale = sandboxWebhookRequest(event, secret(), nowSeconds() - 600);
-    const future = sandboxWebhookRequest(event, secret(), nowSeconds() + 600);
+    const stale = sandboxWebhookRequest(event, sandboxSecret(), nowSeconds() - 600);
+    const future = sandboxWebhookRequest(event, sandboxSecret(), nowSeconds() + 600);
     const tampered = { body: genuine.body.replace('"amount":400', '"amount":40000'), headers: genuine.headers };
     const { 'x-sandbox-signature': _dropped, ...unsigned } = genuine.headers;
     for (const request of [forged, stale, future, tampered, { body: genuine.body, headers: unsigned }, { body: genuine.body, headers: { ...unsigned, 'x-sandbox-signature': 'garbage' } }]) {
-      expectProblem(await webhook(request), 'unauthenticated');
+      expectProblem(await processorWebhook(request), 'unauthenticated');
     }
     expect((await api('GET', `/v1/topups/${started.body.id}`, { token: apiKey })).body.status).toBe('pending');
-    expect((await settled(started.body.id)).status).toBe('succeeded');
+    expect((await topupSettled(started.body.id)).status).toBe('succeeded');
   });
 
   it('answers an unknown gateway or top-up with 404 and a signed non-event with 400', async () => {
-    const unknownTopup = sandboxWebhookRequest({ id: 'evt_x', topup_id: uuidv7(), processor_ref: 'sbx_pi_x', outcome: 'succeeded', amount: 1, currency: 'USD' }, secret(), nowSeconds());
-    expectProblem(await webhook(unknownTopup), 'not_found');
+    const unknownTopup = sandboxWebhookRequest({ id: 'evt_x', topup_id: uuidv7(), processor_ref: 'sbx_pi_x', outcome: 'succeeded', amount: 1, currency: 'USD' }, sandboxSecret(), nowSeconds());
+    expectProblem(await processorWebhook(unknownTopup), 'not_found');
     expectProblem(await api('POST', '/v1/processor_webhooks/stripe', { rawBody: unknownTopup.body, headers: unknownTopup.headers }), 'not_found');
     const body = JSON.stringify({ hello: 'world' });
-    expectProblem(await webhook({ body, headers: { 'content-type': 'application/json', 'x-sandbox-signature': signPayload(secret(), body, nowSeconds()) } }), 'invalid_request');
+    expectProblem(await processorWebhook({ body, headers: { 'content-type': 'application/json', 'x-sandbox-signature': signPayload(sandboxSecret(), body, nowSeconds()) } }), 'invalid_request');
   });
 });
 

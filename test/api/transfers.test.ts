@@ -5,20 +5,20 @@ import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import type { Principal } from '../../shared/http/principal';
-import { ManualClock, systemClock } from '../../shared/kernel/clock';
-import type { AnyRoute } from '../../shared/http/route';
+import { ManualClock } from '../../shared/kernel/clock';
+import type { LedgerClient } from '../../shared/ledger-client/client';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
-import { routes as manifestRoutes } from '../../shared/routes';
-import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { transferRoutes } from '../../shared/wallet/transfers/routes';
 import { createTransfer } from '../../shared/wallet/transfers/transfers';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
-import { startTestPlatform, type CallResult } from '../support/platform';
+import { manifestWith, startTestPlatform, type CallResult } from '../support/platform';
 import { storedEvents } from '../support/events';
+import { balancesOf, createTenant, newUser } from '../support/tenants';
+import { fundUser } from '../support/money';
+import { walletDeps, walletLedgerClient } from '../support/wallet';
 
 /**
  * Balances, transfers, transactions, limits and credit lines over HTTP with real credentials.
@@ -38,55 +38,15 @@ let apiKey: string;
 let otherKey: string;
 let tenantStaff: string;
 
-/** The manifest plus the transfer routes, each once (the manifest may already list them). */
-function withTransfers(): AnyRoute[] {
-  const all = new Map<string, AnyRoute>();
-  for (const route of [...manifestRoutes, ...Object.values(transferRoutes)] as AnyRoute[]) if (!all.has(route.operationId)) all.set(route.operationId, route);
-  return [...all.values()];
-}
-
-
-
-async function createTenant(name: string) {
-  const result = await api('POST', '/v1/tenants', { token: platformStaff, body: { name, currency: 'USD' }, key: uuidv7() });
-  expect(result.status, result.text).toBe(201);
-  return result.body.id as string;
-}
-
-interface TestUser {
-  id: string;
-  externalId: string;
-}
-
-async function newUser(key = apiKey, kind: 'consumer' | 'business' = 'consumer'): Promise<TestUser> {
-  const externalId = `u-${uuidv7()}`;
-  const result = await api('POST', '/v1/users', { token: key, body: { external_id: externalId, kind } });
-  expect(result.status, result.text).toBe(201);
-  return { id: result.body.id, externalId };
-}
-
-/** Money into a user's cash account from the tenant's funding account, as a top-up would post it. */
-async function fund(tenant: string, userId: string, amount: number) {
-  const deps = { client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 };
-  const record = await getTenantRecord(deps, tenant);
-  const cash = (await getUserRecord(deps, tenant, userId)).cash_account_id;
-  await ledger.post(record.ledger_id, { type: 'topup', legs: [{ account_id: record.accounts.funding, direction: 'debit', amount, commodity: 'USD' }, { account_id: cash, direction: 'credit', amount, commodity: 'USD' }] }, uuidv7());
-}
-
 const transfer = (token: string, body: Record<string, unknown>, key = uuidv7()) => api('POST', '/v1/transfers', { token: token, body, key });
-const balanceOf = async (userId: string, token = apiKey) => (await api('GET', `/v1/users/${userId}/balances`, { token: token })).body;
-
-async function eventsOf(tenant: string, type: string) {
-  return storedEvents({ client: documents, table: platform.tables.wallet.name }, tenant, type);
-}
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ routes: withTransfers() });
+  platform = await startTestPlatform({ routes: manifestWith(transferRoutes) });
   base = platform.urls.public;
   documents = localDocumentClient(platform.dynamodbEndpoint);
-  ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+  ledger = walletLedgerClient(platform);
   platformStaff = await staffToken(platform, { role: 'platform' });
-  [tenantId, otherTenantId] = [await createTenant('Transfers A'), await createTenant('Transfers B')];
+  [tenantId, otherTenantId] = [await createTenant(api, platformStaff, 'Transfers A'), await createTenant(api, platformStaff, 'Transfers B')];
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   otherKey = await apiKeyFor(platform, otherTenantId, [...TENANT_SCOPES]);
   tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId });
@@ -100,28 +60,28 @@ afterAll(async () => {
 
 describe('POST /v1/transfers', () => {
   it('moves the amount to the receiver, charges the sender the p2p fee on top, and credits it to revenue', async () => {
-    const [alice, bob] = [await newUser(), await newUser()];
-    await fund(tenantId, alice.id, 10_000);
+    const [alice, bob] = [await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey })];
+    await fundUser(platform, tenantId, alice.id, 10_000);
     const result = await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 2_000, description: 'rent', metadata: { ref: 'r-1' } });
     expect(result.status, result.text).toBe(201);
     // 1 % of 2 000 = 20, plus 5 flat: 25 (inside min 10 and max 500).
     expect(result.body).toMatchObject({ from_user_id: alice.id, to_user_id: bob.id, amount: 2_000, fee: 25, currency: 'USD', status: 'completed', description: 'rent', metadata: { ref: 'r-1' } });
     expect(Object.keys(result.body).sort()).toEqual(['amount', 'created_at', 'currency', 'description', 'fee', 'from_user_id', 'id', 'ledger_transaction_id', 'metadata', 'status', 'to_user_id']);
-    expect(await balanceOf(alice.id)).toEqual({ user_id: alice.id, currency: 'USD', available: 7_975, pending: 0, posted: 7_975, credit_limit: 0 });
-    expect(await balanceOf(bob.id)).toMatchObject({ available: 2_000, posted: 2_000 });
+    expect(await balancesOf(api, alice.id, apiKey)).toEqual({ user_id: alice.id, currency: 'USD', available: 7_975, pending: 0, posted: 7_975, credit_limit: 0 });
+    expect(await balancesOf(api, bob.id, apiKey)).toMatchObject({ available: 2_000, posted: 2_000 });
     expect((await api('GET', `/v1/transfers/${result.body.id}`, { token: apiKey })).body).toEqual(result.body);
-    expect((await eventsOf(tenantId, 'transfer.completed')).filter((e) => e.data.transfer.id === result.body.id).map((e) => e.data)).toEqual([{ transfer: result.body }]);
+    expect((await storedEvents(walletDeps(platform, documents), tenantId, 'transfer.completed')).filter((e) => e.data.transfer.id === result.body.id).map((e) => e.data)).toEqual([{ transfer: result.body }]);
   });
 
   it('keeps metadata keys named like Object.prototype members, and refuses __proto__ with a 400 that changes nothing', async () => {
-    const [alice, bob] = [await newUser(), await newUser()];
-    await fund(tenantId, alice.id, 1_000);
+    const [alice, bob] = [await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey })];
+    await fundUser(platform, tenantId, alice.id, 1_000);
     const metadata = { constructor: 'c', toString: 't', hasOwnProperty: 'h', valueOf: 'v' };
     const result = await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 100, metadata });
     expect(result.status, result.text).toBe(201);
     expect(result.body.metadata).toEqual(metadata);
     expect((await api('GET', `/v1/transfers/${result.body.id}`, { token: apiKey })).body.metadata).toEqual(metadata);
-    const before = await balanceOf(alice.id);
+    const before = await balancesOf(api, alice.id, apiKey);
     const proto = await api('POST', '/v1/transfers', {
       token: apiKey,
       key: uuidv7(),
@@ -130,12 +90,12 @@ describe('POST /v1/transfers', () => {
     });
     expectProblem(proto, 'invalid_request');
     expect(proto.body.detail).toContain('__proto__');
-    expect(await balanceOf(alice.id)).toEqual(before);
+    expect(await balancesOf(api, alice.id, apiKey)).toEqual(before);
   });
 
   it('answers a retry with the same key byte for byte and moves nothing more; another body with that key is idempotency_key_reuse', async () => {
-    const [alice, bob] = [await newUser(), await newUser()];
-    await fund(tenantId, alice.id, 1_000);
+    const [alice, bob] = [await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey })];
+    await fundUser(platform, tenantId, alice.id, 1_000);
     const key = uuidv7();
     const body = { from_user_id: alice.id, to_user_id: bob.id, amount: 100 };
     const first = await transfer(apiKey, body, key);
@@ -145,13 +105,13 @@ describe('POST /v1/transfers', () => {
     expect(retry.text).toBe(first.text);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(first.headers.get('idempotent-replayed')).toBeNull();
-    expect(await balanceOf(alice.id)).toMatchObject({ available: 1_000 - 110 });
+    expect(await balancesOf(api, alice.id, apiKey)).toMatchObject({ available: 1_000 - 110 });
     expectProblem(await transfer(apiKey, { ...body, amount: 101 }, key), 'idempotency_key_reuse');
   });
 
   it('refuses insufficient funds with 422 and remembers the refusal under the key', async () => {
-    const [alice, bob] = [await newUser(), await newUser()];
-    await fund(tenantId, alice.id, 500);
+    const [alice, bob] = [await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey })];
+    await fundUser(platform, tenantId, alice.id, 500);
     const key = uuidv7();
     // 495 + a fee of 10 (the minimum) is 505: more than alice has.
     const first = await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 495 }, key);
@@ -159,25 +119,25 @@ describe('POST /v1/transfers', () => {
     const retry = await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 495 }, key);
     expect(retry.text).toBe(first.text);
     expect(retry.headers.get('content-type')).toBe('application/problem+json');
-    expect(await balanceOf(alice.id)).toMatchObject({ available: 500 });
+    expect(await balancesOf(api, alice.id, apiKey)).toMatchObject({ available: 500 });
     expect((await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 490 })).status).toBe(201);
-    expect(await balanceOf(alice.id)).toMatchObject({ available: 0 });
+    expect(await balancesOf(api, alice.id, apiKey)).toMatchObject({ available: 0 });
   });
 
   it('lets a user token send its own money without naming itself', async () => {
-    const [alice, bob] = [await newUser(), await newUser()];
-    await fund(tenantId, alice.id, 1_000);
+    const [alice, bob] = [await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey })];
+    await fundUser(platform, tenantId, alice.id, 1_000);
     const token = await userTokenFor(platform, apiKey, alice.externalId, ['transfers:write', 'balances:read']);
     const result = await transfer(token, { to_user_id: bob.id, amount: 300 });
     expect(result.status, result.text).toBe(201);
     expect(result.body).toMatchObject({ from_user_id: alice.id, to_user_id: bob.id, amount: 300, fee: 10 });
-    expect(await balanceOf(alice.id, token)).toMatchObject({ available: 690 });
+    expect(await balancesOf(api, alice.id, token)).toMatchObject({ available: 690 });
   });
 
   it("keeps a user's Idempotency-Key hers: the same key from another caller is idempotency_key_reuse, never her transfer", async () => {
-    const [alice, bob, carol] = [await newUser(), await newUser(), await newUser()];
-    await fund(tenantId, alice.id, 1_000);
-    await fund(tenantId, carol.id, 1_000);
+    const [alice, bob, carol] = [await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey })];
+    await fundUser(platform, tenantId, alice.id, 1_000);
+    await fundUser(platform, tenantId, carol.id, 1_000);
     const [aliceToken, carolToken] = [
       await userTokenFor(platform, apiKey, alice.externalId, ['transfers:write', 'balances:read']),
       await userTokenFor(platform, apiKey, carol.externalId, ['transfers:write', 'balances:read']),
@@ -189,12 +149,12 @@ describe('POST /v1/transfers', () => {
     // Another user, and the tenant's own key sending the very transfer she made: neither gets her answer.
     expectProblem(await transfer(carolToken, { to_user_id: bob.id, amount: 300 }, key), 'idempotency_key_reuse');
     expectProblem(await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 300 }, key), 'idempotency_key_reuse');
-    expect(await balanceOf(carol.id)).toMatchObject({ available: 1_000 });
+    expect(await balancesOf(api, carol.id, apiKey)).toMatchObject({ available: 1_000 });
     expect((await transfer(aliceToken, { to_user_id: bob.id, amount: 300 }, key)).text).toBe(hers.text);
   });
 
   it('refuses a missing key, a missing sender, the same user, floats and non-positive amounts with invalid_request', async () => {
-    const [alice, bob] = [await newUser(), await newUser()];
+    const [alice, bob] = [await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey })];
     expectProblem(await api('POST', '/v1/transfers', { token: apiKey, body: { from_user_id: alice.id, to_user_id: bob.id, amount: 1 } }), 'invalid_request');
     expectProblem(await api('POST', '/v1/transfers', { token: apiKey, body: { from_user_id: alice.id, to_user_id: bob.id, amount: 1 }, key: 'k'.repeat(256) }), 'invalid_request');
     expectProblem(await transfer(apiKey, { to_user_id: bob.id, amount: 1 }), 'invalid_request');
@@ -205,8 +165,8 @@ describe('POST /v1/transfers', () => {
   });
 
   it("refuses an unknown user and another tenant's user with user_not_found", async () => {
-    const [alice, foreign] = [await newUser(), await newUser(otherKey)];
-    await fund(tenantId, alice.id, 100);
+    const [alice, foreign] = [await newUser(api, { token: apiKey }), await newUser(api, { token: otherKey })];
+    await fundUser(platform, tenantId, alice.id, 100);
     expectProblem(await transfer(apiKey, { from_user_id: alice.id, to_user_id: uuidv7(), amount: 1 }), 'user_not_found');
     expectProblem(await transfer(apiKey, { from_user_id: alice.id, to_user_id: foreign.id, amount: 1 }), 'user_not_found');
     expectProblem(await transfer(apiKey, { from_user_id: foreign.id, to_user_id: alice.id, amount: 1 }), 'user_not_found');
@@ -216,8 +176,8 @@ describe('POST /v1/transfers', () => {
 
 describe("a user token and another user's money", () => {
   it('cannot read or move it, whatever its scopes: every attempt is a 404', async () => {
-    const [alice, bob, carol] = [await newUser(), await newUser(), await newUser()];
-    await fund(tenantId, bob.id, 1_000);
+    const [alice, bob, carol] = [await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey })];
+    await fundUser(platform, tenantId, bob.id, 1_000);
     const between = await transfer(apiKey, { from_user_id: bob.id, to_user_id: carol.id, amount: 100 });
     expect(between.status).toBe(201);
     const token = await userTokenFor(platform, apiKey, alice.externalId, [...TENANT_SCOPES]);
@@ -228,7 +188,7 @@ describe("a user token and another user's money", () => {
     expectProblem(await api('GET', `/v1/transfers/${between.body.id}`, { token: token }), 'not_found');
     expectProblem(await api('GET', `/v1/transfers?user_id=${bob.id}`, { token: token }), 'user_not_found');
     expectProblem(await api('GET', `/v1/transactions?user_id=${bob.id}`, { token: token }), 'user_not_found');
-    expect(await balanceOf(bob.id)).toMatchObject({ available: 1_000 - 110 });
+    expect(await balancesOf(api, bob.id, apiKey)).toMatchObject({ available: 1_000 - 110 });
 
     // Its own listings show nothing of bob's and carol's transfer.
     expect((await api('GET', '/v1/transfers', { token: token })).body).toEqual({ data: [], has_more: false, next_cursor: null });
@@ -241,12 +201,12 @@ describe("a user token and another user's money", () => {
 
 describe('GET /v1/transfers and GET /v1/transactions', () => {
   it("lists the tenant's transfers newest first, and a user's sent and received ones merged, page by page", async () => {
-    const [alice, bob, carol] = [await newUser(), await newUser(), await newUser()];
-    await fund(tenantId, alice.id, 10_000);
-    await fund(tenantId, bob.id, 10_000);
+    const [alice, bob, carol] = [await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey })];
+    await fundUser(platform, tenantId, alice.id, 10_000);
+    await fundUser(platform, tenantId, bob.id, 10_000);
     const ids: string[] = [];
     for (const [from, to] of [[alice, bob], [bob, alice], [alice, carol], [bob, carol], [carol, alice]] as const) {
-      if (from === carol) await fund(tenantId, carol.id, 1_000);
+      if (from === carol) await fundUser(platform, tenantId, carol.id, 1_000);
       const result = await transfer(apiKey, { from_user_id: from.id, to_user_id: to.id, amount: 100 });
       expect(result.status, result.text).toBe(201);
       ids.push(result.body.id);
@@ -274,8 +234,8 @@ describe('GET /v1/transfers and GET /v1/transactions', () => {
   });
 
   it("shows a user token its own entries and an API key the tenant's transactions, with a type filter", async () => {
-    const [alice, bob] = [await newUser(), await newUser()];
-    await fund(tenantId, alice.id, 5_000);
+    const [alice, bob] = [await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey })];
+    await fundUser(platform, tenantId, alice.id, 5_000);
     await transfer(apiKey, { from_user_id: alice.id, to_user_id: bob.id, amount: 2_000 });
     const token = await userTokenFor(platform, apiKey, alice.externalId, ['balances:read']);
     const own = await api('GET', '/v1/transactions', { token: token });
@@ -299,7 +259,7 @@ describe('GET /v1/transfers and GET /v1/transactions', () => {
 
 describe('tier limits', () => {
   it('lets operators read and replace them, and refuses user tokens with forbidden whatever their scopes', async () => {
-    const tenant = await createTenant('Limits');
+    const tenant = await createTenant(api, platformStaff, 'Limits');
     const key = await apiKeyFor(platform, tenant, [...TENANT_SCOPES]);
     const staff = await staffToken(platform, { role: 'tenant_staff', tenantId: tenant });
     expect((await api('GET', '/v1/limits', { token: key })).body).toEqual({ p2p: { daily_max: null, monthly_max: null } });
@@ -308,7 +268,7 @@ describe('tier limits', () => {
     expect(set.body).toEqual({ p2p: { daily_max: 1_000, monthly_max: null } });
     expect((await api('GET', '/v1/limits', { token: key })).body).toEqual(set.body);
 
-    const user = await newUser(key);
+    const user = await newUser(api, { token: key });
     const token = await userTokenFor(platform, key, user.externalId, [...TENANT_SCOPES]);
     expectProblem(await api('PUT', '/v1/limits', { token: token, body: { p2p: { daily_max: null } } }), 'forbidden');
     expectProblem(await api('GET', '/v1/limits', { token: token }), 'forbidden');
@@ -322,67 +282,67 @@ describe('tier limits', () => {
   });
 
   it('refuses with limit_exceeded the transfer that would pass the daily max; a user override replaces it', async () => {
-    const tenant = await createTenant('Daily');
+    const tenant = await createTenant(api, platformStaff, 'Daily');
     const key = await apiKeyFor(platform, tenant, [...TENANT_SCOPES]);
-    const [alice, bob] = [await newUser(key), await newUser(key)];
-    await fund(tenant, alice.id, 5_000);
+    const [alice, bob] = [await newUser(api, { token: key }), await newUser(api, { token: key })];
+    await fundUser(platform, tenant, alice.id, 5_000);
     expect((await api('PUT', '/v1/limits', { token: key, body: { p2p: { daily_max: 1_000, monthly_max: 10_000 } } })).status).toBe(200);
     expect((await transfer(key, { from_user_id: alice.id, to_user_id: bob.id, amount: 700 })).status).toBe(201);
     const passing = await transfer(key, { from_user_id: alice.id, to_user_id: bob.id, amount: 301 });
     expectProblem(passing, 'limit_exceeded');
     expect(passing.status).toBe(422);
     expect((await transfer(key, { from_user_id: alice.id, to_user_id: bob.id, amount: 300 })).status).toBe(201);
-    expect(await balanceOf(alice.id, key)).toMatchObject({ available: 4_000 });
+    expect(await balancesOf(api, alice.id, key)).toMatchObject({ available: 4_000 });
 
     const override = await api('PUT', `/v1/users/${alice.id}/limits`, { token: key, body: { p2p: { daily_max: 2_000, monthly_max: null } } });
     expect(override.body).toEqual({ user_id: alice.id, p2p: { daily_max: 2_000, monthly_max: null }, effective: { p2p: { daily_max: 2_000, monthly_max: null } } });
     expect((await api('GET', `/v1/users/${alice.id}/limits`, { token: key })).body).toEqual(override.body);
     expect((await transfer(key, { from_user_id: alice.id, to_user_id: bob.id, amount: 1_000 })).status).toBe(201);
     expectProblem(await transfer(key, { from_user_id: alice.id, to_user_id: bob.id, amount: 1 }), 'limit_exceeded');
-    expectProblem(await api('GET', `/v1/users/${(await newUser(otherKey)).id}/limits`, { token: key }), 'user_not_found');
+    expectProblem(await api('GET', `/v1/users/${(await newUser(api, { token: otherKey })).id}/limits`, { token: key }), 'user_not_found');
   });
 });
 
 describe('POST /v1/users/{userId}/credit_limit', () => {
   it('refuses a consumer wallet with user_not_business', async () => {
-    const consumer = await newUser();
+    const consumer = await newUser(api, { token: apiKey });
     expectProblem(await api('POST', `/v1/users/${consumer.id}/credit_limit`, { token: apiKey, body: { credit_limit: 1_000 }, key: uuidv7() }), 'user_not_business');
   });
 
   it('refuses a line the business has already drawn past with credit_limit_below_balance', async () => {
-    const [business, payee] = [await newUser(apiKey, 'business'), await newUser()];
+    const [business, payee] = [await newUser(api, { token: apiKey, kind: 'business' }), await newUser(api, { token: apiKey })];
     expect((await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 1_000 }, key: uuidv7() })).status).toBe(200);
     // Draws 500 + its fee of 10 on the line.
     expect((await transfer(apiKey, { from_user_id: business.id, to_user_id: payee.id, amount: 500 })).status).toBe(201);
-    expect(await balanceOf(business.id)).toMatchObject({ available: -510, credit_limit: 1_000 });
+    expect(await balancesOf(api, business.id, apiKey)).toMatchObject({ available: -510, credit_limit: 1_000 });
     expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 509 }, key: uuidv7() }), 'credit_limit_below_balance');
-    expect(await balanceOf(business.id)).toMatchObject({ credit_limit: 1_000 });
+    expect(await balancesOf(api, business.id, apiKey)).toMatchObject({ credit_limit: 1_000 });
     expect((await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 510 }, key: uuidv7() })).status).toBe(200);
     expectProblem(await transfer(apiKey, { from_user_id: business.id, to_user_id: payee.id, amount: 1 }), 'insufficient_funds');
   });
 
   it('sets the line, answers the previous one, and audits it with a credit_limit.changed event', async () => {
-    const business = await newUser(apiKey, 'business');
+    const business = await newUser(api, { token: apiKey, kind: 'business' });
     const first = await api('POST', `/v1/users/${business.id}/credit_limit`, { token: tenantStaff, body: { credit_limit: 2_500 }, key: uuidv7() });
     expect(first.status, first.text).toBe(200);
-    const cash = (await getUserRecord({ client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 }, tenantId, business.id)).cash_account_id;
+    const cash = (await getUserRecord(walletDeps(platform, documents), tenantId, business.id)).cash_account_id;
     expect(first.body).toEqual({ user_id: business.id, account_id: cash, credit_limit: 2_500, previous: 0 });
     const second = await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 400 }, key: uuidv7() });
     expect(second.body).toEqual({ user_id: business.id, account_id: cash, credit_limit: 400, previous: 2_500 });
-    expect(await balanceOf(business.id)).toMatchObject({ credit_limit: 400, available: 0 });
+    expect(await balancesOf(api, business.id, apiKey)).toMatchObject({ credit_limit: 400, available: 0 });
 
     const audit = (await api('GET', '/v1/audit_log?limit=100', { token: apiKey })).body.data.filter((r: any) => r.action === 'credit_limit.set' && r.target.id === business.id);
     expect(audit.map((r: any) => [r.actor.type, r.before, r.after])).toEqual([
       ['api_key', { credit_limit: 2_500 }, { credit_limit: 400 }],
       ['tenant_staff', { credit_limit: 0 }, { credit_limit: 2_500 }],
     ]);
-    const events = (await eventsOf(tenantId, 'credit_limit.changed')).filter((e) => e.data.credit_limit.user_id === business.id);
+    const events = (await storedEvents(walletDeps(platform, documents), tenantId, 'credit_limit.changed')).filter((e) => e.data.credit_limit.user_id === business.id);
     // Oldest first.
     expect(events.map((e) => e.data)).toEqual([{ credit_limit: first.body }, { credit_limit: second.body }]);
   });
 
   it('takes an Idempotency-Key: a retry answers the first answer and audits once; without one the line is set all the same', async () => {
-    const business = await newUser(apiKey, 'business');
+    const business = await newUser(api, { token: apiKey, kind: 'business' });
     const key = uuidv7();
     const first = await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 700 }, key });
     const again = await api('POST', `/v1/users/${business.id}/credit_limit`, { token: apiKey, body: { credit_limit: 700 }, key });
@@ -396,11 +356,11 @@ describe('POST /v1/users/{userId}/credit_limit', () => {
     expect(unkeyed.body).toMatchObject({ credit_limit: 800, previous: 700 });
     const audit = (await api('GET', '/v1/audit_log?limit=100', { token: apiKey })).body.data.filter((r: any) => r.action === 'credit_limit.set' && r.target.id === business.id);
     expect(audit).toHaveLength(2);
-    expect((await eventsOf(tenantId, 'credit_limit.changed')).filter((e) => e.data.credit_limit.user_id === business.id)).toHaveLength(2);
+    expect((await storedEvents(walletDeps(platform, documents), tenantId, 'credit_limit.changed')).filter((e) => e.data.credit_limit.user_id === business.id)).toHaveLength(2);
   });
 
   it("refuses user tokens with forbidden even with credit:write, and another tenant's user with user_not_found", async () => {
-    const business = await newUser(apiKey, 'business');
+    const business = await newUser(api, { token: apiKey, kind: 'business' });
     const token = await userTokenFor(platform, apiKey, business.externalId, [...TENANT_SCOPES]);
     expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: token, body: { credit_limit: 1 }, key: uuidv7() }), 'forbidden');
     expectProblem(await api('POST', `/v1/users/${business.id}/credit_limit`, { token: otherKey, body: { credit_limit: 1 }, key: uuidv7() }), 'user_not_found');
@@ -412,8 +372,8 @@ describe('POST /v1/users/{userId}/credit_limit', () => {
 
 describe('the sweeper worker', () => {
   it('finishes on its schedule a transfer that a crash left between the ledger posting and the wallet', async () => {
-    const [alice, bob] = [await newUser(), await newUser()];
-    await fund(tenantId, alice.id, 1_000);
+    const [alice, bob] = [await newUser(api, { token: apiKey }), await newUser(api, { token: apiKey })];
+    await fundUser(platform, tenantId, alice.id, 1_000);
     // The crashed request started long enough ago for the sweeper to take it over.
     const runtime: WalletDeps = {
       client: documents,
@@ -428,7 +388,7 @@ describe('the sweeper worker', () => {
     const body = { from_user_id: alice.id, to_user_id: bob.id, amount: 100 };
     const crash = { afterLedger: () => { throw new Error('crashed after the ledger posting'); } };
     await expect(createTransfer(runtime, principal, tenantId, body, { idempotencyKey: key, requestId: uuidv7() }, crash)).rejects.toThrow('crashed');
-    expect(await balanceOf(alice.id)).toMatchObject({ available: 890 });
+    expect(await balancesOf(api, alice.id, apiKey)).toMatchObject({ available: 890 });
     expect((await api('GET', `/v1/transfers?user_id=${alice.id}`, { token: apiKey })).body.data).toEqual([]);
 
     const swept = (await platform.scheduler.run('walletSweepOperations')) as { finished: number };
@@ -436,13 +396,13 @@ describe('the sweeper worker', () => {
     const listed = (await api('GET', `/v1/transfers?user_id=${alice.id}`, { token: apiKey })).body.data;
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({ ...body, fee: 10, status: 'completed' });
-    expect((await eventsOf(tenantId, 'transfer.completed')).filter((e) => e.data.transfer.id === listed[0].id)).toHaveLength(1);
+    expect((await storedEvents(walletDeps(platform, documents), tenantId, 'transfer.completed')).filter((e) => e.data.transfer.id === listed[0].id)).toHaveLength(1);
 
     // The client's late retry over HTTP answers what the sweeper committed; nothing moves again.
     const retry = await transfer(apiKey, body, key);
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.body).toEqual(listed[0]);
-    expect(await balanceOf(alice.id)).toMatchObject({ available: 890 });
+    expect(await balancesOf(api, alice.id, apiKey)).toMatchObject({ available: 890 });
   });
 });

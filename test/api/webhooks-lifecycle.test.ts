@@ -13,8 +13,11 @@ import { localDocumentClient } from '../../local/dynamodb';
 import { clientOf } from '../support/catalog';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient, expectProblem } from '../support/http';
-import { call, startTestPlatform } from '../support/platform';
-import { startReceiver, until, type ReceivedRequest, type Receiver } from '../integration/webhooks-receiver';
+import { startTestPlatform } from '../support/platform';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../integration/webhooks-receiver';
+import { until } from '../support/time';
+import { createTenant } from '../support/tenants';
+import { endpointRegistrar, feePlanChanger, requestsReceived } from '../support/webhooks';
 
 /**
  * The webhook lifecycle over HTTP, like an integrator, on a platform whose clock the test moves:
@@ -56,11 +59,7 @@ beforeAll(async () => {
   await platform.queues.stop();
   base = platform.urls.public;
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  const tenant = async (name: string) => {
-    const result = await call(base, 'POST', '/v1/tenants', { token: platformStaff, headers: { 'idempotency-key': uuidv7() }, body: { name, currency: 'USD' } });
-    expect(result.status, result.text).toBe(201);
-    return result.body.id as string;
-  };
+  const tenant = (name: string) => createTenant(api, platformStaff, name);
   const [a, b, c, d] = [await tenant('A'), await tenant('B'), await tenant('C'), await tenant('D')];
   keyA = await apiKeyFor(platform, a, [...TENANT_SCOPES]);
   readKeyA = await apiKeyFor(platform, a, ['webhooks:read']);
@@ -78,24 +77,12 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function register(path: string, body: Record<string, unknown>, token = keyA, collection = '/v1/webhook_endpoints'): Promise<Created> {
-  const result = await api('POST', collection, { token, body: { url: receiver.route(path), ...body } });
-  expect(result.status, result.text).toBe(201);
-  return result.body as Created;
-}
-
-/** A fee plan change over the API; answers its fee_plan.set event's id. */
-async function changeFeePlan(token = keyA): Promise<string> {
-  const result = await api('PUT', '/v1/fee_plan', { token, body: { p2p: { bps: Math.floor(Math.random() * 500), flat: 0, min_fee: 0, max_fee: null } } });
-  expect(result.status, result.text).toBe(200);
-  const events = await api('GET', '/v1/webhook_events?type=fee_plan.set&limit=1', { token });
-  return events.body.data[0].id as string;
-}
-
-const received = (path: string, eventId?: string): ReceivedRequest[] => receiver.requests(path).filter((r) => eventId === undefined || r.headers['webhook-id'] === eventId);
+const register = endpointRegistrar(api, () => receiver, () => keyA);
+const changeFeePlan = feePlanChanger(api, () => keyA);
+const received = requestsReceived(() => receiver, 'webhook-id');
 
 /** Drains the queue (real time passes for the stream relay) until `path` has `count` requests of the event. */
-async function deliveredTo(path: string, eventId: string | undefined, count = 1): Promise<ReceivedRequest[]> {
+async function drainedTo(path: string, eventId: string | undefined, count = 1): Promise<ReceivedRequest[]> {
   await until(
     async () => {
       await platform.queues.drain();
@@ -114,7 +101,7 @@ async function settle(): Promise<void> {
 }
 
 /** Moves the clock in steps no longer than SQS's 900 s delay, delivering what falls due. */
-async function advance(seconds: number): Promise<void> {
+async function advanceInSteps(seconds: number): Promise<void> {
   for (let left = seconds; left > 0; left -= 900) {
     clock.advance(Math.min(900, left) * 1000);
     await platform.queues.drain();
@@ -158,9 +145,9 @@ describe('Standard Webhooks alongside X-Wallet-Signature', () => {
     receiver.route('/standard', { script: [500] });
     expect(endpoint.standard_webhooks_secret).toBe(endpoint.secret);
     const eventId = await changeFeePlan();
-    await deliveredTo('/standard', eventId);
-    await advance(60);
-    const requests = await deliveredTo('/standard', eventId, 2);
+    await drainedTo('/standard', eventId);
+    await advanceInSteps(60);
+    const requests = await drainedTo('/standard', eventId, 2);
 
     for (const request of requests) {
       expect(request.headers['webhook-id']).toBe(eventId);
@@ -186,7 +173,7 @@ describe('one secret for every verifier', () => {
     // Deprecated: the same string.
     expect(endpoint.standard_webhooks_secret).toBe(endpoint.secret);
     const eventId = await changeFeePlan();
-    const [request] = await deliveredTo('/one-secret', eventId);
+    const [request] = await drainedTo('/one-secret', eventId);
 
     expect(verifiedByStandardWebhooks(request!, endpoint.secret)).toMatchObject({ id: eventId, type: 'fee_plan.set' });
     expect(stripe.webhooks.constructEvent(request!.body, signatureOf(request!), endpoint.secret, 300, undefined, clock.now().getTime())).toMatchObject({ id: eventId });
@@ -204,7 +191,7 @@ describe('one secret for every verifier', () => {
       new UpdateCommand({ TableName: platform.tables.wallet.name, Key: webhookKeys.endpoint(endpoint.id), UpdateExpression: 'SET secret = :legacy', ExpressionAttributeValues: { ':legacy': legacy } }),
     );
     const before = await changeFeePlan();
-    const [old] = await deliveredTo('/legacy-secret', before);
+    const [old] = await drainedTo('/legacy-secret', before);
     // What its integrator holds keeps working: the secret for X-Wallet-Signature, the
     // standard_webhooks_secret it was shown (or the secret as raw bytes) for webhook-signature.
     expect(stripe.webhooks.constructEvent(old!.body, signatureOf(old!), legacy, 300, undefined, clock.now().getTime())).toMatchObject({ id: before });
@@ -217,7 +204,7 @@ describe('one secret for every verifier', () => {
     expect(next.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(next.standard_webhooks_secret).toBe(next.secret);
     const during = await changeFeePlan();
-    const [overlapping] = await deliveredTo('/legacy-secret', during);
+    const [overlapping] = await drainedTo('/legacy-secret', during);
     // Each secret verifies on its own during the overlap, each in the form its integrator has.
     expect(verifiedByStandardWebhooks(overlapping!, next.secret)).toMatchObject({ id: during });
     expect(verifiedByStandardWebhooks(overlapping!, legacyStandard)).toMatchObject({ id: during });
@@ -258,7 +245,7 @@ describe('secret rotation', () => {
 
     // During the overlap: two signatures in each header, and each secret verifies on its own.
     const during = await changeFeePlan();
-    const [overlapping] = await deliveredTo('/rotating', during);
+    const [overlapping] = await drainedTo('/rotating', during);
     expect(signatureOf(overlapping!)).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
     expect(overlapping!.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
     for (const secret of [created, next]) {
@@ -268,9 +255,9 @@ describe('secret rotation', () => {
     }
 
     // After it: the new secret only.
-    await advance(3_601);
+    await advanceInSteps(3_601);
     const after = await changeFeePlan();
-    const [single] = await deliveredTo('/rotating', after);
+    const [single] = await drainedTo('/rotating', after);
     expect(signatureOf(single!)).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(() => verifiedByStripe(single!, next.secret)).not.toThrow();
     expect(verifiedByStandardWebhooks(single!, next.standard_webhooks_secret)).toMatchObject({ id: after });
@@ -303,8 +290,8 @@ describe("receivers' answers", () => {
     receiver.route('/gone', { thenStatus: 410 });
     const observer = await register('/observer-a', { event_filters: ['webhook_endpoint.disabled'] });
     const eventId = await changeFeePlan();
-    await deliveredTo('/gone', eventId);
-    const [notice] = await deliveredTo('/observer-a', undefined);
+    await drainedTo('/gone', eventId);
+    const [notice] = await drainedTo('/observer-a', undefined);
     const body = JSON.parse(notice!.body);
     expect(body).toMatchObject({ type: 'webhook_endpoint.disabled', data: { reason: 'gone', webhook_endpoint: { id: gone.id, status: 'disabled', disabled_reason: 'gone' } } });
     expect(() => verifiedByStripe(notice!, observer.secret)).not.toThrow();
@@ -316,8 +303,8 @@ describe("receivers' answers", () => {
     // Nothing more is sent to it: no retry, no later event, not its own notice.
     await register('/witness-410', { event_filters: ['fee_plan.set'] });
     const later = await changeFeePlan();
-    await deliveredTo('/witness-410', later);
-    await advance(86_400);
+    await drainedTo('/witness-410', later);
+    await advanceInSteps(86_400);
     await settle();
     expect(received('/gone')).toHaveLength(1);
     expectProblem(await api('POST', `/v1/webhook_events/${later}/redeliver`, { token: keyA, body: { endpoint_id: gone.id } }), 'invalid_request');
@@ -327,17 +314,17 @@ describe("receivers' answers", () => {
     await register('/busy', { event_filters: ['fee_plan.set'] });
     receiver.route('/busy', { script: [{ status: 503, headers: { 'retry-after': '120' } }] });
     const eventId = await changeFeePlan();
-    await deliveredTo('/busy', eventId);
+    await drainedTo('/busy', eventId);
     // The schedule alone would try again after 60 s.
-    await advance(119);
+    await advanceInSteps(119);
     expect(received('/busy', eventId)).toHaveLength(1);
     // The next answer: 429 until a date about 600 s after it (the schedule says 300 s).
     receiver.route('/busy', { script: [{ status: 429, headers: { 'retry-after': new Date(clock.now().getTime() + 1_000 + 600_000).toUTCString() } }] });
-    await advance(1);
+    await advanceInSteps(1);
     expect(received('/busy', eventId)).toHaveLength(2);
-    await advance(598);
+    await advanceInSteps(598);
     expect(received('/busy', eventId)).toHaveLength(2);
-    await advance(2);
+    await advanceInSteps(2);
     expect(received('/busy', eventId)).toHaveLength(3);
 
     const attempts = (await api('GET', '/v1/webhook_deliveries?limit=100', { token: keyA })).body.data.filter((a: { event_id: string }) => a.event_id === eventId);
@@ -354,7 +341,7 @@ describe("receivers' answers", () => {
     await register('/moved', { event_filters: ['fee_plan.set'] });
     receiver.route('/moved', { script: [{ status: 301, headers: { location: receiver.route('/moved-to') } }] });
     const eventId = await changeFeePlan();
-    await deliveredTo('/moved', eventId);
+    await drainedTo('/moved', eventId);
     await settle();
     expect(received('/moved-to')).toEqual([]);
     const attempts = await api('GET', '/v1/webhook_deliveries?limit=100', { token: keyA });
@@ -373,8 +360,8 @@ describe('disabling and recovery', () => {
     // Ten deliveries over five days, every attempt failing: still enabled.
     for (let day = 0; day < 10; day += 1) {
       events.push(await changeFeePlan(keyC));
-      await deliveredTo('/outage', events.at(-1));
-      await advance(12 * 3_600);
+      await drainedTo('/outage', events.at(-1));
+      await advanceInSteps(12 * 3_600);
     }
     expect(await endpointNamed(outage.id, keyC)).toMatchObject({ status: 'active' });
     const failing = await api('GET', `/v1/webhook_endpoints/${outage.id}/stats`, { token: keyC });
@@ -384,8 +371,8 @@ describe('disabling and recovery', () => {
 
     // Five days after the first failure, the next failure disables it.
     events.push(await changeFeePlan(keyC));
-    await deliveredTo('/outage', events.at(-1));
-    const [notice] = await deliveredTo('/observer-c', undefined);
+    await drainedTo('/outage', events.at(-1));
+    const [notice] = await drainedTo('/observer-c', undefined);
     expect(JSON.parse(notice!.body)).toMatchObject({ type: 'webhook_endpoint.disabled', data: { reason: 'failing', webhook_endpoint: { id: outage.id } } });
     expect(await endpointNamed(outage.id, keyC)).toMatchObject({ status: 'disabled', disabled_reason: 'failing' });
 
@@ -393,9 +380,9 @@ describe('disabling and recovery', () => {
     const sentBefore = received('/outage').length;
     for (let i = 0; i < 2; i += 1) {
       events.push(await changeFeePlan(keyC));
-      await advance(3_600);
+      await advanceInSteps(3_600);
     }
-    await advance(86_400);
+    await advanceInSteps(86_400);
     await settle();
     expect(received('/outage')).toHaveLength(sentBefore);
 
@@ -433,7 +420,7 @@ describe('disabling and recovery', () => {
     expect(stats.body.failing_since).toBeNull();
     expect(stats.body.latency_ms.p50).toEqual(expect.any(Number));
     expect(stats.body.latency_ms.p99).toBeGreaterThanOrEqual(stats.body.latency_ms.p50);
-    await advance(2 * 86_400);
+    await advanceInSteps(2 * 86_400);
     await settle();
     const resent = received('/outage').slice(since);
     expect(resent.map((r) => r.headers['webhook-id']).sort()).toEqual([...events].sort());
@@ -441,7 +428,7 @@ describe('disabling and recovery', () => {
     // Recovering the same window again sends nothing more.
     const again = await api('POST', recoverPath, { token: keyC, body: { since: new Date(start.getTime() - 60_000).toISOString() } });
     expect(again.body.queued).toBe(0);
-    await advance(3_600);
+    await advanceInSteps(3_600);
     await settle();
     expect(received('/outage').slice(since)).toHaveLength(events.length);
     // Delivered, they left the recovery index: only skipped and failed deliveries are in it.
@@ -449,7 +436,7 @@ describe('disabling and recovery', () => {
     const indexed = await document.send(new QueryCommand({ TableName: platform.tables.wallet.name, IndexName: 'gsi1', KeyConditionExpression: 'gsi1pk = :pk', ExpressionAttributeValues: { ':pk': webhookKeys.deliveriesOf(outage.id) } }));
     expect(indexed.Items).toEqual([]);
 
-    await advance(26 * 3_600);
+    await advanceInSteps(26 * 3_600);
     const quiet = await api('GET', `/v1/webhook_endpoints/${outage.id}/stats`, { token: keyC });
     expect(quiet.body).toMatchObject({ attempts: 0, successes: 0, failures: 0, latency_ms: { p50: null, p99: null } });
     expectProblem(await api('GET', `/v1/webhook_endpoints/${outage.id}/stats`, { token: keyA }), 'not_found');
@@ -460,7 +447,7 @@ describe('disabling and recovery', () => {
     receiver.route('/ordered', { thenStatus: 410 });
     const start = clock.now();
     const events = [await changeFeePlan(keyD)];
-    await deliveredTo('/ordered', events[0]);
+    await drainedTo('/ordered', events[0]);
     await until(async () => (await endpointNamed(endpoint.id, keyD)).status === 'disabled', 15_000, 'disabled by the 410');
     // Kept while disabled: skipped deliveries, created a second apart.
     for (let i = 0; i < 4; i += 1) {
@@ -495,7 +482,7 @@ describe('disabling and recovery', () => {
     for (let i = 0; i < 3; i += 1) await settle();
     expect(sent().map((r) => r.headers['webhook-id'])).toEqual([events[0]]);
 
-    await advance(60);
+    await advanceInSteps(60);
     await until(
       async () => {
         await settle();
@@ -514,7 +501,7 @@ describe('disabling and recovery', () => {
     receiver.route('/ordered-gone', { thenStatus: 410 });
     const start = clock.now();
     const events = [await changeFeePlan(keyD)];
-    await deliveredTo('/ordered-gone', events[0]);
+    await drainedTo('/ordered-gone', events[0]);
     await until(async () => (await endpointNamed(endpoint.id, keyD)).status === 'disabled', 15_000, 'disabled by the 410');
     for (let i = 0; i < 3; i += 1) {
       clock.advance(1_000);

@@ -1,21 +1,24 @@
 import { apiClient, expectProblem } from '../support/http';
-import { QueryCommand, TransactWriteCommand, type DocumentClient } from '../../shared/aws/dynamodb';
+import { QueryCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
-import { systemClock } from '../../shared/kernel/clock';
-import { outboxItem, type EventEnvelope } from '../../shared/events/outbox';
-import type { AnyRoute } from '../../shared/http/route';
+import { type EventEnvelope } from '../../shared/events/outbox';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { routes as manifestRoutes } from '../../shared/routes';
 import { webhookRoutes } from '../../shared/wallet/webhooks/routes';
 import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
 import { apiKeyFor, staffToken, userTokenFor } from '../support/credentials';
 import { clientOf } from '../support/catalog';
-import { call, startTestPlatform } from '../support/platform';
-import { startReceiver, until, type ReceivedRequest, type Receiver } from '../integration/webhooks-receiver';
+import { call, manifestWith, startTestPlatform } from '../support/platform';
+import { startReceiver, type ReceivedRequest, type Receiver } from '../integration/webhooks-receiver';
+import { until } from '../support/time';
+import { fundUser } from '../support/money';
+import { createTenant, newUser } from '../support/tenants';
+import { commitEvent } from '../support/events';
+import { walletDeps } from '../support/wallet';
+import { endpointRegistrar, feePlanChanger, requestsReceived } from '../support/webhooks';
 
 /**
  * Webhooks over HTTP, like an integrator: endpoints registered with real credentials, events
@@ -45,25 +48,13 @@ let merchantA: string;
 let merchantB: string;
 let merchantWithoutWebhookScope: string;
 
-/** The manifest plus the webhook routes, each once (the manifest may already list them). */
-function withWebhooks(): AnyRoute[] {
-  const all = new Map<string, AnyRoute>();
-  for (const route of [...manifestRoutes, ...Object.values(webhookRoutes)] as AnyRoute[]) if (!all.has(route.operationId)) all.set(route.operationId, route);
-  return [...all.values()];
-}
-
 beforeAll(async () => {
   receiver = await startReceiver();
-  platform = await startTestPlatform({ routes: withWebhooks() });
+  platform = await startTestPlatform({ routes: manifestWith(webhookRoutes) });
   base = platform.urls.public;
   documents = localDocumentClient(platform.dynamodbEndpoint);
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  const createTenant = async (name: string) => {
-    const result = await call(base, 'POST', '/v1/tenants', { token: platformStaff, headers: { 'idempotency-key': uuidv7() }, body: { name, currency: 'USD' } });
-    expect(result.status, result.text).toBe(201);
-    return result.body.id as string;
-  };
-  [tenantId, otherTenantId] = [await createTenant('Tenant A'), await createTenant('Tenant B')];
+  [tenantId, otherTenantId] = [await createTenant(api, platformStaff, 'Tenant A'), await createTenant(api, platformStaff, 'Tenant B')];
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   liveKey = await apiKeyFor(platform, tenantId, ['webhooks:manage'], { env: 'live' });
   readKey = await apiKeyFor(platform, tenantId, ['webhooks:read']);
@@ -83,55 +74,13 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function register(path: string, body: Record<string, unknown> = {}, token = apiKey, collection = '/v1/webhook_endpoints') {
-  const result = await api('POST', collection, { token: token, body: { url: receiver.route(path), ...body } });
-  expect(result.status, result.text).toBe(201);
-  return result.body as { id: string; secret: string; client_id?: string };
-}
+/** A merchant's order event committed as a domain service does (merchant events: the catalog is not built yet). */
+const merchantEvent = (type: string, clientId?: string): Promise<EventEnvelope> =>
+  commitEvent(walletDeps(platform, documents), tenantId, type, { order: { id: uuidv7(), status: 'open' } }, clientId);
 
-/** A fee plan change over the API; its fee_plan.set event is the newest of the tenant. */
-async function changeFeePlan(token = apiKey): Promise<string> {
-  const result = await api('PUT', '/v1/fee_plan', { token: token, body: { p2p: { bps: Math.floor(Math.random() * 500), flat: 0, min_fee: 0, max_fee: null } } });
-  expect(result.status, result.text).toBe(200);
-  const events = await api('GET', '/v1/webhook_events?type=fee_plan.set&limit=1', { token: token });
-  return events.body.data[0].id as string;
-}
-
-async function newUser(): Promise<string> {
-  const result = await api('POST', '/v1/users', { token: apiKey, body: { external_id: `u-${uuidv7()}` } });
-  expect(result.status, result.text).toBe(201);
-  return result.body.id as string;
-}
-
-/** Money into a user's cash account from the tenant's funding account, as a settled top-up posts it. */
-async function fund(userId: string, amount: number) {
-  // Imported late: these modules read configuration, which the platform sets when it starts.
-  const { LedgerClient } = await import('../../shared/ledger-client/client');
-  const { getTenantRecord } = await import('../../shared/wallet/tenancy/tenants');
-  const { getUserRecord } = await import('../../shared/wallet/tenancy/users');
-  const deps = { client: documents, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 };
-  const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
-  const tenant = await getTenantRecord(deps, tenantId);
-  const cash = (await getUserRecord(deps, tenantId, userId)).cash_account_id;
-  const legs = [
-    { account_id: tenant.accounts.funding, direction: 'debit' as const, amount, commodity: 'USD' },
-    { account_id: cash, direction: 'credit' as const, amount, commodity: 'USD' },
-  ];
-  await ledger.post(tenant.ledger_id, { type: 'topup', legs }, uuidv7());
-}
-
-/** An event committed as a domain service does (merchant events: the catalog is not built yet). */
-async function commitEvent(type: string, clientId?: string): Promise<EventEnvelope> {
-  const { item, envelope } = outboxItem(
-    { table: platform.tables.wallet.name, ids: uuidv7, clock: systemClock },
-    { type, tenantId, ...(clientId ? { clientId } : {}), data: { order: { id: uuidv7(), status: 'open' } } },
-  );
-  await documents.send(new TransactWriteCommand({ TransactItems: [item] }));
-  return envelope;
-}
-
-const received = (path: string, eventId?: string): ReceivedRequest[] =>
-  receiver.requests(path).filter((request) => eventId === undefined || request.headers['x-wallet-event-id'] === eventId);
+const register = endpointRegistrar(api, () => receiver, () => apiKey);
+const changeFeePlan = feePlanChanger(api, () => apiKey);
+const received = requestsReceived(() => receiver, 'x-wallet-event-id');
 
 /** Waits for the event at the path, then for the relay and queue to go quiet (so absences are real). */
 async function deliveredTo(path: string, eventId: string, count = 1): Promise<ReceivedRequest[]> {
@@ -271,8 +220,8 @@ describe('deliveries end to end', () => {
 
   it('delivers transfer.completed after POST /v1/transfers, signed and verifiable', async () => {
     const endpoint = await register('/transfers', { event_filters: ['transfer.*'] });
-    const [alice, bob] = [await newUser(), await newUser()];
-    await fund(alice, 10_000);
+    const [alice, bob] = [(await newUser(api, { token: apiKey })).id, (await newUser(api, { token: apiKey })).id];
+    await fundUser(platform, tenantId, alice, 10_000);
     const sent = await call(base, 'POST', '/v1/transfers', { token: apiKey, headers: { 'idempotency-key': uuidv7() }, body: { from_user_id: alice, to_user_id: bob, amount: 1_234 } });
     expect(sent.status, sent.text).toBe(201);
     const events = await api('GET', '/v1/webhook_events?type=transfer.completed&limit=1', { token: apiKey });
@@ -403,9 +352,9 @@ describe('merchant endpoints', () => {
     const merchant = await register('/merchant-a', {}, merchantA, `/v1/clients/${clientA}/webhook_endpoints`);
     expect(merchant.client_id).toBe(clientA);
     const tenantWide = await register('/tenant-all');
-    const ordersOfA = await commitEvent('order.created', clientA);
-    const ordersOfB = await commitEvent('order.created', clientB);
-    const productOfA = await commitEvent('product.created', clientA);
+    const ordersOfA = await merchantEvent('order.created', clientA);
+    const ordersOfB = await merchantEvent('order.created', clientB);
+    const productOfA = await merchantEvent('product.created', clientA);
     const feePlan = await changeFeePlan();
 
     for (const event of [ordersOfA.id, ordersOfB.id, productOfA.id, feePlan]) await deliveredTo('/tenant-all', event);
@@ -438,7 +387,7 @@ describe('merchant endpoints', () => {
     const wide = await api('POST', `/v1/clients/${clientA}/webhook_endpoints`, { token: merchantA, body: { url: receiver.route('/m-wide'), event_filters: ['fee_plan.set', 'order.*'] } });
     expect(wide.status, wide.text).toBe(201);
     expect(wide.body.event_filters).toEqual(['fee_plan.set', 'order.*']);
-    const order = await commitEvent('order.created', clientA);
+    const order = await merchantEvent('order.created', clientA);
     const feePlan = await changeFeePlan();
     await deliveredTo('/m-wide', order.id);
     // The tenant's event reaches a tenant endpoint, never the merchant's, whatever its filters say.
@@ -496,8 +445,8 @@ describe('merchant endpoints', () => {
 
 describe('event history', () => {
   it('lists envelopes newest first by type or family and creation time, page by page', async () => {
-    const older = await commitEvent('order.paid', clientA);
-    const newer = await commitEvent('order.canceled', clientA);
+    const older = await merchantEvent('order.paid', clientA);
+    const newer = await merchantEvent('order.canceled', clientA);
     const family = await api('GET', '/v1/webhook_events?type=order.*&limit=100', { token: readKey });
     expect(family.status, family.text).toBe(200);
     const ids = family.body.data.map((e: { id: string }) => e.id);

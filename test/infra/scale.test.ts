@@ -3,19 +3,7 @@ import { gatewayOf } from '../../shared/http/gateways';
 import type { AnyRoute } from '../../shared/http/route';
 import { queueUrlEnv } from '../../shared/workers';
 import { unacknowledgedFindings } from './nag';
-import {
-  allTemplates,
-  methodsOf,
-  resourcesOfType,
-  synthesize,
-  syntheticQueues,
-  syntheticRoutes,
-  syntheticWorkers,
-  type CfnResource,
-  type CfnTemplate,
-  type FoundMethod,
-  type Synthesized,
-} from './support';
+import { allTemplates, methodsOf, resourcesOfType, synthesize, syntheticQueues, syntheticRoutes, syntheticWorkers, type CfnResource, type CfnTemplate, type FoundMethod, type Synthesized, restApiName } from './support';
 
 /**
  * The platform at the size it grows to: 130 routes over the four APIs and one worker of each
@@ -25,7 +13,6 @@ import {
 const routes = syntheticRoutes();
 let synth: Synthesized;
 let methods: FoundMethod[];
-const apiName = (gateway: string) => `wp-scale-${gateway === 'ledger' ? 'ledger' : 'wallet'}-${gateway}`;
 
 beforeAll(() => {
   synth = synthesize({ routes, workers: syntheticWorkers, queues: syntheticQueues }, 'scale');
@@ -53,7 +40,7 @@ describe('130 routes', () => {
     for (const route of routes) {
       const found = methods.filter((m) => m.operationName === route.operationId);
       expect(found, route.operationId).toHaveLength(1);
-      expect(found[0]).toMatchObject({ apiName: apiName(gatewayOf(route.api)), path: route.path, httpMethod: route.method });
+      expect(found[0]).toMatchObject({ apiName: restApiName('scale', gatewayOf(route.api)), path: route.path, httpMethod: route.method });
       expect(found[0]!.function?.Type).toBe('AWS::Lambda::Function');
     }
     const templateIndex = new Map(templates().map((template, index) => [template, index]));
@@ -64,11 +51,11 @@ describe('130 routes', () => {
   it('keep console routes off the public API and put them on a private API behind the ledger VPC endpoint', () => {
     const consoleRoutes = routes.filter((route) => route.api === 'console');
     expect(consoleRoutes.length).toBeGreaterThan(0);
-    const publicMethods = methods.filter((m) => m.apiName === apiName('public'));
+    const publicMethods = methods.filter((m) => m.apiName === restApiName('scale', 'public'));
     expect(publicMethods.filter((m) => consoleRoutes.some((r) => r.operationId === m.operationName))).toEqual([]);
     expect(publicMethods.filter((m) => consoleRoutes.some((r) => r.path === m.path))).toEqual([]);
 
-    const consoleApi = resourcesOfType(synth.stacks.wallet.parent, 'AWS::ApiGateway::RestApi').find(([, a]) => a.Properties?.Name === apiName('console'))![1];
+    const consoleApi = resourcesOfType(synth.stacks.wallet.parent, 'AWS::ApiGateway::RestApi').find(([, a]) => a.Properties?.Name === restApiName('scale', 'console'))![1];
     expect(consoleApi.Properties?.EndpointConfiguration).toMatchObject({ Types: ['PRIVATE'] });
     // The endpoint is the ledger stack's, imported.
     expect(JSON.stringify(consoleApi.Properties?.EndpointConfiguration)).toContain('Fn::ImportValue');
@@ -78,7 +65,7 @@ describe('130 routes', () => {
   it('send unrouted paths and methods to one fallback Lambda per API with a single permission', () => {
     for (const gateway of ['public', 'ledger', 'console'] as const) {
       const served = routes.filter((route) => gatewayOf(route.api) === gateway);
-      const anyMethods = methods.filter((m) => m.apiName === apiName(gateway) && m.httpMethod === 'ANY');
+      const anyMethods = methods.filter((m) => m.apiName === restApiName('scale', gateway) && m.httpMethod === 'ANY');
       const paths = new Set(anyMethods.map((m) => m.path));
       expect(paths.has('/{proxy+}'), gateway).toBe(true);
       for (const route of served) expect(paths.has(route.path), `${gateway} ${route.path}`).toBe(true);

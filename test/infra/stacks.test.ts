@@ -10,23 +10,11 @@ import { ledgerTable, walletTable } from '../../shared/tables';
 import { METRICS_NAMESPACE } from '../../shared/kernel/metrics';
 import { ORPHANS_METRIC } from '../../shared/wallet/reconciliation/reconcile';
 import { unacknowledgedFindings } from './nag';
-import {
-  actionsOf,
-  allTemplates,
-  functionsOf,
-  methodsOf,
-  resourcesOfType,
-  synthesize,
-  type CfnResource,
-  type FoundFunction,
-  type FoundMethod,
-  type Synthesized,
-} from './support';
+import { actionsOf, allTemplates, functionsOf, methodsOf, resourcesOfType, synthesize, type CfnResource, type FoundFunction, type FoundMethod, type Synthesized, restApiName } from './support';
 
 /** The stacks built from the real manifest (shared/routes.ts, shared/workers.ts), synthesized once. */
 let synth: Synthesized;
 let methods: { ledger: FoundMethod[]; wallet: FoundMethod[] };
-const apiName = (gateway: string) => `wp-test-${gateway === 'ledger' ? 'ledger' : 'wallet'}-${gateway}`;
 
 beforeAll(() => {
   synth = synthesize();
@@ -35,7 +23,7 @@ beforeAll(() => {
 
 const restApi = (gateway: 'public' | 'ledger' | 'console'): CfnResource => {
   const stack = gateway === 'ledger' ? synth.stacks.ledger : synth.stacks.wallet;
-  const found = resourcesOfType(stack.parent, 'AWS::ApiGateway::RestApi').find(([, api]) => api.Properties?.Name === apiName(gateway));
+  const found = resourcesOfType(stack.parent, 'AWS::ApiGateway::RestApi').find(([, api]) => api.Properties?.Name === restApiName('test', gateway));
   if (!found) throw new Error(`no ${gateway} API`);
   return found[1];
 };
@@ -47,14 +35,14 @@ describe('routes', () => {
       const matches = all.filter((method) => method.operationName === route.operationId);
       expect(matches, route.operationId).toHaveLength(1);
       const [method] = matches;
-      expect(method).toMatchObject({ apiName: apiName(gatewayOf(route.api)), path: route.path, httpMethod: route.method });
+      expect(method).toMatchObject({ apiName: restApiName('test', gatewayOf(route.api)), path: route.path, httpMethod: route.method });
       expect(method!.function?.Type, route.operationId).toBe('AWS::Lambda::Function');
       expect(String(method!.function?.Properties?.Description)).toContain(`(${route.handler})`);
     }
   });
 
   it('puts no ledger route on the public API', () => {
-    const publicOperations = methods.wallet.filter((m) => m.apiName === apiName('public')).map((m) => m.operationName);
+    const publicOperations = methods.wallet.filter((m) => m.apiName === restApiName('test', 'public')).map((m) => m.operationName);
     const ledgerOperations = routes.filter((route) => route.api === 'ledger').map((route) => route.operationId);
     expect(ledgerOperations.length).toBeGreaterThan(0);
     expect(publicOperations.filter((op) => ledgerOperations.includes(op ?? ''))).toEqual([]);
@@ -158,7 +146,7 @@ describe('tables', () => {
 describe('gateway responses', () => {
   const responses = (gateway: 'public' | 'ledger' | 'console') => {
     const stack = gateway === 'ledger' ? synth.stacks.ledger : synth.stacks.wallet;
-    const apiId = Object.entries(stack.parent.Resources).find(([, r]) => r.Type === 'AWS::ApiGateway::RestApi' && r.Properties?.Name === apiName(gateway))![0];
+    const apiId = Object.entries(stack.parent.Resources).find(([, r]) => r.Type === 'AWS::ApiGateway::RestApi' && r.Properties?.Name === restApiName('test', gateway))![0];
     return resourcesOfType(stack.parent, 'AWS::ApiGateway::GatewayResponse')
       .map(([, r]) => r.Properties!)
       .filter((p) => (p.RestApiId as { Ref: string }).Ref === apiId);
@@ -237,7 +225,7 @@ describe('stage', () => {
   it.each(['public', 'ledger', 'console'] as const)('of the %s API has access logs, tracing and error logging', (gateway) => {
     const stack = gateway === 'ledger' ? synth.stacks.ledger : synth.stacks.wallet;
     const stages = resourcesOfType(stack.parent, 'AWS::ApiGateway::Stage').map(([, s]) => s.Properties!);
-    const apiId = Object.entries(stack.parent.Resources).find(([, r]) => r.Properties?.Name === apiName(gateway))![0];
+    const apiId = Object.entries(stack.parent.Resources).find(([, r]) => r.Properties?.Name === restApiName('test', gateway))![0];
     const stage = stages.find((s) => (s.RestApiId as { Ref: string }).Ref === apiId)!;
     expect(stage).toMatchObject({
       TracingEnabled: true,

@@ -47,6 +47,9 @@ export interface Synthesized {
 /** Wallet stack settings a test may vary (IdP, signing key generations). */
 export type WalletOptions = Pick<WalletStackProps, 'idp' | 'signingKeys' | 'provisionedConcurrency'>;
 
+/** The name of a gateway's REST API in a stage's stacks (the ledger's in the ledger stack, the others in the wallet's). */
+export const restApiName = (stage: string, gateway: string) => `wp-${stage}-${gateway === 'ledger' ? 'ledger' : 'wallet'}-${gateway}`;
+
 /** `context`: what `-c name=value` would add (ledgerIssuer, ledgerVpc, bulkheadScale...). */
 export function synthesize(manifest: Manifest = {}, stage = 'test', walletOptions: WalletOptions = {}, context: Record<string, unknown> = {}): Synthesized {
   // Asset and path metadata as the CLI enables them: nested templates are found through the former.

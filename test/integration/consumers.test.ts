@@ -169,7 +169,7 @@ describe('ledger:consumers command', () => {
       cwd: repo,
       env: { ...process.env, DATA_DIR: dataDir, LEDGER_TABLE: '', ...env },
     });
-  const failure = async (promise: Promise<unknown>) => {
+  const commandFailure = async (promise: Promise<unknown>) => {
     const error = (await promise.then(
       () => undefined,
       (e: unknown) => e,
@@ -214,21 +214,21 @@ describe('ledger:consumers command', () => {
     const name = unique('taken');
     await store.createConsumer({ name, sub: unique('sub') });
 
-    const error = await failure(cli(['create', '--name', name, '--sub', unique('sub')]));
+    const error = await commandFailure(cli(['create', '--name', name, '--sub', unique('sub')]));
 
     expect(error.code).toBe(1);
     expect(error.stderr.trim().split('\n').pop()).toBe(`error: A ledger consumer named "${name}" already exists.`);
   });
 
   it('fails with one error line when the platform is not running', async () => {
-    const error = await failure(cli(['list'], { DATA_DIR: join(dataDir, 'nowhere') }));
+    const error = await commandFailure(cli(['list'], { DATA_DIR: join(dataDir, 'nowhere') }));
 
     expect(error.code).toBe(1);
     expect(error.stderr).toMatch(/^error: the embedded platform is not running/);
   });
 
   it('refuses a command without its options before touching anything', async () => {
-    const error = await failure(cli(['create', '--name', 'x']));
+    const error = await commandFailure(cli(['create', '--name', 'x']));
 
     expect(error.code).toBe(2);
     expect(error.stderr).toMatch(/^error: create needs --sub/);

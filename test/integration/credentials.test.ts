@@ -17,22 +17,19 @@ import { createLocalSigner, issueUserToken, mintWalletToken, RefusedCredential }
 import type { TokenSigner } from '../../shared/wallet/deps';
 import { ManualClock } from '../../shared/kernel/clock';
 import { config } from '../../shared/kernel/config';
-import { AppError } from '../../shared/kernel/errors';
+import type { AppError } from '../../shared/kernel/errors';
 import type { Authenticator } from '../../shared/http/handler';
-import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { walletKeys } from '../../shared/wallet/keys';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { assertSelf } from '../../shared/wallet/principals';
+import { anyRoute, b64url, bearer, unauthenticatedCheck } from '../support/auth';
 
 /**
  * The wallet credential hook against DynamoDB Local: every way a credential can be wrong is a 401,
  * with the refusal reason checked so each test proves the intended check fired.
  */
 
-const route = {} as AnyRoute;
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` }, route });
-const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const secondsOf = (clock: ManualClock) => Math.floor(clock.now().getTime() / 1000);
 
 let client: DocumentClient;
@@ -47,6 +44,7 @@ let otherTenantId: string;
 let userId: string;
 let authenticate: Authenticator;
 let lastRefusal = '';
+const expectRefused = unauthenticatedCheck(() => lastRefusal);
 
 async function putTenant(id = uuidv7()): Promise<string> {
   await client.send(new PutCommand({ TableName: table, Item: { ...walletKeys.tenant(id), entity: 'tenant', id, name: 'Test tenant', currency: 'USD' } }));
@@ -70,17 +68,6 @@ const authenticator = (cache = new ApiKeyCache()) =>
     records: writtenAtOnce,
     onRefused: (reason) => (lastRefusal = reason),
   });
-
-async function expectRefused(promise: Promise<unknown>, reason?: RegExp, detail?: RegExp) {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error, 'refused').toBeInstanceOf(AppError);
-  expect(error).toMatchObject({ code: 'unauthenticated', status: 401 });
-  if (reason) expect(lastRefusal).toMatch(reason);
-  if (detail) expect((error as AppError).message).toMatch(detail);
-}
 
 /** Claims of a user token as the wallet would mint it, to vary one at a time. */
 const userClaims = (overrides: JWTPayload = {}): JWTPayload =>
@@ -148,8 +135,8 @@ beforeEach(() => {
 
 describe('bearer parsing', () => {
   it('refuses no header, a non-Bearer scheme and a credential that is neither a key nor a JWT', async () => {
-    await expectRefused(authenticate({ headers: {}, route }), /no Authorization header/, /bearer credential is required/);
-    await expectRefused(authenticate({ headers: { authorization: 'Basic dXNlcjpwdw==' }, route }), /not a Bearer/);
+    await expectRefused(authenticate({ headers: {}, route: anyRoute }), /no Authorization header/, /bearer credential is required/);
+    await expectRefused(authenticate({ headers: { authorization: 'Basic dXNlcjpwdw==' }, route: anyRoute }), /not a Bearer/);
     await expectRefused(authenticate(bearer('hello')), /neither an API key nor a signed JWT/);
     await expectRefused(authenticate(bearer(`${'a'.repeat(9000)}.b.c`)), /too long/);
   });
@@ -157,7 +144,7 @@ describe('bearer parsing', () => {
   it('never reads identity headers a proxy might set', async () => {
     const headers = { 'x-tenant-id': tenantId, 'x-user-id': userId, 'x-forwarded-user': 'admin', 'x-amzn-oidc-identity': userId };
 
-    await expectRefused(authenticate({ headers, route }), /no Authorization header/);
+    await expectRefused(authenticate({ headers, route: anyRoute }), /no Authorization header/);
   });
 });
 
@@ -272,14 +259,14 @@ describe('IdP tokens', () => {
 });
 
 describe('API keys', () => {
-  const issue = (overrides: Partial<Parameters<typeof createApiKeyRecord>[1]> = {}) =>
+  const issueKey = (overrides: Partial<Parameters<typeof createApiKeyRecord>[1]> = {}) =>
     createApiKeyRecord(runtime, { tenantId, env: 'sandbox', name: 'k', scopes: ['users:read', 'balances:read'], createdBy: 'system:test', ...overrides });
   const platformStaff: Principal = { kind: 'platform_staff', id: uuidv7(), scopes: new Set(['platform:manage']) };
   const readRecord = async (keyId: string) => (await client.send(new GetCommand({ TableName: table, Key: walletKeys.apiKey(keyId), ConsistentRead: true }))).Item!;
 
   it('resolves a key to an api_key principal of its tenant, client and scopes, a sandbox key as a sandbox credential', async () => {
     const clientId = uuidv7();
-    const { key, record } = await issue({ clientId });
+    const { key, record } = await issueKey({ clientId });
 
     const principal = await authenticate(bearer(key));
 
@@ -288,7 +275,7 @@ describe('API keys', () => {
   });
 
   it('stores only the hash of the secret', async () => {
-    const { key, record } = await issue();
+    const { key, record } = await issueKey();
     const item = await readRecord(record.id);
 
     expect(JSON.stringify(item)).not.toContain(key.split('_')[3]);
@@ -297,7 +284,7 @@ describe('API keys', () => {
   });
 
   it('refuses malformed keys', async () => {
-    const { key } = await issue();
+    const { key } = await issueKey();
     const [, env, keyId, secret] = key.split('_');
     for (const bad of ['sk_', 'sk_sandbox_0199a1fc_secret', `sk_test_${keyId}_${secret}`, `sk_${env}_${keyId}_${secret}x`, `sk_${env}_${keyId!.toUpperCase()}_${secret}`, `sk_${env}_${keyId}${secret}`]) {
       await expectRefused(authenticate(bearer(bad)), /malformed API key/);
@@ -305,7 +292,7 @@ describe('API keys', () => {
   });
 
   it('refuses an unknown key id and a wrong secret with the same answer', async () => {
-    const { key } = await issue();
+    const { key } = await issueKey();
     const [, env, keyId, secret] = key.split('_');
     const unknownId = await authenticate(bearer(`sk_${env}_${uuidv7().replace(/-/g, '')}_${secret}`)).catch((e: AppError) => e);
     expect(lastRefusal).toBe('unknown key id');
@@ -317,13 +304,13 @@ describe('API keys', () => {
   });
 
   it('refuses the key with the other env segment', async () => {
-    const { key } = await issue({ env: 'live' });
+    const { key } = await issueKey({ env: 'live' });
 
     await expectRefused(authenticate(bearer(key.replace('sk_live_', 'sk_sandbox_'))), /env segment sandbox/);
   });
 
   it('refuses a key past its expiry', async () => {
-    const { key } = await issue();
+    const { key } = await issueKey();
     const later = new ManualClock(new Date(clock.now().getTime() + 366 * 86_400_000));
     const future = createWalletAuthenticator(runtime, { clock: later, apiKeyCache: new ApiKeyCache(), idp: null, onRefused: (reason) => (lastRefusal = reason) });
 
@@ -331,14 +318,14 @@ describe('API keys', () => {
   });
 
   it('refuses a revoked key', async () => {
-    const { key, record } = await issue();
+    const { key, record } = await issueKey();
     await revokeApiKey(runtime, platformStaff, record.id, uuidv7(), new ApiKeyCache());
 
     await expectRefused(authenticator()(bearer(key)), /revoked/, /revoked/);
   });
 
   it('keeps accepting a key revoked elsewhere until the 60 s cache entry runs out', async () => {
-    const { key, record } = await issue();
+    const { key, record } = await issueKey();
     const cacheA = new ApiKeyCache();
     const processA = authenticator(cacheA);
     const processB = authenticator(new ApiKeyCache());
@@ -356,14 +343,14 @@ describe('API keys', () => {
   });
 
   it('does not let a cached key answer a wrong secret', async () => {
-    const { key } = await issue();
+    const { key } = await issueKey();
     await authenticate(bearer(key));
 
     await expectRefused(authenticate(bearer(`${key.slice(0, -1)}${key.endsWith('0') ? '1' : '0'}`)), /wrong secret/);
   });
 
   it('records last use at most once a minute, without failing the request', async () => {
-    const { key, record } = await issue();
+    const { key, record } = await issueKey();
     const lastUsed = async () => (await readRecord(record.id)).last_used_at as string | null;
     const settled = async (expected: string) => {
       for (let i = 0; i < 50 && (await lastUsed()) !== expected; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -384,7 +371,7 @@ describe('API keys', () => {
   });
 
   it('refuses a wrong secret of a known key as it refuses an unknown key id, along one path (the times: npm run bench:auth)', async () => {
-    const { key } = await issue();
+    const { key } = await issueKey();
     const [, env, keyId] = key.split('_');
     await authenticate(bearer(key)); // a cached key must not answer its wrong secrets another way
     const wrongSecret = `sk_${env}_${keyId}_${uuidv7().replace(/-/g, '').repeat(2)}`;

@@ -11,6 +11,7 @@ import { queueTransport } from '../../shared/aws/queue';
 import { walletTable } from '../../shared/tables';
 import type { QueueDefinition, WorkerDefinition } from '../../shared/workers';
 import { startTestPlatform } from '../support/platform';
+import { until } from '../support/time';
 
 // Workers that exist only in this test, driven exactly as the manifest's workers are.
 const testQueue: QueueDefinition = { name: 'testJobs', visibilityTimeoutSeconds: 30, maxReceiveCount: 3 };
@@ -66,14 +67,6 @@ afterAll(async () => {
   client?.destroy();
   await platform?.stop();
 });
-
-const until = async (check: () => boolean, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe('tables', () => {
   it('creates the wallet table from its definition: keys, indexes, stream and TTL', async () => {

@@ -11,7 +11,8 @@ beforeAll(async () => {
   f = await ledgerFixture({ clock });
 });
 
-const refusal = async (promise: Promise<unknown>) => {
+/** The code a posting was refused with, or `accepted`. */
+const outcomeCode = async (promise: Promise<unknown>) => {
   try {
     await promise;
   } catch (error) {
@@ -51,7 +52,7 @@ describe('postings', () => {
     const a = await f.open({ floor: null });
     const b = await f.open();
     const body = { type: 'transfer', legs: [leg(a.id, 'debit', 10), leg(b.id, 'credit', 9)] };
-    expect(await refusal(f.service.post(f.consumerId, f.ledgerId, body, f.idem('createPosting', body)))).toBe('unbalanced');
+    expect(await outcomeCode(f.service.post(f.consumerId, f.ledgerId, body, f.idem('createPosting', body)))).toBe('unbalanced');
   });
 
   it('replays a retried posting byte for byte and posts once; another body under the key is refused', async () => {
@@ -62,7 +63,7 @@ describe('postings', () => {
     expect(again.body).toBe(first.body);
     expect(again.replayed).toBe(true);
     expect(await f.balance(b.id)).toMatchObject({ posted: 700 });
-    expect(await refusal(f.transfer(a.id, b.id, 701, {}, 'same-key'))).toBe('idempotency_key_reuse');
+    expect(await outcomeCode(f.transfer(a.id, b.id, 701, {}, 'same-key'))).toBe('idempotency_key_reuse');
   });
 
   it('replays the original bytes from the stored transaction, after a reversal and whatever the metadata order', async () => {
@@ -126,7 +127,7 @@ describe('postings', () => {
     const empty = await f.open();
     await f.service.updateAccount(f.consumerId, f.ledgerId, empty.id, { status: 'closed' });
     expect((await f.transfer(source.id, empty.id, 10)).json.code).toBe('account_closed');
-    expect(await refusal(f.service.updateAccount(f.consumerId, f.ledgerId, user.id, { status: 'closed' }))).toBe('invalid');
+    expect(await outcomeCode(f.service.updateAccount(f.consumerId, f.ledgerId, user.id, { status: 'closed' }))).toBe('invalid');
   });
 
   it('lets a negative floor act as a credit line, and refuses raising a floor above the balance', async () => {
@@ -134,7 +135,7 @@ describe('postings', () => {
     const business = await f.open({ floor: -500 });
     expect((await f.transfer(business.id, source.id, 500)).status).toBe(201);
     expect((await f.transfer(business.id, source.id, 1)).json.code).toBe('insufficient_funds');
-    expect(await refusal(f.service.updateAccount(f.consumerId, f.ledgerId, business.id, { floor: -100 }))).toBe('insufficient_funds');
+    expect(await outcomeCode(f.service.updateAccount(f.consumerId, f.ledgerId, business.id, { floor: -100 }))).toBe('insufficient_funds');
     const widened = await f.service.updateAccount(f.consumerId, f.ledgerId, business.id, { floor: -800 });
     expect(widened.floor).toBe(-800);
     expect((await f.transfer(business.id, source.id, 300)).status).toBe(201);
@@ -155,7 +156,7 @@ describe('postings', () => {
     const user = await f.open();
     const early = await f.transfer(source.id, user.id, 10, { effective_at: new Date(clock.now().getTime() - 3600_000).toISOString() });
     expect(early.status).toBe(201);
-    expect(await refusal(f.service.closePeriod(f.consumerId, f.ledgerId, new Date(clock.now().getTime() - 59_000).toISOString()))).toBe('invalid');
+    expect(await outcomeCode(f.service.closePeriod(f.consumerId, f.ledgerId, new Date(clock.now().getTime() - 59_000).toISOString()))).toBe('invalid');
     await f.service.closePeriod(f.consumerId, f.ledgerId, new Date(clock.now().getTime() - 60_000).toISOString());
     expect((await f.transfer(source.id, user.id, 10, { effective_at: new Date(clock.now().getTime() - 120_000).toISOString() })).json.code).toBe('period_closed');
     expect((await f.transfer(source.id, user.id, 10)).status).toBe(201);
@@ -176,9 +177,9 @@ describe('exchange groups and reversals', () => {
     const exchange = JSON.parse((await f.service.post(f.consumerId, f.ledgerId, body, f.idem('createPosting', body))).body);
     expect(exchange.exchange_id).toMatch(/^[0-9a-f-]{36}$/);
     expect(await f.balance(userCash.id)).toMatchObject({ posted: 250 });
-    expect(await refusal(f.service.reverse(f.consumerId, f.ledgerId, exchange.id, undefined, f.idem('reverseTransaction', 2)))).toBe('invalid');
+    expect(await outcomeCode(f.service.reverse(f.consumerId, f.ledgerId, exchange.id, undefined, f.idem('reverseTransaction', 2)))).toBe('invalid');
     const mixed = { type: 'x', legs: [leg(userPoints.id, 'debit', 1, 'USD'), leg(userCash.id, 'credit', 1)] };
-    expect(await refusal(f.service.post(f.consumerId, f.ledgerId, mixed, f.idem('createPosting', mixed)))).toBe('invalid');
+    expect(await outcomeCode(f.service.post(f.consumerId, f.ledgerId, mixed, f.idem('createPosting', mixed)))).toBe('invalid');
   });
 
   it('reverses with a linked mirror; a second reversal is conflict, and of two at once exactly one wins', async () => {
@@ -192,7 +193,7 @@ describe('exchange groups and reversals', () => {
     expect(await f.balance(user.id)).toMatchObject({ posted: 0 });
     const second = await f.service.reverse(f.consumerId, f.ledgerId, original.json.id, undefined, f.idem('reverseTransaction', 'b'));
     expect(JSON.parse(second.body).code).toBe('conflict');
-    expect(await refusal(f.service.reverse(f.consumerId, f.ledgerId, reversal.id, undefined, f.idem('reverseTransaction', 'c')))).toBe('invalid');
+    expect(await outcomeCode(f.service.reverse(f.consumerId, f.ledgerId, reversal.id, undefined, f.idem('reverseTransaction', 'c')))).toBe('invalid');
 
     const another = await f.transfer(source.id, user.id, 40);
     const racers = await Promise.all([1, 2].map((n) => f.service.reverse(f.consumerId, f.ledgerId, another.json.id, undefined, f.idem('reverseTransaction', `race-${n}`))));

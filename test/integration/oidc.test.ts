@@ -12,17 +12,15 @@ import { freePort } from '../../local/ports';
 import { ensureTables } from '../../local/tables';
 import { createConsumerAuthenticator, type ConsumerIdentity } from '../../shared/ledger/consumer-auth';
 import { ManualClock, systemClock } from '../../shared/kernel/clock';
-import { AppError } from '../../shared/kernel/errors';
 import type { Authenticator } from '../../shared/http/handler';
-import type { AnyRoute } from '../../shared/http/route';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { createConsumerStore, type Consumer, type ConsumerStore } from '../../shared/ledger/consumers';
+import { anyRoute, b64url, bearer, unauthenticatedCheck } from '../support/auth';
 
 const run = promisify(execFile);
 const repo = resolve(import.meta.dirname, '..', '..');
 const tsx = join(repo, 'node_modules', '.bin', 'tsx');
 const AUDIENCE = 'ledger';
-const route = {} as AnyRoute;
 
 let dataDir: string;
 let issuer: DevIssuer;
@@ -33,10 +31,9 @@ let authenticate: Authenticator;
 let consumer: Consumer;
 /** Why the authenticator refused last, so each attack test proves the intended check fired. */
 let lastRefusal = '';
+const expectRefused = unauthenticatedCheck(() => lastRefusal);
 
 const now = () => Math.floor(Date.now() / 1000);
-const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` }, route });
-const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** What the dev issuer's token endpoint would sign for the test consumer, to vary one claim at a time. */
 const claims = (overrides: JWTPayload = {}): JWTPayload => withoutUndefined({
@@ -65,17 +62,6 @@ async function tokenFromEndpoint(target: DevIssuer, clientId: string, secret: st
     body: new URLSearchParams({ grant_type: 'client_credentials', ...form }).toString(),
   });
   return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, any> };
-}
-
-async function expectRefused(promise: Promise<unknown>, detail?: RegExp, reason?: RegExp) {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  expect(error).toMatchObject({ code: 'unauthenticated', status: 401 });
-  if (detail) expect((error as AppError).message).toMatch(detail);
-  if (reason) expect(lastRefusal).toMatch(reason);
 }
 
 beforeAll(async () => {
@@ -134,22 +120,22 @@ describe('ledger consumer authenticator', () => {
   });
 
   it('refuses a request without an Authorization header', async () => {
-    await expectRefused(authenticate({ headers: {}, route }), /bearer access token is required/);
+    await expectRefused(authenticate({ headers: {}, route: anyRoute }), undefined, /bearer access token is required/);
   });
 
   it('refuses a credential that is not Bearer', async () => {
-    await expectRefused(authenticate({ headers: { authorization: `Basic ${b64url('a:b')}` }, route }), undefined, /not a Bearer/);
+    await expectRefused(authenticate({ headers: { authorization: `Basic ${b64url('a:b')}` }, route: anyRoute }), /not a Bearer/);
   });
 
   it('refuses an sk_ API key', async () => {
-    await expectRefused(authenticate(bearer('sk_sandbox_x_y')), /does not accept API keys/);
+    await expectRefused(authenticate(bearer('sk_sandbox_x_y')), undefined, /does not accept API keys/);
   });
 
   it('refuses a token with alg none', async () => {
     const unsigned = `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims())}.`;
 
-    await expectRefused(authenticate(bearer(unsigned)), undefined, /not a signed JWT/);
-    await expectRefused(authenticate(bearer(`${unsigned}c2ln`)), undefined, /"alg".*not allowed/);
+    await expectRefused(authenticate(bearer(unsigned)), /not a signed JWT/);
+    await expectRefused(authenticate(bearer(`${unsigned}c2ln`)), /"alg".*not allowed/);
   });
 
   it('refuses HS256 signed with the public key material as the HMAC secret', async () => {
@@ -159,7 +145,7 @@ describe('ledger consumer authenticator', () => {
     for (const secret of [JSON.stringify(jwks.keys[0]), jwks.keys[0].n as string]) {
       const signature = createHmac('sha256', secret).update(`${header}.${payload}`).digest('base64url');
 
-      await expectRefused(authenticate(bearer(`${header}.${payload}.${signature}`)), undefined, /"alg".*not allowed/);
+      await expectRefused(authenticate(bearer(`${header}.${payload}.${signature}`)), /"alg".*not allowed/);
     }
   });
 
@@ -167,57 +153,57 @@ describe('ledger consumer authenticator', () => {
     const { privateKey } = await generateKeyPair('RS256');
     const token = await new SignJWT(claims()).setProtectedHeader({ alg: 'RS256', kid: 'unknown-kid' }).sign(privateKey);
 
-    await expectRefused(authenticate(bearer(token)), undefined, /no applicable key/);
+    await expectRefused(authenticate(bearer(token)), /no applicable key/);
   });
 
   it('refuses a token signed by another key under the issuer key id', async () => {
     const { privateKey } = await generateKeyPair('RS256');
     const token = await new SignJWT(claims()).setProtectedHeader({ alg: 'RS256', kid: issuer.signingKey.kid }).sign(privateKey);
 
-    await expectRefused(authenticate(bearer(token)), undefined, /signature verification failed/);
+    await expectRefused(authenticate(bearer(token)), /signature verification failed/);
   });
 
   it('refuses an expired token', async () => {
     const token = await issuer.mintToken(claims({ iat: now() - 7200, nbf: now() - 7200, exp: now() - 3600 }));
 
-    await expectRefused(authenticate(bearer(token)), /expired/, /"exp" claim/);
+    await expectRefused(authenticate(bearer(token)), /"exp" claim/, /expired/);
   });
 
   it('refuses a token without exp', async () => {
     const token = await issuer.mintToken(claims({ exp: undefined }));
 
-    await expectRefused(authenticate(bearer(token)), undefined, /missing required "exp"/);
+    await expectRefused(authenticate(bearer(token)), /missing required "exp"/);
   });
 
   it('refuses a token not yet valid', async () => {
     const token = await issuer.mintToken(claims({ nbf: now() + 600, exp: now() + 1200 }));
 
-    await expectRefused(authenticate(bearer(token)), undefined, /"nbf" claim/);
+    await expectRefused(authenticate(bearer(token)), /"nbf" claim/);
   });
 
   it('refuses a token of another issuer', async () => {
     const token = await issuer.mintToken(claims({ iss: `${issuer.issuer}/` }));
 
-    await expectRefused(authenticate(bearer(token)), undefined, /"iss" claim/);
+    await expectRefused(authenticate(bearer(token)), /"iss" claim/);
   });
 
   it('refuses a token for another audience', async () => {
-    await expectRefused(authenticate(bearer(await issuer.mintToken(claims({ aud: 'wallet' })))), undefined, /aud does not name/);
-    await expectRefused(authenticate(bearer(await issuer.mintToken(claims({ aud: [] })))), undefined, /aud does not name/);
+    await expectRefused(authenticate(bearer(await issuer.mintToken(claims({ aud: 'wallet' })))), /aud does not name/);
+    await expectRefused(authenticate(bearer(await issuer.mintToken(claims({ aud: [] })))), /aud does not name/);
   });
 
   it('refuses a token without aud whose scopes are not the ledger resource server', async () => {
     for (const scope of ['wallet/postings ledgerx/postings', undefined, `${AUDIENCE}/`]) {
       const token = await issuer.mintToken(claims({ aud: undefined, scope }));
 
-      await expectRefused(authenticate(bearer(token)), undefined, /no aud and no scope/);
+      await expectRefused(authenticate(bearer(token)), /no aud and no scope/);
     }
   });
 
   it('refuses an ID token', async () => {
     const token = await issuer.mintToken(claims({ token_use: 'id' }));
 
-    await expectRefused(authenticate(bearer(token)), undefined, /token_use is id/);
+    await expectRefused(authenticate(bearer(token)), /token_use is id/);
   });
 
   it('refuses a valid token of another realm (another issuer instance)', async () => {
@@ -226,15 +212,15 @@ describe('ledger consumer authenticator', () => {
     const impersonating = await otherIssuer.mintToken(claims());
 
     // Its key is not in our key set, so the signature check refuses both before the issuer check.
-    await expectRefused(authenticate(bearer(body.access_token)), undefined, /no applicable key/);
-    await expectRefused(authenticate(bearer(impersonating)), undefined, /no applicable key/);
+    await expectRefused(authenticate(bearer(body.access_token)), /no applicable key/);
+    await expectRefused(authenticate(bearer(impersonating)), /no applicable key/);
   });
 
   it('refuses a valid token whose sub is not a consumer', async () => {
     const { client_secret } = issuer.registerClient('stranger');
     const { body } = await tokenFromEndpoint(issuer, 'stranger', client_secret);
 
-    await expectRefused(authenticate(bearer(body.access_token)), /registered ledger consumer/, /no ledger consumer/);
+    await expectRefused(authenticate(bearer(body.access_token)), /no ledger consumer/, /registered ledger consumer/);
   });
 
   it('answers 503, not 401, when the key set cannot be fetched', async () => {
@@ -318,7 +304,7 @@ describe('consumer lookup cache', () => {
     await expect(cached(bearer(token))).resolves.toMatchObject({ consumerId: consumer.id });
     clock.advance(6_000);
 
-    await expectRefused(cached(bearer(token)), /expired/);
+    await expectRefused(cached(bearer(token)), undefined, /expired/);
   });
 
   it('never remembers a missing consumer', async () => {

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../shared/http/outcome';
-import type { Principal } from '../../shared/http/principal';
 import { getItem } from '../../shared/aws/store';
 import { AppError } from '../../shared/kernel/errors';
 import { ManualClock } from '../../shared/kernel/clock';
@@ -19,10 +18,9 @@ import { getOrder } from '../../shared/wallet/orders/records';
 import { createMerchant } from '../../shared/wallet/merchants/merchants';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import { sweepOperations } from '../../shared/wallet/saga/sweeper';
-import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
-import type { UserRecord } from '../../shared/wallet/tenancy/users';
 import { crashAfterLedger, tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 import { storedEvents } from '../support/events';
+import { apiKeyPrincipals, requestIds } from '../support/services';
 
 /**
  * Orders through their services on DynamoDB Local and the real ledger: the pay saga survives a
@@ -43,20 +41,13 @@ beforeAll(async () => {
 afterAll(() => f?.stop());
 
 const crash = crashAfterLedger;
-const operator = (tenantId: string): Principal => ({ kind: 'api_key', id: `key-${uuidv7()}`, tenantId, scopes: new Set(['payments:write', 'clients:manage', 'merchants:write']) });
-const ids = () => ({ idempotencyKey: uuidv7(), requestId: uuidv7() });
+const operator = apiKeyPrincipals(['payments:write', 'clients:manage', 'merchants:write']);
 const body = <T>(outcome: Outcome) => JSON.parse(outcome.body) as T;
 
-async function world(onHand: number, funds = 100_000) {
+async function shopWith(onHand: number, funds = 100_000) {
   const tenant = await f.tenant();
   const payer = await f.user(tenant.id);
-  if (funds > 0) {
-    await f.ledger.post(
-      tenant.ledger_id,
-      { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount: funds, commodity: 'USD' }, { account_id: payer.cash_account_id, direction: 'credit', amount: funds, commodity: 'USD' }] },
-      uuidv7(),
-    );
-  }
+  if (funds > 0) await f.fund(tenant, payer.cash_account_id, funds);
   const actor = operator(tenant.id);
   const merchant = await createMerchant(runtime, tenant.id, { name: 'Shop' });
   const created = await createClient(runtime, actor, tenant.id, { merchant_id: merchant.id, org_alias: `shop-${uuidv7().slice(-10)}`, display_name: 'Shop', category: 'books' }, uuidv7());
@@ -82,26 +73,16 @@ async function allMovements(client: ClientRecord, variantId: string) {
   return all.reverse();
 }
 
-async function ledgerPayments(tenant: TenantRecord) {
-  return (await f.ledger.listTransactions(tenant.ledger_id, { limit: 100 })).data.filter((t) => t.type === 'payment');
-}
-
-async function eventsOf(tenantId: string, type: string) {
-  return storedEvents(f.deps, tenantId, type);
-}
-
-const balance = async (tenant: TenantRecord, user: UserRecord) => (await f.ledger.getAccount(tenant.ledger_id, user.cash_account_id)).balance.posted;
-
 describe.each(['retry', 'sweep'] as const)('paying, with a crash between the ledger and the wallet, finished by %s', (how) => {
   it('moves the money once and sells the stock once', async () => {
-    const w = await world(5);
-    const opened = body<{ id: string }>(await createOrder(runtime, w.actor, w.tenant.id, { client_id: w.client.id, user_id: w.payer.id, lines: [{ variant_id: w.variantId, quantity: 2 }] }, ids()));
-    const key = ids();
+    const w = await shopWith(5);
+    const opened = body<{ id: string }>(await createOrder(runtime, w.actor, w.tenant.id, { client_id: w.client.id, user_id: w.payer.id, lines: [{ variant_id: w.variantId, quantity: 2 }] }, requestIds()));
+    const key = requestIds();
     await expect(payOrder(runtime, w.actor, { tenantId: w.tenant.id }, opened.id, { ...key, faults: crash })).rejects.toThrow('crashed after the ledger');
     // The money moved; the order is held by the pay (not cancelable), its stock still reserved.
-    expect(await ledgerPayments(w.tenant)).toHaveLength(1);
+    expect(await f.transactions(w.tenant, 'payment')).toHaveLength(1);
     expect((await getOrder(runtime, { tenantId: w.tenant.id }, opened.id)).status).toBe('open');
-    await expect(cancelOrder(runtime, w.actor, { tenantId: w.tenant.id }, opened.id, ids()).then((o) => o.status)).resolves.toBe(409);
+    await expect(cancelOrder(runtime, w.actor, { tenantId: w.tenant.id }, opened.id, requestIds()).then((o) => o.status)).resolves.toBe(409);
     expect(await variantState(w.client, w.offeringId, w.variantId)).toMatchObject({ on_hand: 5, reserved: 2 });
 
     let outcome: Outcome;
@@ -114,11 +95,11 @@ describe.each(['retry', 'sweep'] as const)('paying, with a crash between the led
     }
     expect(outcome.status).toBe(200);
     expect(body<{ status: string }>(outcome).status).toBe('paid');
-    expect(await ledgerPayments(w.tenant)).toHaveLength(1);
-    expect(await balance(w.tenant, w.payer)).toBe(100_000 - 1_000);
+    expect(await f.transactions(w.tenant, 'payment')).toHaveLength(1);
+    expect((await f.balance(w.tenant, w.payer.cash_account_id)).posted).toBe(100_000 - 1_000);
     expect(await variantState(w.client, w.offeringId, w.variantId)).toMatchObject({ on_hand: 3, reserved: 0 });
     expect((await allMovements(w.client, w.variantId)).filter((m) => m.kind === 'sale')).toHaveLength(1);
-    expect((await eventsOf(w.tenant.id, 'order.paid')).filter((e) => e.data.order.id === opened.id)).toHaveLength(1);
+    expect((await storedEvents(f.deps, w.tenant.id, 'order.paid')).filter((e) => e.data.order.id === opened.id)).toHaveLength(1);
   });
 });
 
@@ -140,21 +121,21 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 it('keeps the stock invariants through random sequences, and the stock log replays to the counts', async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(op, { minLength: 4, maxLength: 12 }), async (ops) => {
-      const w = await world(6, 20_000);
+      const w = await shopWith(6, 20_000);
       const orders: { id: string; quantity: number; status: string }[] = [];
       const scope = { tenantId: w.tenant.id };
       for (const o of ops) {
         const target = o.kind === 'pay' || o.kind === 'cancel' ? orders[o.pick % Math.max(1, orders.length)] : undefined;
         if (o.kind === 'create') {
-          const outcome = await createOrder(runtime, w.actor, w.tenant.id, { client_id: w.client.id, user_id: w.payer.id, lines: [{ variant_id: w.variantId, quantity: o.quantity }] }, ids());
+          const outcome = await createOrder(runtime, w.actor, w.tenant.id, { client_id: w.client.id, user_id: w.payer.id, lines: [{ variant_id: w.variantId, quantity: o.quantity }] }, requestIds());
           if (outcome.status === 201) orders.push({ id: body<{ id: string }>(outcome).id, quantity: o.quantity, status: 'open' });
           else expect(body<{ code: string }>(outcome).code).toBe('out_of_stock');
         } else if (o.kind === 'pay' && target) {
-          const outcome = await payOrder(runtime, w.actor, scope, target.id, ids());
+          const outcome = await payOrder(runtime, w.actor, scope, target.id, requestIds());
           if (outcome.status === 200) target.status = 'paid';
           else expect(target.status === 'open' ? [409, 422] : [409]).toContain(outcome.status);
         } else if (o.kind === 'cancel' && target) {
-          const outcome = await cancelOrder(runtime, w.actor, scope, target.id, ids());
+          const outcome = await cancelOrder(runtime, w.actor, scope, target.id, requestIds());
           if (outcome.status === 200) target.status = 'canceled';
           else expect(outcome.status).toBe(409);
         } else if (o.kind === 'expire') {

@@ -21,6 +21,7 @@ import { createTransfer } from '../../shared/wallet/transfers/transfers';
 import { ledgerFixture } from '../support/ledger';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 import { storedEvents } from '../support/events';
+import { apiKeyPrincipals } from '../support/services';
 
 /**
  * The one store's retry policy, seen from each kind of caller: DynamoDB Local serializes
@@ -440,12 +441,11 @@ describe('wallet writers', () => {
   });
   afterAll(() => fixture?.stop());
 
-  const operator = (tenantId: string): Principal => ({ kind: 'api_key', id: `key-${uuidv7()}`, scopes: new Set(['transfers:write', 'payments:write']), tenantId });
+  const operator = apiKeyPrincipals(['transfers:write', 'payments:write']);
 
   /** Items of a partition of the wallet table, read without the wrapper. */
   const partition = async (index: 'gsi1' | 'gsi2', pk: string) =>
     (await fixture.deps.client.send(new QueryCommand({ TableName: fixture.deps.table, IndexName: index, KeyConditionExpression: `${index}pk = :pk`, ExpressionAttributeValues: { ':pk': pk } }))).Items ?? [];
-  const eventsOf = (tenantId: string, type: string) => storedEvents(fixture.deps, tenantId, type);
 
   async function fundedPair() {
     const tenant = await fixture.tenant();
@@ -467,7 +467,7 @@ describe('wallet writers', () => {
     expect(outcome.status, outcome.body).toBe(201);
     expect(wrapper.remaining()).toBe(0);
     expect((await fixture.ledger.getAccount(tenant.ledger_id, bob.cash_account_id)).balance.posted).toBe(700);
-    expect(await eventsOf(tenant.id, 'transfer.completed')).toHaveLength(1);
+    expect(await storedEvents(fixture.deps, tenant.id, 'transfer.completed')).toHaveLength(1);
     expect(await partition('gsi2', `USER#${alice.id}#TRANSFERS_SENT`)).toHaveLength(1);
   });
 
@@ -486,8 +486,8 @@ describe('wallet writers', () => {
     expect(wrapper.remaining()).toBe(0);
     expect(JSON.parse(captured.body)).toMatchObject({ status: 'captured', captured_amount: 1_200 });
     expect((await fixture.ledger.getAccount(tenant.ledger_id, alice.cash_account_id)).balance.posted).toBe(10_000 - 1_200);
-    expect(await eventsOf(tenant.id, 'payment.authorized')).toHaveLength(1);
-    expect(await eventsOf(tenant.id, 'payment.captured')).toHaveLength(1);
+    expect(await storedEvents(fixture.deps, tenant.id, 'payment.authorized')).toHaveLength(1);
+    expect(await storedEvents(fixture.deps, tenant.id, 'payment.captured')).toHaveLength(1);
   });
 
   it.each(retried)('create and revoke a support access grant once through %s', async (...failures) => {

@@ -15,6 +15,7 @@ import { subscriptionRecord } from '../../shared/wallet/subscriptions/records';
 import { subscribe } from '../../shared/wallet/subscriptions/subscribe';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { crashAfterLedger, tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { requestIds } from '../support/services';
 
 /**
  * Crash safety of subscription charges on DynamoDB Local and the real ledger: the process dies
@@ -36,14 +37,10 @@ afterAll(() => f?.stop());
 
 const crash = crashAfterLedger;
 
-async function world() {
+async function subscriberAndPlan() {
   const tenant = await f.tenant();
   const payer = await f.user(tenant.id);
-  await f.ledger.post(
-    tenant.ledger_id,
-    { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount: 10_000, commodity: 'USD' }, { account_id: payer.cash_account_id, direction: 'credit', amount: 10_000, commodity: 'USD' }] },
-    uuidv7(),
-  );
+  await f.fund(tenant, payer.cash_account_id, 10_000);
   const operator: Principal = { kind: 'api_key', id: `key-${uuidv7()}`, tenantId: tenant.id, scopes: new Set(['clients:manage']) };
   const merchant = await createMerchant(runtime, tenant.id, { name: 'Box' });
   const created = await createClient(runtime, operator, tenant.id, { merchant_id: merchant.id, org_alias: `box-${uuidv7().slice(-10)}`, display_name: 'Box', category: 'food' }, uuidv7());
@@ -53,36 +50,36 @@ async function world() {
   return { tenant, payer, plan, consumer };
 }
 
-const postings = async (tenant: TenantRecord, subscriptionId: string) =>
-  (await f.ledger.listTransactions(tenant.ledger_id, { limit: 100 })).data.filter((t) => t.type === 'subscription' && t.metadata.subscription_id === subscriptionId);
+/** The subscription's charges: its postings in the tenant's ledger. */
+const chargesOf = async (tenant: TenantRecord, subscriptionId: string) => (await f.transactions(tenant, 'subscription')).filter((t) => t.metadata.subscription_id === subscriptionId);
 
 describe('a crash between a charge\'s posting and the subscription\'s commit', () => {
   it('at signup: the sweeper finishes the saga, one posting and one charged period', async () => {
-    const w = await world();
-    const key = { idempotencyKey: uuidv7(), requestId: uuidv7() };
+    const w = await subscriberAndPlan();
+    const key = requestIds();
     await expect(subscribe(runtime, w.consumer, w.plan.id, { ...key, faults: crash })).rejects.toThrow('crashed after the ledger');
     clock.advance(SWEEP_AFTER_MS + 1_000);
     expect(await sweepOperations(runtime)).toBeGreaterThanOrEqual(1);
     const replay = await subscribe(runtime, w.consumer, w.plan.id, key);
     expect(replay.replayed).toBe(true);
     const id = JSON.parse(replay.body).id as string;
-    expect(await postings(w.tenant, id)).toHaveLength(1);
+    expect(await chargesOf(w.tenant, id)).toHaveLength(1);
     expect((await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id)).periods_charged).toBe(1);
     // Out of the way of the next test's billing runs (they share the table).
     await cancelSubscription(runtime, { tenantId: w.tenant.id }, id, false);
   });
 
   it('in a billing run: the next run posts under the same key and commits once', async () => {
-    const w = await world();
-    const created = await subscribe(runtime, w.consumer, w.plan.id, { idempotencyKey: uuidv7(), requestId: uuidv7() });
+    const w = await subscriberAndPlan();
+    const created = await subscribe(runtime, w.consumer, w.plan.id, requestIds());
     const id = JSON.parse(created.body).id as string;
     clock.advance(31 * 86_400_000);
     await expect(chargeDueSubscriptions(runtime, crash)).rejects.toThrow('crashed after the ledger');
-    expect(await postings(w.tenant, id)).toHaveLength(2);
+    expect(await chargesOf(w.tenant, id)).toHaveLength(2);
     expect((await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id)).periods_charged).toBe(1);
     const counts = await chargeDueSubscriptions(runtime);
     expect(counts.charged).toBe(1);
-    expect(await postings(w.tenant, id)).toHaveLength(2);
+    expect(await chargesOf(w.tenant, id)).toHaveLength(2);
     expect((await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id)).periods_charged).toBe(2);
     expect(await chargeDueSubscriptions(runtime)).toMatchObject({ charged: 0 });
   });
@@ -90,34 +87,34 @@ describe('a crash between a charge\'s posting and the subscription\'s commit', (
 
 describe('a claim left before the posting', () => {
   it('the ledger unreachable: the claim stays on the subscription, and the next run posts under its key once', async () => {
-    const w = await world();
-    const created = await subscribe(runtime, w.consumer, w.plan.id, { idempotencyKey: uuidv7(), requestId: uuidv7() });
+    const w = await subscriberAndPlan();
+    const created = await subscribe(runtime, w.consumer, w.plan.id, requestIds());
     const id = JSON.parse(created.body).id as string;
     clock.advance(31 * 86_400_000);
     const unreachable: WalletDeps = { ...runtime, ledger: () => ({ ...runtime.ledger(), post: () => Promise.reject(new AppError('service_unavailable', 'The ledger did not answer.')) }) };
     await chargeDueSubscriptions(unreachable);
     const held = await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id);
     expect(held).toMatchObject({ periods_charged: 1, charging: { period: 1, try: 0 } });
-    expect(await postings(w.tenant, id)).toHaveLength(1);
+    expect(await chargesOf(w.tenant, id)).toHaveLength(1);
 
     await chargeDueSubscriptions(runtime);
     const after = await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id);
     expect(after).toMatchObject({ periods_charged: 2, status: 'active' });
     expect(after.charging).toBeUndefined();
-    expect(await postings(w.tenant, id)).toHaveLength(2);
+    expect(await chargesOf(w.tenant, id)).toHaveLength(2);
   });
 });
 
 describe('a frozen payer account', () => {
   it('pauses the subscription at its next charge, with reason account_frozen, and posts nothing', async () => {
-    const w = await world();
-    const created = await subscribe(runtime, w.consumer, w.plan.id, { idempotencyKey: uuidv7(), requestId: uuidv7() });
+    const w = await subscriberAndPlan();
+    const created = await subscribe(runtime, w.consumer, w.plan.id, requestIds());
     const id = JSON.parse(created.body).id as string;
     await f.ledger.updateAccount(w.tenant.ledger_id, w.payer.cash_account_id, { status: 'frozen' });
     clock.advance(31 * 86_400_000);
     // Other tests' subscriptions share the table: only this one's outcome is asserted.
     expect((await chargeDueSubscriptions(runtime)).paused).toBe(1);
     expect(await subscriptionRecord(runtime, { tenantId: w.tenant.id }, id)).toMatchObject({ status: 'paused', pause_reason: 'account_frozen', next_charge_at: null });
-    expect(await postings(w.tenant, id)).toHaveLength(1);
+    expect(await chargesOf(w.tenant, id)).toHaveLength(1);
   });
 });

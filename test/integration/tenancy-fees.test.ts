@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/kernel/errors';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { listAuditLog } from '../../shared/wallet/tenancy/audit';
 import { getFeePlan, setFeePlan } from '../../shared/wallet/tenancy/fee-plan';
@@ -7,6 +6,7 @@ import { type FeePlanChange } from '../../shared/wallet/tenancy/fee-schemas';
 import { ledgerSummary } from '../../shared/wallet/tenancy/summary';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 import { storedEvents } from '../support/events';
+import { refusal } from '../support/services';
 
 let f: TenancyFixture;
 
@@ -15,22 +15,11 @@ beforeAll(async () => {
 });
 afterAll(() => f?.stop());
 
-const context = () => ({ actor: f.operator, requestId: uuidv7() });
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
-
 describe('fee plans', () => {
   it('replaces a named path whole, leaves the others, and audits before and after with the event', async () => {
     const tenant = await f.tenant();
-    await setFeePlan(f.deps, tenant.id, { payment: { bps: 250, flat: 30, min_fee: 50, max_fee: 2_000 }, p2p: { bps: 10, flat: 0, min_fee: 0 } }, context());
-    const plan = await setFeePlan(f.deps, tenant.id, { payment: { bps: 100, flat: 0, min_fee: 0, max_fee: 900 } }, context());
+    await setFeePlan(f.deps, tenant.id, { payment: { bps: 250, flat: 30, min_fee: 50, max_fee: 2_000 }, p2p: { bps: 10, flat: 0, min_fee: 0 } }, f.context());
+    const plan = await setFeePlan(f.deps, tenant.id, { payment: { bps: 100, flat: 0, min_fee: 0, max_fee: 900 } }, f.context());
     expect(plan.fees.payment).toEqual({ bps: 100, flat: 0, min_fee: 0, max_fee: 900 });
     expect(plan.fees.p2p).toEqual({ bps: 10, flat: 0, min_fee: 0 });
     expect(plan.fees.topup).toEqual({ bps: 0, flat: 0, min_fee: 0 });
@@ -51,11 +40,11 @@ describe('fee plans', () => {
 
   it('clears the cap when max_fee is omitted or null, and sets the commission mode alone', async () => {
     const tenant = await f.tenant();
-    await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: 100 } }, context());
-    expect((await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0 } }, context())).fees.payout).not.toHaveProperty('max_fee');
-    await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: 100 } }, context());
-    expect((await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: null } }, context())).fees.payout).not.toHaveProperty('max_fee');
-    const plan = await setFeePlan(f.deps, tenant.id, { commission_mode: 'add' }, context());
+    await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: 100 } }, f.context());
+    expect((await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0 } }, f.context())).fees.payout).not.toHaveProperty('max_fee');
+    await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: 100 } }, f.context());
+    expect((await setFeePlan(f.deps, tenant.id, { payout: { bps: 0, flat: 100, min_fee: 0, max_fee: null } }, f.context())).fees.payout).not.toHaveProperty('max_fee');
+    const plan = await setFeePlan(f.deps, tenant.id, { commission_mode: 'add' }, f.context());
     expect(plan.commission_mode).toBe('add');
     expect(plan.fees.payout).toEqual({ bps: 0, flat: 100, min_fee: 0 });
   });
@@ -78,7 +67,7 @@ describe('fee plans', () => {
       {},
     ];
     for (const change of bad) {
-      expect((await refusal(setFeePlan(f.deps, tenant.id, change as FeePlanChange, context()))).code, JSON.stringify(change)).toBe('invalid_request');
+      expect((await refusal(setFeePlan(f.deps, tenant.id, change as FeePlanChange, f.context()))).code, JSON.stringify(change)).toBe('invalid_request');
     }
     expect((await listAuditLog(f.deps, tenant.id, { limit: 10 })).data.map((r) => r.action)).toEqual(['tenant.create']);
   });
@@ -91,14 +80,14 @@ describe('fee plans', () => {
       { commission: { bps: 3, flat: 0, min_fee: 0 } },
       { p2p: { bps: 4, flat: 0, min_fee: 0 } },
     ];
-    await Promise.all(changes.map((change) => setFeePlan(f.deps, tenant.id, change, context())));
+    await Promise.all(changes.map((change) => setFeePlan(f.deps, tenant.id, change, f.context())));
     const plan = await getFeePlan(f.deps, tenant.id);
     expect([plan.fees.payment.bps, plan.fees.subscription.bps, plan.fees.commission.bps, plan.fees.p2p.bps]).toEqual([1, 2, 3, 4]);
     expect((await listAuditLog(f.deps, tenant.id, { limit: 10 })).data.filter((r) => r.action === 'fee_plan.set')).toHaveLength(4);
   });
 
   it('refuses an unknown tenant with tenant_not_found', async () => {
-    expect((await refusal(setFeePlan(f.deps, uuidv7(), { commission_mode: 'add' }, context()))).code).toBe('tenant_not_found');
+    expect((await refusal(setFeePlan(f.deps, uuidv7(), { commission_mode: 'add' }, f.context()))).code).toBe('tenant_not_found');
     expect((await refusal(getFeePlan(f.deps, uuidv7()))).code).toBe('tenant_not_found');
   });
 });
@@ -114,7 +103,7 @@ describe('ledger summary', () => {
         uuidv7(),
       );
     }
-    await setFeePlan(f.deps, tenant.id, { topup: { bps: 50, flat: 0, min_fee: 1 } }, context());
+    await setFeePlan(f.deps, tenant.id, { topup: { bps: 50, flat: 0, min_fee: 1 } }, f.context());
     const summary = await ledgerSummary(f.deps, tenant.id);
     expect(summary).toEqual({
       currency: 'JPY',

@@ -2,12 +2,13 @@ import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { systemClock, type Clock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
 import type { Actor, TenancyDeps, TenancyLedger, WalletDeps } from '../../shared/wallet/deps';
 import { createTenant } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord, createUser } from '../../shared/wallet/tenancy/users';
-import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
+import { getTenantRecord, type TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { startTestPlatform } from '../support/platform';
+import { walletLedgerClient } from '../support/wallet';
+import { exchangeClientCredentials } from '../support/consumers';
 
 /**
  * Tenancy services on the embedded platform: the run's DynamoDB Local with tables of this file,
@@ -17,13 +18,7 @@ import { startTestPlatform } from '../support/platform';
 export async function tenancyFixture() {
   const platform: Platform = await startTestPlatform({ env: { LEDGER_FEED_SETTLE_MS: '0' } });
   const client = localDocumentClient(platform.dynamodbEndpoint);
-  const ledger = new LedgerClient({
-    baseUrl: platform.urls.ledger,
-    tokenUrl: process.env.LEDGER_TOKEN_URL!,
-    clientId: process.env.LEDGER_CLIENT_ID!,
-    clientSecret: process.env.LEDGER_CLIENT_SECRET!,
-    clock: systemClock,
-  });
+  const ledger = walletLedgerClient(platform);
   const deps: TenancyDeps = { client, table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7, ledger: () => ledger };
   const staff: Actor = { kind: 'platform_staff', id: `staff-${uuidv7()}` };
   const operator: Actor = { kind: 'api_key', id: `key-${uuidv7()}` };
@@ -37,7 +32,7 @@ export async function tenancyFixture() {
 
   /** The wallet consumer's ledgers whose metadata names the tenant (through the ledger API). */
   const ledgersOfTenant = async (tenantId: string): Promise<string[]> => {
-    const token = await clientCredentials(platform);
+    const token = await exchangeClientCredentials(platform, process.env.LEDGER_CLIENT_ID!, process.env.LEDGER_CLIENT_SECRET!);
     const found: string[] = [];
     let cursor: string | null = null;
     do {
@@ -49,6 +44,29 @@ export async function tenancyFixture() {
     return found;
   };
 
+  /** Money into an account of the tenant's ledger from its funding account (a top-up unless `type` says otherwise). */
+  const fund = async (tenant: TenantRecord, accountId: string, amount: number, type = 'topup') =>
+    ledger.post(
+      tenant.ledger_id,
+      { type, legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount, commodity: tenant.currency }, { account_id: accountId, direction: 'credit', amount, commodity: tenant.currency }] },
+      uuidv7(),
+    );
+
+  /** An account's balance, read from the ledger. */
+  const balance = async (tenant: TenantRecord, accountId: string) => (await ledger.getAccount(tenant.ledger_id, accountId)).balance;
+
+  /** Every transaction of the tenant's ledger (of one type when named), every page, in the order the ledger lists them. */
+  const transactions = async (tenant: TenantRecord, type?: string) => {
+    const all = [];
+    let cursor: string | undefined;
+    do {
+      const page = await ledger.listTransactions(tenant.ledger_id, { cursor, limit: 100 });
+      all.push(...page.data);
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+    return type === undefined ? all : all.filter((transaction) => transaction.type === type);
+  };
+
   return {
     platform,
     deps,
@@ -58,6 +76,11 @@ export async function tenancyFixture() {
     tenant,
     user,
     ledgersOfTenant,
+    fund,
+    balance,
+    transactions,
+    /** A service call's context: who acts (the tenant's operator unless named) and a fresh request id. */
+    context: (actor: Actor = operator) => ({ actor, requestId: uuidv7() }),
     /** Every wallet service's deps on this fixture, on a clock the test moves (no token signer). */
     walletRuntime: (clock: Clock): WalletDeps => ({ ...deps, clock, signer: () => Promise.reject(new Error('no signer in these tests')), ledger: () => ledger }),
     /** The deps with another ledger client (a wrapper that fails where a test wants it to). */
@@ -66,16 +89,6 @@ export async function tenancyFixture() {
       await platform.stop();
     },
   };
-}
-
-async function clientCredentials(platform: Platform): Promise<string> {
-  const basic = Buffer.from(`${process.env.LEDGER_CLIENT_ID}:${process.env.LEDGER_CLIENT_SECRET}`).toString('base64');
-  const response = await fetch(platform.issuer.tokenUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
-    body: 'grant_type=client_credentials',
-  });
-  return ((await response.json()) as { access_token: string }).access_token;
 }
 
 export type TenancyFixture = Awaited<ReturnType<typeof tenancyFixture>>;

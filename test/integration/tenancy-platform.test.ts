@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '../../shared/kernel/errors';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { listAccessLog } from '../../shared/wallet/tenancy/access-log';
 import { listPlatformTransactions, listPlatformUsers, type CrossTenantTransaction } from '../../shared/wallet/tenancy/platform';
@@ -8,13 +7,15 @@ import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import type { UserRecord } from '../../shared/wallet/tenancy/users';
 import { settleQueues } from '../support/platform';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { refusal } from '../support/services';
+import { idsOf } from '../support/http';
 
 let f: TenancyFixture;
 let tenants: TenantRecord[];
 /** Every posted transaction id, newest first, with its tenant and type. */
 let posted: { id: string; tenant_id: string; type: string }[];
 
-async function post(tenant: TenantRecord, user: UserRecord, type: string, amount: number) {
+async function postTransaction(tenant: TenantRecord, user: UserRecord, type: string, amount: number) {
   const transaction = await f.ledger.post(
     tenant.ledger_id,
     { type, legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount, commodity: tenant.currency }, { account_id: user.cash_account_id, direction: 'credit', amount, commodity: tenant.currency }], metadata: { n: String(amount) } },
@@ -32,29 +33,18 @@ beforeAll(async () => {
   // Interleaved across tenants, so a page must merge them.
   for (let i = 1; i <= 12; i += 1) {
     const t = [0, 1, 2, 1, 0, 2, 2, 1, 0, 0, 1, 2][i - 1]!;
-    await post(tenants[t]!, users[t]!, i % 3 === 0 ? 'payout' : 'topup', i);
+    await postTransaction(tenants[t]!, users[t]!, i % 3 === 0 ? 'payout' : 'topup', i);
   }
   posted.sort((a, b) => (a.id < b.id ? 1 : -1));
 });
 afterAll(() => f?.stop());
 
-const context = () => ({ actor: f.staff, requestId: uuidv7() });
-const ids = (data: CrossTenantTransaction[]) => data.map((t) => t.id);
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 async function readAll(query: { tenant_id?: string; type?: string; limit: number }) {
   const all: CrossTenantTransaction[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 50; pages += 1) {
-    const page = await listPlatformTransactions(f.deps, { ...query, cursor }, context());
+    const page = await listPlatformTransactions(f.deps, { ...query, cursor }, f.context(f.staff));
     expect(page.data.length).toBeLessThanOrEqual(query.limit);
     all.push(...page.data);
     if (!page.next_cursor) return all;
@@ -66,8 +56,8 @@ async function readAll(query: { tenant_id?: string; type?: string; limit: number
 
 describe('cross-tenant transactions', () => {
   it('merges every tenant newest first with tenant names and legs without account ids', async () => {
-    const page = await listPlatformTransactions(f.deps, { limit: 5 }, context());
-    expect(ids(page.data)).toEqual(posted.slice(0, 5).map((p) => p.id));
+    const page = await listPlatformTransactions(f.deps, { limit: 5 }, f.context(f.staff));
+    expect(idsOf(page.data)).toEqual(posted.slice(0, 5).map((p) => p.id));
     const newest = page.data[0]!;
     const tenant = tenants.find((t) => t.id === newest.tenant_id)!;
     expect(newest).toMatchObject({ tenant_name: tenant.name, type: posted[0]!.type, status: 'posted', metadata: { n: '12' } });
@@ -79,24 +69,24 @@ describe('cross-tenant transactions', () => {
 
   it('pages through everything once, in order, for any page size', async () => {
     for (const limit of [1, 4, 5, 12, 100]) {
-      expect(ids(await readAll({ limit })), `limit ${limit}`).toEqual(posted.map((p) => p.id));
+      expect(idsOf(await readAll({ limit })), `limit ${limit}`).toEqual(posted.map((p) => p.id));
     }
   });
 
   it('filters by tenant and by type', async () => {
     const beta = tenants[1]!;
-    expect(ids(await readAll({ tenant_id: beta.id, limit: 2 }))).toEqual(posted.filter((p) => p.tenant_id === beta.id).map((p) => p.id));
-    expect(ids(await readAll({ type: 'payout', limit: 3 }))).toEqual(posted.filter((p) => p.type === 'payout').map((p) => p.id));
-    expect(ids(await readAll({ tenant_id: beta.id, type: 'payout', limit: 50 }))).toEqual(posted.filter((p) => p.tenant_id === beta.id && p.type === 'payout').map((p) => p.id));
-    expect(await listPlatformTransactions(f.deps, { tenant_id: uuidv7(), limit: 50 }, context())).toEqual({ data: [], next_cursor: null });
+    expect(idsOf(await readAll({ tenant_id: beta.id, limit: 2 }))).toEqual(posted.filter((p) => p.tenant_id === beta.id).map((p) => p.id));
+    expect(idsOf(await readAll({ type: 'payout', limit: 3 }))).toEqual(posted.filter((p) => p.type === 'payout').map((p) => p.id));
+    expect(idsOf(await readAll({ tenant_id: beta.id, type: 'payout', limit: 50 }))).toEqual(posted.filter((p) => p.tenant_id === beta.id && p.type === 'payout').map((p) => p.id));
+    expect(await listPlatformTransactions(f.deps, { tenant_id: uuidv7(), limit: 50 }, f.context(f.staff))).toEqual({ data: [], next_cursor: null });
   });
 
   it('continues after any id of the listing, not only a page end', async () => {
     const middle = posted[6]!.id;
-    const page = await listPlatformTransactions(f.deps, { cursor: middle, limit: 3 }, context());
-    expect(ids(page.data)).toEqual(posted.slice(7, 10).map((p) => p.id));
+    const page = await listPlatformTransactions(f.deps, { cursor: middle, limit: 3 }, f.context(f.staff));
+    expect(idsOf(page.data)).toEqual(posted.slice(7, 10).map((p) => p.id));
     const last = posted[posted.length - 1]!.id;
-    expect(await listPlatformTransactions(f.deps, { cursor: last, limit: 3 }, context())).toEqual({ data: [], next_cursor: null });
+    expect(await listPlatformTransactions(f.deps, { cursor: last, limit: 3 }, f.context(f.staff))).toEqual({ data: [], next_cursor: null });
   });
 
   it('resumes from where the previous page left each ledger: one ledger page per tenant', async () => {
@@ -110,12 +100,12 @@ describe('cross-tenant transactions', () => {
       },
       rollup: (ledgerId) => f.ledger.rollup(ledgerId),
     });
-    const first = await listPlatformTransactions(counted, { limit: 4 }, context());
+    const first = await listPlatformTransactions(counted, { limit: 4 }, f.context(f.staff));
     // The resume point is queued with the page and written by the access-records worker.
     await settleQueues(f.platform);
     calls = 0;
-    const second = await listPlatformTransactions(counted, { cursor: first.next_cursor!, limit: 4 }, context());
-    expect(ids(second.data)).toEqual(posted.slice(4, 8).map((p) => p.id));
+    const second = await listPlatformTransactions(counted, { cursor: first.next_cursor!, limit: 4 }, f.context(f.staff));
+    expect(idsOf(second.data)).toEqual(posted.slice(4, 8).map((p) => p.id));
     expect(calls).toBeLessThanOrEqual(tenants.length + 1);
   });
 
@@ -124,7 +114,7 @@ describe('cross-tenant transactions', () => {
     const notBeta = posted.find((p) => p.tenant_id !== beta.id)!.id;
     const topup = posted.find((p) => p.type === 'topup')!.id;
     for (const query of [{ cursor: uuidv7() }, { cursor: notBeta, tenant_id: beta.id }, { cursor: topup, type: 'payout' }]) {
-      const error = await refusal(listPlatformTransactions(f.deps, { ...query, limit: 5 }, context()));
+      const error = await refusal(listPlatformTransactions(f.deps, { ...query, limit: 5 }, f.context(f.staff)));
       expect(error.code, JSON.stringify(query)).toBe('invalid_request');
       expect(error.errors).toEqual([{ field: 'query.cursor', message: 'unknown cursor' }]);
     }
@@ -159,13 +149,13 @@ describe('cross-tenant transactions', () => {
 
 describe('cross-tenant users', () => {
   it('lists users of every tenant newest first, of one tenant, and matching q case-insensitively, and logs each read', async () => {
-    const all = await listPlatformUsers(f.deps, { limit: 100 }, context());
+    const all = await listPlatformUsers(f.deps, { limit: 100 }, f.context(f.staff));
     const ours = all.data.filter((u) => u.external_id.startsWith('platform-user-'));
     expect(ours.map((u) => u.tenant_name)).toEqual(['Gamma', 'Beta', 'Alpha']);
     const ids = all.data.map((u) => u.id);
     expect(ids).toEqual([...ids].sort().reverse());
 
-    const beta = await listPlatformUsers(f.deps, { tenant_id: tenants[1]!.id, limit: 100 }, context());
+    const beta = await listPlatformUsers(f.deps, { tenant_id: tenants[1]!.id, limit: 100 }, f.context(f.staff));
     expect(beta.data.map((u) => u.external_id)).toEqual(['platform-user-beta']);
     expect(beta.data[0]).toMatchObject({ tenant_id: tenants[1]!.id, tenant_name: 'Beta', kind: 'consumer' });
 
@@ -178,10 +168,10 @@ describe('cross-tenant users', () => {
   });
 
   it('pages a filtered search with a cursor and refuses a cursor of another listing', async () => {
-    const first = await listPlatformUsers(f.deps, { q: 'platform-user', limit: 2 }, context());
+    const first = await listPlatformUsers(f.deps, { q: 'platform-user', limit: 2 }, f.context(f.staff));
     expect(first.data).toHaveLength(2);
-    const second = await listPlatformUsers(f.deps, { q: 'platform-user', limit: 2, cursor: first.next_cursor! }, context());
+    const second = await listPlatformUsers(f.deps, { q: 'platform-user', limit: 2, cursor: first.next_cursor! }, f.context(f.staff));
     expect(second.data.map((u) => u.external_id)).toEqual(['platform-user-alpha']);
-    expect((await refusal(listPlatformUsers(f.deps, { tenant_id: tenants[0]!.id, limit: 2, cursor: first.next_cursor! }, context()))).code).toBe('invalid_request');
+    expect((await refusal(listPlatformUsers(f.deps, { tenant_id: tenants[0]!.id, limit: 2, cursor: first.next_cursor! }, f.context(f.staff)))).code).toBe('invalid_request');
   });
 });

@@ -9,6 +9,7 @@ import { FEE_PATHS } from '../../shared/wallet/tenancy/fees';
 import { createTenant, getTenantRecord, listTenants, tenantHealth } from '../../shared/wallet/tenancy/tenants';
 import { settleQueues } from '../support/platform';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { refusal } from '../support/services';
 
 let f: TenancyFixture;
 
@@ -18,15 +19,6 @@ beforeAll(async () => {
 afterAll(() => f?.stop());
 
 const request = (idempotencyKey?: string) => ({ requestId: uuidv7(), ...(idempotencyKey ? { idempotencyKey } : {}) });
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
 
 describe('tenant provisioning', () => {
   it('creates the ledger, the revenue and funding accounts, the tenant row and its audit record', async () => {

@@ -7,6 +7,7 @@ import { getItem } from '../../shared/aws/store';
 import { createUser, findUserByExternalId, getUser, getUserRecord, listUsers } from '../../shared/wallet/tenancy/users';
 import { walletKeys } from '../../shared/wallet/keys';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
+import { refusal } from '../support/services';
 
 let f: TenancyFixture;
 
@@ -15,23 +16,12 @@ beforeAll(async () => {
 });
 afterAll(() => f?.stop());
 
-const options = () => ({ actor: f.operator, requestId: uuidv7() });
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
-
 const cashAccounts = async (ledgerId: string) => (await f.ledger.rollup(ledgerId)).rows.find((r) => r.owner_type === 'user' && r.purpose === 'cash')?.accounts ?? 0;
 
 describe('creating users', () => {
   it("opens the user's cash account in the tenant's ledger and commits the user, its external id and the audit record", async () => {
     const tenant = await f.tenant('Users', 'GBP');
-    const { user, created } = await createUser(f.deps, tenant.id, { external_id: 'cust_42@shop:A-1.b', kind: 'business', metadata: { tier: 'gold' } }, options());
+    const { user, created } = await createUser(f.deps, tenant.id, { external_id: 'cust_42@shop:A-1.b', kind: 'business', metadata: { tier: 'gold' } }, f.context());
     expect(created).toBe(true);
     expect(user).toMatchObject({ external_id: 'cust_42@shop:A-1.b', kind: 'business', status: 'active', metadata: { tier: 'gold' } });
     expect(Object.keys(user).sort()).toEqual(['created_at', 'external_id', 'id', 'kind', 'metadata', 'status']);
@@ -47,23 +37,23 @@ describe('creating users', () => {
 
   it('defaults the kind to consumer and the metadata to empty', async () => {
     const tenant = await f.tenant();
-    const { user } = await createUser(f.deps, tenant.id, { external_id: 'plain' }, options());
+    const { user } = await createUser(f.deps, tenant.id, { external_id: 'plain' }, f.context());
     expect(user).toMatchObject({ kind: 'consumer', metadata: {} });
   });
 
   it('refuses a taken external_id with conflict naming the existing user, or returns it when asked', async () => {
     const tenant = await f.tenant();
-    const { user } = await createUser(f.deps, tenant.id, { external_id: 'dup' }, options());
-    const error = await refusal(createUser(f.deps, tenant.id, { external_id: 'dup' }, options()));
+    const { user } = await createUser(f.deps, tenant.id, { external_id: 'dup' }, f.context());
+    const error = await refusal(createUser(f.deps, tenant.id, { external_id: 'dup' }, f.context()));
     expect(error.code).toBe('conflict');
     expect(error.message).toContain(user.id);
-    expect(await createUser(f.deps, tenant.id, { external_id: 'dup' }, { ...options(), ifExists: 'return' })).toEqual({ user, created: false });
+    expect(await createUser(f.deps, tenant.id, { external_id: 'dup' }, { ...f.context(), ifExists: 'return' })).toEqual({ user, created: false });
     expect(await cashAccounts(tenant.ledger_id)).toBe(1);
   });
 
   it('keeps external ids per tenant: the same one in two tenants makes two users', async () => {
     const [a, b] = [await f.tenant(), await f.tenant()];
-    const [ua, ub] = [(await createUser(f.deps, a.id, { external_id: 'shared' }, options())).user, (await createUser(f.deps, b.id, { external_id: 'shared' }, options())).user];
+    const [ua, ub] = [(await createUser(f.deps, a.id, { external_id: 'shared' }, f.context())).user, (await createUser(f.deps, b.id, { external_id: 'shared' }, f.context())).user];
     expect(ua.id).not.toBe(ub.id);
   });
 
@@ -80,19 +70,19 @@ describe('creating users', () => {
       listTransactions: (ledgerId, query) => f.ledger.listTransactions(ledgerId, query),
       rollup: (ledgerId) => f.ledger.rollup(ledgerId),
     };
-    expect((await refusal(createUser(f.withLedger(flaky), tenant.id, { external_id: 'flaky' }, options()))).code).toBe('service_unavailable');
+    expect((await refusal(createUser(f.withLedger(flaky), tenant.id, { external_id: 'flaky' }, f.context()))).code).toBe('service_unavailable');
     const pending = await getItem(f.deps, walletKeys.userExternal(tenant.id, 'flaky'));
     expect(pending?.user_id).toBeUndefined();
     expect(await findUserByExternalId(f.deps, tenant.id, 'flaky')).toBeUndefined();
 
-    const { user } = await createUser(f.withLedger(flaky), tenant.id, { external_id: 'flaky' }, options());
+    const { user } = await createUser(f.withLedger(flaky), tenant.id, { external_id: 'flaky' }, f.context());
     expect(user.id).toBe(pending?.pending_user_id);
     expect(await cashAccounts(tenant.ledger_id)).toBe(1);
   });
 
   it('lets exactly one of two concurrent creations of one external id win', async () => {
     const tenant = await f.tenant();
-    const results = await Promise.allSettled([1, 2, 3].map(() => createUser(f.deps, tenant.id, { external_id: 'race' }, options())));
+    const results = await Promise.allSettled([1, 2, 3].map(() => createUser(f.deps, tenant.id, { external_id: 'race' }, f.context())));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     for (const r of results) if (r.status === 'rejected') expect((r.reason as AppError).code).toBe('conflict');
     expect(await cashAccounts(tenant.ledger_id)).toBe(1);
@@ -102,10 +92,10 @@ describe('creating users', () => {
   it('refuses a malformed external id or kind with invalid_request and an unknown tenant with tenant_not_found', async () => {
     const tenant = await f.tenant();
     for (const external_id of ['', 'has space', 'x'.repeat(201), 'slash/not', 'ünï']) {
-      expect((await refusal(createUser(f.deps, tenant.id, { external_id }, options()))).code).toBe('invalid_request');
+      expect((await refusal(createUser(f.deps, tenant.id, { external_id }, f.context()))).code).toBe('invalid_request');
     }
-    expect((await refusal(createUser(f.deps, tenant.id, { external_id: 'k', kind: 'robot' as never }, options()))).code).toBe('invalid_request');
-    expect((await refusal(createUser(f.deps, uuidv7(), { external_id: 'k' }, options()))).code).toBe('tenant_not_found');
+    expect((await refusal(createUser(f.deps, tenant.id, { external_id: 'k', kind: 'robot' as never }, f.context()))).code).toBe('invalid_request');
+    expect((await refusal(createUser(f.deps, uuidv7(), { external_id: 'k' }, f.context()))).code).toBe('tenant_not_found');
   });
 });
 

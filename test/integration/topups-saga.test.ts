@@ -5,7 +5,6 @@ import type { Principal } from '../../shared/http/principal';
 import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
 import type { AnyRoute } from '../../shared/http/route';
-import { LedgerClient } from '../../shared/ledger-client/client';
 import { routes as manifestRoutes } from '../../shared/routes';
 import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import type { UserRecord } from '../../shared/wallet/tenancy/users';
@@ -19,7 +18,8 @@ import type * as Operations from '../../shared/wallet/saga/sweeper';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { startTestPlatform } from '../support/platform';
-import { storedEvents } from '../support/events';
+import { eventsOfTopup } from '../support/events';
+import { walletLedgerClient } from '../support/wallet';
 
 /**
  * Crash safety of the top-up sagas at service level, on the embedded platform's tables and ledger
@@ -53,7 +53,7 @@ beforeAll(async () => {
   await platform.queues.stop();
   const client = localDocumentClient(platform.dynamodbEndpoint);
   clock = new ManualClock(new Date());
-  const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock });
+  const ledger = walletLedgerClient(platform, clock);
   runtime = { client, table: platform.tables.wallet.name, clock, ids: uuidv7, signer: () => Promise.reject(new Error('no tokens here')), ledger: () => ledger };
   service = { ...(await import('../../shared/wallet/topups/create')), ...(await import('../../shared/wallet/topups/reads')), ...(await import('../../shared/wallet/topups/settlement')) };
   sandbox = await import('../../shared/wallet/topups/sandbox');
@@ -74,7 +74,7 @@ afterAll(async () => {
 
 const cash = async () => (await runtime.ledger().getAccount(tenant.ledger_id, user.cash_account_id)).balance.posted;
 
-async function start(amount: number, outcome: 'succeed' | 'mismatch' = 'succeed') {
+async function beginTopup(amount: number, outcome: 'succeed' | 'mismatch' = 'succeed') {
   const outcomeOf = await service.startTopup(runtime, tenant.id, operator, { user_id: user.id, amount, currency: 'USD', sandbox_outcome: outcome }, { idempotencyKey: uuidv7(), requestId: uuidv7() });
   expect(outcomeOf.status, outcomeOf.body).toBe(201);
   return JSON.parse(outcomeOf.body) as { id: string; processor_ref: string; amount: number; net_amount: number };
@@ -86,8 +86,8 @@ function deliver(topup: { id: string; processor_ref: string }, event: { id: stri
   return service.receiveProcessorWebhook(runtime, { gateway: 'sandbox', rawBody: request.body, headers: request.headers, requestId: uuidv7() }, { faults });
 }
 
-async function topupEvents(topupId: string): Promise<string[]> {
-  return (await storedEvents(runtime, tenant.id)).filter((event) => event.data.topup?.id === topupId).map((event) => event.type);
+async function topupEventTypes(topupId: string): Promise<string[]> {
+  return (await eventsOfTopup(runtime, tenant.id, topupId)).map((event) => event.type);
 }
 
 const statusOf = async (topupId: string) => (await service.getTopup(runtime, tenant.id, topupId)).status;
@@ -95,14 +95,14 @@ const statusOf = async (topupId: string) => (await service.getTopup(runtime, ten
 describe('a crash between the ledger posting and the commit', () => {
   it('is credited exactly once when the processor redelivers the event', async () => {
     const before = await cash();
-    const topup = await start(1_000);
+    const topup = await beginTopup(1_000);
     const event = { id: `evt_${uuidv7()}`, amount: 1_000 };
 
     await expect(deliver(topup, event, { afterLedger: crash })).rejects.toThrow('crashed');
     // The money moved, the wallet has not recorded it yet: no status change, no event.
     expect(await cash()).toBe(before + 1_000);
     expect(await statusOf(topup.id)).toBe('pending');
-    expect(await topupEvents(topup.id)).toEqual([]);
+    expect(await topupEventTypes(topup.id)).toEqual([]);
 
     clock.advance(5_000);
     const redelivered = await deliver(topup, event);
@@ -110,7 +110,7 @@ describe('a crash between the ledger posting and the commit', () => {
     expect(JSON.parse(redelivered.body)).toMatchObject({ status: 'succeeded', ignored: false });
     expect(await cash()).toBe(before + 1_000);
     expect(await statusOf(topup.id)).toBe('succeeded');
-    expect(await topupEvents(topup.id)).toEqual(['topup.succeeded']);
+    expect(await topupEventTypes(topup.id)).toEqual(['topup.succeeded']);
 
     const again = await deliver(topup, event);
     expect(again).toMatchObject({ status: 200, replayed: true, body: redelivered.body });
@@ -119,7 +119,7 @@ describe('a crash between the ledger posting and the commit', () => {
 
   it('holds off a second event while the first is unfinished, then credits once', async () => {
     const before = await cash();
-    const topup = await start(400);
+    const topup = await beginTopup(400);
     const first = { id: `evt_${uuidv7()}`, amount: 400 };
     await expect(deliver(topup, first, { afterLedger: crash })).rejects.toThrow('crashed');
 
@@ -131,23 +131,23 @@ describe('a crash between the ledger posting and the commit', () => {
     const late = await deliver(topup, { id: `evt_${uuidv7()}`, amount: 400 });
     expect(JSON.parse(late.body)).toMatchObject({ status: 'succeeded', ignored: true });
     expect(await cash()).toBe(before + 400);
-    expect(await topupEvents(topup.id)).toEqual(['topup.succeeded']);
+    expect(await topupEventTypes(topup.id)).toEqual(['topup.succeeded']);
   });
 
   it('is finished by the sweeper when nobody redelivers', async () => {
     const before = await cash();
-    const topup = await start(250);
+    const topup = await beginTopup(250);
     await expect(deliver(topup, { id: `evt_${uuidv7()}`, amount: 250 }, { afterLedger: crash })).rejects.toThrow('crashed');
     clock.advance(SWEEP_AFTER_MS + 1_000);
     expect(await operations.sweepOperations(runtime)).toBeGreaterThanOrEqual(1);
     expect(await statusOf(topup.id)).toBe('succeeded');
     expect(await cash()).toBe(before + 250);
-    expect(await topupEvents(topup.id)).toEqual(['topup.succeeded']);
+    expect(await topupEventTypes(topup.id)).toEqual(['topup.succeeded']);
   });
 
   it("ignores the sandbox's own confirmation after another event settled the top-up", async () => {
     const before = await cash();
-    const topup = await start(300);
+    const topup = await beginTopup(300);
     expect((await deliver(topup, { id: `evt_${uuidv7()}`, amount: 300 })).status).toBe(200);
     // The queued confirmation (another event id) goes over HTTP to the public webhook, signed by the worker.
     await new Promise((resolve) => setTimeout(resolve, 1_100));
@@ -155,14 +155,14 @@ describe('a crash between the ledger posting and the commit', () => {
     expect(platform.queues.depth('sandboxProcessor')).toBe(0);
     expect(platform.queues.deadLetters('sandboxProcessor')).toEqual([]);
     expect(await cash()).toBe(before + 300);
-    expect(await topupEvents(topup.id)).toEqual(['topup.succeeded']);
+    expect(await topupEventTypes(topup.id)).toEqual(['topup.succeeded']);
   });
 });
 
 describe('resolving a mismatch', () => {
   it('cannot refund a top-up whose credit is in flight, and credits exactly once on resume', async () => {
     const before = await cash();
-    const topup = await start(900, 'mismatch');
+    const topup = await beginTopup(900, 'mismatch');
     expect(JSON.parse((await deliver(topup, { id: `evt_${uuidv7()}`, amount: 899 })).body).status).toBe('amount_mismatch');
     expect(await cash()).toBe(before);
 
@@ -180,7 +180,7 @@ describe('resolving a mismatch', () => {
     expect(refused.status).toBe(409);
     expect(JSON.parse(refused.body).code).toBe('invalid_transition');
     expect(await cash()).toBe(before + 899);
-    expect((await topupEvents(topup.id)).sort()).toEqual(['topup.amount_mismatch', 'topup.succeeded']);
+    expect((await topupEventTypes(topup.id)).sort()).toEqual(['topup.amount_mismatch', 'topup.succeeded']);
   });
 });
 

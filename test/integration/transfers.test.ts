@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../shared/http/principal';
 import { ManualClock } from '../../shared/kernel/clock';
-import { AppError } from '../../shared/kernel/errors';
 import { uuidv7 } from '../../shared/kernel/ids';
 import type { EntryPage } from '../../shared/ledger/schemas';
 import { setFeePlan } from '../../shared/wallet/tenancy/fee-plan';
@@ -22,6 +20,8 @@ import type { WalletDeps } from '../../shared/wallet/deps';
 import { referenceFee } from '../support/fees';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 import { storedEvents } from '../support/events';
+import { apiKeyPrincipals, refusal } from '../support/services';
+import { exchangeClientCredentials } from '../support/consumers';
 
 type ListEntries = TransfersLedger['listEntries'];
 
@@ -40,62 +40,25 @@ beforeAll(async () => {
 });
 afterAll(() => f?.stop());
 
-const operator = (tenantId: string): Principal => ({ kind: 'api_key', id: `key-${uuidv7()}`, scopes: new Set(['transfers:write']), tenantId });
-const context = () => ({ actor: f.operator, requestId: uuidv7() });
-
-async function refusal(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
+const operator = apiKeyPrincipals(['transfers:write']);
 
 /** A tenant with a p2p fee rule and two users, the sender funded from the tenant's funding account. */
-async function world(options: { rule?: FeeRule; funds?: number } = {}) {
+async function tenantWithUsers(options: { rule?: FeeRule; funds?: number } = {}) {
   const tenant = await f.tenant();
-  if (options.rule) await setFeePlan(f.deps, tenant.id, { p2p: options.rule }, context());
+  if (options.rule) await setFeePlan(f.deps, tenant.id, { p2p: options.rule }, f.context());
   const [alice, bob] = [await f.user(tenant.id), await f.user(tenant.id)];
-  if (options.funds) await fund(tenant, alice, options.funds);
+  if (options.funds) await f.fund(tenant, alice.cash_account_id, options.funds);
   return { tenant, alice, bob };
 }
 
-async function fund(tenant: TenantRecord, user: UserRecord, amount: number) {
-  await f.ledger.post(
-    tenant.ledger_id,
-    { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount, commodity: tenant.currency }, { account_id: user.cash_account_id, direction: 'credit', amount, commodity: tenant.currency }] },
-    uuidv7(),
-  );
-}
-
-const send = (rt: WalletDeps, tenant: TenantRecord, from: UserRecord, to: UserRecord, amount: number, key = uuidv7(), faults = {}) =>
+const sendTransfer = (rt: WalletDeps, tenant: TenantRecord, from: UserRecord, to: UserRecord, amount: number, key = uuidv7(), faults = {}) =>
   createTransfer(rt, operator(tenant.id), tenant.id, { from_user_id: from.id, to_user_id: to.id, amount }, { idempotencyKey: key, requestId: uuidv7() }, faults);
-
-const available = async (tenant: TenantRecord, user: UserRecord) => (await f.ledger.getAccount(tenant.ledger_id, user.cash_account_id)).balance.available;
-
-/** Every ledger transaction of the tenant (newest first). */
-async function ledgerTransactions(tenant: TenantRecord) {
-  const all = [];
-  let cursor: string | undefined;
-  do {
-    const page = await f.ledger.listTransactions(tenant.ledger_id, { cursor, limit: 100 });
-    all.push(...page.data);
-    cursor = page.next_cursor ?? undefined;
-  } while (cursor);
-  return all;
-}
-
-async function events(tenantId: string, type: string) {
-  return storedEvents(f.deps, tenantId, type);
-}
-
 
 describe('transfer amounts', () => {
   it('posts those amounts in one ledger transaction and records the transfer with its event', async () => {
     const rule: FeeRule = { bps: 150, flat: 10, min_fee: 25, max_fee: 400 };
-    const { tenant, alice, bob } = await world({ rule, funds: 100_000 });
-    const outcome = await send(runtime, tenant, alice, bob, 10_000);
+    const { tenant, alice, bob } = await tenantWithUsers({ rule, funds: 100_000 });
+    const outcome = await sendTransfer(runtime, tenant, alice, bob, 10_000);
     expect(outcome.status).toBe(201);
     const transfer = JSON.parse(outcome.body) as Transfer;
     const fee = Number(referenceFee(rule, 10_000)); // 150 + 10 = 160
@@ -107,22 +70,22 @@ describe('transfer amounts', () => {
       [bob.id, 'cash', 'credit', 10_000],
       [tenant.id, 'revenue', 'credit', fee],
     ]);
-    expect(await available(tenant, alice)).toBe(100_000 - 10_000 - fee);
-    expect(await available(tenant, bob)).toBe(10_000);
+    expect((await f.balance(tenant, alice.cash_account_id)).available).toBe(100_000 - 10_000 - fee);
+    expect((await f.balance(tenant, bob.cash_account_id)).available).toBe(10_000);
     expect((await f.ledger.getAccount(tenant.ledger_id, tenant.accounts.revenue)).balance.posted).toBe(fee);
     expect(await getTransfer(f.deps, tenant.id, transfer.id)).toEqual(transfer);
-    expect((await events(tenant.id, 'transfer.completed')).map((e) => e.data)).toEqual([{ transfer }]);
+    expect((await storedEvents(f.deps, tenant.id, 'transfer.completed')).map((e) => e.data)).toEqual([{ transfer }]);
   });
 
   it('charges the fee at the rate of the first attempt when the fee plan changes before a retry', async () => {
-    const { tenant, alice, bob } = await world({ rule: { bps: 0, flat: 50, min_fee: 0, max_fee: null }, funds: 10_000 });
+    const { tenant, alice, bob } = await tenantWithUsers({ rule: { bps: 0, flat: 50, min_fee: 0, max_fee: null }, funds: 10_000 });
     const key = uuidv7();
-    await expect(send(runtime, tenant, alice, bob, 1_000, key, { afterLedger: () => { throw new Error('crash'); } })).rejects.toThrow('crash');
-    await setFeePlan(f.deps, tenant.id, { p2p: { bps: 0, flat: 70, min_fee: 0 } }, context());
-    const outcome = await send(runtime, tenant, alice, bob, 1_000, key);
+    await expect(sendTransfer(runtime, tenant, alice, bob, 1_000, key, { afterLedger: () => { throw new Error('crash'); } })).rejects.toThrow('crash');
+    await setFeePlan(f.deps, tenant.id, { p2p: { bps: 0, flat: 70, min_fee: 0 } }, f.context());
+    const outcome = await sendTransfer(runtime, tenant, alice, bob, 1_000, key);
     expect(outcome.status).toBe(201);
     expect(JSON.parse(outcome.body)).toMatchObject({ fee: 50 });
-    expect(await available(tenant, alice)).toBe(10_000 - 1_050);
+    expect((await f.balance(tenant, alice.cash_account_id)).available).toBe(10_000 - 1_050);
   });
 });
 
@@ -130,35 +93,35 @@ describe('crash safety', () => {
   const crash = { afterLedger: () => { throw new Error('crashed after the ledger posting'); } };
 
   async function expectPostedOnce(tenant: TenantRecord, transfer: Transfer) {
-    const posted = (await ledgerTransactions(tenant)).filter((t) => t.type === 'transfer');
+    const posted = (await f.transactions(tenant)).filter((t) => t.type === 'transfer');
     expect(posted.map((t) => t.reference_id)).toEqual([transfer.id]);
     const page = await listTransfers(f.deps, tenant.id, { limit: 100 });
     expect(page.data).toEqual([transfer]);
-    expect((await events(tenant.id, 'transfer.completed')).map((e) => e.data.transfer.id)).toEqual([transfer.id]);
+    expect((await storedEvents(f.deps, tenant.id, 'transfer.completed')).map((e) => e.data.transfer.id)).toEqual([transfer.id]);
   }
 
   it("posts exactly once when the saga dies after the ledger posting and the client retries with the same key", async () => {
-    const { tenant, alice, bob } = await world({ rule: { bps: 100, flat: 0, min_fee: 1, max_fee: null }, funds: 5_000 });
+    const { tenant, alice, bob } = await tenantWithUsers({ rule: { bps: 100, flat: 0, min_fee: 1, max_fee: null }, funds: 5_000 });
     const key = uuidv7();
-    await expect(send(runtime, tenant, alice, bob, 2_000, key, crash)).rejects.toThrow('crashed');
+    await expect(sendTransfer(runtime, tenant, alice, bob, 2_000, key, crash)).rejects.toThrow('crashed');
     // The money moved, the wallet has not recorded it yet.
-    expect((await ledgerTransactions(tenant)).filter((t) => t.type === 'transfer')).toHaveLength(1);
+    expect((await f.transactions(tenant)).filter((t) => t.type === 'transfer')).toHaveLength(1);
     expect((await listTransfers(f.deps, tenant.id, { limit: 10 })).data).toEqual([]);
 
-    const retry = await send(runtime, tenant, alice, bob, 2_000, key);
+    const retry = await sendTransfer(runtime, tenant, alice, bob, 2_000, key);
     expect(retry).toMatchObject({ status: 201, replayed: false });
-    const again = await send(runtime, tenant, alice, bob, 2_000, key);
+    const again = await sendTransfer(runtime, tenant, alice, bob, 2_000, key);
     expect(again).toEqual({ ...retry, replayed: true });
     await expectPostedOnce(tenant, JSON.parse(retry.body) as Transfer);
-    expect(await available(tenant, alice)).toBe(5_000 - 2_020);
+    expect((await f.balance(tenant, alice.cash_account_id)).available).toBe(5_000 - 2_020);
   });
 
   it('posts exactly once when nobody retries and the sweeper finishes the transfer', async () => {
-    const { tenant, alice, bob } = await world({ funds: 5_000 });
+    const { tenant, alice, bob } = await tenantWithUsers({ funds: 5_000 });
     const clock = new ManualClock(new Date());
     const clocked: WalletDeps = { ...runtime, clock };
     const key = uuidv7();
-    await expect(send(clocked, tenant, alice, bob, 1_500, key, crash)).rejects.toThrow('crashed');
+    await expect(sendTransfer(clocked, tenant, alice, bob, 1_500, key, crash)).rejects.toThrow('crashed');
 
     // Too young: a live request may still be finishing it.
     await sweepOperations(clocked);
@@ -171,12 +134,12 @@ describe('crash safety', () => {
     await expectPostedOnce(tenant, transfer!);
 
     // The client's late retry answers what the sweeper committed, and the next sweep has nothing to do with it.
-    const retry = await send(clocked, tenant, alice, bob, 1_500, key);
+    const retry = await sendTransfer(clocked, tenant, alice, bob, 1_500, key);
     expect(retry.replayed).toBe(true);
     expect(JSON.parse(retry.body)).toEqual(transfer);
     await sweepOperations(clocked);
     await expectPostedOnce(tenant, transfer!);
-    expect(await available(tenant, alice)).toBe(3_500);
+    expect((await f.balance(tenant, alice.cash_account_id)).available).toBe(3_500);
   });
 
   /**
@@ -204,25 +167,25 @@ describe('crash safety', () => {
   ] as const;
   for (const [what, crashing, complete] of crashes) {
     it(`${complete ? 'answers from what it wrote' : 'writes the rest once'} when the saga dies after ${what}, before answering: the retry, then the sweeper, find nothing twice`, async () => {
-      const { tenant, alice, bob } = await world({ rule: { bps: 100, flat: 0, min_fee: 1, max_fee: null }, funds: 5_000 });
+      const { tenant, alice, bob } = await tenantWithUsers({ rule: { bps: 100, flat: 0, min_fee: 1, max_fee: null }, funds: 5_000 });
       const clock = new ManualClock(new Date());
       const clocked: WalletDeps = { ...runtime, clock };
       const key = uuidv7();
       const crash = crashing(clocked);
-      await expect(send(crash.deps, tenant, alice, bob, 1_000, key, crash.faults)).rejects.toThrow('crashed');
+      await expect(sendTransfer(crash.deps, tenant, alice, bob, 1_000, key, crash.faults)).rejects.toThrow('crashed');
       expect((await listTransfers(f.deps, tenant.id, { limit: 10 })).data).toHaveLength(1);
 
-      const retry = await send(clocked, tenant, alice, bob, 1_000, key);
+      const retry = await sendTransfer(clocked, tenant, alice, bob, 1_000, key);
       expect(retry).toMatchObject({ status: 201, replayed: complete });
       clock.advance(SWEEP_AFTER_MS + 1_000);
       await sweepOperations(clocked);
       await expectPostedOnce(tenant, JSON.parse(retry.body) as Transfer);
-      expect(await available(tenant, alice)).toBe(5_000 - 1_010);
+      expect((await f.balance(tenant, alice.cash_account_id)).available).toBe(5_000 - 1_010);
     });
   }
 
   it('answers a retry byte for byte from the transfer it wrote (metadata in key order), writing no answer to the key', async () => {
-    const { tenant, alice, bob } = await world({ funds: 5_000 });
+    const { tenant, alice, bob } = await tenantWithUsers({ funds: 5_000 });
     const key = uuidv7();
     const input = { from_user_id: alice.id, to_user_id: bob.id, amount: 100, description: 'rent', metadata: { zeta: '1', alpha: '2', '10': 'x', '9': 'y' } };
     const create = () => createTransfer(runtime, operator(tenant.id), tenant.id, input, { idempotencyKey: key, requestId: uuidv7() });
@@ -240,11 +203,11 @@ describe('crash safety', () => {
   });
 
   it('indexes again an operation a sweep could not finish (the ledger down), and a later sweep finishes it', async () => {
-    const { tenant, alice, bob } = await world({ funds: 5_000 });
+    const { tenant, alice, bob } = await tenantWithUsers({ funds: 5_000 });
     const clock = new ManualClock(new Date());
     const clocked: WalletDeps = { ...runtime, clock };
     const key = uuidv7();
-    await expect(send(clocked, tenant, alice, bob, 700, key, crash)).rejects.toThrow('crashed');
+    await expect(sendTransfer(clocked, tenant, alice, bob, 700, key, crash)).rejects.toThrow('crashed');
     const downLedger = Object.assign(Object.create(f.ledger) as typeof f.ledger, { post: () => Promise.reject(new Error('ledger down')) });
     clock.advance(SWEEP_AFTER_MS + 1_000);
     await sweepOperations({ ...clocked, ledger: () => downLedger });
@@ -258,7 +221,7 @@ describe('crash safety', () => {
     const [transfer] = (await listTransfers(f.deps, tenant.id, { limit: 10 })).data;
     expect(transfer).toMatchObject({ amount: 700 });
     await expectPostedOnce(tenant, transfer!);
-    expect(await send(clocked, tenant, alice, bob, 700, key)).toMatchObject({ status: 201, replayed: true, body: JSON.stringify(transfer) });
+    expect(await sendTransfer(clocked, tenant, alice, bob, 700, key)).toMatchObject({ status: 201, replayed: true, body: JSON.stringify(transfer) });
   });
 
   /** A client whose write of a key's record returns after LATE_START_MS (a slow write: the clock moves on). */
@@ -273,33 +236,33 @@ describe('crash safety', () => {
   }
 
   it('posts nothing when its key took too long to be written, and the retry with the same key goes on once', async () => {
-    const { tenant, alice, bob } = await world({ funds: 5_000 });
+    const { tenant, alice, bob } = await tenantWithUsers({ funds: 5_000 });
     const clock = new ManualClock(new Date());
     const slowKey = slowKeyStart(runtime.client, clock);
     const key = uuidv7();
-    expect((await refusal(send({ ...runtime, clock, client: slowKey }, tenant, alice, bob, 300, key))).code).toBe('service_unavailable');
-    expect((await ledgerTransactions(tenant)).filter((t) => t.type === 'transfer')).toEqual([]);
+    expect((await refusal(sendTransfer({ ...runtime, clock, client: slowKey }, tenant, alice, bob, 300, key))).code).toBe('service_unavailable');
+    expect((await f.transactions(tenant)).filter((t) => t.type === 'transfer')).toEqual([]);
 
-    const retry = await send({ ...runtime, clock }, tenant, alice, bob, 300, key);
+    const retry = await sendTransfer({ ...runtime, clock }, tenant, alice, bob, 300, key);
     expect(retry).toMatchObject({ status: 201, replayed: false });
     await expectPostedOnce(tenant, JSON.parse(retry.body) as Transfer);
-    expect(await available(tenant, alice)).toBe(5_000 - 300);
+    expect((await f.balance(tenant, alice.cash_account_id)).available).toBe(5_000 - 300);
   });
 
   it('indexes again a key a retry takes over: a crash during the retry is swept, though the sweeper had walked past its start', async () => {
-    const { tenant, alice, bob } = await world({ funds: 5_000 });
+    const { tenant, alice, bob } = await tenantWithUsers({ funds: 5_000 });
     const clock = new ManualClock(new Date());
     const clocked: WalletDeps = { ...runtime, clock };
     const slowKey = slowKeyStart(runtime.client, clock);
     const key = uuidv7();
     // A first try whose key showed late, after walks that passed its start without seeing it.
-    expect((await refusal(send({ ...clocked, client: slowKey }, tenant, alice, bob, 400, key))).code).toBe('service_unavailable');
+    expect((await refusal(sendTransfer({ ...clocked, client: slowKey }, tenant, alice, bob, 400, key))).code).toBe('service_unavailable');
     const marks = await Promise.all([0, 1, 2, 3].map((shard) => getItem(f.deps, operationKeys.sweptThrough(shard))));
     const walked = new Date(clock.now().getTime() - 1_000).toISOString();
     try {
       for (const shard of [0, 1, 2, 3]) await putItem(f.deps, { ...operationKeys.sweptThrough(shard), entity: 'saga_sweep', through: walked });
       // The client's retry takes it over and dies after the ledger posting.
-      await expect(send(clocked, tenant, alice, bob, 400, key, crash)).rejects.toThrow('crashed');
+      await expect(sendTransfer(clocked, tenant, alice, bob, 400, key, crash)).rejects.toThrow('crashed');
       clock.advance(SWEEP_AFTER_MS + 10_000);
       expect(await sweepOperations(clocked)).toBeGreaterThanOrEqual(1);
       const [transfer] = (await listTransfers(f.deps, tenant.id, { limit: 10 })).data;
@@ -311,13 +274,13 @@ describe('crash safety', () => {
   });
 
   it('remembers a ledger refusal under the key: insufficient funds answers the same bytes and moves nothing', async () => {
-    const { tenant, alice, bob } = await world({ funds: 100 });
+    const { tenant, alice, bob } = await tenantWithUsers({ funds: 100 });
     const key = uuidv7();
-    const first = await send(runtime, tenant, alice, bob, 101, key);
+    const first = await sendTransfer(runtime, tenant, alice, bob, 101, key);
     expect(first.status).toBe(422);
     expect(JSON.parse(first.body)).toMatchObject({ code: 'insufficient_funds' });
-    expect(await send(runtime, tenant, alice, bob, 101, key)).toEqual({ ...first, replayed: true });
-    expect(await available(tenant, alice)).toBe(100);
+    expect(await sendTransfer(runtime, tenant, alice, bob, 101, key)).toEqual({ ...first, replayed: true });
+    expect((await f.balance(tenant, alice.cash_account_id)).available).toBe(100);
     expect((await listTransfers(f.deps, tenant.id, { limit: 10 })).data).toEqual([]);
   });
 });
@@ -336,44 +299,38 @@ describe('limits', () => {
   });
 
   it('refuses with limit_exceeded the transfer that would pass the daily max, and lets the rest of it through', async () => {
-    const { tenant, alice, bob } = await world({ funds: 10_000 });
-    await setLimits(f.deps, tenant.id, { p2p: { daily_max: 1_000, monthly_max: null } }, context());
-    expect((await send(runtime, tenant, alice, bob, 600)).status).toBe(201);
-    const passing = await send(runtime, tenant, alice, bob, 401);
+    const { tenant, alice, bob } = await tenantWithUsers({ funds: 10_000 });
+    await setLimits(f.deps, tenant.id, { p2p: { daily_max: 1_000, monthly_max: null } }, f.context());
+    expect((await sendTransfer(runtime, tenant, alice, bob, 600)).status).toBe(201);
+    const passing = await sendTransfer(runtime, tenant, alice, bob, 401);
     expect(passing.status).toBe(422);
     expect(JSON.parse(passing.body)).toMatchObject({ code: 'limit_exceeded' });
-    expect((await send(runtime, tenant, alice, bob, 400)).status).toBe(201);
-    expect(JSON.parse((await send(runtime, tenant, alice, bob, 1)).body)).toMatchObject({ code: 'limit_exceeded' });
+    expect((await sendTransfer(runtime, tenant, alice, bob, 400)).status).toBe(201);
+    expect(JSON.parse((await sendTransfer(runtime, tenant, alice, bob, 1)).body)).toMatchObject({ code: 'limit_exceeded' });
     // Bob's own window is his.
-    expect((await send(runtime, tenant, bob, alice, 1_000)).status).toBe(201);
-    expect(await available(tenant, alice)).toBe(10_000 - 1_000 + 1_000);
+    expect((await sendTransfer(runtime, tenant, bob, alice, 1_000)).status).toBe(201);
+    expect((await f.balance(tenant, alice.cash_account_id)).available).toBe(10_000 - 1_000 + 1_000);
   });
 
   it("applies a user's override instead of the tenant's, and the tenant's again once it is removed", async () => {
-    const { tenant, alice, bob } = await world({ funds: 10_000 });
-    await setLimits(f.deps, tenant.id, { p2p: { daily_max: 100, monthly_max: 5_000 } }, context());
-    await setUserLimits(f.deps, tenant.id, alice.id, { p2p: { daily_max: 2_000, monthly_max: null } }, context());
+    const { tenant, alice, bob } = await tenantWithUsers({ funds: 10_000 });
+    await setLimits(f.deps, tenant.id, { p2p: { daily_max: 100, monthly_max: 5_000 } }, f.context());
+    await setUserLimits(f.deps, tenant.id, alice.id, { p2p: { daily_max: 2_000, monthly_max: null } }, f.context());
     expect(await effectiveLimits(f.deps, tenant.id, alice.id)).toEqual({ p2p: { daily_max: 2_000, monthly_max: null } });
-    expect((await send(runtime, tenant, alice, bob, 1_500)).status).toBe(201);
-    const removed = await setUserLimits(f.deps, tenant.id, alice.id, { p2p: null }, context());
+    expect((await sendTransfer(runtime, tenant, alice, bob, 1_500)).status).toBe(201);
+    const removed = await setUserLimits(f.deps, tenant.id, alice.id, { p2p: null }, f.context());
     expect(removed).toEqual({ user_id: alice.id, p2p: null, effective: { p2p: { daily_max: 100, monthly_max: 5_000 } } });
     expect(await getUserLimits(f.deps, tenant.id, alice.id)).toEqual(removed);
-    expect(JSON.parse((await send(runtime, tenant, alice, bob, 101)).body)).toMatchObject({ code: 'limit_exceeded' });
+    expect(JSON.parse((await sendTransfer(runtime, tenant, alice, bob, 101)).body)).toMatchObject({ code: 'limit_exceeded' });
     const actions = (await listAuditLog(f.deps, tenant.id, { limit: 20 })).data.map((r) => r.action);
     expect(actions.filter((a) => a === 'limits.set' || a === 'user_limits.set')).toEqual(['user_limits.set', 'user_limits.set', 'limits.set']);
-    expect((await refusal(setUserLimits(f.deps, tenant.id, uuidv7(), { p2p: null }, context()))).code).toBe('user_not_found');
+    expect((await refusal(setUserLimits(f.deps, tenant.id, uuidv7(), { p2p: null }, f.context()))).code).toBe('user_not_found');
   });
 });
 
 describe('balances and transactions', () => {
   async function entriesReader(): Promise<ListEntries> {
-    const basic = Buffer.from(`${process.env.LEDGER_CLIENT_ID}:${process.env.LEDGER_CLIENT_SECRET}`).toString('base64');
-    const tokenResponse = await fetch(f.platform.issuer.tokenUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${basic}` },
-      body: 'grant_type=client_credentials',
-    });
-    const token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+    const token = await exchangeClientCredentials(f.platform, process.env.LEDGER_CLIENT_ID!, process.env.LEDGER_CLIENT_SECRET!);
     return async (ledgerId, accountId, query) => {
       const params = new URLSearchParams();
       if (query.cursor) params.set('cursor', query.cursor);
@@ -384,19 +341,19 @@ describe('balances and transactions', () => {
   }
 
   it("reads a user's balances from its cash account, with a business user's credit line", async () => {
-    const { tenant, alice, bob } = await world({ rule: { bps: 0, flat: 5, min_fee: 0, max_fee: null }, funds: 1_000 });
-    await send(runtime, tenant, alice, bob, 100);
+    const { tenant, alice, bob } = await tenantWithUsers({ rule: { bps: 0, flat: 5, min_fee: 0, max_fee: null }, funds: 1_000 });
+    await sendTransfer(runtime, tenant, alice, bob, 100);
     expect(await getBalances(runtime, tenant.id, alice.id)).toEqual({ user_id: alice.id, currency: 'USD', available: 895, pending: 0, posted: 895, credit_limit: 0 });
     expect((await refusal(getBalances(runtime, tenant.id, alice.id, { selfOnly: bob.id }))).code).toBe('user_not_found');
-    const business = await getUserRecord(f.deps, tenant.id, (await createUser(f.deps, tenant.id, { external_id: `biz-${uuidv7()}`, kind: 'business' }, context())).user.id);
+    const business = await getUserRecord(f.deps, tenant.id, (await createUser(f.deps, tenant.id, { external_id: `biz-${uuidv7()}`, kind: 'business' }, f.context())).user.id);
     await f.ledger.updateAccount(tenant.ledger_id, business.cash_account_id, { floor: -700 });
     expect(await getBalances(runtime, tenant.id, business.id)).toMatchObject({ available: 0, credit_limit: 700 });
   });
 
   it("lists a user's entries newest first, the same through the platform's ledger client and a bare HTTP reader of the entries", async () => {
-    const { tenant, alice, bob } = await world({ rule: { bps: 0, flat: 1, min_fee: 0, max_fee: null }, funds: 1_000 });
-    for (const amount of [10, 20, 30]) await send(runtime, tenant, alice, bob, amount);
-    await send(runtime, tenant, bob, alice, 5);
+    const { tenant, alice, bob } = await tenantWithUsers({ rule: { bps: 0, flat: 1, min_fee: 0, max_fee: null }, funds: 1_000 });
+    for (const amount of [10, 20, 30]) await sendTransfer(runtime, tenant, alice, bob, amount);
+    await sendTransfer(runtime, tenant, bob, alice, 5);
     const viewer = { userId: alice.id, scopes: new Set(['balances:read']) };
     const entries = await entriesReader();
     const withEntries: TransfersDeps = { ...runtime, ledger: () => Object.assign(Object.create(f.ledger) as typeof f.ledger, { listEntries: entries }) };

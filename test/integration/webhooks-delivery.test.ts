@@ -26,7 +26,9 @@ import { webhookKeys } from '../../shared/wallet/webhooks/keys';
 import { verifyWebhook } from '../../shared/wallet/webhooks/verify';
 import { createDeliveryHandler } from '../../shared/wallet/webhooks/worker';
 import { startTestPlatform } from '../support/platform';
-import { startReceiver, until, type Receiver, type ScriptedAnswer } from './webhooks-receiver';
+import { startReceiver, type Receiver, type ScriptedAnswer } from './webhooks-receiver';
+import { until } from '../support/time';
+import { commitEvent } from '../support/events';
 
 /**
  * Webhook delivery on the embedded platform: the real WalletTable stream drives the relay, the
@@ -88,13 +90,6 @@ async function endpointFor(tenantId: string, path: string, options: { script?: S
   return createEndpoint(deps, { tenantId }, { url, ...(options.filters ? { event_filters: options.filters } : {}) }, { actor, requestId: uuidv7(), livemode: false });
 }
 
-/** Commits an event as a domain service would: the outbox item in a TransactWriteItems. */
-async function commitEvent(tenantId: string, type = 'fee_plan.set', data: Record<string, unknown> = { fee_plan: { fees: {}, commission_mode: 'deduct' } }): Promise<EventEnvelope> {
-  const { item, envelope } = outboxItem(deps, { type, tenantId, data });
-  await deps.client.send(new TransactWriteCommand({ TransactItems: [item] }));
-  return envelope;
-}
-
 const queued = () => platform.queues.depth(DELIVERY_QUEUE);
 
 /** Waits (real time) until the relay has handed the delivery's first attempt to the queue. */
@@ -134,7 +129,7 @@ describe('retries', () => {
   it('retries a failing receiver on the published schedule, records every attempt, then delivers once', async () => {
     const tenantId = uuidv7();
     const endpoint = await endpointFor(tenantId, '/flaky', { script: [500, 500, 503, 500] });
-    const envelope = await commitEvent(tenantId);
+    const envelope = await commitEvent(deps, tenantId);
     await waitForRelay(envelope.id, endpoint.id);
     const start = clock.now().getTime();
     await platform.queues.drain();
@@ -202,7 +197,7 @@ describe('retries', () => {
   it(`gives up after ${MAX_AUTOMATIC_ATTEMPTS} attempts over about a day`, async () => {
     const tenantId = uuidv7();
     const endpoint = await endpointFor(tenantId, '/down', { thenStatus: 500 });
-    const envelope = await commitEvent(tenantId);
+    const envelope = await commitEvent(deps, tenantId);
     await waitForRelay(envelope.id, endpoint.id);
     await platform.queues.drain();
     for (let attempt = 2; attempt <= MAX_AUTOMATIC_ATTEMPTS; attempt += 1) await advance(RETRY_DELAYS_SECONDS[attempt - 1]!);
@@ -221,7 +216,7 @@ describe('retries', () => {
   it("stops a deleted endpoint's pending retries", async () => {
     const tenantId = uuidv7();
     const endpoint = await endpointFor(tenantId, '/deleted', { thenStatus: 500 });
-    const envelope = await commitEvent(tenantId);
+    const envelope = await commitEvent(deps, tenantId);
     await waitForRelay(envelope.id, endpoint.id);
     await platform.queues.drain();
     expect(receiver.requests('/deleted')).toHaveLength(1);
@@ -236,7 +231,7 @@ describe('retries', () => {
   it('records a receiver that does not answer in time as a failed attempt with error timeout', async () => {
     const tenantId = uuidv7();
     const endpoint = await endpointFor(tenantId, '/hangs', { hang: true });
-    const envelope = await commitEvent(tenantId);
+    const envelope = await commitEvent(deps, tenantId);
     await waitForRelay(envelope.id, endpoint.id);
     await platform.queues.drain();
     const [attempt] = (await listAttempts(deps, { tenantId }, { limit: 5 })).data;
@@ -267,7 +262,7 @@ describe('exactly one delivery per event and endpoint', () => {
     const tenantId = uuidv7();
     const a = await endpointFor(tenantId, '/dup-a');
     const b = await endpointFor(tenantId, '/dup-b');
-    const envelope = await commitEvent(tenantId);
+    const envelope = await commitEvent(deps, tenantId);
     await waitForRelay(envelope.id, a.id);
     await waitForRelay(envelope.id, b.id);
     await platform.queues.drain();
@@ -310,7 +305,7 @@ describe('exactly one delivery per event and endpoint', () => {
   it('makes one attempt when the queue delivers the same message twice', async () => {
     const tenantId = uuidv7();
     const endpoint = await endpointFor(tenantId, '/twice');
-    const envelope = await commitEvent(tenantId);
+    const envelope = await commitEvent(deps, tenantId);
     await waitForRelay(envelope.id, endpoint.id);
     const depth = queued();
     await platform.queues.send(DELIVERY_QUEUE, JSON.stringify({ event_id: envelope.id, endpoint_id: endpoint.id, attempt: 1, not_before: clock.now().toISOString() }));

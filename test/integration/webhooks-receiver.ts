@@ -79,12 +79,3 @@ export async function startReceiver(): Promise<Receiver> {
     },
   };
 }
-
-/** Polls `check` (real time) until it holds. */
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000, label = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${label} not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -15,13 +15,19 @@ export async function ledgerConsumer(platform: Platform, name = `consumer-${uuid
   return { name, token: await clientCredentialsToken(platform, name), consumerId: consumer.id };
 }
 
+/** A new client of the issuer, registered now, and the token it gets with its credentials. */
 export async function clientCredentialsToken(platform: Platform, clientId: string): Promise<string> {
   const { client_secret } = platform.issuer.registerClient(clientId);
+  return exchangeClientCredentials(platform, clientId, client_secret);
+}
+
+/** A client_credentials exchange at the platform's issuer (HTTP Basic client authentication): the access token. */
+export async function exchangeClientCredentials(platform: Platform, clientId: string, clientSecret: string): Promise<string> {
   const response = await fetch(platform.issuer.tokenUrl, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
-      authorization: `Basic ${Buffer.from(`${clientId}:${client_secret}`).toString('base64')}`,
+      authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
     },
     body: 'grant_type=client_credentials',
   });

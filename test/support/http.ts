@@ -38,3 +38,6 @@ export function expectProblem(result: CallResult<any>, code: ErrorCode, label?: 
   const wanted = { status: errorCatalogue[code].status, contentType: 'application/problem+json', code, type: `urn:wallet:problem:${code}`, title: errorCatalogue[code].title };
   expect(label ? { label, ...seen } : seen, result.text).toEqual(label ? { label, ...wanted } : wanted);
 }
+
+/** The ids of a list's items, in its order. */
+export const idsOf = (items: readonly { id: string }[]): string[] => items.map((item) => item.id);

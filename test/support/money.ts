@@ -1,8 +1,6 @@
-import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
-import { systemClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
-import { LedgerClient } from '../../shared/ledger-client/client';
+import { walletDeps, walletLedgerClient } from './wallet';
 
 /**
  * Money for a test's user, the way the platform's own funding works: a ledger posting from the
@@ -12,9 +10,9 @@ import { LedgerClient } from '../../shared/ledger-client/client';
 export async function fundUser(platform: Platform, tenantId: string, userId: string, amount: number): Promise<void> {
   const { getTenantRecord } = await import('../../shared/wallet/tenancy/tenants');
   const { getUserRecord } = await import('../../shared/wallet/tenancy/users');
-  const deps = { client: localDocumentClient(platform.dynamodbEndpoint), table: platform.tables.wallet.name, clock: systemClock, ids: uuidv7 };
+  const deps = walletDeps(platform);
   const tenant = await getTenantRecord(deps, tenantId);
   const cash = (await getUserRecord(deps, tenantId, userId)).cash_account_id;
-  const ledger = new LedgerClient({ baseUrl: platform.urls.ledger, tokenUrl: process.env.LEDGER_TOKEN_URL!, clientId: process.env.LEDGER_CLIENT_ID!, clientSecret: process.env.LEDGER_CLIENT_SECRET!, clock: systemClock });
+  const ledger = walletLedgerClient(platform);
   await ledger.post(tenant.ledger_id, { type: 'topup', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount, commodity: 'USD' }, { account_id: cash, direction: 'credit', amount, commodity: 'USD' }] }, uuidv7());
 }

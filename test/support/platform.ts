@@ -4,6 +4,7 @@ import { routes as manifestRoutes } from '../../shared/routes';
 import { queues as manifestQueues, workers as manifestWorkers } from '../../shared/workers';
 import { uuidv7 } from '../../shared/kernel/ids';
 import type { GatewayName } from '../../shared/http/gateways';
+import type { AnyRoute } from '../../shared/http/route';
 import { contractViolations, forgetContract, registerContract } from './contract';
 
 /**
@@ -33,6 +34,13 @@ export async function startTestPlatform(overrides: Partial<PlatformOptions> = {}
     await stop();
   };
   return platform;
+}
+
+/** The manifest's routes plus these groups of routes, each operation once (the manifest may already list them). */
+export function manifestWith(...groups: object[]): AnyRoute[] {
+  const all = new Map<string, AnyRoute>();
+  for (const route of [...manifestRoutes, ...groups.flatMap((group) => Object.values(group) as AnyRoute[])] as AnyRoute[]) if (!all.has(route.operationId)) all.set(route.operationId, route);
+  return [...all.values()];
 }
 
 /**

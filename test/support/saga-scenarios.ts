@@ -4,7 +4,7 @@ import { uuidv7 } from '../../shared/kernel/ids';
 import { clientOf } from './catalog';
 import { userTokenFor } from './credentials';
 import type { Api } from './http';
-import { until } from '../integration/webhooks-receiver';
+import { until } from './time';
 import type { ManualClock } from '../../shared/kernel/clock';
 import type { FaultBoundary } from '../../shared/wallet/saga/faults';
 
@@ -79,7 +79,8 @@ export type Saga = RequestSaga | WorkerSaga;
 
 const USD = 'USD';
 
-export async function user(world: Pick<World, 'api' | 'bankId'>, funds: number): Promise<{ id: string; externalId: string }> {
+/** A new user of the tenant paid `funds` from the bank by transfer. */
+export async function paidUser(world: Pick<World, 'api' | 'bankId'>, funds: number): Promise<{ id: string; externalId: string }> {
   const externalId = `fault-${uuidv7()}`;
   const created = await world.api('POST', '/v1/users', { body: { external_id: externalId } });
   expect(created.status, created.text).toBe(201);
@@ -139,14 +140,14 @@ const trackingToggled: Race = {
 };
 
 async function authorized(world: World, amount: number, capture: boolean): Promise<Entities> {
-  const payer = await user(world, 20_000);
+  const payer = await paidUser(world, 20_000);
   const paid = await world.api('POST', '/v1/payments', { key: uuidv7(), body: { user_id: payer.id, merchant_id: world.shop.merchantId, amount, currency: USD, capture } });
   expect(paid.status, paid.text).toBe(201);
   return { payer: payer.id, payerExternal: payer.externalId, payment: paid.body.id };
 }
 
-async function openOrder(world: World, quantity: number): Promise<Entities> {
-  const shopper = await user(world, 20_000);
+async function openShopOrder(world: World, quantity: number): Promise<Entities> {
+  const shopper = await paidUser(world, 20_000);
   const order = await world.api('POST', '/v1/orders', { key: uuidv7(), body: { client_id: world.shop.clientId, user_id: shopper.id, lines: [{ variant_id: world.shop.variantId, quantity }] } });
   expect(order.status, order.text).toBe(201);
   return { shopper: shopper.id, shopperExternal: shopper.externalId, order: order.body.id };
@@ -156,21 +157,21 @@ export const SAGAS: Record<string, Saga> = {
   transfer: {
     kind: 'request',
     operation: 'transfer.create',
-    setup: async (world) => ({ from: (await user(world, 10_000)).id, to: (await user(world, 0)).id }),
+    setup: async (world) => ({ from: (await paidUser(world, 10_000)).id, to: (await paidUser(world, 0)).id }),
     request: (_world, e) => ({ method: 'POST', path: '/v1/transfers', body: { from_user_id: e.from, to_user_id: e.to, amount: 1_234 } }),
     races: [feePlanChange],
   },
   paymentCaptured: {
     kind: 'request',
     operation: 'payment.create',
-    setup: async (world) => ({ payer: (await user(world, 10_000)).id }),
+    setup: async (world) => ({ payer: (await paidUser(world, 10_000)).id }),
     request: (world, e) => ({ method: 'POST', path: '/v1/payments', body: { user_id: e.payer, merchant_id: world.shop.merchantId, amount: 2_000, currency: USD } }),
     races: [feePlanChange, ruleReplaced],
   },
   paymentAuthorized: {
     kind: 'request',
     operation: 'payment.create',
-    setup: async (world) => ({ payer: (await user(world, 10_000)).id }),
+    setup: async (world) => ({ payer: (await paidUser(world, 10_000)).id }),
     request: (world, e) => ({ method: 'POST', path: '/v1/payments', body: { user_id: e.payer, merchant_id: world.shop.merchantId, amount: 2_000, currency: USD, capture: false } }),
     races: [feePlanChange],
   },
@@ -204,21 +205,21 @@ export const SAGAS: Record<string, Saga> = {
   orderPay: {
     kind: 'request',
     operation: 'order.pay',
-    setup: (world) => openOrder(world, 2),
+    setup: (world) => openShopOrder(world, 2),
     request: (_world, e) => ({ method: 'POST', path: `/v1/orders/${e.order}/pay` }),
     races: [ruleReplaced, stockSet, trackingToggled, { name: 'canceled', run: (world, e) => world.api('POST', `/v1/orders/${e.order}/cancel`, { key: uuidv7() }) }],
   },
   orderCancel: {
     kind: 'request',
     operation: 'order.cancel',
-    setup: (world) => openOrder(world, 1),
+    setup: (world) => openShopOrder(world, 1),
     request: (_world, e) => ({ method: 'POST', path: `/v1/orders/${e.order}/cancel` }),
     races: [trackingToggled, { name: 'paid', run: (world, e) => world.api('POST', `/v1/orders/${e.order}/pay`, { key: uuidv7() }) }],
   },
   orderCreate: {
     kind: 'request',
     operation: 'order.create',
-    setup: async (world) => ({ shopper: (await user(world, 0)).id }),
+    setup: async (world) => ({ shopper: (await paidUser(world, 0)).id }),
     request: (world, e) => ({ method: 'POST', path: '/v1/orders', body: { client_id: world.shop.clientId, user_id: e.shopper, lines: [{ variant_id: world.shop.variantId, quantity: 1 }] } }),
     races: [stockSet, trackingToggled],
   },
@@ -226,7 +227,7 @@ export const SAGAS: Record<string, Saga> = {
     kind: 'request',
     operation: 'subscription.create',
     setup: async (world) => {
-      const subscriber = await user(world, 10_000);
+      const subscriber = await paidUser(world, 10_000);
       return { subscriber: subscriber.id, token: await consumer(world, subscriber.externalId, ['subscriptions:write', 'subscriptions:read']) };
     },
     request: (world, e) => ({ method: 'POST', path: `/v1/explore/offerings/${world.shop.planId}/subscribe`, token: e.token }),
@@ -262,7 +263,7 @@ export const SAGAS: Record<string, Saga> = {
     worker: 'subscriptionsChargeDue',
     boundaries: ['beforeLedger', 'afterLedger', 'afterCommit'],
     setup: async (world) => {
-      const subscriber = await user(world, 10_000);
+      const subscriber = await paidUser(world, 10_000);
       const token = await consumer(world, subscriber.externalId, ['subscriptions:write', 'subscriptions:read']);
       const subscribed = await world.api('POST', `/v1/explore/offerings/${world.shop.planId}/subscribe`, { token, key: uuidv7() });
       expect(subscribed.status, subscribed.text).toBe(201);
@@ -298,7 +299,7 @@ export const SAGAS: Record<string, Saga> = {
     boundaries: ['beforeLedger', 'afterLedger', 'afterCommit'],
     setup: async (world) => {
       // Exactly one period's money: the next charge is refused, and dunning begins (or a credit racing it pays).
-      const subscriber = await user(world, 900);
+      const subscriber = await paidUser(world, 900);
       const token = await consumer(world, subscriber.externalId, ['subscriptions:write', 'subscriptions:read']);
       const subscribed = await world.api('POST', `/v1/explore/offerings/${world.shop.planId}/subscribe`, { token, key: uuidv7() });
       expect(subscribed.status, subscribed.text).toBe(201);
@@ -316,7 +317,7 @@ export const SAGAS: Record<string, Saga> = {
     worker: 'queue',
     boundaries: ['beforeLedger', 'afterLedger', 'beforeCommit', 'afterCommit'],
     setup: async (world) => {
-      const payee = await user(world, 0);
+      const payee = await paidUser(world, 0);
       const topup = await world.api('POST', '/v1/topups', { key: uuidv7(), body: { user_id: payee.id, amount: 2_500, currency: USD, sandbox_outcome: 'succeed' } });
       expect(topup.status, topup.text).toBe(201);
       return { payee: payee.id, topup: topup.body.id };
@@ -341,7 +342,7 @@ export const SAGAS: Record<string, Saga> = {
     worker: 'ordersExpire',
     boundaries: ['beforeCommit'],
     setup: async (world) => {
-      const open = await openOrder(world, 1);
+      const open = await openShopOrder(world, 1);
       const order = await world.api('GET', `/v1/orders/${open.order}`);
       world.clock.advance(Date.parse(order.body.expires_at) - world.clock.now().getTime() + 1_000);
       return open;
@@ -367,7 +368,7 @@ export async function openShop(world: Omit<World, 'shop'>): Promise<Shop> {
     expect(rule.status, rule.text).toBe(201);
   }
   // Marketing money comes from settlement: a payment into the merchant first.
-  const buyer = await user(world, 200_000);
+  const buyer = await paidUser(world, 200_000);
   expect((await world.api('POST', '/v1/payments', { key: uuidv7(), body: { user_id: buyer.id, merchant_id: client.merchantId, amount: 150_000, currency: USD } })).status).toBe(201);
   const funded = await world.api('POST', `/v1/merchants/${client.merchantId}/marketing_funds`, { key: uuidv7(), body: { amount: 100_000 } });
   expect(funded.status, funded.text).toBe(201);

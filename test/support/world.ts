@@ -1,13 +1,17 @@
 import { expect } from 'vitest';
 import type { Platform } from '../../local/platform';
+import { gatewayOf } from '../../shared/http/gateways';
 import type { PrincipalKind } from '../../shared/http/principal';
+import type { AnyRoute } from '../../shared/http/route';
 import { PARTNER_ADMIN_SCOPES, TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { clientOf } from './catalog';
 import { fundUser } from './money';
 import { ledgerConsumer } from './consumers';
 import { apiKeyFor, idpTokenFor, staffToken, userTokenFor } from './credentials';
+import { apiClient } from './http';
 import { call } from './platform';
+import { createTenant } from './tenants';
 
 export const PRINCIPAL_KINDS: PrincipalKind[] = ['api_key', 'user_token', 'idp_user', 'platform_staff', 'vendor_support', 'partner_admin', 'tenant_staff', 'ledger_consumer'];
 
@@ -22,18 +26,20 @@ export interface World {
   foreign: Record<string, string>;
 }
 
+/** The base URL of the platform's gateway that serves the route. */
+export const baseOf = (platform: Platform, route: AnyRoute): string => platform.urls[gatewayOf(route.api)];
+
+/** The route's path with each parameter filled from `ids` by its name, a fresh id where `ids` has none. */
+export const pathOf = (route: AnyRoute, ids: Record<string, string>): string => route.path.replace(/\{(\w+)\}/g, (_, name: string) => ids[name] ?? uuidv7());
+
 /** Two tenants, a credential of every principal kind for the first, and objects of the second. */
 export async function buildWorld(platform: Platform): Promise<World> {
   const full = {} as Record<PrincipalKind, string>;
   const none: Partial<Record<PrincipalKind, string>> = {};
   const foreign: Record<string, string> = {};
   const platformStaff = await staffToken(platform, { role: 'platform' });
-  const createTenant = async (name: string) => {
-    const result = await call(platform.urls.public, 'POST', '/v1/tenants', { token: platformStaff, headers: { 'idempotency-key': uuidv7() }, body: { name, currency: 'USD' } });
-    expect(result.status, result.text).toBe(201);
-    return result.body.id as string;
-  };
-  const [tenantId, otherTenantId] = [await createTenant('Tenant A'), await createTenant('Tenant B')];
+  const api = apiClient(platform.urls.public);
+  const [tenantId, otherTenantId] = [await createTenant(api, platformStaff, 'Tenant A'), await createTenant(api, platformStaff, 'Tenant B')];
 
   full.api_key = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   none.api_key = await apiKeyFor(platform, tenantId, []);

@@ -33,7 +33,7 @@ afterAll(() => {
 });
 
 /** A refusal as the SDK throws it: the exception's name, its fault and metadata. */
-const refusal = (name: string, message: string) => Object.assign(new Error(message), { name, $fault: 'client', $metadata: { httpStatusCode: 400 } });
+const sdkRefusal = (name: string, message: string) => Object.assign(new Error(message), { name, $fault: 'client', $metadata: { httpStatusCode: 400 } });
 
 const KEY_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab';
 const PREVIOUS_ARN = 'arn:aws:kms:eu-west-1:111122223333:key/0000abcd-12ab-34cd-56ef-1234567890ab';
@@ -78,12 +78,12 @@ describe('the KMS token signer', () => {
   function answerAsKms(refuse?: () => boolean) {
     kmsMock.on(SignCommand).callsFake((input: SignCommandInput) => {
       const pair = keys.get(String(input.KeyId));
-      if (!pair || refuse?.()) throw refusal('AccessDeniedException', 'not allowed');
+      if (!pair || refuse?.()) throw sdkRefusal('AccessDeniedException', 'not allowed');
       return { KeyId: input.KeyId, Signature: new Uint8Array(createSign('RSA-SHA256').update(input.Message!).sign(pair.privateKey)), SigningAlgorithm: input.SigningAlgorithm };
     });
     kmsMock.on(GetPublicKeyCommand).callsFake((input: { KeyId?: string }) => {
       const pair = keys.get(String(input.KeyId));
-      if (!pair || refuse?.()) throw refusal('AccessDeniedException', 'not allowed');
+      if (!pair || refuse?.()) throw sdkRefusal('AccessDeniedException', 'not allowed');
       const der = pair.publicKey.export({ format: 'der', type: 'spki' });
       return { KeyId: input.KeyId, PublicKey: new Uint8Array(der), KeySpec: 'RSA_2048', KeyUsage: 'SIGN_VERIFY', SigningAlgorithms: ['RSASSA_PKCS1_V1_5_SHA_256'] };
     });
@@ -277,19 +277,19 @@ describe('the queue transport (SQS)', () => {
 
   it('passes an SQS refusal to the caller as the SDK threw it', async () => {
     vi.stubEnv(queueUrlEnv('webhookDeliveries'), 'https://sqs.eu-west-1.amazonaws.com/111122223333/deliveries');
-    sqsMock.on(SendMessageCommand).rejects(refusal('QueueDoesNotExist', 'The specified queue does not exist.'));
+    sqsMock.on(SendMessageCommand).rejects(sdkRefusal('QueueDoesNotExist', 'The specified queue does not exist.'));
     await expect(sqsTransport().send('webhookDeliveries', '{}')).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
   });
 });
 
 describe('the event bus transport (EventBridge)', () => {
-  const events = (n: number): BusEvent[] => Array.from({ length: n }, (_, i) => ({ source: 'wallet', detailType: 'transfer.completed', detail: JSON.stringify({ n: i }) }));
+  const busEvents = (n: number): BusEvent[] => Array.from({ length: n }, (_, i) => ({ source: 'wallet', detailType: 'transfer.completed', detail: JSON.stringify({ n: i }) }));
 
   it('sends PutEvents on EVENT_BUS_NAME, ten entries a call, each with its source, type and detail', async () => {
     vi.stubEnv('EVENT_BUS_NAME', 'wallet-events-dev');
     eventsMock.on(PutEventsCommand).callsFake((input: { Entries?: unknown[] }) => ({ FailedEntryCount: 0, Entries: (input.Entries ?? []).map((_, i) => ({ EventId: `e-${i}` })) }));
 
-    await eventBridgeTransport().publish(events(23));
+    await eventBridgeTransport().publish(busEvents(23));
 
     const sent = eventsMock.commandCalls(PutEventsCommand).map((call) => call.args[0].input.Entries ?? []);
     expect(sent.map((entries) => entries.length)).toEqual([10, 10, 3]);
@@ -301,12 +301,12 @@ describe('the event bus transport (EventBridge)', () => {
     vi.stubEnv('EVENT_BUS_NAME', 'wallet-events-dev');
     eventsMock.on(PutEventsCommand).resolves({ FailedEntryCount: 2, Entries: [{ ErrorCode: 'ThrottlingException' }, { EventId: 'e-1' }, { ErrorCode: 'ThrottlingException' }] });
 
-    await expect(eventBridgeTransport().publish(events(3))).rejects.toThrow('PutEvents failed for 2 of 3 entries: ThrottlingException');
+    await expect(eventBridgeTransport().publish(busEvents(3))).rejects.toThrow('PutEvents failed for 2 of 3 entries: ThrottlingException');
   });
 
   it('refuses to publish without EVENT_BUS_NAME, without calling EventBridge', async () => {
     vi.stubEnv('EVENT_BUS_NAME', undefined);
-    await expect(eventBridgeTransport().publish(events(1))).rejects.toThrow(/EVENT_BUS_NAME is not set/);
+    await expect(eventBridgeTransport().publish(busEvents(1))).rejects.toThrow(/EVENT_BUS_NAME is not set/);
     expect(eventsMock.calls()).toHaveLength(0);
   });
 });

@@ -21,7 +21,7 @@ function scripted(answers: Answer[]): { fetch: typeof globalThis.fetch; requests
   return { fetch, requests };
 }
 
-const problem = (status: number, code: string) => ({ type: `urn:wallet:problem:${code}`, title: code, status, code, request_id: 'r-1' });
+const problemReply = (status: number, code: string) => ({ type: `urn:wallet:problem:${code}`, title: code, status, code, request_id: 'r-1' });
 const transferBody = { from_user_id: '01920000-0000-7000-8000-000000000001', to_user_id: '01920000-0000-7000-8000-000000000002', amount: 100 };
 const transfer = { id: 't-1', amount: 100 };
 
@@ -40,9 +40,9 @@ describe('the typed client', () => {
 
   it('retries 409 idempotency_in_flight, 429 and 503 with the same key, honouring Retry-After', async () => {
     const { fetch, requests } = scripted([
-      { status: 409, body: problem(409, 'idempotency_in_flight') },
-      { status: 429, body: problem(429, 'rate_limited'), headers: { 'retry-after': '0' } },
-      { status: 503, body: problem(503, 'bulkhead_full'), headers: { 'retry-after': '0' } },
+      { status: 409, body: problemReply(409, 'idempotency_in_flight') },
+      { status: 429, body: problemReply(429, 'rate_limited'), headers: { 'retry-after': '0' } },
+      { status: 503, body: problemReply(503, 'bulkhead_full'), headers: { 'retry-after': '0' } },
       { status: 201, body: transfer },
     ]);
     const wallet = createWalletClient({ baseUrl: 'http://127.0.0.1:1', fetch, retry: { baseDelayMs: 1 } });
@@ -52,7 +52,7 @@ describe('the typed client', () => {
   });
 
   it('throws a problem as ApiError with its code, without retrying a 409 that is not in flight', async () => {
-    const { fetch, requests } = scripted([{ status: 409, body: problem(409, 'idempotency_key_reused') }]);
+    const { fetch, requests } = scripted([{ status: 409, body: problemReply(409, 'idempotency_key_reused') }]);
     const wallet = createWalletClient({ baseUrl: 'http://127.0.0.1:1', fetch, retry: { baseDelayMs: 1 } });
     const error = await wallet.POST('/v1/transfers', { body: transferBody }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
@@ -61,7 +61,7 @@ describe('the typed client', () => {
   });
 
   it('gives up after maxAttempts and throws the last refusal', async () => {
-    const { fetch, requests } = scripted(Array.from({ length: 5 }, () => ({ status: 503, body: problem(503, 'service_unavailable'), headers: { 'retry-after': '0' } })));
+    const { fetch, requests } = scripted(Array.from({ length: 5 }, () => ({ status: 503, body: problemReply(503, 'service_unavailable'), headers: { 'retry-after': '0' } })));
     const wallet = createWalletClient({ baseUrl: 'http://127.0.0.1:1', fetch, retry: { maxAttempts: 3 } });
     await expect(wallet.GET('/v1/users')).rejects.toMatchObject({ code: 'service_unavailable' });
     expect(requests).toHaveLength(3);
