@@ -9,7 +9,7 @@ import { grantItems, planRewards, postRewards, type Grants, type RewardPlan } fr
 import { defineOperation } from '../saga/registry';
 import { runOperation, type SagaFaults } from '../saga/engine';
 import type { FeeRule } from '../tenancy/fees';
-import { captureAmounts } from './fees';
+import { captureAmounts, type CaptureAmounts } from './fees';
 import { paymentKeys } from './keys';
 import { captureLegs } from '../money/legs';
 import { paymentItem, statusUpdate, toPayment, transitionRefused } from './records';
@@ -57,10 +57,12 @@ export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runti
   const amount = input.amount ?? Number(item.amount);
   const rules = item.rules as { payment: FeeRule; commission: FeeRule };
   const mode = item.commission_mode === 'add' ? 'add' : 'deduct';
-  const amounts = captureAmounts(rules, mode, amount);
   return {
     post: async (ledgerKey) => {
       if (item.status !== 'authorized' || pin.hold_expired) throw pin.hold_expired && item.status === 'authorized' ? new AppError('invalid_transition', 'The authorization has expired.') : transitionRefused(item, 'captured');
+      // Priced only once it is known to be an authorization: a payment captured at once (an
+      // order's) keeps no commission rule, and asking to capture it is a refused transition.
+      const amounts = captureAmounts(rules, mode, amount);
       if (amount > Number(item.amount)) throw new AppError('invalid_request', `amount must not exceed the authorized ${String(item.amount)}.`, { errors: [{ field: 'amount', message: 'above the authorization' }] });
       if (amounts.merchant_credit < 0) throw new AppError('invalid_request', 'The fee and commission exceed the amount.', { errors: [{ field: 'amount', message: 'below the fees' }] });
       let transaction: Transaction;
@@ -81,10 +83,10 @@ export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runti
       }
       const plan = pin.rewards !== undefined ? pin.rewards : await planRewards(runtime, earnInput(tenantId, item, amount, startedAt));
       const grants = await postRewards(runtime, plan, { paymentId: input.payment_id, ledgerKey });
-      return { transaction, grants };
+      return { transaction, grants, amounts };
     },
     commit: async (result) => {
-      const { transaction: posted, grants } = result as { transaction: Transaction; grants: Grants };
+      const { transaction: posted, grants, amounts } = result as { transaction: Transaction; grants: Grants; amounts: CaptureAmounts };
       const now = runtime.clock.now().toISOString();
       const after = { ...item, status: 'captured', captured_amount: amount, fee: amounts.fee, commission: amounts.commission, updated_at: now, ledger_transaction_id: (posted as Transaction).id };
       const payment = toPayment(after);
