@@ -4,7 +4,7 @@ import type { Principal } from '../../shared/http/principal';
 import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
 import type { WalletDeps } from '../../shared/wallet/deps';
-import { createMerchant, merchantItem } from '../../shared/wallet/merchants/merchants';
+import { createMerchant, merchantRecord } from '../../shared/wallet/merchants/merchants';
 import { startPayout } from '../../shared/wallet/payouts/create';
 import { getPayoutRecord } from '../../shared/wallet/payouts/records';
 import { sandboxRailRequest } from '../../shared/wallet/payouts/sandbox';
@@ -41,7 +41,7 @@ const ids = () => ({ idempotencyKey: uuidv7(), requestId: uuidv7() });
 async function world() {
   const tenant = await f.tenant();
   const merchant = await createMerchant(runtime, tenant.id, { name: 'Shop' });
-  const settlement = String((await merchantItem(runtime, tenant.id, merchant.id)).settlement_account_id);
+  const settlement = (await merchantRecord(runtime, tenant.id, merchant.id)).settlement_account_id;
   await f.ledger.post(
     tenant.ledger_id,
     { type: 'payment', legs: [{ account_id: tenant.accounts.funding, direction: 'debit', amount: 5_000, commodity: 'USD' }, { account_id: settlement, direction: 'credit', amount: 5_000, commodity: 'USD' }] },

@@ -10,7 +10,7 @@ import { catalogKeys } from '../catalog/keys';
 import { isLive, type OfferingRecord, type VariantRecord } from '../catalog/records';
 import { commitVersioned, withFreshReads } from '../../aws/fresh-reads';
 import type { WalletDeps } from '../deps';
-import { merchantItem } from '../merchants/merchants';
+import { merchantRecord } from '../merchants/merchants';
 import { MAX_PAYMENT_DEBIT, splitCharge } from '../payments/fees';
 import { defineOperation } from '../saga/registry';
 import { runOperation } from '../saga/engine';
@@ -78,7 +78,7 @@ export async function createOrder(
   if (principal.userId !== undefined && userId !== principal.userId) throw new AppError('user_not_found', `No user ${userId}.`);
   const [tenant, user, client] = await Promise.all([getTenantRecord(runtime, tenantId), getUserRecord(runtime, tenantId, userId), readClient(runtime, tenantId, input.client_id)]);
   if (!isExplorable(client)) throw new AppError('client_not_found', `No client ${input.client_id}.`);
-  const merchant = await merchantItem(runtime, tenantId, client.merchant_id);
+  const merchant = await merchantRecord(runtime, tenantId, client.merchant_id);
   const lines = await priceLines(runtime, client.id, input.lines, client.commission_bps);
   const amount = lines.reduce((sum, line) => sum + line.amount, 0);
   const commission = lines.reduce((sum, line) => sum + commissionOf(line.commission_bps, line.amount), 0);
@@ -103,7 +103,7 @@ export async function createOrder(
       merchant_id: client.merchant_id,
       ledger_id: tenant.ledger_id,
       payer_account_id: user.cash_account_id,
-      settlement_account_id: String(merchant.settlement_account_id),
+      settlement_account_id: merchant.settlement_account_id,
       revenue_account_id: tenant.accounts.revenue,
       fee_rule: tenant.fees.payment,
     },

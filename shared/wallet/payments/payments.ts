@@ -14,7 +14,7 @@ import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
 import { authorizationDebit, captureAmounts, MAX_PAYMENT_DEBIT } from './fees';
 import { paymentKeys } from './keys';
-import { merchantItem } from '../merchants/merchants';
+import { merchantRecord } from '../merchants/merchants';
 import { captureLegs, legOf } from '../money/legs';
 import { newPaymentItem, paymentItem, toPayment, type Payment, type PaymentStatus } from './records';
 
@@ -167,7 +167,7 @@ export async function createPayment(runtime: WalletDeps, principal: Principal, t
     description: input.description ?? null,
     metadata: input.metadata ?? {},
   };
-  const [tenant, user, merchant] = await Promise.all([getTenantRecord(runtime, tenantId), getUserRecord(runtime, tenantId, userId), merchantItem(runtime, tenantId, input.merchant_id)]);
+  const [tenant, user, merchant] = await Promise.all([getTenantRecord(runtime, tenantId), getUserRecord(runtime, tenantId, userId), merchantRecord(runtime, tenantId, input.merchant_id)]);
   if (request.currency !== tenant.currency) {
     throw new AppError('invalid_request', `currency must be the tenant's ${tenant.currency}.`, { errors: [{ field: 'currency', message: `must be ${tenant.currency}` }] });
   }
@@ -185,7 +185,7 @@ export async function createPayment(runtime: WalletDeps, principal: Principal, t
     ledger_id: tenant.ledger_id,
     currency: tenant.currency,
     payer_account_id: user.cash_account_id,
-    settlement_account_id: String(merchant.settlement_account_id),
+    settlement_account_id: merchant.settlement_account_id,
     revenue_account_id: tenant.accounts.revenue,
     rules,
     commission_mode: tenant.commission_mode,

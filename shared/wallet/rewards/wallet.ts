@@ -6,7 +6,7 @@ import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import { MAX_LEG_AMOUNT, type Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
-import { merchantItem } from '../merchants/merchants';
+import { merchantRecord } from '../merchants/merchants';
 import { defineOperation } from '../saga/registry';
 import { runOperation } from '../saga/engine';
 import { auditItem } from '../tenancy/audit';
@@ -151,8 +151,8 @@ export const MARKETING_FUND = defineOperation('marketing.fund', async ({ runtime
 
 /** Funds a merchant's marketing account from its settlement, once per Idempotency-Key. Refuses: not_found, insufficient_funds (settlement short). */
 export async function fundMarketing(runtime: WalletDeps, principal: Principal, tenantId: string, merchantId: string, amount: number, options: { idempotencyKey: string; requestId: string }): Promise<Outcome> {
-  const [tenant, merchant] = await Promise.all([getTenantRecord(runtime, tenantId), merchantItem(runtime, tenantId, merchantId)]);
+  const [tenant, merchant] = await Promise.all([getTenantRecord(runtime, tenantId), merchantRecord(runtime, tenantId, merchantId)]);
   const marketing = await rewardAccount(runtime, tenant.ledger_id, tenantId, { type: 'merchant', id: merchantId }, 'marketing', tenant.currency);
-  const pin: FundingPin = { ledger_id: tenant.ledger_id, currency: tenant.currency, settlement: String(merchant.settlement_account_id), marketing };
+  const pin: FundingPin = { ledger_id: tenant.ledger_id, currency: tenant.currency, settlement: merchant.settlement_account_id, marketing };
   return runOperation(runtime, { operation: MARKETING_FUND, tenantId, idempotencyKey: options.idempotencyKey, request: { merchant_id: merchantId, amount }, pinned: pin, principal, requestId: options.requestId });
 }
