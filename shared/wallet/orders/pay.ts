@@ -10,7 +10,7 @@ import { variantView } from '../catalog/records';
 import type { WalletDeps } from '../deps';
 import { splitCharge } from '../payments/fees';
 import { captureLegs } from '../money/legs';
-import { newPaymentItem, toPayment } from '../payments/records';
+import { newPaymentItem, toPayment, toPaymentRecord } from '../payments/records';
 import { grantItems, planRewards, postRewards, type Grants, type RewardPlan } from '../rewards/earn';
 import { defineOperation } from '../saga/registry';
 import { runOperation, type SagaFaults } from '../saga/engine';
@@ -163,7 +163,7 @@ export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operatio
         },
         ...sale.items,
         { Put: { TableName: runtime.table, Item: payment, ConditionExpression: 'attribute_not_exists(pk)' } },
-        outboxItem(runtime, { type: 'payment.captured', tenantId: paid.tenant_id, data: { payment: toPayment(payment) } }).item,
+        outboxItem(runtime, { type: 'payment.captured', tenantId: paid.tenant_id, data: { payment: toPayment(toPaymentRecord(payment)) } }).item,
         outboxItem(runtime, { type: 'order.paid', tenantId: paid.tenant_id, clientId: paid.client_id, data: { order: view } }).item,
         ...grantItems(runtime, paid.tenant_id, paid.user_id, operationId, grants, paid.amount),
         ...sale.lowStock.map(

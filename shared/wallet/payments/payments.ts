@@ -16,7 +16,7 @@ import { authorizationDebit, captureAmounts, MAX_PAYMENT_DEBIT } from './fees';
 import { paymentKeys } from './keys';
 import { merchantRecord } from '../merchants/merchants';
 import { captureLegs, legOf } from '../money/legs';
-import { newPaymentItem, paymentItem, toPayment, type Payment, type PaymentStatus } from './records';
+import { newPaymentItem, paymentRecord, toPayment, toPaymentRecord, type Payment, type PaymentStatus } from './records';
 
 /**
  * Card-style payments (docs/payments.md): created captured at once or authorized (a ledger pending
@@ -127,7 +127,8 @@ export const PAYMENT_CREATE = defineOperation('payment.create', async ({ runtime
           ...(input.capture ? { ledger_transaction_id: (posted as Transaction).id } : { pending_id: (posted as Pending).id }),
         },
       });
-      const payment = toPayment(item);
+      // The view of the item as it will be read back.
+      const payment = toPayment(toPaymentRecord(item));
       const event = outboxItem(runtime, { type: input.capture ? 'payment.captured' : 'payment.authorized', tenantId, data: { payment } });
       return {
         items: [{ Put: { TableName: runtime.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, event.item, ...grantItems(runtime, tenantId, input.user_id, operationId, grants, input.amount)],
@@ -198,7 +199,7 @@ export async function createPayment(runtime: WalletDeps, principal: Principal, t
 }
 
 export async function getPayment(deps: StoreDeps, tenantId: string, paymentId: string, options: { selfOnly?: string } = {}): Promise<Payment> {
-  return toPayment(await paymentItem(deps, tenantId, paymentId, options.selfOnly));
+  return toPayment(await paymentRecord(deps, tenantId, paymentId, options.selfOnly));
 }
 
 function statusFilter(status: PaymentStatus | undefined): { expression: string; names: Record<string, string>; values: Record<string, unknown> } | undefined {
@@ -229,5 +230,5 @@ export async function listPayments(deps: StoreDeps, tenantId: string, query: { c
     filter: statusFilter(query.status),
     scanBudget: 1_000,
   });
-  return { data: page.items.map(toPayment), next_cursor: page.next_cursor };
+  return { data: page.items.map((item) => toPayment(toPaymentRecord(item))), next_cursor: page.next_cursor };
 }

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { StoredItemInvalid } from '../../shared/kernel/codec';
+import { pendingOf, toPayment, toPaymentRecord } from '../../shared/wallet/payments/records';
+
+/**
+ * The codecs of payments, orders, rewards and merchants (shared/kernel/codec.ts) on items as this
+ * code writes them, and as older code wrote them: a field an older item lacks reads as what the
+ * code assumed before it read through a codec.
+ */
+
+const rule = { bps: 100, flat: 0, min_fee: 0, max_fee: null };
+
+/** What a failing decode throws. */
+function failure(decode: () => unknown): StoredItemInvalid | undefined {
+  try {
+    decode();
+    return undefined;
+  } catch (error) {
+    if (error instanceof StoredItemInvalid) return error;
+    throw error;
+  }
+}
+
+describe('the payment codec', () => {
+  const authorized = {
+    pk: 'PAYMENT#p1',
+    sk: 'PAYMENT',
+    gsi1pk: 'TENANT#t1#PAYMENTS',
+    gsi1sk: 'p1',
+    gsi3pk: 'PAYMENT_HOLDS#1',
+    gsi3sk: '2026-01-01T00:00:00.000Z#p1',
+    entity: 'payment',
+    tenant_id: 't1',
+    id: 'p1',
+    user_id: 'u1',
+    merchant_id: 'm1',
+    amount: 3_000,
+    currency: 'USD',
+    status: 'authorized',
+    captured_amount: 0,
+    refunded_amount: 0,
+    refund_reserved: 0,
+    refund_claims: {},
+    fee: 0,
+    commission: 0,
+    commission_mode: 'add',
+    description: null,
+    metadata: { cart: '7' },
+    hold_expires_at: '2026-01-01T00:00:00.000Z',
+    created_at: '2025-12-31T00:00:00.000Z',
+    updated_at: '2025-12-31T00:00:00.000Z',
+    ledger_id: 'l1',
+    payer_account_id: 'a1',
+    settlement_account_id: 'a2',
+    revenue_account_id: 'a3',
+    rules: { payment: rule, commission: rule },
+    pending_id: 'pe1',
+  };
+
+  it('reads an authorization without its keys, and its pending', () => {
+    const record = toPaymentRecord(authorized);
+    expect(record).not.toHaveProperty('pk');
+    expect(record).not.toHaveProperty('gsi3sk');
+    expect(record).toMatchObject({ status: 'authorized', commission_mode: 'add', ledger_transaction_id: null, rules: { payment: rule, commission: rule } });
+    expect(pendingOf(record)).toBe('pe1');
+    expect(toPayment(record)).toMatchObject({ status: 'authorized', description: null, metadata: { cart: '7' }, ledger_transaction_id: null });
+  });
+
+  it('reads an older payment\'s missing amounts as 0, its mode as deduct, its metadata and claims as none', () => {
+    const { captured_amount: _c, refunded_amount: _r, refund_reserved: _v, refund_claims: _l, fee: _f, commission: _m, commission_mode: _o, metadata: _d, description: _e, ...older } = authorized;
+    const record = toPaymentRecord({ ...older, status: 'captured', ledger_transaction_id: 'tx1' });
+    expect(record).toMatchObject({ captured_amount: 0, refunded_amount: 0, refund_reserved: 0, refund_claims: {}, fee: 0, commission: 0, commission_mode: 'deduct', metadata: {}, description: null, ledger_transaction_id: 'tx1' });
+  });
+
+  it('reads an order\'s payment: captured at once, its payment rule only, its order', () => {
+    const { pending_id: _p, ...captured } = authorized;
+    const record = toPaymentRecord({ ...captured, status: 'captured', captured_amount: 3_000, refunded_amount: 1_000, rules: { payment: rule }, order_id: 'o1', ledger_transaction_id: 'tx1' });
+    expect(record.rules).toEqual({ payment: rule });
+    expect(record.order_id).toBe('o1');
+    expect(toPayment(record).status).toBe('partially_refunded');
+    expect(failure(() => pendingOf(record))?.field).toBe('pending_id');
+  });
+
+  it('refuses a fraction of a minor unit, an unknown status and a claim that is not an amount', () => {
+    expect(failure(() => toPaymentRecord({ ...authorized, amount: 30.5 }))?.field).toBe('amount');
+    expect(failure(() => toPaymentRecord({ ...authorized, status: 'refunded' }))?.field).toBe('status');
+    expect(failure(() => toPaymentRecord({ ...authorized, refund_claims: { op1: '500' } }))?.field).toBe('refund_claims.op1');
+  });
+});
