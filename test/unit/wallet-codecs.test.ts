@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StoredItemInvalid } from '../../shared/kernel/codec';
+import { orderItem, toOrderRecord } from '../../shared/wallet/orders/records';
 import { pendingOf, toPayment, toPaymentRecord } from '../../shared/wallet/payments/records';
 
 /**
@@ -85,5 +86,50 @@ describe('the payment codec', () => {
     expect(failure(() => toPaymentRecord({ ...authorized, amount: 30.5 }))?.field).toBe('amount');
     expect(failure(() => toPaymentRecord({ ...authorized, status: 'refunded' }))?.field).toBe('status');
     expect(failure(() => toPaymentRecord({ ...authorized, refund_claims: { op1: '500' } }))?.field).toBe('refund_claims.op1');
+  });
+});
+
+describe('the order codec', () => {
+  const line = { variant_id: 'v1', offering_id: 'f1', sku: 'T-1', title: 'Tee', option_values: ['M'], quantity: 2, unit_amount: 1_500, amount: 3_000, commission_bps: 500 };
+  const fields = {
+    tenant_id: 't1',
+    id: 'o1',
+    client_id: 'c1',
+    user_id: 'u1',
+    status: 'paying',
+    lines: [line],
+    amount: 3_000,
+    currency: 'USD',
+    commission: 150,
+    commission_mode: 'deduct',
+    fee: 0,
+    payment_id: null,
+    metadata: {},
+    expires_at: '2026-01-01T00:15:00.000Z',
+    quote: { merchant_id: 'm1', ledger_id: 'l1', payer_account_id: 'a1', settlement_account_id: 'a2', revenue_account_id: 'a3', fee_rule: rule },
+    claim: 'op1',
+    holds: { v1: 2 },
+    version: 2,
+    created_at: '2026-01-01T00:00:00.000Z',
+    updated_at: '2026-01-01T00:00:00.000Z',
+  };
+
+  it('reads every field an order is written with, so an order put back is the item it was read from', () => {
+    const item = orderItem(fields as Parameters<typeof orderItem>[0]);
+    expect(orderItem(toOrderRecord(item))).toStrictEqual(item);
+    const ended = { ...item, status: 'canceled', claim: null, ended_by: 'op2', restocked: true, sold: { v1: 2 } };
+    expect(toOrderRecord(ended)).toMatchObject({ claim: null, ended_by: 'op2', restocked: true, sold: { v1: 2 } });
+  });
+
+  it('reads an order from before holds were recorded without them (stock acts on the flags of now)', () => {
+    const { holds: _h, ...older } = fields;
+    const record = toOrderRecord({ ...older, status: 'open', claim: null });
+    expect(record).not.toHaveProperty('holds');
+    expect(record).not.toHaveProperty('sold');
+  });
+
+  it('refuses a fraction in a line and an unknown status', () => {
+    expect(failure(() => toOrderRecord({ ...fields, lines: [{ ...line, amount: 2_999.5 }] }))?.field).toBe('lines[0].amount');
+    expect(failure(() => toOrderRecord({ ...fields, status: 'refunded' }))?.field).toBe('status');
   });
 });

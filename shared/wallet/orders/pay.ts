@@ -1,4 +1,4 @@
-import { getItem, isConditionalCheckFailed, updateItem } from '../../aws/store';
+import { isConditionalCheckFailed, updateItem } from '../../aws/store';
 import type { TransactItem } from '../../aws/dynamodb';
 import { outboxItem } from '../../events/outbox';
 import type { Outcome } from '../../http/outcome';
@@ -16,7 +16,7 @@ import { defineOperation } from '../saga/registry';
 import { runOperation, type SagaFaults } from '../saga/engine';
 import { computeFee } from '../tenancy/fees';
 import { orderKeys } from './keys';
-import { orderItem, orderRecord, toOrder, type OrderRecord } from './records';
+import { orderItem, orderRecord, readOrder, toOrder, type OrderRecord } from './records';
 import { stockStep } from './stock';
 import type { OwnerScope } from '../principals';
 
@@ -69,7 +69,7 @@ const refused = (order: Pick<OrderRecord, 'id' | 'status'>, why?: string) =>
 export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operationId, principal, request, startedAt, pinned }) => {
   const { order_id: orderId } = request as PayRequest;
   const key = orderKeys.order(orderId);
-  let order = (await getItem(runtime, key)) as unknown as OrderRecord | undefined;
+  let order = await readOrder(runtime, orderId);
   if (!order) throw new AppError('not_found', `No order ${orderId}.`);
   if (order.claim !== operationId) {
     if (order.status !== 'open') throw refused(order);
@@ -83,7 +83,8 @@ export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operatio
       });
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
-      const now = (await getItem(runtime, key)) as unknown as OrderRecord;
+      const now = await readOrder(runtime, orderId);
+      if (!now) throw new AppError('not_found', `No order ${orderId}.`);
       throw refused(now, now.status === 'open' ? `The order expired at ${now.expires_at}.` : undefined);
     }
     order = { ...order, status: 'paying', claim: operationId };

@@ -7,7 +7,7 @@ import { toPaymentRecord, type PaymentRecord } from '../payments/records';
 import { refundOperation, refundService, type RefundRestock } from '../payments/refunds';
 import { defineOperation } from '../saga/registry';
 import { orderKeys } from './keys';
-import type { OrderRecord } from './records';
+import { readOrder } from './records';
 import { stockStep } from './stock';
 
 /**
@@ -22,7 +22,7 @@ import { stockStep } from './stock';
 async function assertRestockable(runtime: WalletDeps, payment: PaymentRecord): Promise<void> {
   const invalid = (message: string) => new AppError('invalid_request', `restock: ${message}.`, { errors: [{ field: 'restock', message }] });
   if (payment.order_id === undefined) throw invalid('this payment is not an order\'s');
-  const order = await getItem(runtime, orderKeys.order(payment.order_id));
+  const order = await readOrder(runtime, payment.order_id);
   if (order?.restocked === true) throw invalid('the order\'s units were already returned to stock');
 }
 
@@ -34,7 +34,7 @@ async function restockWrites(runtime: WalletDeps, paymentId: string, refundId: s
   const item = await getItem(runtime, paymentKeys.payment(paymentId));
   const payment = item ? toPaymentRecord(item) : undefined;
   if (payment?.order_id === undefined) return [];
-  const order = (await getItem(runtime, orderKeys.order(payment.order_id))) as unknown as OrderRecord | undefined;
+  const order = await readOrder(runtime, payment.order_id);
   if (!order || order.restocked === true) return [];
   const actor = { kind: 'refund', id: refundId };
   const { items } = await stockStep(runtime, actor, order, 'restock');
