@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { StoredItemInvalid } from '../../shared/kernel/codec';
 import { orderItem, toOrderRecord } from '../../shared/wallet/orders/records';
 import { pendingOf, toPayment, toPaymentRecord } from '../../shared/wallet/payments/records';
+import { toPaymentRewards } from '../../shared/wallet/rewards/records';
 
 /**
  * The codecs of payments, orders, rewards and merchants (shared/kernel/codec.ts) on items as this
@@ -131,5 +132,31 @@ describe('the order codec', () => {
   it('refuses a fraction in a line and an unknown status', () => {
     expect(failure(() => toOrderRecord({ ...fields, lines: [{ ...line, amount: 2_999.5 }] }))?.field).toBe('lines[0].amount');
     expect(failure(() => toOrderRecord({ ...fields, status: 'refunded' }))?.field).toBe('status');
+  });
+});
+
+describe('the payment rewards codec', () => {
+  const earned = {
+    pk: 'PAYMENT#p1',
+    sk: 'REWARDS',
+    entity: 'payment_rewards',
+    tenant_id: 't1',
+    user_id: 'u1',
+    captured_amount: 3_000,
+    grants: {
+      cashback: { amount: 30, rule_ids: ['r1'], rules: [{ id: 'r1', version: 2, amount: 30 }], ledger_transaction_id: 'tx1' },
+      points: null,
+    },
+    clawed: { cashback: 0, points: 0 },
+  };
+
+  it('reads the grants a capture posted, a grant recorded before plans were pinned without its rules', () => {
+    expect(toPaymentRewards(earned).grants.cashback?.ledger_transaction_id).toBe('tx1');
+    const older = { ...earned, grants: { cashback: null, points: { amount: 5, commodity: 'PTS', rule_ids: ['r2'], ledger_transaction_id: 'tx2' } } };
+    expect(toPaymentRewards(older).grants).toStrictEqual({ cashback: null, points: { amount: 5, commodity: 'PTS', rule_ids: ['r2'], ledger_transaction_id: 'tx2' } });
+  });
+
+  it('refuses a grant that is not an amount', () => {
+    expect(failure(() => toPaymentRewards({ ...earned, grants: { ...earned.grants, cashback: { ...earned.grants.cashback, amount: '30' } } }))?.field).toBe('grants.cashback.amount');
   });
 });

@@ -3,8 +3,9 @@ import { getItem } from '../../aws/store';
 import type { WalletDeps } from '../deps';
 import { moveLegs } from '../money/legs';
 import { rewardAccount } from './accounts';
-import { historyItem, ledgerSaidNo, type Grants } from './earn';
+import { historyItem, ledgerSaidNo } from './earn';
 import { rewardKeys } from './keys';
+import { toPaymentRewards } from './records';
 
 /**
  * Refunds claw back what the payment earned (docs/rewards.md "Refunds claw back"), in two halves
@@ -55,11 +56,9 @@ export interface ClawedPayment {
  */
 export async function planClawback(runtime: WalletDeps, tenantId: string, payment: ClawedPayment, refundAmount: number): Promise<ClawbackPlan | null> {
   const paymentId = payment.id;
-  const earned = await getItem(runtime, rewardKeys.earned(paymentId));
-  if (!earned) return null;
-  const grants = earned.grants as Grants;
-  const captured = Number(earned.captured_amount);
-  const userId = String(earned.user_id);
+  const item = await getItem(runtime, rewardKeys.earned(paymentId));
+  if (!item) return null;
+  const { grants, captured_amount: captured, user_id: userId } = toPaymentRewards(item);
   const ledgerId = payment.ledger_id;
   const share = (amount: number) => Number((BigInt(amount) * BigInt(refundAmount)) / BigInt(captured));
   const plan: ClawbackPlan = { ledger_id: ledgerId, user_id: userId, cash: null, points: null };
