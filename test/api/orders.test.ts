@@ -279,6 +279,22 @@ describe('a refund of an order\'s payment', () => {
   });
 });
 
+describe('an order\'s payment', () => {
+  it('is captured already: capturing or voiding it is invalid_transition, and the payment is unchanged', async () => {
+    const buyer = await shopper(5_000);
+    const variant = await newVariant(api, apiKey, clientId, { on_hand: 5 });
+    const opened = await placeOrder(api, buyer.token, clientId, [{ variant_id: variant.id, quantity: 1 }]);
+    const paid = await payForOrder(api, buyer.token, opened.body.id);
+    expect(paid.status, paid.text).toBe(200);
+    const paymentId = paid.body.payment_id as string;
+    const before = await api('GET', `/v1/payments/${paymentId}`, { token: apiKey });
+    expectProblem(await api('POST', `/v1/payments/${paymentId}/capture`, { token: apiKey, key: uuidv7() }), 'invalid_transition');
+    expectProblem(await api('POST', `/v1/payments/${paymentId}/capture`, { token: apiKey, key: uuidv7(), body: { amount: 100 } }), 'invalid_transition');
+    expectProblem(await api('POST', `/v1/payments/${paymentId}/void`, { token: apiKey, key: uuidv7() }), 'invalid_transition');
+    expect((await api('GET', `/v1/payments/${paymentId}`, { token: apiKey })).body).toEqual(before.body);
+  });
+});
+
 describe('pay and expiry racing', () => {
   it('end the order exactly once: paid with its stock sold, or expired with its stock released and no money moved', async () => {
     for (let round = 0; round < 4; round += 1) {

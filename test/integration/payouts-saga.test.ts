@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
 import type { WalletDeps } from '../../shared/wallet/deps';
-import { createMerchant, merchantItem } from '../../shared/wallet/merchants/merchants';
+import { createMerchant, merchantRecord } from '../../shared/wallet/merchants/merchants';
 import { startPayout } from '../../shared/wallet/payouts/create';
 import { getPayoutRecord } from '../../shared/wallet/payouts/records';
 import { sandboxRailRequest } from '../../shared/wallet/payouts/sandbox';
@@ -36,7 +36,7 @@ const operator = apiKeyPrincipals(['merchants:write'], { sandbox: true });
 async function merchantWithSettlement() {
   const tenant = await f.tenant();
   const merchant = await createMerchant(runtime, tenant.id, { name: 'Shop' });
-  const settlement = String((await merchantItem(runtime, tenant.id, merchant.id)).settlement_account_id);
+  const settlement = (await merchantRecord(runtime, tenant.id, merchant.id)).settlement_account_id;
   await f.fund(tenant, settlement, 5_000, 'payment');
   return { tenant, merchant, settlement };
 }

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { decodeFailure } from '../support/codecs';
 import { bool, codec, int, list, mapOf, nullable, num, obj, oneOf, opt, orElse, str, strList, strMap, stored, StoredItemInvalid } from '../../shared/kernel/codec';
 import { problemBody } from '../../shared/kernel/errors';
-
-/** What decoding `item` throws, or undefined when it decodes. */
-function failure(decode: (item: Record<string, unknown>) => unknown, item: Record<string, unknown>): StoredItemInvalid | undefined {
-  try {
-    decode(item);
-    return undefined;
-  } catch (error) {
-    if (error instanceof StoredItemInvalid) return error;
-    throw error;
-  }
-}
 
 const one = <T>(read: Parameters<typeof codec<{ value: T }>>[1]['value']) => codec<{ value: T }>('thing', { value: read });
 
@@ -19,30 +9,30 @@ describe('field readers', () => {
   it('str reads a string and refuses anything else', () => {
     expect(one(str)({ value: 'a' })).toEqual({ value: 'a' });
     expect(one(str)({ value: '' })).toEqual({ value: '' });
-    for (const value of [1, undefined, null, true, ['a'], { a: 1 }]) expect(failure(one(str), { value })?.field).toBe('value');
+    for (const value of [1, undefined, null, true, ['a'], { a: 1 }]) expect(decodeFailure(() => one(str)({ value }))?.field).toBe('value');
   });
 
   it('int reads a whole number and refuses a fraction, a numeric string and an unsafe integer', () => {
     expect(one(int)({ value: 1250 })).toEqual({ value: 1250 });
     expect(one(int)({ value: -3 })).toEqual({ value: -3 });
     expect(one(int)({ value: 0 })).toEqual({ value: 0 });
-    for (const value of [12.5, '12', Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, undefined, null]) expect(failure(one(int), { value })?.field).toBe('value');
+    for (const value of [12.5, '12', Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53, undefined, null]) expect(decodeFailure(() => one(int)({ value }))?.field).toBe('value');
   });
 
   it('num reads a finite number, fractions included', () => {
     expect(one(num)({ value: 0.25 })).toEqual({ value: 0.25 });
-    for (const value of [Number.NaN, Number.NEGATIVE_INFINITY, '0.25', undefined]) expect(failure(one(num), { value })?.field).toBe('value');
+    for (const value of [Number.NaN, Number.NEGATIVE_INFINITY, '0.25', undefined]) expect(decodeFailure(() => one(num)({ value }))?.field).toBe('value');
   });
 
   it('bool reads true and false only', () => {
     expect(one(bool)({ value: false })).toEqual({ value: false });
-    for (const value of [0, 'true', undefined, null]) expect(failure(one(bool), { value })?.field).toBe('value');
+    for (const value of [0, 'true', undefined, null]) expect(decodeFailure(() => one(bool)({ value }))?.field).toBe('value');
   });
 
   it('oneOf reads a listed string only', () => {
     const status = one(oneOf('active', 'revoked'));
     expect(status({ value: 'revoked' })).toEqual({ value: 'revoked' });
-    expect(failure(status, { value: 'deleted' })?.message).toContain('one of active, revoked');
+    expect(decodeFailure(() => status({ value: 'deleted' }))?.message).toContain('one of active, revoked');
   });
 
   it('opt leaves an absent or null field out of the record, and checks a present one', () => {
@@ -50,7 +40,7 @@ describe('field readers', () => {
     expect(decode({})).toEqual({});
     expect(Object.keys(decode({ value: null }))).toEqual([]);
     expect(decode({ value: 7 })).toEqual({ value: 7 });
-    expect(failure(decode, { value: '7' })?.field).toBe('value');
+    expect(decodeFailure(() => decode({ value: '7' }))?.field).toBe('value');
   });
 
   it('nullable reads an absent field as null', () => {
@@ -58,7 +48,7 @@ describe('field readers', () => {
     expect(decode({})).toEqual({ value: null });
     expect(decode({ value: null })).toEqual({ value: null });
     expect(decode({ value: 'x' })).toEqual({ value: 'x' });
-    expect(failure(decode, { value: 3 })?.field).toBe('value');
+    expect(decodeFailure(() => decode({ value: 3 }))?.field).toBe('value');
   });
 
   it('orElse reads an absent field as its fallback, a fresh one each time', () => {
@@ -71,29 +61,29 @@ describe('field readers', () => {
 
   it('list and strList check every element and name the one that fails', () => {
     expect(one(list(int))({ value: [1, 2] })).toEqual({ value: [1, 2] });
-    expect(failure(one(strList), { value: ['a', 2] })?.field).toBe('value[1]');
-    expect(failure(one(strList), { value: 'a' })?.field).toBe('value');
+    expect(decodeFailure(() => one(strList)({ value: ['a', 2] }))?.field).toBe('value[1]');
+    expect(decodeFailure(() => one(strList)({ value: 'a' }))?.field).toBe('value');
   });
 
   it('mapOf and strMap check every value and name its key', () => {
     expect(one(strMap)({ value: { a: 'x' } })).toEqual({ value: { a: 'x' } });
     expect(one(mapOf(int))({ value: { a: 1 } })).toEqual({ value: { a: 1 } });
-    expect(failure(one(strMap), { value: { a: 'x', b: 2 } })?.field).toBe('value.b');
-    expect(failure(one(strMap), { value: ['x'] })?.field).toBe('value');
+    expect(decodeFailure(() => one(strMap)({ value: { a: 'x', b: 2 } }))?.field).toBe('value.b');
+    expect(decodeFailure(() => one(strMap)({ value: ['x'] }))?.field).toBe('value');
   });
 
   it('obj reads a nested map by its own shape and names the nested field', () => {
     const decode = one(obj<{ revenue: string; shards?: number }>({ revenue: str, shards: opt(int) }));
     expect(decode({ value: { revenue: 'acc_1', extra: 'dropped' } })).toEqual({ value: { revenue: 'acc_1' } });
-    expect(failure(decode, { value: { revenue: 1 } })?.field).toBe('value.revenue');
-    expect(failure(decode, { value: 'acc_1' })?.field).toBe('value');
+    expect(decodeFailure(() => decode({ value: { revenue: 1 } }))?.field).toBe('value.revenue');
+    expect(decodeFailure(() => decode({ value: 'acc_1' }))?.field).toBe('value');
   });
 
   it('stored takes a map as it is and refuses what is not a map', () => {
     const decode = one(stored<{ a: number }>());
     const value = { a: 1, b: [2] };
     expect((decode({ value }) as { value: unknown }).value).toBe(value);
-    for (const bad of ['x', null, [1], undefined]) expect(failure(decode, { value: bad })?.field).toBe('value');
+    for (const bad of ['x', null, [1], undefined]) expect(decodeFailure(() => decode({ value: bad }))?.field).toBe('value');
   });
 });
 
@@ -113,7 +103,7 @@ describe('codec', () => {
   });
 
   it('throws an invariant error naming the entity and the field of a malformed item', () => {
-    const error = failure(decodeWidget, { id: 'w1', amount: 12.5, status: 'open' });
+    const error = decodeFailure(() => decodeWidget({ id: 'w1', amount: 12.5, status: 'open' }));
     expect(error).toBeInstanceOf(StoredItemInvalid);
     expect(error?.entity).toBe('widget');
     expect(error?.field).toBe('amount');
@@ -121,13 +111,13 @@ describe('codec', () => {
   });
 
   it('never puts the stored value into its message', () => {
-    const error = failure(decodeWidget, { id: 'w1', amount: 'secret-hash-value', status: 'open' });
+    const error = decodeFailure(() => decodeWidget({ id: 'w1', amount: 'secret-hash-value', status: 'open' }));
     expect(error?.message).not.toContain('secret-hash-value');
     expect(error?.message).toContain('found string');
   });
 
   it('answers as internal_error, saying nothing of the item', () => {
-    const error = failure(decodeWidget, { id: 'w1', amount: 1, status: 'gone' });
+    const error = decodeFailure(() => decodeWidget({ id: 'w1', amount: 1, status: 'gone' }));
     const body = problemBody(error, 'req_1');
     expect(body.code).toBe('internal_error');
     expect(body.detail).not.toContain('widget');

@@ -7,7 +7,7 @@ import { bool, codec, int, nullable, oneOf, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
 import { walletKeys } from '../keys';
-import { merchantItem } from '../merchants/merchants';
+import { merchantRecord } from '../merchants/merchants';
 import { auditItem } from '../tenancy/audit';
 import { getTenantRecord } from '../tenancy/tenants';
 import { CLIENT_STATUSES } from './fields';
@@ -116,7 +116,7 @@ export async function createClient(
   input: z.infer<typeof clientCreate>,
   requestId: string,
 ): Promise<Client> {
-  await merchantItem(deps, tenantId, input.merchant_id);
+  await merchantRecord(deps, tenantId, input.merchant_id);
   const tenant = await getTenantRecord(deps, tenantId);
   const now = deps.clock.now().toISOString();
   const record: ClientRecord = {

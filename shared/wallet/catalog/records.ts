@@ -357,6 +357,9 @@ export const variantItem = (record: VariantRecord): Item => ({
   ...record,
 });
 
+/** A merchant's client (a client is its merchant's one profile): the item that says which. */
+export const toMerchantClient = codec<{ client_id: string }>('merchant_client', { client_id: str });
+
 /** What a SKU's guard names: the variant holding the SKU, and its offering. */
 export const toSkuGuard = codec<{ offering_id: string; variant_id: string }>('sku', { offering_id: str, variant_id: str });
 

@@ -1,4 +1,5 @@
 import { ConditionsFailed, getItem, putItem, queryPage, transact, type Page, type CreatedRange } from '../../aws/store';
+import { codec, int, oneOf, orElse, str, strMap } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps, WalletDeps } from '../deps';
 import { ledgerKeyOf } from '../saga/registry';
@@ -20,13 +21,31 @@ export interface Merchant {
   created_at: string;
 }
 
-const toMerchant = (item: Record<string, unknown>): Merchant => ({
-  id: String(item.id),
-  name: String(item.name),
-  status: 'active',
-  metadata: (item.metadata as Record<string, string> | undefined) ?? {},
-  refund_reserve: Number(item.refund_reserve ?? 0),
-  created_at: String(item.created_at),
+/** The stored merchant: what the API shows, its tenant and its settlement account. */
+export interface MerchantRecord extends Merchant {
+  tenant_id: string;
+  settlement_account_id: string;
+}
+
+/** The merchant item's codec (../../kernel/codec.ts): merchants from before the refund reserve keep none. */
+const toRecord = codec<MerchantRecord>('merchant', {
+  id: str,
+  tenant_id: str,
+  name: str,
+  status: oneOf('active'),
+  metadata: orElse(strMap, () => ({})),
+  refund_reserve: orElse(int, () => 0),
+  settlement_account_id: str,
+  created_at: str,
+});
+
+const toMerchant = (record: MerchantRecord): Merchant => ({
+  id: record.id,
+  name: record.name,
+  status: record.status,
+  metadata: record.metadata,
+  refund_reserve: record.refund_reserve,
+  created_at: record.created_at,
 });
 
 /** Creates a merchant and its settlement account (owner_type merchant, purpose settlement, floor 0, spread over shards). */
@@ -48,19 +67,20 @@ export async function createMerchant(runtime: WalletDeps, tenantId: string, inpu
   return merchant;
 }
 
-export async function merchantItem(deps: StoreDeps, tenantId: string, merchantId: string): Promise<Record<string, unknown>> {
+/** The merchant as stored, of the tenant. Refuses: not_found (also another tenant's). */
+export async function merchantRecord(deps: StoreDeps, tenantId: string, merchantId: string): Promise<MerchantRecord> {
   const item = await getItem(deps, merchantKeys.merchant(merchantId));
   if (!item || item.tenant_id !== tenantId) throw new AppError('not_found', `No merchant ${merchantId}.`);
-  return item;
+  return toRecord(item);
 }
 
 export async function getMerchant(deps: StoreDeps, tenantId: string, merchantId: string): Promise<Merchant> {
-  return toMerchant(await merchantItem(deps, tenantId, merchantId));
+  return toMerchant(await merchantRecord(deps, tenantId, merchantId));
 }
 
 export async function listMerchants(deps: StoreDeps, tenantId: string, query: { cursor?: string; limit: number } & CreatedRange): Promise<Page<Merchant>> {
   const page = await queryPage(deps, { index: 'gsi1', partition: merchantKeys.tenantMerchants(tenantId), cursor: query.cursor, created: query, limit: query.limit });
-  return { data: page.items.map(toMerchant), next_cursor: page.next_cursor };
+  return { data: page.items.map((item) => toMerchant(toRecord(item))), next_cursor: page.next_cursor };
 }
 
 /**
@@ -75,15 +95,15 @@ export async function updateMerchant(
   patch: { name?: string; metadata?: Record<string, string>; refund_reserve?: number },
   audit: { actor: Actor; requestId: string },
 ): Promise<Merchant> {
-  const before = await merchantItem(deps, tenantId, merchantId);
-  const after = { ...before, ...patch };
+  const before = await merchantRecord(deps, tenantId, merchantId);
+  const after: MerchantRecord = { ...before, ...patch };
   try {
     await transact(deps, [
       // Only the fields the patch names: a concurrent update of another field is not written back over.
       {
         Update: {
           TableName: deps.table,
-          Key: { pk: before.pk, sk: before.sk },
+          Key: merchantKeys.merchant(merchantId),
           UpdateExpression: `SET ${Object.keys(patch).map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
           ConditionExpression: 'attribute_exists(pk) AND tenant_id = :tenant',
           ExpressionAttributeNames: Object.fromEntries(Object.keys(patch).map((field, i) => [`#f${i}`, field])),

@@ -10,7 +10,7 @@ import type { Actor, StoreDeps, WalletDeps } from '../deps';
 import { defineOperation } from '../saga/registry';
 import { runOperation } from '../saga/engine';
 import { ORDER_SHARDS, orderKeys } from './keys';
-import { orderItem, orderRecord, toOrder, type Order, type OrderRecord } from './records';
+import { orderItem, orderRecord, readOrder, toOrder, toOrderRecord, type Order, type OrderRecord } from './records';
 import { stockStep } from './stock';
 import type { OwnerScope } from '../principals';
 import { faultPoint } from '../saga/faults';
@@ -58,7 +58,9 @@ export const ORDER_CANCEL = defineOperation('order.cancel', async ({ runtime, op
   // order being open; the commit only answers (a commit must refuse nothing).
   post: () =>
     withFreshReads(async () => {
-      const order = (await getItem(runtime, orderKeys.order((request as { order_id: string }).order_id))) as unknown as OrderRecord;
+      const { order_id: orderId } = request as { order_id: string };
+      const order = await readOrder(runtime, orderId);
+      if (!order) throw new AppError('not_found', `No order ${orderId}.`);
       // A resume after this operation canceled it: its answer.
       if (order.status === 'canceled' && order.ended_by === operationId) return toOrder(order);
       if (order.status !== 'open') throw notOpen(order);
@@ -94,7 +96,8 @@ export async function expireOrders(runtime: WalletDeps): Promise<number> {
   let expired = 0;
   for await (const due of dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: ORDER_SHARDS, partitionOf: orderKeys.openShard, before: now })) {
     const done = await withFreshReads(async () => {
-      const order = (await getItem(runtime, { pk: due.pk, sk: due.sk })) as unknown as OrderRecord | undefined;
+      const item = await getItem(runtime, { pk: due.pk, sk: due.sk });
+      const order = item ? toOrderRecord(item) : undefined;
       if (!order || order.status !== 'open' || order.expires_at > now) return false;
       const { items } = await endWrites(runtime, WORKER, order, 'expired');
       await faultPoint(ORDER_EXPIRE, 'beforeCommit');

@@ -7,18 +7,17 @@ import { config } from '../../kernel/config';
 import { AppError } from '../../kernel/errors';
 import { isExplorable, readClient } from '../catalog/clients';
 import { catalogKeys } from '../catalog/keys';
-import { isLive, type OfferingRecord, type VariantRecord } from '../catalog/records';
+import { isLive, toOfferingRecord, toVariantRecord, type OfferingRecord, type VariantRecord } from '../catalog/records';
 import { commitVersioned, withFreshReads } from '../../aws/fresh-reads';
 import type { WalletDeps } from '../deps';
-import { merchantItem } from '../merchants/merchants';
+import { merchantRecord } from '../merchants/merchants';
 import { MAX_PAYMENT_DEBIT, splitCharge } from '../payments/fees';
 import { defineOperation } from '../saga/registry';
 import { runOperation } from '../saga/engine';
 import { commissionOf } from '../tenancy/fees';
 import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
-import { orderKeys } from './keys';
-import { orderItem, toOrder, type OrderLine, type OrderRecord } from './records';
+import { orderItem, readOrder, toOrder, type OrderLine, type OrderRecord } from './records';
 import type { orderCreate } from './schemas';
 import { stockStep } from './stock';
 
@@ -41,8 +40,8 @@ export const ORDER_CREATE = defineOperation('order.create', async ({ runtime, op
     withFreshReads(async () => {
       const { order: draft } = request as CreateRequest;
       // The order's id is the operation's: a resume after the order was written answers it.
-      const existing = await getItem(runtime, orderKeys.order(operationId));
-      if (existing) return toOrder(existing as unknown as OrderRecord);
+      const existing = await readOrder(runtime, operationId);
+      if (existing) return toOrder(existing);
       const expiresAt = new Date(new Date(startedAt).getTime() + config.ORDER_HOLD_SECONDS * 1000).toISOString();
       const record: OrderRecord = { ...draft, id: operationId, expires_at: expiresAt, created_at: startedAt, updated_at: startedAt, version: 1 };
       const order = toOrder(record);
@@ -78,7 +77,7 @@ export async function createOrder(
   if (principal.userId !== undefined && userId !== principal.userId) throw new AppError('user_not_found', `No user ${userId}.`);
   const [tenant, user, client] = await Promise.all([getTenantRecord(runtime, tenantId), getUserRecord(runtime, tenantId, userId), readClient(runtime, tenantId, input.client_id)]);
   if (!isExplorable(client)) throw new AppError('client_not_found', `No client ${input.client_id}.`);
-  const merchant = await merchantItem(runtime, tenantId, client.merchant_id);
+  const merchant = await merchantRecord(runtime, tenantId, client.merchant_id);
   const lines = await priceLines(runtime, client.id, input.lines, client.commission_bps);
   const amount = lines.reduce((sum, line) => sum + line.amount, 0);
   const commission = lines.reduce((sum, line) => sum + commissionOf(line.commission_bps, line.amount), 0);
@@ -103,7 +102,7 @@ export async function createOrder(
       merchant_id: client.merchant_id,
       ledger_id: tenant.ledger_id,
       payer_account_id: user.cash_account_id,
-      settlement_account_id: String(merchant.settlement_account_id),
+      settlement_account_id: merchant.settlement_account_id,
       revenue_account_id: tenant.accounts.revenue,
       fee_rule: tenant.fees.payment,
     },
@@ -119,7 +118,10 @@ async function priceLines(runtime: WalletDeps, clientId: string, wanted: { varia
   const offerings = new Map<string, OfferingRecord>();
   const offeringIds = [...new Set([...variants.values()].map((v) => v.offering_id))];
   const heads = await getItems(runtime, offeringIds.map((id) => catalogKeys.offering(id)));
-  offeringIds.forEach((id, index) => offerings.set(id, heads[index] as unknown as OfferingRecord));
+  offeringIds.forEach((id, index) => {
+    const head = heads[index];
+    if (head) offerings.set(id, toOfferingRecord(head));
+  });
   return wanted.map((line, index) => {
     const variant = variants.get(line.variant_id)!;
     const offering = offerings.get(variant.offering_id);
@@ -145,9 +147,9 @@ async function findVariant(runtime: WalletDeps, clientId: string, variantId: str
   const found = await queryPage(runtime, { index: 'gsi1', partition: catalogKeys.variantLookup(variantId).gsi1pk, cursor: undefined, limit: 1 });
   const head = found.items[0];
   // The index is eventually consistent: the variant itself is read consistently.
-  const variant = head ? await getItem(runtime, catalogKeys.variant(String(head.offering_id), variantId)) : undefined;
+  const variant = head ? await getItem(runtime, catalogKeys.variant(toVariantRecord(head).offering_id, variantId)) : undefined;
   if (!variant || variant.client_id !== clientId) {
     throw new AppError('invalid_request', `No variant ${variantId} in this client's catalog.`, { errors: [{ field: 'lines', message: `unknown variant ${variantId}` }] });
   }
-  return variant as unknown as VariantRecord;
+  return toVariantRecord(variant);
 }

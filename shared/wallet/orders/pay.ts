@@ -1,4 +1,4 @@
-import { getItem, isConditionalCheckFailed, updateItem } from '../../aws/store';
+import { isConditionalCheckFailed, updateItem } from '../../aws/store';
 import type { TransactItem } from '../../aws/dynamodb';
 import { outboxItem } from '../../events/outbox';
 import type { Outcome } from '../../http/outcome';
@@ -10,13 +10,13 @@ import { variantView } from '../catalog/records';
 import type { WalletDeps } from '../deps';
 import { splitCharge } from '../payments/fees';
 import { captureLegs } from '../money/legs';
-import { newPaymentItem, toPayment } from '../payments/records';
+import { newPaymentItem, toPayment, toPaymentRecord } from '../payments/records';
 import { grantItems, planRewards, postRewards, type Grants, type RewardPlan } from '../rewards/earn';
 import { defineOperation } from '../saga/registry';
 import { runOperation, type SagaFaults } from '../saga/engine';
 import { computeFee } from '../tenancy/fees';
 import { orderKeys } from './keys';
-import { orderItem, orderRecord, toOrder, type OrderRecord } from './records';
+import { orderItem, orderRecord, readOrder, toOrder, type OrderRecord } from './records';
 import { stockStep } from './stock';
 import type { OwnerScope } from '../principals';
 
@@ -69,7 +69,7 @@ const refused = (order: Pick<OrderRecord, 'id' | 'status'>, why?: string) =>
 export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operationId, principal, request, startedAt, pinned }) => {
   const { order_id: orderId } = request as PayRequest;
   const key = orderKeys.order(orderId);
-  let order = (await getItem(runtime, key)) as unknown as OrderRecord | undefined;
+  let order = await readOrder(runtime, orderId);
   if (!order) throw new AppError('not_found', `No order ${orderId}.`);
   if (order.claim !== operationId) {
     if (order.status !== 'open') throw refused(order);
@@ -83,7 +83,8 @@ export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operatio
       });
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
-      const now = (await getItem(runtime, key)) as unknown as OrderRecord;
+      const now = await readOrder(runtime, orderId);
+      if (!now) throw new AppError('not_found', `No order ${orderId}.`);
       throw refused(now, now.status === 'open' ? `The order expired at ${now.expires_at}.` : undefined);
     }
     order = { ...order, status: 'paying', claim: operationId };
@@ -163,7 +164,7 @@ export const ORDER_PAY = defineOperation('order.pay', async ({ runtime, operatio
         },
         ...sale.items,
         { Put: { TableName: runtime.table, Item: payment, ConditionExpression: 'attribute_not_exists(pk)' } },
-        outboxItem(runtime, { type: 'payment.captured', tenantId: paid.tenant_id, data: { payment: toPayment(payment) } }).item,
+        outboxItem(runtime, { type: 'payment.captured', tenantId: paid.tenant_id, data: { payment: toPayment(toPaymentRecord(payment)) } }).item,
         outboxItem(runtime, { type: 'order.paid', tenantId: paid.tenant_id, clientId: paid.client_id, data: { order: view } }).item,
         ...grantItems(runtime, paid.tenant_id, paid.user_id, operationId, grants, paid.amount),
         ...sale.lowStock.map(

@@ -1,8 +1,10 @@
 import type * as z from 'zod';
 import { getItem, queryPage, type Item, type Page } from '../../aws/store';
+import { bool, codec, int, list, mapOf, nullable, obj, oneOf, opt, str, strList, strMap } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { StoreDeps } from '../deps';
-import type { FeeRule } from '../tenancy/fees';
+import { COMMISSION_MODES, type FeeRule } from '../tenancy/fees';
+import { feeRule } from '../tenancy/records';
 import { orderKeys } from './keys';
 import type { order, orderLine, orderListQuery } from './schemas';
 import { recordFields } from '../keys';
@@ -48,6 +50,51 @@ export interface OrderRecord extends Omit<Order, 'status'> {
   version: number;
 }
 
+/** Statuses as stored, `paying` included (spelt here, so the expiry worker does not build the API's schemas). */
+const STORED_ORDER_STATUSES = ['open', 'paying', 'paid', 'canceled', 'expired'] as const satisfies readonly OrderRecord['status'][];
+
+/** Units per variant id (what an order holds, what its sale took). */
+const units = mapOf(int);
+
+/**
+ * The order item's codec (../../kernel/codec.ts): every field an order is written with, so an
+ * order read, changed and put back keeps all of them. Orders from before holds and sales were
+ * recorded have neither (./stock.ts acts on the variants' flags of now for them).
+ */
+export const toOrderRecord = codec<OrderRecord>('order', {
+  id: str,
+  tenant_id: str,
+  client_id: str,
+  user_id: str,
+  status: oneOf(...STORED_ORDER_STATUSES),
+  lines: list(
+    obj<OrderLine>({ variant_id: str, offering_id: str, sku: str, title: str, option_values: strList, quantity: int, unit_amount: int, amount: int, commission_bps: int }),
+  ),
+  amount: int,
+  currency: str,
+  commission: int,
+  commission_mode: oneOf(...COMMISSION_MODES),
+  fee: int,
+  payment_id: nullable(str),
+  metadata: strMap,
+  expires_at: str,
+  quote: obj<OrderRecord['quote']>({ merchant_id: str, ledger_id: str, payer_account_id: str, settlement_account_id: str, revenue_account_id: str, fee_rule: feeRule }),
+  claim: nullable(str),
+  holds: opt(units),
+  sold: opt(units),
+  ended_by: opt(str),
+  restocked: opt(bool),
+  version: int,
+  created_at: str,
+  updated_at: str,
+});
+
+/** The order with this id, whoever's it is (a saga's own read, its caller already checked the scope). */
+export async function readOrder(deps: StoreDeps, orderId: string): Promise<OrderRecord | undefined> {
+  const item = await getItem(deps, orderKeys.order(orderId));
+  return item ? toOrderRecord(item) : undefined;
+}
+
 /** The order's item: its keys, its listings, and the expiry index while it is open (or being paid). */
 export function orderItem(record: OrderRecord): Item {
   const fields = recordFields(record);
@@ -89,7 +136,7 @@ const visible = (item: Item, scope: OwnerScope) =>
 export async function orderRecord(deps: StoreDeps, scope: OwnerScope, orderId: string): Promise<OrderRecord> {
   const item = await getItem(deps, orderKeys.order(orderId));
   if (!item || !visible(item, scope)) throw new AppError('not_found', `No order ${orderId}.`);
-  return item as unknown as OrderRecord;
+  return toOrderRecord(item);
 }
 
 export async function getOrder(deps: StoreDeps, scope: OwnerScope, orderId: string): Promise<Order> {
@@ -125,5 +172,5 @@ export async function listOrders(deps: StoreDeps, scope: OwnerScope, query: z.in
     ...(conditions.length > 0 ? { filter: { expression: conditions.join(' AND '), names: Object.keys(names).length > 0 ? names : undefined, values }, scanBudget: 1_000 } : {}),
   });
   // A user index of another tenant's user holds nothing of this tenant.
-  return { data: page.items.filter((item) => item.tenant_id === scope.tenantId).map((item) => toOrder(item as unknown as OrderRecord)), next_cursor: page.next_cursor };
+  return { data: page.items.filter((item) => item.tenant_id === scope.tenantId).map((item) => toOrder(toOrderRecord(item))), next_cursor: page.next_cursor };
 }

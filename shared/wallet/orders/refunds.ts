@@ -3,10 +3,11 @@ import { getItem } from '../../aws/store';
 import { AppError } from '../../kernel/errors';
 import type { WalletDeps } from '../deps';
 import { paymentKeys } from '../payments/keys';
+import { toPaymentRecord, type PaymentRecord } from '../payments/records';
 import { refundOperation, refundService, type RefundRestock } from '../payments/refunds';
 import { defineOperation } from '../saga/registry';
 import { orderKeys } from './keys';
-import type { OrderRecord } from './records';
+import { readOrder } from './records';
 import { stockStep } from './stock';
 
 /**
@@ -18,10 +19,10 @@ import { stockStep } from './stock';
  */
 
 /** `restock` needs an order's payment whose units were not returned yet. Refuses: invalid_request. */
-async function assertRestockable(runtime: WalletDeps, payment: Record<string, unknown>): Promise<void> {
+async function assertRestockable(runtime: WalletDeps, payment: PaymentRecord): Promise<void> {
   const invalid = (message: string) => new AppError('invalid_request', `restock: ${message}.`, { errors: [{ field: 'restock', message }] });
-  if (typeof payment.order_id !== 'string') throw invalid('this payment is not an order\'s');
-  const order = await getItem(runtime, orderKeys.order(payment.order_id));
+  if (payment.order_id === undefined) throw invalid('this payment is not an order\'s');
+  const order = await readOrder(runtime, payment.order_id);
   if (order?.restocked === true) throw invalid('the order\'s units were already returned to stock');
 }
 
@@ -30,9 +31,10 @@ async function assertRestockable(runtime: WalletDeps, payment: Record<string, un
  * once per order: a second refund that raced this one finds it marked and restocks nothing.
  */
 async function restockWrites(runtime: WalletDeps, paymentId: string, refundId: string): Promise<TransactItem[]> {
-  const payment = await getItem(runtime, paymentKeys.payment(paymentId));
-  if (typeof payment?.order_id !== 'string') return [];
-  const order = (await getItem(runtime, orderKeys.order(payment.order_id))) as unknown as OrderRecord | undefined;
+  const item = await getItem(runtime, paymentKeys.payment(paymentId));
+  const payment = item ? toPaymentRecord(item) : undefined;
+  if (payment?.order_id === undefined) return [];
+  const order = await readOrder(runtime, payment.order_id);
   if (!order || order.restocked === true) return [];
   const actor = { kind: 'refund', id: refundId };
   const { items } = await stockStep(runtime, actor, order, 'restock');

@@ -3,7 +3,7 @@ import { getItems } from '../../aws/store';
 import { AppError } from '../../kernel/errors';
 import type { Actor, StoreDeps } from '../deps';
 import { catalogKeys } from '../catalog/keys';
-import { movementItem, variantItem, type VariantRecord } from '../catalog/records';
+import { movementItem, toVariantRecord, variantItem, type VariantRecord } from '../catalog/records';
 import { versionedPut } from '../../aws/fresh-reads';
 import type { OrderLine } from './records';
 
@@ -77,7 +77,8 @@ export async function stockStep(deps: StoreDeps, actor: Actor, order: StockOrder
   const short: { field: string; message: string }[] = [];
   const now = deps.clock.now().toISOString();
   wanted.forEach(([variantId, { quantity }], index) => {
-    const before = read[index] as VariantRecord | undefined;
+    const item = read[index];
+    const before = item ? toVariantRecord(item) : undefined;
     if (!before) {
       if (step === 'reservation') throw new AppError('invalid_request', `Variant ${variantId} no longer exists.`, { errors: [{ field: 'lines', message: `variant ${variantId} is gone` }] });
       return;

@@ -1,6 +1,7 @@
 import type { Outcome } from '../../http/outcome';
 import type { Principal } from '../../http/principal';
 import { outboxItem } from '../../events/outbox';
+import { StoredItemInvalid } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Transaction } from '../../ledger-client/contract';
@@ -8,11 +9,10 @@ import type { WalletDeps } from '../deps';
 import { grantItems, planRewards, postRewards, type Grants, type RewardPlan } from '../rewards/earn';
 import { defineOperation } from '../saga/registry';
 import { runOperation, type SagaFaults } from '../saga/engine';
-import type { FeeRule } from '../tenancy/fees';
-import { captureAmounts } from './fees';
+import { captureAmounts, type CaptureAmounts } from './fees';
 import { paymentKeys } from './keys';
 import { captureLegs } from '../money/legs';
-import { paymentItem, statusUpdate, toPayment, transitionRefused } from './records';
+import { paymentRecord, pendingOf, statusUpdate, toPayment, transitionRefused, type PaymentRecord } from './records';
 
 /**
  * Capture and void of an authorization. The ledger resolves a pending exactly once (posted, voided
@@ -39,13 +39,13 @@ function resolutionRefused(error: unknown, action: string): unknown {
 }
 
 /** What a capture of `amount` of an authorization earns on: the payment's merchant's client's rules. */
-const earnInput = (tenantId: string, item: Record<string, unknown>, amount: number, at: string) => ({
+const earnInput = (tenantId: string, record: PaymentRecord, amount: number, at: string) => ({
   tenantId,
-  ledgerId: String(item.ledger_id),
-  currency: String(item.currency),
-  userId: String(item.user_id),
-  payerAccountId: String(item.payer_account_id),
-  merchantId: String(item.merchant_id),
+  ledgerId: record.ledger_id,
+  currency: record.currency,
+  userId: record.user_id,
+  payerAccountId: record.payer_account_id,
+  merchantId: record.merchant_id,
   lines: [{ offeringId: null, amount }],
   at,
 });
@@ -53,26 +53,28 @@ const earnInput = (tenantId: string, item: Record<string, unknown>, amount: numb
 export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runtime, tenantId, request, pinned, startedAt }) => {
   const input = request as ResolveRequest;
   const pin = pinned as ResolvePin;
-  const item = await paymentItem(runtime, tenantId, input.payment_id);
-  const amount = input.amount ?? Number(item.amount);
-  const rules = item.rules as { payment: FeeRule; commission: FeeRule };
-  const mode = item.commission_mode === 'add' ? 'add' : 'deduct';
-  const amounts = captureAmounts(rules, mode, amount);
+  const item = await paymentRecord(runtime, tenantId, input.payment_id);
+  const amount = input.amount ?? item.amount;
   return {
     post: async (ledgerKey) => {
       if (item.status !== 'authorized' || pin.hold_expired) throw pin.hold_expired && item.status === 'authorized' ? new AppError('invalid_transition', 'The authorization has expired.') : transitionRefused(item, 'captured');
-      if (amount > Number(item.amount)) throw new AppError('invalid_request', `amount must not exceed the authorized ${String(item.amount)}.`, { errors: [{ field: 'amount', message: 'above the authorization' }] });
+      // Priced only once it is known to be an authorization: a payment captured at once (an
+      // order's) keeps no commission rule, and asking to capture it is a refused transition.
+      const { payment, commission } = item.rules;
+      if (commission === undefined) throw new StoredItemInvalid('payment', 'rules.commission', 'a map', undefined);
+      const amounts = captureAmounts({ payment, commission }, item.commission_mode, amount);
+      if (amount > item.amount) throw new AppError('invalid_request', `amount must not exceed the authorized ${item.amount}.`, { errors: [{ field: 'amount', message: 'above the authorization' }] });
       if (amounts.merchant_credit < 0) throw new AppError('invalid_request', 'The fee and commission exceed the amount.', { errors: [{ field: 'amount', message: 'below the fees' }] });
       let transaction: Transaction;
       try {
         transaction = await runtime.ledger().post(
-          String(item.ledger_id),
+          item.ledger_id,
           {
             type: 'payment_capture',
             reference_id: input.payment_id,
             metadata: { payment_id: input.payment_id },
-            post_pending_id: String(item.pending_id),
-            legs: captureLegs({ currency: String(item.currency), payer_account_id: String(item.payer_account_id), settlement_account_id: String(item.settlement_account_id), revenue_account_id: String(item.revenue_account_id) }, amounts),
+            post_pending_id: pendingOf(item),
+            legs: captureLegs({ currency: item.currency, payer_account_id: item.payer_account_id, settlement_account_id: item.settlement_account_id, revenue_account_id: item.revenue_account_id }, amounts),
           },
           ledgerKey,
         );
@@ -81,12 +83,12 @@ export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runti
       }
       const plan = pin.rewards !== undefined ? pin.rewards : await planRewards(runtime, earnInput(tenantId, item, amount, startedAt));
       const grants = await postRewards(runtime, plan, { paymentId: input.payment_id, ledgerKey });
-      return { transaction, grants };
+      return { transaction, grants, amounts };
     },
     commit: async (result) => {
-      const { transaction: posted, grants } = result as { transaction: Transaction; grants: Grants };
+      const { transaction: posted, grants, amounts } = result as { transaction: Transaction; grants: Grants; amounts: CaptureAmounts };
       const now = runtime.clock.now().toISOString();
-      const after = { ...item, status: 'captured', captured_amount: amount, fee: amounts.fee, commission: amounts.commission, updated_at: now, ledger_transaction_id: (posted as Transaction).id };
+      const after: PaymentRecord = { ...item, status: 'captured', captured_amount: amount, fee: amounts.fee, commission: amounts.commission, updated_at: now, ledger_transaction_id: (posted as Transaction).id };
       const payment = toPayment(after);
       const event = outboxItem(runtime, { type: 'payment.captured', tenantId, data: { payment } });
       return {
@@ -102,7 +104,7 @@ export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runti
             },
           },
           event.item,
-          ...grantItems(runtime, tenantId, String(item.user_id), input.payment_id, grants, amount),
+          ...grantItems(runtime, tenantId, item.user_id, input.payment_id, grants, amount),
         ],
         status: 200,
         body: payment,
@@ -113,12 +115,13 @@ export const PAYMENT_CAPTURE = defineOperation('payment.capture', async ({ runti
 
 export const PAYMENT_VOID = defineOperation('payment.void', async ({ runtime, tenantId, request }) => {
   const input = request as ResolveRequest;
-  const item = await paymentItem(runtime, tenantId, input.payment_id);
+  const item = await paymentRecord(runtime, tenantId, input.payment_id);
   return {
     post: async (ledgerKey) => {
       if (item.status !== 'authorized') throw transitionRefused(item, 'voided');
+      const pending = pendingOf(item);
       try {
-        return await runtime.ledger().voidPending(String(item.ledger_id), String(item.pending_id), ledgerKey);
+        return await runtime.ledger().voidPending(item.ledger_id, pending, ledgerKey);
       } catch (error) {
         throw resolutionRefused(error, 'voided');
       }
@@ -150,15 +153,15 @@ export async function resolvePayment(
   input: { amount?: number },
   options: { idempotencyKey: string; requestId: string; faults?: SagaFaults },
 ): Promise<Outcome> {
-  const item = await paymentItem(runtime, tenantId, paymentId, principal.userId);
-  const holdExpired = item.status === 'authorized' && typeof item.hold_expires_at === 'string' && new Date(item.hold_expires_at).getTime() <= runtime.clock.now().getTime();
+  const item = await paymentRecord(runtime, tenantId, paymentId, principal.userId);
+  const holdExpired = item.status === 'authorized' && item.hold_expires_at !== null && new Date(item.hold_expires_at).getTime() <= runtime.clock.now().getTime();
   const request: ResolveRequest = { payment_id: paymentId, amount: action === 'capture' ? (input.amount ?? null) : null };
   const operation = action === 'capture' ? PAYMENT_CAPTURE : PAYMENT_VOID;
   const pinned: ResolvePin = { hold_expired: holdExpired };
   if (action === 'capture') {
     // What the capture earns is decided now, from the rules of now, and pinned (docs/rewards.md).
-    const amount = request.amount ?? Number(item.amount);
-    const capturable = item.status === 'authorized' && !holdExpired && amount <= Number(item.amount);
+    const amount = request.amount ?? item.amount;
+    const capturable = item.status === 'authorized' && !holdExpired && amount <= item.amount;
     pinned.rewards = capturable ? await planRewards(runtime, earnInput(tenantId, item, amount, runtime.clock.now().toISOString())) : null;
   }
   return runOperation(runtime, { operation, tenantId, idempotencyKey: options.idempotencyKey, request, principal, requestId: options.requestId, pinned }, options.faults);

@@ -5,7 +5,7 @@ import type { WalletDeps } from '../deps';
 import { ledgerKeyOf } from '../saga/registry';
 import { faultPoint } from '../saga/faults';
 import { HOLD_SHARDS, paymentKeys } from './keys';
-import { statusUpdate, toPayment } from './records';
+import { pendingOf, statusUpdate, toPayment, toPaymentRecord } from './records';
 
 /** A hold's expiry as the fault harness names it. */
 export const PAYMENT_EXPIRE = 'payment.expire';
@@ -20,8 +20,10 @@ export async function expireHolds(runtime: WalletDeps): Promise<number> {
   for await (const hold of dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: HOLD_SHARDS, partitionOf: paymentKeys.holdShard, before: now })) {
     const item = await getItem(runtime, { pk: hold.pk, sk: hold.sk });
     if (!item || item.status !== 'authorized') continue;
+    const record = toPaymentRecord(item);
+    const pending = pendingOf(record);
     try {
-      await runtime.ledger().voidPending(String(item.ledger_id), String(item.pending_id), ledgerKeyOf(String(item.tenant_id), String(item.id), 'expire'));
+      await runtime.ledger().voidPending(record.ledger_id, pending, ledgerKeyOf(record.tenant_id, record.id, 'expire'));
     } catch {
       // Already resolved (ledger `conflict`): a capture or void in flight owns it and its saga
       // commits. Anything else is transient: the next run tries again.
@@ -29,8 +31,8 @@ export async function expireHolds(runtime: WalletDeps): Promise<number> {
     }
     await faultPoint(PAYMENT_EXPIRE, 'afterLedger');
     const at = runtime.clock.now().toISOString();
-    const payment = toPayment({ ...item, status: 'expired', updated_at: at });
-    const event = outboxItem(runtime, { type: 'payment.expired', tenantId: String(item.tenant_id), data: { payment } });
+    const payment = toPayment({ ...record, status: 'expired', updated_at: at });
+    const event = outboxItem(runtime, { type: 'payment.expired', tenantId: record.tenant_id, data: { payment } });
     try {
       await transact(runtime, [{ Update: statusUpdate(runtime.table, payment.id, 'expired', at) }, event.item]);
       expired += 1;

@@ -14,9 +14,9 @@ import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
 import { authorizationDebit, captureAmounts, MAX_PAYMENT_DEBIT } from './fees';
 import { paymentKeys } from './keys';
-import { merchantItem } from '../merchants/merchants';
+import { merchantRecord } from '../merchants/merchants';
 import { captureLegs, legOf } from '../money/legs';
-import { newPaymentItem, paymentItem, toPayment, type Payment, type PaymentStatus } from './records';
+import { newPaymentItem, paymentRecord, toPayment, toPaymentRecord, type Payment, type PaymentStatus } from './records';
 
 /**
  * Card-style payments (docs/payments.md): created captured at once or authorized (a ledger pending
@@ -127,7 +127,8 @@ export const PAYMENT_CREATE = defineOperation('payment.create', async ({ runtime
           ...(input.capture ? { ledger_transaction_id: (posted as Transaction).id } : { pending_id: (posted as Pending).id }),
         },
       });
-      const payment = toPayment(item);
+      // The view of the item as it will be read back.
+      const payment = toPayment(toPaymentRecord(item));
       const event = outboxItem(runtime, { type: input.capture ? 'payment.captured' : 'payment.authorized', tenantId, data: { payment } });
       return {
         items: [{ Put: { TableName: runtime.table, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }, event.item, ...grantItems(runtime, tenantId, input.user_id, operationId, grants, input.amount)],
@@ -167,7 +168,7 @@ export async function createPayment(runtime: WalletDeps, principal: Principal, t
     description: input.description ?? null,
     metadata: input.metadata ?? {},
   };
-  const [tenant, user, merchant] = await Promise.all([getTenantRecord(runtime, tenantId), getUserRecord(runtime, tenantId, userId), merchantItem(runtime, tenantId, input.merchant_id)]);
+  const [tenant, user, merchant] = await Promise.all([getTenantRecord(runtime, tenantId), getUserRecord(runtime, tenantId, userId), merchantRecord(runtime, tenantId, input.merchant_id)]);
   if (request.currency !== tenant.currency) {
     throw new AppError('invalid_request', `currency must be the tenant's ${tenant.currency}.`, { errors: [{ field: 'currency', message: `must be ${tenant.currency}` }] });
   }
@@ -185,7 +186,7 @@ export async function createPayment(runtime: WalletDeps, principal: Principal, t
     ledger_id: tenant.ledger_id,
     currency: tenant.currency,
     payer_account_id: user.cash_account_id,
-    settlement_account_id: String(merchant.settlement_account_id),
+    settlement_account_id: merchant.settlement_account_id,
     revenue_account_id: tenant.accounts.revenue,
     rules,
     commission_mode: tenant.commission_mode,
@@ -198,7 +199,7 @@ export async function createPayment(runtime: WalletDeps, principal: Principal, t
 }
 
 export async function getPayment(deps: StoreDeps, tenantId: string, paymentId: string, options: { selfOnly?: string } = {}): Promise<Payment> {
-  return toPayment(await paymentItem(deps, tenantId, paymentId, options.selfOnly));
+  return toPayment(await paymentRecord(deps, tenantId, paymentId, options.selfOnly));
 }
 
 function statusFilter(status: PaymentStatus | undefined): { expression: string; names: Record<string, string>; values: Record<string, unknown> } | undefined {
@@ -229,5 +230,5 @@ export async function listPayments(deps: StoreDeps, tenantId: string, query: { c
     filter: statusFilter(query.status),
     scanBudget: 1_000,
   });
-  return { data: page.items.map(toPayment), next_cursor: page.next_cursor };
+  return { data: page.items.map((item) => toPayment(toPaymentRecord(item))), next_cursor: page.next_cursor };
 }

@@ -2,6 +2,7 @@ import { getItem, isConditionalCheckFailed, queryPage, updateItem, type Page, ty
 import { outboxItem } from '../../events/outbox';
 import type { Outcome } from '../../http/outcome';
 import type { Principal } from '../../http/principal';
+import { codec, int, nullable, oneOf, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Transaction } from '../../ledger-client/contract';
@@ -11,7 +12,7 @@ import { runOperation, type SagaFaults } from '../saga/engine';
 import { getUserRecord } from '../tenancy/users';
 import { paymentKeys } from './keys';
 import { legOf } from '../money/legs';
-import { paymentItem, transitionRefused } from './records';
+import { paymentRecord, toPaymentRecord, transitionRefused, type PaymentRecord } from './records';
 import type { TransactItem } from '../../aws/dynamodb';
 import { clawbackItems, planClawback, postClawback, type Clawback, type ClawbackPlan } from '../rewards/clawback';
 
@@ -26,7 +27,7 @@ import { clawbackItems, planClawback, postClawback, type Clawback, type Clawback
 /** What a refund with `restock` does to the paid order: given by the layer above payments and orders. */
 export interface RefundRestock {
   /** Before the refund starts (nothing written yet). Refuses: invalid_request. */
-  check(runtime: WalletDeps, payment: Record<string, unknown>): Promise<void>;
+  check(runtime: WalletDeps, payment: PaymentRecord): Promise<void>;
   /**
    * The writes, in the refund's commit, that return the order's units to stock, once per order:
    * from fresh reads, conditioned on what they read (the commit is rebuilt when a count moved).
@@ -47,18 +48,20 @@ export interface Refund {
   created_at: string;
 }
 
-const toRefund = (item: Record<string, unknown>): Refund => ({
-  id: String(item.id),
-  payment_id: String(item.payment_id),
-  user_id: String(item.user_id),
-  merchant_id: String(item.merchant_id),
-  amount: Number(item.amount),
-  currency: String(item.currency),
-  status: 'completed',
-  reason: typeof item.reason === 'string' ? item.reason : null,
-  ledger_transaction_id: String(item.ledger_transaction_id),
-  created_at: String(item.created_at),
+/** The refund item's codec (../../kernel/codec.ts): a refund is stored as the API shows it (and its tenant, checked before). */
+const toRefund = codec<Refund>('refund', {
+  id: str,
+  payment_id: str,
+  user_id: str,
+  merchant_id: str,
+  amount: int,
+  currency: str,
+  status: oneOf('completed'),
+  reason: nullable(str),
+  ledger_transaction_id: str,
+  created_at: str,
 });
+
 
 interface RefundRequest {
   payment_id: string;
@@ -109,9 +112,9 @@ export const refundOperation = (restock: RefundRestock): OperationDefinition => 
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
       const item = await getItem(runtime, paymentKey);
-      const claims = (item?.refund_claims as Record<string, unknown> | undefined) ?? {};
-      if (claims[operationId] !== undefined) return; // a resume: already claimed
-      throw refundTooLarge(Math.max(0, quote.captured_amount - Number(item?.refund_reserved ?? 0)));
+      const payment = item ? toPaymentRecord(item) : undefined;
+      if (payment?.refund_claims[operationId] !== undefined) return; // a resume: already claimed
+      throw refundTooLarge(Math.max(0, quote.captured_amount - (payment?.refund_reserved ?? 0)));
     }
   };
   const release = () =>
@@ -140,7 +143,7 @@ export const refundOperation = (restock: RefundRestock): OperationDefinition => 
         if (error instanceof LedgerRefusal && error.code !== 'idempotency_in_flight' && error.code !== 'idempotency_key_reuse') await release().catch(() => undefined);
         throw error;
       }
-      const plan = quote.clawback !== undefined ? quote.clawback : await planClawback(runtime, tenantId, await paymentItem(runtime, tenantId, input.payment_id), quote.amount);
+      const plan = quote.clawback !== undefined ? quote.clawback : await planClawback(runtime, tenantId, await paymentRecord(runtime, tenantId, input.payment_id), quote.amount);
       const clawback = await postClawback(runtime, plan, { paymentId: input.payment_id, ledgerKey });
       return { transaction, clawback };
     },
@@ -221,19 +224,19 @@ async function startRefund(
   input: { payment_id: string; amount?: number; reason?: string; restock?: boolean },
   options: { idempotencyKey: string; requestId: string; faults?: SagaFaults; operation: string; restock: RefundRestock },
 ): Promise<Outcome> {
-  const item = await paymentItem(runtime, tenantId, input.payment_id, principal.userId);
+  const item = await paymentRecord(runtime, tenantId, input.payment_id, principal.userId);
   const request: RefundRequest = { payment_id: input.payment_id, amount: input.amount ?? null, reason: input.reason ?? null, ...(input.restock ? { restock: true } : {}) };
   if (input.restock) await options.restock.check(runtime, item);
-  const captured = Number(item.captured_amount ?? 0);
-  const remaining = captured - Number(item.refund_reserved ?? 0);
+  const captured = item.captured_amount;
+  const remaining = captured - item.refund_reserved;
   const amount = input.amount ?? remaining;
   const quote: RefundQuote = {
-    ledger_id: String(item.ledger_id),
-    currency: String(item.currency),
-    user_id: String(item.user_id),
-    merchant_id: String(item.merchant_id),
-    payer_account_id: String(item.payer_account_id),
-    settlement_account_id: String(item.settlement_account_id),
+    ledger_id: item.ledger_id,
+    currency: item.currency,
+    user_id: item.user_id,
+    merchant_id: item.merchant_id,
+    payer_account_id: item.payer_account_id,
+    settlement_account_id: item.settlement_account_id,
     captured_amount: captured,
     amount,
   };

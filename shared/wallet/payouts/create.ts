@@ -4,7 +4,7 @@ import { AppError } from '../../kernel/errors';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Pending } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
-import { merchantItem } from '../merchants/merchants';
+import { merchantRecord } from '../merchants/merchants';
 import { moveLegs } from '../money/legs';
 import { defineOperation, ledgerKeyOf } from '../saga/registry';
 import { runOperation, type SagaFaults } from '../saga/engine';
@@ -152,7 +152,7 @@ export async function startPayout(runtime: WalletDeps, tenantId: string, princip
   // The sandbox rail reports money sent that never left: it serves sandbox credentials only.
   if (rail.sandbox && principal.sandbox !== true) throw invalid('rail', 'The sandbox rail takes sandbox credentials only (a sandbox API key).');
   if (input.sandbox_outcome !== undefined && !rail.sandbox) throw invalid('sandbox_outcome', 'sandbox_outcome is for the sandbox rail only.');
-  const [tenant, merchant] = await Promise.all([getTenantRecord(runtime, tenantId), merchantItem(runtime, tenantId, input.merchant_id)]);
+  const [tenant, merchant] = await Promise.all([getTenantRecord(runtime, tenantId), merchantRecord(runtime, tenantId, input.merchant_id)]);
   if (input.currency !== tenant.currency) throw invalid('currency', `currency must be the tenant's ${tenant.currency}.`);
   if (!rail.currencies.includes(input.currency)) throw invalid('currency', `Rail ${rail.name} does not pay out ${input.currency}.`);
   const fee = computeFee(tenant.fees.payout, input.amount);
@@ -161,12 +161,12 @@ export async function startPayout(runtime: WalletDeps, tenantId: string, princip
   const pinned: CreatePinned = {
     ledger_id: tenant.ledger_id,
     currency: tenant.currency,
-    settlement_account_id: String(merchant.settlement_account_id),
+    settlement_account_id: merchant.settlement_account_id,
     clearing_account_id: clearing,
     revenue_account_id: tenant.accounts.revenue,
     fee_rule: tenant.fees.payout,
     fee,
-    refund_reserve: Number(merchant.refund_reserve ?? 0),
+    refund_reserve: merchant.refund_reserve,
   };
   const request: CreateRequest = {
     merchant_id: input.merchant_id,

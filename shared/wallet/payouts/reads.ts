@@ -3,7 +3,7 @@ import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
 import { readClient } from '../catalog/clients';
 import type { WalletDeps } from '../deps';
-import { merchantItem } from '../merchants/merchants';
+import { merchantRecord } from '../merchants/merchants';
 import { getPayoutRecord, listPayoutRecords, publicPayout } from './records';
 import type { Payout, PayoutStatus } from './schemas';
 
@@ -31,7 +31,7 @@ export async function listPayouts(
   const own = await merchantScopeOf(runtime, principal);
   if (own !== undefined && query.merchant_id !== undefined && query.merchant_id !== own) throw new AppError('not_found', `No merchant ${query.merchant_id}.`);
   const merchantId = own ?? query.merchant_id;
-  if (merchantId !== undefined) await merchantItem(runtime, tenantId, merchantId);
+  if (merchantId !== undefined) await merchantRecord(runtime, tenantId, merchantId);
   const page = await listPayoutRecords(runtime, tenantId, { ...query, merchant_id: merchantId });
   return { data: page.data.map(publicPayout), next_cursor: page.next_cursor };
 }

@@ -8,6 +8,7 @@ import type { StoreDeps } from '../deps';
 import { paymentKeys } from '../payments/keys';
 import { payoutKeys } from '../payouts/keys';
 import { rewardKeys } from '../rewards/keys';
+import { toPaymentRewards } from '../rewards/records';
 import { subscriptionKeys } from '../subscriptions/keys';
 import { topupKeys } from '../topups/keys';
 import { transferKeys } from '../transfers/keys';
@@ -78,8 +79,8 @@ type NamingField = NonNullable<Claim['record']>['field'];
 /** The transaction id a record names in `field`. Pure. */
 function namedBy(item: Item, field: NamingField): unknown {
   if (field === 'ledger_transaction_id') return item.ledger_transaction_id;
-  const grant = field === 'grants.cashback' ? 'cashback' : 'points';
-  return (item.grants as Record<string, { ledger_transaction_id?: string } | null> | undefined)?.[grant]?.ledger_transaction_id;
+  // A payment's rewards record, through its codec: a grant it holds names its transaction.
+  return toPaymentRewards(item).grants[field === 'grants.cashback' ? 'cashback' : 'points']?.ledger_transaction_id;
 }
 
 /**

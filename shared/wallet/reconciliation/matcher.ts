@@ -5,6 +5,7 @@ import { walletKeys } from '../keys';
 import { paymentKeys } from '../payments/keys';
 import { payoutKeys } from '../payouts/keys';
 import { rewardKeys } from '../rewards/keys';
+import { toPaymentRewards } from '../rewards/records';
 import { IDEMPOTENCY_RETENTION_SECONDS } from '../saga/key-record';
 import { subscriptionKeys } from '../subscriptions/keys';
 import { topupKeys } from '../topups/keys';
@@ -125,7 +126,7 @@ function planFor(tenantId: string, transaction: Transaction): Plan {
     case 'cashback':
     case 'points_accrual': {
       const grant = transaction.type === 'cashback' ? 'cashback' : 'points';
-      return { reads: [rewardKeys.earned(reference)], names: (item) => (item.grants as Record<string, { ledger_transaction_id?: string } | null> | undefined)?.[grant]?.ledger_transaction_id === transaction.id };
+      return { reads: [rewardKeys.earned(reference)], names: (item) => toPaymentRewards(item).grants[grant]?.ledger_transaction_id === transaction.id };
     }
     case 'cashback_clawback':
     case 'points_clawback':

@@ -3,8 +3,9 @@ import { getItem } from '../../aws/store';
 import type { WalletDeps } from '../deps';
 import { moveLegs } from '../money/legs';
 import { rewardAccount } from './accounts';
-import { historyItem, ledgerSaidNo, type Grants } from './earn';
+import { historyItem, ledgerSaidNo } from './earn';
 import { rewardKeys } from './keys';
+import { toPaymentRewards } from './records';
 
 /**
  * Refunds claw back what the payment earned (docs/rewards.md "Refunds claw back"), in two halves
@@ -38,27 +39,34 @@ export interface ClawbackPlan {
   points: PlannedTakeBack | null;
 }
 
+/** What a clawback needs of the refunded payment (payments sit above rewards: their record, as read there). */
+export interface ClawedPayment {
+  id: string;
+  ledger_id: string;
+  currency: string;
+  merchant_id: string;
+  payer_account_id: string;
+}
+
 /**
- * Plans the clawback of a refund of `refundAmount` on a payment (its stored item): `earned ×
+ * Plans the clawback of a refund of `refundAmount` on a payment (its record): `earned ×
  * refunded / captured`, rounded down (the user keeps the rounding); cash back to the merchant's
  * marketing account (the refund has just credited the payer), points back to issuance, no more
  * than the user holds now (converted points stay converted). Null: the payment earned nothing.
  */
-export async function planClawback(runtime: WalletDeps, tenantId: string, payment: Record<string, unknown>, refundAmount: number): Promise<ClawbackPlan | null> {
-  const paymentId = String(payment.id);
-  const earned = await getItem(runtime, rewardKeys.earned(paymentId));
-  if (!earned) return null;
-  const grants = earned.grants as Grants;
-  const captured = Number(earned.captured_amount);
-  const userId = String(earned.user_id);
-  const ledgerId = String(payment.ledger_id);
+export async function planClawback(runtime: WalletDeps, tenantId: string, payment: ClawedPayment, refundAmount: number): Promise<ClawbackPlan | null> {
+  const paymentId = payment.id;
+  const item = await getItem(runtime, rewardKeys.earned(paymentId));
+  if (!item) return null;
+  const { grants, captured_amount: captured, user_id: userId } = toPaymentRewards(item);
+  const ledgerId = payment.ledger_id;
   const share = (amount: number) => Number((BigInt(amount) * BigInt(refundAmount)) / BigInt(captured));
   const plan: ClawbackPlan = { ledger_id: ledgerId, user_id: userId, cash: null, points: null };
   const cash = grants.cashback ? share(grants.cashback.amount) : 0;
   if (cash > 0) {
-    const currency = String(payment.currency);
-    const marketing = await rewardAccount(runtime, ledgerId, tenantId, { type: 'merchant', id: String(payment.merchant_id) }, 'marketing', currency);
-    plan.cash = { amount: cash, commodity: currency, from_account_id: String(payment.payer_account_id), to_account_id: marketing };
+    const currency = payment.currency;
+    const marketing = await rewardAccount(runtime, ledgerId, tenantId, { type: 'merchant', id: payment.merchant_id }, 'marketing', currency);
+    plan.cash = { amount: cash, commodity: currency, from_account_id: payment.payer_account_id, to_account_id: marketing };
   }
   if (grants.points) {
     const commodity = grants.points.commodity;

@@ -5,8 +5,10 @@ import type { Transaction } from '../../ledger-client/contract';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { WalletDeps } from '../deps';
 import { catalogKeys } from '../catalog/keys';
+import { toMerchantClient } from '../catalog/records';
 import { rewardAccount } from './accounts';
 import { rewardKeys } from './keys';
+import type { Grants, PlannedRule } from './records';
 import { liveRules, type RewardRule } from './rules';
 import { getSettings } from './settings';
 import { moveLegs } from '../money/legs';
@@ -26,22 +28,12 @@ import { moveLegs } from '../money/legs';
  * rule is live in its window and the line meets its `min_amount`.
  */
 
+/** What a payment earned, as its record keeps it (./records.ts). */
+export type { Grant, Grants, PlannedRule } from './records';
+
 export interface EarnLine {
   offeringId: string | null;
   amount: number;
-}
-
-export interface Grant {
-  amount: number;
-  rule_ids: string[];
-  /** The rules as planned, with their versions (absent on grants recorded before plans were pinned). */
-  rules?: PlannedRule[];
-  ledger_transaction_id: string;
-}
-
-export interface Grants {
-  cashback: Grant | null;
-  points: (Grant & { commodity: string }) | null;
 }
 
 /** Cashback of an amount, rounded down: flat + amount × bps / 10 000 (exact for every amount up to 2^45). */
@@ -98,13 +90,6 @@ export interface EarnInput {
   at: string;
 }
 
-/** One rule's part of a grant, as planned: the rule, its version then, and what it grants. */
-export interface PlannedRule {
-  id: string;
-  version: number;
-  amount: number;
-}
-
 /** A move of a reward between two accounts of the tenant's ledger, in one commodity. */
 interface PlannedMove {
   amount: number;
@@ -133,7 +118,7 @@ export interface RewardPlan {
 /** The client a merchant's profile is, if any. */
 async function clientOfMerchant(runtime: WalletDeps, merchantId: string): Promise<string | null> {
   const item = await getItem(runtime, catalogKeys.merchantClient(merchantId));
-  return item ? String(item.client_id) : null;
+  return item ? toMerchantClient(item).client_id : null;
 }
 
 /** A ledger refusal (not an in-flight or reused key): no grant, never a failed capture or refund. */

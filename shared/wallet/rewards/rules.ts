@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import { ConditionsFailed, getItem, queryAll, queryPage, transact, type Item, type Page } from '../../aws/store';
+import { codec, int, mapOf, nullable, obj, oneOf, opt, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { ClientRecord } from '../catalog/clients';
 import { readOffering } from '../catalog/records';
@@ -15,10 +16,38 @@ import type { rule, ruleCreate, ruleListQuery } from './schemas';
 
 export type RewardRule = z.infer<typeof rule>;
 
-const toRule = (item: Item): RewardRule => {
-  const r = item as unknown as RewardRule;
-  return { id: r.id, client_id: r.client_id, offering_id: r.offering_id, kind: r.kind, params: r.params, scope: r.scope, caps: r.caps, starts_at: r.starts_at, ends_at: r.ends_at, version: r.version, status: r.status, created_at: r.created_at, disabled_at: r.disabled_at };
+/** A rule's params by its kind, as its body was checked (../rewards/schemas.ts): integers, the amounts in minor units. */
+const paramsOf = {
+  cashback: obj<{ bps: number; flat: number }>({ bps: int, flat: int }),
+  accrual: obj<{ points: number; per_amount: number }>({ points: int, per_amount: int }),
 };
+
+/** The reward rule item's codec (../../kernel/codec.ts; kinds and statuses spelt here, so capture does not build the API's schemas). */
+const decodeRule = codec<RewardRule>('reward_rule', {
+  id: str,
+  client_id: str,
+  offering_id: nullable(str),
+  kind: oneOf('cashback', 'accrual'),
+  params: mapOf(int),
+  scope: obj<RewardRule['scope']>({ min_amount: opt(int) }),
+  caps: obj<RewardRule['caps']>({ per_payment: opt(int), per_user_per_day: opt(int) }),
+  starts_at: nullable(str),
+  ends_at: nullable(str),
+  version: int,
+  status: oneOf('active', 'disabled'),
+  created_at: str,
+  disabled_at: nullable(str),
+});
+
+/** A rule, its params checked for its kind (earning reads them as such). */
+const toRule = (item: Item): RewardRule => {
+  const rule = decodeRule(item);
+  paramsOf[rule.kind](rule.params, 'reward_rule', 'params');
+  return rule;
+};
+
+/** A rule's slot: the live rule in it, if any, and the last version given out there. */
+const toSlot = codec<{ live_rule_id?: string; last_version: number }>('reward_slot', { live_rule_id: opt(str), last_version: int });
 
 /**
  * Creates a rule in a free slot (its kind's params were checked with the body). Refuses:
@@ -34,8 +63,9 @@ export async function createRule(deps: StoreDeps, client: ClientRecord, input: z
     if (!found || found.offering.client_id !== client.id) throw new AppError('offering_not_found', `No offering ${input.offering_id}.`);
   }
   const slotKey = rewardKeys.slot(client.id, input.offering_id ?? null, input.kind);
-  const slot = await getItem(deps, slotKey);
-  if (slot?.live_rule_id) throw new AppError('rule_exists', `Rule ${String(slot.live_rule_id)} already occupies this slot: disable it first.`);
+  const slotItem = await getItem(deps, slotKey);
+  const slot = slotItem ? toSlot(slotItem) : undefined;
+  if (slot?.live_rule_id) throw new AppError('rule_exists', `Rule ${slot.live_rule_id} already occupies this slot: disable it first.`);
   const now = deps.clock.now().toISOString();
   const created: RewardRule = {
     id: deps.ids(),
@@ -47,7 +77,7 @@ export async function createRule(deps: StoreDeps, client: ClientRecord, input: z
     caps: input.caps,
     starts_at: input.starts_at ?? null,
     ends_at: input.ends_at ?? null,
-    version: Number(slot?.last_version ?? 0) + 1,
+    version: (slot?.last_version ?? 0) + 1,
     status: 'active',
     created_at: now,
     disabled_at: null,

@@ -1,5 +1,6 @@
 import type * as z from 'zod';
 import { getItem, transact } from '../../aws/store';
+import { codec, int, obj, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import type { Principal } from '../../http/principal';
 import type { StoreDeps } from '../deps';
@@ -11,9 +12,16 @@ import type { settings, settingsPut } from './schemas';
 
 export type RewardSettings = z.infer<typeof settings>;
 
+/** The settings item's codec (../../kernel/codec.ts): the rate is two integers. */
+const toSettings = codec<RewardSettings>('reward_settings', {
+  points_commodity: str,
+  conversion_rate: obj<RewardSettings['conversion_rate']>({ points: int, cash: int }),
+  updated_at: str,
+});
+
 export async function getSettings(deps: StoreDeps, tenantId: string): Promise<RewardSettings | undefined> {
   const item = await getItem(deps, rewardKeys.settings(tenantId));
-  return item ? { points_commodity: String(item.points_commodity), conversion_rate: item.conversion_rate as RewardSettings['conversion_rate'], updated_at: String(item.updated_at) } : undefined;
+  return item ? toSettings(item) : undefined;
 }
 
 /** Sets them, audited. The points already issued keep their commodity: it can be set, not changed. */

@@ -3,10 +3,11 @@ import { getItem, queryPage } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
 import type { Outcome } from '../../http/outcome';
 import type { Principal } from '../../http/principal';
+import { codec, int, nullable, oneOf, opt, orElse, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';
 import { MAX_LEG_AMOUNT, type Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
-import { merchantItem } from '../merchants/merchants';
+import { merchantRecord } from '../merchants/merchants';
 import { defineOperation } from '../saga/registry';
 import { runOperation } from '../saga/engine';
 import { auditItem } from '../tenancy/audit';
@@ -25,6 +26,22 @@ import { moveLegs } from '../money/legs';
  */
 
 type Conversion = z.infer<typeof conversion>;
+type HistoryEntry = z.infer<typeof historyEntry>;
+
+/** A user's totals (./keys.ts `user`): made by the first grant's ADD, so a user who earned nothing has none. */
+const toTotals = codec<{ cashback_earned: number; points_earned: number }>('user_rewards', { cashback_earned: orElse(int, () => 0), points_earned: orElse(int, () => 0) });
+
+/** A history entry's codec (kinds spelt here, so the route does not need the API's schemas to read one). */
+const toHistoryEntry = codec<HistoryEntry>('reward_entry', {
+  id: str,
+  kind: oneOf('cashback', 'points', 'cashback_clawback', 'points_clawback', 'conversion'),
+  amount: int,
+  cash: opt(int),
+  payment_id: nullable(str),
+  rule_id: nullable(str),
+  ledger_transaction_id: str,
+  created_at: str,
+});
 
 /** The user's rewards: the points account's balance (from the ledger), totals and the newest history. Refuses: user_not_found. */
 export async function userRewards(runtime: WalletDeps, tenantId: string, userId: string): Promise<z.infer<typeof rewards>> {
@@ -40,12 +57,8 @@ export async function userRewards(runtime: WalletDeps, tenantId: string, userId:
     user_id: userId,
     points_commodity: settings?.points_commodity ?? null,
     points_balance: points,
-    cashback_earned: Number(totals?.cashback_earned ?? 0),
-    points_earned: Number(totals?.points_earned ?? 0),
-    history: history.items.map((item) => {
-      const entry = item as unknown as z.infer<typeof historyEntry>;
-      return { id: entry.id, kind: entry.kind, amount: entry.amount, ...(entry.cash === undefined ? {} : { cash: entry.cash }), payment_id: entry.payment_id, rule_id: entry.rule_id, ledger_transaction_id: entry.ledger_transaction_id, created_at: entry.created_at };
-    }),
+    ...toTotals(totals ?? {}),
+    history: history.items.map(toHistoryEntry),
   };
 }
 
@@ -151,8 +164,8 @@ export const MARKETING_FUND = defineOperation('marketing.fund', async ({ runtime
 
 /** Funds a merchant's marketing account from its settlement, once per Idempotency-Key. Refuses: not_found, insufficient_funds (settlement short). */
 export async function fundMarketing(runtime: WalletDeps, principal: Principal, tenantId: string, merchantId: string, amount: number, options: { idempotencyKey: string; requestId: string }): Promise<Outcome> {
-  const [tenant, merchant] = await Promise.all([getTenantRecord(runtime, tenantId), merchantItem(runtime, tenantId, merchantId)]);
+  const [tenant, merchant] = await Promise.all([getTenantRecord(runtime, tenantId), merchantRecord(runtime, tenantId, merchantId)]);
   const marketing = await rewardAccount(runtime, tenant.ledger_id, tenantId, { type: 'merchant', id: merchantId }, 'marketing', tenant.currency);
-  const pin: FundingPin = { ledger_id: tenant.ledger_id, currency: tenant.currency, settlement: String(merchant.settlement_account_id), marketing };
+  const pin: FundingPin = { ledger_id: tenant.ledger_id, currency: tenant.currency, settlement: merchant.settlement_account_id, marketing };
   return runOperation(runtime, { operation: MARKETING_FUND, tenantId, idempotencyKey: options.idempotencyKey, request: { merchant_id: merchantId, amount }, pinned: pin, principal, requestId: options.requestId });
 }

@@ -7,7 +7,7 @@ import { isExplorable, readClient } from '../catalog/clients';
 import { catalogKeys } from '../catalog/keys';
 import { toOfferingRecord } from '../catalog/records';
 import type { WalletDeps } from '../deps';
-import { merchantItem } from '../merchants/merchants';
+import { merchantRecord } from '../merchants/merchants';
 import { captureLegs } from '../money/legs';
 import { defineOperation } from '../saga/registry';
 import { runOperation, type SagaFaults } from '../saga/engine';
@@ -65,7 +65,7 @@ export async function subscribe(runtime: WalletDeps, principal: Principal, offer
   const client = await readClient(runtime, tenantId, offering.client_id);
   if (!isExplorable(client)) throw new AppError('offering_not_found', `No offering ${offeringId}.`);
   if (offering.kind !== 'plan') throw new AppError('not_a_plan', 'This offering is an item: order it instead.');
-  const [tenant, user, merchant] = await Promise.all([getTenantRecord(runtime, tenantId), getUserRecord(runtime, tenantId, userId), merchantItem(runtime, tenantId, client.merchant_id)]);
+  const [tenant, user, merchant] = await Promise.all([getTenantRecord(runtime, tenantId), getUserRecord(runtime, tenantId, userId), merchantRecord(runtime, tenantId, client.merchant_id)]);
   const amount = offering.amount!;
   const commissionBps = offering.commission_bps ?? client.commission_bps;
   const subscription: Draft = {
@@ -90,7 +90,7 @@ export async function subscribe(runtime: WalletDeps, principal: Principal, offer
     quote: {
       ledger_id: tenant.ledger_id,
       payer_account_id: user.cash_account_id,
-      settlement_account_id: String(merchant.settlement_account_id),
+      settlement_account_id: merchant.settlement_account_id,
       revenue_account_id: tenant.accounts.revenue,
       fee_rule: tenant.fees.subscription,
       commission_mode: tenant.commission_mode,
