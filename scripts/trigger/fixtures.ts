@@ -22,8 +22,8 @@ export interface TriggerContext {
   say: (line: string) => void;
 }
 
-/** How long an event may take to show in the history once its recipe has done its part. */
-export const EVENT_WAIT_MS = 15_000;
+/** How long an event may take to show in the history once its recipe has done its part (generous: a busy laptop's workers lag). */
+export const EVENT_WAIT_MS = 60_000;
 
 /** What a recipe may say about its event: that it takes longer than EVENT_WAIT_MS to show. */
 export interface RecipeOutcome {
@@ -35,7 +35,7 @@ export const tag = (what: string) => `trigger-${what}-${randomUUID().slice(0, 8)
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `check` until it answers a value, or fails naming `what` after `timeoutMs`. */
-export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+export async function until<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

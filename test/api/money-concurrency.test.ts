@@ -172,4 +172,4 @@ it('keeps the books balanced under 500 random concurrent transfers and top-ups',
   expect(events.sort()).toEqual(ids);
 
   console.log(`money concurrency: ${OPERATIONS} operations in ${elapsedMs} ms; ${accepted.length} transfers accepted, refused ${JSON.stringify(refused)}, fees ${fees}`);
-}, 60_000);
+});

@@ -7,7 +7,7 @@ import { startReceiver, type Receiver } from '../integration/webhooks-receiver';
 import { until } from '../support/time';
 import { clientOf, inventoryOf, newVariant, stockMovements } from '../support/catalog';
 import { apiKeyFor, staffToken } from '../support/credentials';
-import { apiClient, expectProblem } from '../support/http';
+import { apiClient, expectProblem, sendUntilFinal } from '../support/http';
 import { fundUser } from '../support/money';
 import { startTestPlatform } from '../support/platform';
 import { cancelPlacedOrder, payForOrder, placeOrder } from '../support/payments';
@@ -216,17 +216,8 @@ describe('concurrency', () => {
   it('200 concurrent orders of one unit against a stock of 10: exactly 10 open, 190 out_of_stock, 10 reserved', async () => {
     const variant = await newVariant(api, apiKey, clientId, { on_hand: 10 });
     const buyer = await shopper(0);
-    // As a client would (the typed client does): an answer marked retryable (503 on a busy machine,
-    // 409 idempotency_in_flight) is sent again with the same Idempotency-Key until it is final.
-    const orderUntilFinal = async () => {
-      const key = uuidv7();
-      for (let attempt = 1; ; attempt += 1) {
-        const answer = await placeOrder(api, buyer.token, clientId, [{ variant_id: variant.id, quantity: 1 }], key);
-        if (answer.body?.retryable !== true || attempt === 20) return answer;
-        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
-      }
-    };
-    const results = await Promise.all(Array.from({ length: 200 }, orderUntilFinal));
+    // As a client would: an answer marked retryable is sent again with the same key until it is final.
+    const results = await Promise.all(Array.from({ length: 200 }, () => sendUntilFinal((key) => placeOrder(api, buyer.token, clientId, [{ variant_id: variant.id, quantity: 1 }], key))));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 201), JSON.stringify(results.filter((r) => r.status !== 201 && r.body?.code !== 'out_of_stock').map((r) => r.body))).toHaveLength(10);
     for (const refused of results.filter((r) => r.status !== 201)) expectProblem(refused, 'out_of_stock');

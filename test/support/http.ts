@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { errorCatalogue, type ErrorCode } from '../../shared/kernel/errors';
+import { uuidv7 } from '../../shared/kernel/ids';
 import { call, type CallResult } from './platform';
 
 /**
@@ -41,3 +42,17 @@ export function expectProblem(result: CallResult<any>, code: ErrorCode, label?: 
 
 /** The ids of a list's items, in its order. */
 export const idsOf = (items: readonly { id: string }[]): string[] => items.map((item) => item.id);
+
+/**
+ * Sends a request as a client would (the typed client does): an answer marked `retryable` (503 on a
+ * busy machine, 409 idempotency_in_flight) is sent again with the same Idempotency-Key, after a
+ * growing pause, until it is final (at most 20 sends). `send` takes the key.
+ */
+export async function sendUntilFinal(send: (key: string) => Promise<CallResult<any>>): Promise<CallResult<any>> {
+  const key = uuidv7();
+  for (let attempt = 1; ; attempt += 1) {
+    const answer = await send(key);
+    if (answer.body?.retryable !== true || attempt === 20) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+  }
+}
