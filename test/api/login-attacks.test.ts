@@ -28,13 +28,22 @@ describe('the login lockout under concurrency', () => {
   it.each([
     ['last', 39],
     ['first', 0],
-  ])('verifies exactly 5 of 40 concurrent guesses with the correct one %s: a success inside the burst reopens nothing', async (_, correctAt) => {
+  ])('verifies at most 5 wrong guesses of 40 concurrent ones with the correct one %s: a success inside the burst reopens nothing', async (_, correctAt) => {
     const staff = await staffAccount(platform, { role: 'platform' });
     const guesses = Array.from({ length: 40 }, (_, i) => (i === correctAt ? staff.password : `wrong guess number ${i}`));
 
     const results = await Promise.all(guesses.map((password) => login(staff.email, password)));
 
-    expect(tally(results)).toEqual({ verified: 5, refused: 35, other: 0 });
+    // Five attempts are verified in the window. One more only when the correct password was
+    // verified before any other attempt was counted (a busy machine may serve it alone, first):
+    // a success ends the run of failures before it, never one that was counted after it.
+    const wrongVerified = results.filter((r, i) => i !== correctAt && r.status === 401).length;
+    const succeeded = results[correctAt]!.status === 201;
+    expect(wrongVerified).toBeLessThanOrEqual(5);
+    expect(tally(results)).toEqual({ verified: wrongVerified + (succeeded ? 1 : 0), refused: 40 - wrongVerified - (succeeded ? 1 : 0), other: 0 });
+    expect(wrongVerified + (succeeded ? 1 : 0)).toBeGreaterThanOrEqual(5);
+    // Whichever it was, the window is full now: even the right password is held.
+    expect((await login(staff.email, staff.password)).status).toBe(429);
     for (const refused of results.filter((r) => r.status === 429)) {
       expect(refused.headers.get('content-type')).toBe('application/problem+json');
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
