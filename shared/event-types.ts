@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './kernel/zod';
 import { EVENT_TYPES, type EventType } from './events/names';
 import { catalogEventPayloads } from './wallet/catalog/event-payloads';
 import { orderEventPayloads } from './wallet/orders/event-payloads';
@@ -42,7 +42,7 @@ export const eventPayloads = {
   ...rewardEventPayloads,
   ...payoutEventPayloads,
   ...webhookEventPayloads,
-} as const satisfies Record<EventType, z.ZodType>;
+} as const satisfies Record<EventType, z.core.$ZodType>;
 
 export type EmittedEventType = keyof typeof eventPayloads;
 
@@ -56,13 +56,13 @@ const componentName = (type: string) =>
 export const typedEventEnvelopes = Object.fromEntries(
   Object.entries(eventPayloads).map(([type, data]) => [
     type,
-    eventEnvelope.extend({ type: z.literal(type), data }).meta({ id: componentName(type) }),
+    z.extend(eventEnvelope, { type: z.literal(type), data }).check(z.meta({ id: componentName(type) })),
   ]),
-) as unknown as { [T in EmittedEventType]: z.ZodObject };
+) as unknown as { [T in EmittedEventType]: z.ZodMiniObject };
 
 /**
  * One schema for "any delivery": the typed envelopes first, then the generic one for types not
  * described yet (receivers ignore unknown types). For the OpenAPI generator's `webhooks` or a
  * response schema: validation accepts every envelope, documentation shows each shape.
  */
-export const anyEventEnvelope = z.union([...Object.values(typedEventEnvelopes), eventEnvelope]).meta({ id: 'WebhookEventAny' });
+export const anyEventEnvelope = z.union([...Object.values(typedEventEnvelopes), eventEnvelope]).check(z.meta({ id: 'WebhookEventAny' }));

@@ -1,4 +1,4 @@
-import type { ZodType } from 'zod';
+import type * as z from '../kernel/zod';
 
 /**
  * The event types of spec part 6, and their families (the text before the dot). Endpoint filters
@@ -47,7 +47,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
  * A domain's event payloads: the `data` schema of each type it emits, keyed by a type named above.
  * Each domain keeps its own (shared/wallet/<domain>/event-payloads.ts); shared/event-types.ts joins them.
  */
-export type EventPayloads = Partial<Record<EventType, ZodType>>;
+export type EventPayloads = Partial<Record<EventType, z.core.$ZodType>>;
 
 /** The only families a merchant (client) endpoint ever receives, whatever its filters say. */
 export const MERCHANT_FAMILIES: readonly string[] = ['product', 'order', 'inventory', 'import'];

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../kernel/zod';
 import { scaledDecimal } from '../kernel/decimal';
 
 /**
@@ -19,25 +19,27 @@ export interface DecimalPath {
   places: number;
 }
 
-const decimals = new WeakMap<z.ZodType, DecimalPath[]>();
+const decimals = new WeakMap<z.core.$ZodType, DecimalPath[]>();
 
 /** A number that may carry up to `places` decimal places (no exponent) in a request body. */
-export function decimalNumber(options: { min: number; max: number; places: number; description?: string }): z.ZodNumber {
+export function decimalNumber(options: { min: number; max: number; places: number; description?: string }): z.ZodMiniNumber {
   // Not `multipleOf(0.01)`: validators judge it in binary floating point (33.33 / 0.01 is not a
   // whole number there), so the document would refuse answers the API gives. The body scan holds
   // the text to its places; this holds a parsed value to them.
   const schema = z
     .number()
-    .min(options.min)
-    .max(options.max)
-    .refine((value) => scaledDecimal(value, options.places) !== undefined, `at most ${options.places} decimal places`)
-    .describe(options.description ?? `A decimal number with at most ${options.places} decimal places.`);
+    .check(
+      z.minimum(options.min),
+      z.maximum(options.max),
+      z.refine((value) => scaledDecimal(value, options.places) !== undefined, `at most ${options.places} decimal places`),
+      z.describe(options.description ?? `A decimal number with at most ${options.places} decimal places.`),
+    );
   decimals.set(schema, [{ segments: [], places: options.places }]);
   return schema;
 }
 
 /** Declares decimal fields inside a schema the walk cannot see into (`a[].b`, relative to it). */
-export function withDecimalPaths<T extends z.ZodType>(schema: T, paths: readonly { path: string; places: number }[]): T {
+export function withDecimalPaths<T extends z.core.$ZodType>(schema: T, paths: readonly { path: string; places: number }[]): T {
   decimals.set(schema, paths.map(({ path, places }) => ({ segments: segmentsOf(path), places })));
   return schema;
 }
@@ -53,10 +55,10 @@ export function segmentsOf(path: string): string[] {
 }
 
 /** Every decimal field of a body schema, as paths from the body's root. */
-export function decimalPathsOf(schema: z.ZodType | undefined): DecimalPath[] {
+export function decimalPathsOf(schema: z.core.$ZodType | undefined): DecimalPath[] {
   const found: DecimalPath[] = [];
-  const walking = new Set<z.ZodType>();
-  const walk = (node: z.ZodType, at: string[]): void => {
+  const walking = new Set<z.core.$ZodType>();
+  const walk = (node: z.core.$ZodType, at: string[]): void => {
     const declared = decimals.get(node);
     if (declared) for (const path of declared) found.push({ segments: [...at, ...path.segments], places: path.places });
     if (walking.has(node)) return;
@@ -64,26 +66,26 @@ export function decimalPathsOf(schema: z.ZodType | undefined): DecimalPath[] {
     const def = node._zod.def as z.core.$ZodTypeDef & Record<string, unknown>;
     switch (def.type) {
       case 'object':
-        for (const [key, child] of Object.entries(def.shape as Record<string, z.ZodType>)) walk(child, [...at, key]);
+        for (const [key, child] of Object.entries(def.shape as Record<string, z.core.$ZodType>)) walk(child, [...at, key]);
         break;
       case 'array':
-        walk(def.element as z.ZodType, [...at, '[]']);
+        walk(def.element as z.core.$ZodType, [...at, '[]']);
         break;
       case 'record':
-        walk(def.valueType as z.ZodType, [...at, '*']);
+        walk(def.valueType as z.core.$ZodType, [...at, '*']);
         break;
       case 'union':
-        for (const option of def.options as z.ZodType[]) walk(option, at);
+        for (const option of def.options as z.core.$ZodType[]) walk(option, at);
         break;
       case 'intersection':
-        walk(def.left as z.ZodType, at);
-        walk(def.right as z.ZodType, at);
+        walk(def.left as z.core.$ZodType, at);
+        walk(def.right as z.core.$ZodType, at);
         break;
       case 'pipe':
-        walk(def.in as z.ZodType, at);
+        walk(def.in as z.core.$ZodType, at);
         break;
       case 'lazy':
-        walk((def.getter as () => z.ZodType)(), at);
+        walk((def.getter as () => z.core.$ZodType)(), at);
         break;
       case 'optional':
       case 'nullable':
@@ -92,7 +94,7 @@ export function decimalPathsOf(schema: z.ZodType | undefined): DecimalPath[] {
       case 'nonoptional':
       case 'readonly':
       case 'catch':
-        walk(def.innerType as z.ZodType, at);
+        walk(def.innerType as z.core.$ZodType, at);
         break;
       default:
         break;

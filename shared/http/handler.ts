@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../kernel/zod';
 import { config } from '../kernel/config';
 import { AppError, type FieldError } from '../kernel/errors';
 import { problemResponse } from './problem';
@@ -16,7 +16,7 @@ import { hasAnyScope, type Principal } from './principal';
 import { decimalPathsOf } from './decimals';
 import { assertAcceptedText, assertNoFractionalNumbers, assertNoPrototypeKeys, decodeUtf8, isJsonContentType } from './json';
 import { ignoresBody, invalidCodeOf, missingScopeCode, wrongPrincipalCode } from './answers';
-import type { AnyRoute, RouteDefinition, RouteSource } from './route';
+import type { AnyRoute, RouteDefinition, RouteSchema, RouteSource } from './route';
 
 /**
  * The one middleware stack every HTTP route passes through, in this order:
@@ -67,7 +67,7 @@ export type HttpResult =
 
 /** The typed request a route's handler receives. */
 export type RequestOf<R> =
-  R extends RouteDefinition<infer P, infer Q, infer B, z.ZodType> ? HttpRequest<z.output<P>, z.output<Q>, z.output<B>> : never;
+  R extends RouteDefinition<infer P, infer Q, infer B, RouteSchema> ? HttpRequest<z.output<P>, z.output<Q>, z.output<B>> : never;
 
 /** What the middlewares of one request share, in middy's per-request `internal` store. */
 interface RequestState {
@@ -372,7 +372,7 @@ function readBody(event: APIGatewayProxyEvent): string {
  * of every route calls: zod's module is evaluated at the function's import (Lambda's init), not on
  * its first request, whatever else the function imports.
  */
-function validatePart(schema: z.ZodType | undefined, value: unknown, part: string, errors: FieldError[]): unknown {
+function validatePart(schema: RouteSchema | undefined, value: unknown, part: string, errors: FieldError[]): unknown {
   if (!schema) return value;
   const result = z.safeParse(schema, value);
   if (result.success) return result.data;
@@ -418,7 +418,7 @@ function toResponse(route: AnyRoute, result: HttpResult, requestId: string): API
   const headers = { 'content-type': 'application/json', 'x-request-id': requestId, ...result.headers };
   const body = 'rawBody' in result ? (JSON.parse(result.rawBody) as unknown) : withHasMore(route, result.body);
   if (config.VALIDATE_RESPONSES && status === route.response.status) {
-    const checked = route.response.body.safeParse(body);
+    const checked = z.safeParse(route.response.body, body);
     if (!checked.success) {
       logger.error('response does not match the manifest schema', { operation: route.operationId, issues: checked.error.issues });
       throw new AppError('internal_error', 'An internal error occurred.');

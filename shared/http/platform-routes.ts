@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../kernel/zod';
 import { DOCS_RENDERER_FILE } from './docs-page';
 import { DASHBOARD_SCRIPT_FILE } from './dashboard-page';
 import { CREDENTIAL_KINDS } from './answers';

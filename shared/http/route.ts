@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../kernel/zod';
 import type { ErrorCode } from '../kernel/errors';
 import type { PrincipalKind } from './principal';
 import type { TableKey } from '../tables';
@@ -52,11 +52,14 @@ export type TableAccess = Partial<Record<TableKey, 'RO' | 'RW'>>;
  */
 export type RouteCapability = 'signsTokens' | 'callsLedger';
 
+/** Any zod schema a route describes a part with (zod/mini's, as every schema of the platform). */
+export type RouteSchema = z.core.$ZodType;
+
 export interface RouteDefinition<
-  P extends z.ZodType = z.ZodType,
-  Q extends z.ZodType = z.ZodType,
-  B extends z.ZodType = z.ZodType,
-  R extends z.ZodType = z.ZodType,
+  P extends RouteSchema = RouteSchema,
+  Q extends RouteSchema = RouteSchema,
+  B extends RouteSchema = RouteSchema,
+  R extends RouteSchema = RouteSchema,
 > {
   /** Unique, camelCase; the OpenAPI operationId and the Lambda's name. */
   operationId: string;
@@ -114,7 +117,7 @@ export interface RouteDefinition<
   };
 }
 
-export type AnyRoute = RouteDefinition<z.ZodType, z.ZodType, z.ZodType, z.ZodType>;
+export type AnyRoute = RouteDefinition<RouteSchema, RouteSchema, RouteSchema, RouteSchema>;
 
 /**
  * How a function names its route: the route, or a loader of it (`async () => (await
@@ -125,7 +128,7 @@ export type AnyRoute = RouteDefinition<z.ZodType, z.ZodType, z.ZodType, z.ZodTyp
 export type RouteSource<R extends AnyRoute> = R | (() => Promise<R>);
 
 /** Keeps the schema types of a route literal so handlers get typed params, query and body. */
-export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>(
+export function defineRoute<P extends RouteSchema, Q extends RouteSchema, B extends RouteSchema, R extends RouteSchema>(
   route: RouteDefinition<P, Q, B, R>,
 ): RouteDefinition<P, Q, B, R> {
   return route;

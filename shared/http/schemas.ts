@@ -98,7 +98,7 @@ export const integerJson = z.unknown().meta({
   ],
 });
 
-export const page = <T extends z.ZodType>(item: T) =>
+export const page = <T extends z.core.$ZodType>(item: T) =>
   z.object({
     data: z.array(item),
     has_more: hasMore,

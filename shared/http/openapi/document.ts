@@ -1,7 +1,7 @@
-import type * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { errorCatalogue, PROBLEM_CONTENT_TYPE, problemType, retryableCodes, type ErrorCode } from '../../kernel/errors';
 import { gateways, type GatewayName } from '../gateways';
-import type { AnyRoute } from '../route';
+import type { AnyRoute, RouteSchema } from '../route';
 import { problem } from '../schemas';
 import { problemsByStatus, REASONS, type ProblemAnswer } from '../answers';
 
@@ -273,7 +273,7 @@ function pathParameters(route: AnyRoute, schemas: SchemaCollector): JsonObject[]
 }
 
 /** One parameter per property of a params or query object, described by its input side. */
-function objectParameters(schema: z.ZodType | undefined, location: 'path' | 'query', where: string, schemas: SchemaCollector): JsonObject[] {
+function objectParameters(schema: RouteSchema | undefined, location: 'path' | 'query', where: string, schemas: SchemaCollector): JsonObject[] {
   if (!schema) return [];
   const object = schemas.convert(schema, 'input', where, { inlineRoot: true });
   if (object.type !== 'object' || !isObject(object.properties)) {
@@ -397,9 +397,9 @@ function problemExample(code: ErrorCode): JsonObject {
 const requestIdHeader = () => ({ 'X-Request-Id': { $ref: '#/components/headers/RequestId' } });
 
 /** A body schema that accepts `undefined` makes the request body optional (route.ts). */
-function acceptsUndefined(schema: z.ZodType): boolean {
+function acceptsUndefined(schema: RouteSchema): boolean {
   try {
-    return schema.safeParse(undefined).success;
+    return z.safeParse(schema, undefined).success;
   } catch {
     // An async refinement cannot run synchronously; such a body is not optional anyway.
     return false;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 
 /**
  * zod schemas to OpenAPI 3.0.3 schemas. zod's `openapi-3.0` target does most of the translation;
@@ -23,7 +23,7 @@ export class SchemaCollector {
   private readonly converted: { io: Io; nodes: JsonObject[] }[] = [];
   private readonly named = new Map<string, Record<Io, Map<string, JsonObject>>>();
 
-  convert(schema: z.ZodType, io: Io, where: string, options: { inlineRoot?: boolean } = {}): JsonObject {
+  convert(schema: z.core.$ZodType, io: Io, where: string, options: { inlineRoot?: boolean } = {}): JsonObject {
     const raw = z.toJSONSchema(schema, {
       target: 'openapi-3.0',
       io,
