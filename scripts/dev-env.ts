@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import * as z from 'zod';
+import * as z from '../shared/kernel/zod';
 import { bootstrapFileOf, dataDirFromEnv } from '../local/data-dir';
 import { runCli, UsageError } from './cli';
 import { PlatformStateError, readPlatformState } from './platform-state';
@@ -37,7 +37,7 @@ async function main(argv: string[]): Promise<string> {
   const file = bootstrapFileOf(dataDirFromEnv());
   let seeded: z.infer<typeof bootstrapSchema>;
   try {
-    seeded = bootstrapSchema.parse(JSON.parse(readFileSync(file, 'utf8')));
+    seeded = z.parse(bootstrapSchema, JSON.parse(readFileSync(file, 'utf8')));
   } catch {
     throw new PlatformStateError(`${file} does not hold the first start's credentials; restart the platform with npm start`);
   }

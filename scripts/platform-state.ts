@@ -1,7 +1,7 @@
 import '../local/sdk-node-warning';
 import { readFileSync } from 'node:fs';
 import type { DocumentClientOptions } from '../shared/aws/dynamodb';
-import * as z from 'zod';
+import * as z from '../shared/kernel/zod';
 import { bootstrapFileOf, dataDirFromEnv, isAlive, stateFileOf } from '../local/data-dir';
 import { LOCAL_REGION } from '../local/local-aws';
 
@@ -24,11 +24,11 @@ export interface PlatformState {
 export class PlatformStateError extends Error {}
 
 const schema = z.object({
-  pid: z.number().int().positive(),
+  pid: z.int().check(z.positive()),
   urls: z.object({ public: z.string(), ledger: z.string(), console: z.string() }),
   dynamodb_endpoint: z.string(),
   tables: z.object({ ledger: z.object({ name: z.string() }), wallet: z.object({ name: z.string() }) }),
-  oidc_issuer: z.string().optional(),
+  oidc_issuer: z.optional(z.string()),
 });
 
 export function platformStateFile(env: NodeJS.ProcessEnv = process.env): string {
@@ -44,7 +44,7 @@ export function readPlatformState(file = platformStateFile()): PlatformState {
   }
   let parsed: z.infer<typeof schema>;
   try {
-    parsed = schema.parse(JSON.parse(text));
+    parsed = z.parse(schema, JSON.parse(text));
   } catch {
     throw new PlatformStateError(`${file} is not a platform state file; restart the platform with npm start`);
   }
@@ -101,7 +101,7 @@ export function readLocalCredentials(env: NodeJS.ProcessEnv = process.env): Loca
   const file = bootstrapFileOf(dataDirFromEnv(env));
   let demo: z.infer<typeof bootstrapSchema>['demo_tenant'] | undefined;
   try {
-    demo = bootstrapSchema.parse(JSON.parse(readFileSync(file, 'utf8'))).demo_tenant;
+    demo = z.parse(bootstrapSchema, JSON.parse(readFileSync(file, 'utf8'))).demo_tenant;
   } catch {
     if (!env.WALLET_API_KEY) throw new PlatformStateError(`no demo tenant in ${file}: start the platform once with npm start (or set WALLET_API_KEY)`);
   }
