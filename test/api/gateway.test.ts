@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { expectProblem } from '../support/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from '../../shared/kernel/zod';
 import type { Platform } from '../../local/platform';
 import { errorCatalogue } from '../../shared/kernel/errors';
 import { createHttpHandler } from '../../shared/http/handler';
@@ -24,9 +24,9 @@ const echoRoute = defineRoute({
   access: 'public',
   request: {
     params: z.object({ echoId: z.uuid() }),
-    body: z.object({ amount, note: z.string().max(10).optional() }).strict(),
+    body: z.strictObject({ amount, note: z.optional(z.string().check(z.maxLength(10))) }),
   },
-  response: { status: 201, body: z.object({ amount: z.number().int(), echo_id: z.string() }), description: 'echo' },
+  response: { status: 201, body: z.object({ amount: z.int(), echo_id: z.string() }), description: 'echo' },
   errors: [],
   idempotency: idempotencyRequired(),
   tables: {},

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from '../../shared/kernel/zod';
 import type { AnyRoute } from '../../shared/http/route';
 import { actionsOf, functionsOf, methodsOf, synthesize, type FoundFunction, type Synthesized } from './support';
 

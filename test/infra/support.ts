@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App, type AppProps } from 'aws-cdk-lib';
 import { afterAll } from 'vitest';
-import * as z from 'zod';
+import * as z from '../../shared/kernel/zod';
 import { FunctionCode, repoRoot } from '../../lib/function';
 import { LedgerStack } from '../../lib/ledger-stack';
 import { WalletStack, type WalletStackProps } from '../../lib/wallet-stack';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/kernel/errors';
-import * as z from 'zod';
+import * as z from '../../shared/kernel/zod';
 import { decimalNumber, decimalPathsOf, segmentsOf, withDecimalPaths } from '../../shared/http/decimals';
 import { assertNoFractionalNumbers, assertNoPrototypeKeys, isJsonContentType, parseJsonBody } from '../../shared/http/json';
 
@@ -28,8 +28,8 @@ describe('integer-only JSON', () => {
   it('takes a decimal only where the body schema declares one, to its places and without an exponent', () => {
     const rate = decimalNumber({ min: 0, max: 100, places: 2 });
     const body = z.object({
-      markup: z.object({ value: rate }).optional(),
-      lines: z.array(z.object({ rate: rate.optional(), amount: z.number().int() })),
+      markup: z.optional(z.object({ value: rate })),
+      lines: z.array(z.object({ rate: z.optional(rate), amount: z.int() })),
       file: withDecimalPaths(z.record(z.string(), z.unknown()), [{ path: 'rows[].rate', places: 2 }]),
     });
     const paths = decimalPathsOf(body);

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from '../../shared/kernel/zod';
 import { gatewayOf } from '../../shared/http/gateways';
 import { routes } from '../../shared/routes';
 import { workers, queues } from '../../shared/workers';
@@ -49,9 +49,9 @@ describe('the route manifest', () => {
 
   it('describes every route with schemas that match its path', () => {
     for (const route of routes) {
-      expect(route.response.body, route.operationId).toBeInstanceOf(z.ZodType);
+      expect(route.response.body, route.operationId).toBeInstanceOf(z.core.$ZodType);
       expect(route.summary.length, route.operationId).toBeGreaterThan(0);
-      const declared = route.request.params instanceof z.ZodObject ? Object.keys(route.request.params.shape).sort() : [];
+      const declared = route.request.params instanceof z.core.$ZodObject ? Object.keys(route.request.params._zod.def.shape).sort() : [];
       expect(declared, `${route.operationId} path parameters`).toEqual(paramNames(route.path));
       if (route.method === 'GET' || route.method === 'DELETE') expect(route.request.body, route.operationId).toBeUndefined();
       if (route.idempotency) {

@@ -608,7 +608,7 @@ describe('request schemas that say what the API enforces', () => {
     expect(patches.length).toBeGreaterThanOrEqual(4);
     for (const [document, route] of patches) {
       expect(bodyOf(document, route.path, 'patch').minProperties, route.operationId).toBe(1);
-      expect(route.request.body!.safeParse({}).success, route.operationId).toBe(false);
+      expect(z.safeParse(route.request.body!, {}).success, route.operationId).toBe(false);
     }
     expect(bodyOf(wallet(), '/v1/fee_plan', 'put').minProperties).toBe(1);
   });
