@@ -91,7 +91,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], gateway: GatewayName, 
     operation: operationOf(route, schemas, problems),
   }));
   const components = schemas.finish();
-  if (components[problemName]) throw new Error(`"${problemName}" is the name of the problem+json schema; rename the other .meta({ id })`);
+  if (components[problemName]) throw new Error(`"${problemName}" is the name of the problem+json schema; rename the other z.meta({ id })`);
   components[problemName] = problemSchema;
 
   const paths: Record<string, Record<string, JsonObject>> = {};

@@ -4,7 +4,7 @@ import * as z from '../../kernel/zod';
  * zod schemas to OpenAPI 3.0.3 schemas. zod's `openapi-3.0` target does most of the translation;
  * `toOpenApi30` then removes or rewrites whatever JSON Schema keyword OpenAPI 3.0 still forbids,
  * so a schema written for validation never makes the document invalid. Schemas named with
- * `.meta({ id: 'Account' })` become `components.schemas` entries shared by every operation that
+ * `z.meta({ id: 'Account' })` become `components.schemas` entries shared by every operation that
  * uses them (./document.ts builds the document around them).
  */
 
@@ -83,7 +83,7 @@ export class SchemaCollector {
     for (const [name, variants] of this.named) {
       for (const io of ['input', 'output'] as const) {
         if (variants[io].size > 1) {
-          throw new Error(`Two different schemas are named "${name}" (${io}); give each its own .meta({ id })`);
+          throw new Error(`Two different schemas are named "${name}" (${io}); give each its own z.meta({ id })`);
         }
       }
     }
@@ -112,7 +112,7 @@ export class SchemaCollector {
         const componentName = nameOf(name, io);
         const existing = components[componentName];
         if (existing && existing !== schema && JSON.stringify(existing) !== JSON.stringify(schema)) {
-          throw new Error(`Component schema name "${componentName}" is used twice; rename one .meta({ id })`);
+          throw new Error(`Component schema name "${componentName}" is used twice; rename one z.meta({ id })`);
         }
         components[componentName] = schema;
       }
