@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
-import * as z from 'zod';
+import * as z from '../../shared/kernel/zod';
 import { checkOpenApiFiles, OPENAPI_DIR, OPENAPI_FILES, renderOpenApiFiles } from '../../scripts/openapi';
 import { answersOf } from '../../shared/http/answers';
 import { documentFaults } from '../../shared/http/openapi/audit';
@@ -20,21 +20,18 @@ const GATEWAYS: GatewayName[] = ['public', 'ledger', 'console'];
 const info = { version: '9.9.9' };
 
 // A route that exists only in this test, with every kind of input the generator must describe.
-const thingBody = z
-  .object({
-    name: z.string().min(1).max(100),
-    tier: z.enum(['bronze', 'silver', 'gold']),
-    legs: z
-      .array(z.object({ account_id: uuid, direction: z.enum(['debit', 'credit']), amount: positiveAmount }).strict())
-      .min(2)
-      .max(32),
-    limits: z.record(z.string(), z.object({ max: z.number().int().min(0), window: z.enum(['day', 'month']) })),
-    note: z.string().max(200).nullable(),
-    metadata: metadata.optional(),
-    effective_at: timestamp.optional(),
-    nested: z.object({ deep: z.object({ flags: z.array(z.boolean()), ratio: z.number().gt(0).lt(1) }) }),
-  })
-  .strict();
+const thingBody = z.strictObject({
+  name: z.string().check(z.minLength(1), z.maxLength(100)),
+  tier: z.enum(['bronze', 'silver', 'gold']),
+  legs: z
+    .array(z.strictObject({ account_id: uuid, direction: z.enum(['debit', 'credit']), amount: positiveAmount }))
+    .check(z.minLength(2), z.maxLength(32)),
+  limits: z.record(z.string(), z.object({ max: z.int().check(z.minimum(0)), window: z.enum(['day', 'month']) })),
+  note: z.nullable(z.string().check(z.maxLength(200))),
+  metadata: z.optional(metadata),
+  effective_at: z.optional(timestamp),
+  nested: z.object({ deep: z.object({ flags: z.array(z.boolean()), ratio: z.number().check(z.gt(0), z.lt(1)) }) }),
+});
 
 const syntheticRoute = defineRoute({
   operationId: 'testCreateThing',
@@ -50,14 +47,14 @@ const syntheticRoute = defineRoute({
     query: z.object({
       limit: pageLimit(),
       cursor,
-      status: z.enum(['open', 'closed']).optional().describe('Only things in this status'),
+      status: z.optional(z.enum(['open', 'closed'])).check(z.describe('Only things in this status')),
       since: timestamp,
     }),
     body: thingBody,
   },
   response: {
     status: 201,
-    body: z.object({ id: uuid, created_at: timestamp, next: z.string().nullable() }),
+    body: z.object({ id: uuid, created_at: timestamp, next: z.nullable(z.string()) }),
     description: 'The thing, created.',
   },
   errors: ['ledger_not_found', 'insufficient_funds', 'unbalanced', 'idempotency_key_reuse'],
@@ -71,7 +68,7 @@ const optionalBodyRoute = defineRoute({
   path: '/v1/ledgers/{ledgerId}/things/{thingId}/reversals',
   request: {
     params: z.object({ ledgerId: uuid, thingId: uuid }),
-    body: z.object({ reason: z.string().max(200) }).strict().optional(),
+    body: z.optional(z.strictObject({ reason: z.string().check(z.maxLength(200)) })),
   },
   idempotency: { required: false, minLength: 8, maxLength: 64, keptBy: 'answer' },
 });
@@ -388,10 +385,10 @@ describe('an operation generated from a route', () => {
 
 describe('component schemas', () => {
   it('names a shared schema once, with an Input variant when what clients send differs from what they read', async () => {
-    const money = z.object({ amount: positiveAmount, currency: z.string().default('USD') }).meta({ id: 'TestMoney' });
+    const money = z.object({ amount: positiveAmount, currency: z._default(z.string(), 'USD') }).check(z.meta({ id: 'TestMoney' }));
     const route = defineRoute({
       ...syntheticRoute,
-      request: { params: syntheticRoute.request.params, body: z.object({ price: money, fee: money.optional() }) },
+      request: { params: syntheticRoute.request.params, body: z.object({ price: money, fee: z.optional(money) }) },
       response: { status: 201, body: z.object({ price: money }), description: 'Priced.' },
     });
 
@@ -409,7 +406,7 @@ describe('component schemas', () => {
 
   it('refers to a recursive schema instead of expanding it forever', async () => {
     type Node = { name: string; children: Node[] };
-    const node: z.ZodType<Node> = z.lazy(() => z.object({ name: z.string(), children: z.array(node) }));
+    const node: z.ZodMiniType<Node> = z.lazy(() => z.object({ name: z.string(), children: z.array(node) }));
     const route = defineRoute({ ...syntheticRoute, request: { params: syntheticRoute.request.params, body: z.object({ root: node }) } });
 
     const document = buildOpenApi([route], 'ledger', info);
@@ -424,7 +421,7 @@ describe('component schemas', () => {
   it('refuses a response schema it cannot describe, naming the operation', () => {
     const route: AnyRoute = defineRoute({
       ...syntheticRoute,
-      response: { status: 201, body: z.object({ size: z.string().transform((value) => value.length) }), description: 'x' },
+      response: { status: 201, body: z.object({ size: z.pipe(z.string(), z.transform((value) => value.length)) }), description: 'x' },
     });
 
     expect(() => buildOpenApi([route], 'ledger', info)).toThrow(/testCreateThing\.response/);
@@ -596,7 +593,7 @@ describe('request schemas that say what the API enforces', () => {
 
     expect(metadataSchema).toMatchObject({ type: 'object', maxProperties: 50, additionalProperties: { type: 'string', maxLength: 500 } });
     expect(metadataSchema.description).toContain('1 to 40 characters');
-    expect(metadata.safeParse(Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']))).success).toBe(false);
+    expect(z.safeParse(metadata, Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v']))).success).toBe(false);
   });
 
   it('refuses an empty PATCH or fee plan body in the schema too: minProperties 1', () => {
@@ -630,12 +627,12 @@ describe('request schemas that say what the API enforces', () => {
   });
 
   it('enforces each helper rule in zod as the schema documents it', () => {
-    const body = z.object({ a: z.number().int().optional(), b: z.number().int().optional() }).strict();
+    const body = z.strictObject({ a: z.optional(z.int()), b: z.optional(z.int()) });
 
-    expect(someField(body, 'x').safeParse({}).success).toBe(false);
-    expect(exactlyOneOf(body, ['a', 'b'], 'x').safeParse({ a: 1, b: 2 }).success).toBe(false);
-    expect(exactlyOneOf(body, ['a', 'b'], 'x').safeParse({ b: 2 }).success).toBe(true);
-    expect(oneOrMoreOf(body, ['a', 'b'], 'x').safeParse({}).success).toBe(false);
+    expect(z.safeParse(someField(body, 'x'), {}).success).toBe(false);
+    expect(z.safeParse(exactlyOneOf(body, ['a', 'b'], 'x'), { a: 1, b: 2 }).success).toBe(false);
+    expect(z.safeParse(exactlyOneOf(body, ['a', 'b'], 'x'), { b: 2 }).success).toBe(true);
+    expect(z.safeParse(oneOrMoreOf(body, ['a', 'b'], 'x'), {}).success).toBe(false);
     expect(z.toJSONSchema(exactlyOneOf(body, ['a', 'b'], 'x'), { target: 'openapi-3.0' })).toMatchObject({ oneOf: [{ required: ['a'] }, { required: ['b'] }] });
   });
 
