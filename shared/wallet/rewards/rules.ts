@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../../kernel/zod';
 import { ConditionsFailed, getItem, queryAll, queryPage, transact, type Item, type Page } from '../../aws/store';
 import { codec, int, mapOf, nullable, obj, oneOf, opt, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';

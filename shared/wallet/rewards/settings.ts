@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../../kernel/zod';
 import { getItem, transact } from '../../aws/store';
 import { codec, int, obj, str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { someField } from '../../http/schemas';
 import { COMMISSION_MODES, FEE_PATHS, MAX_BPS, type FeePath, type FeePlan } from './fees';
 
@@ -8,27 +8,26 @@ import { COMMISSION_MODES, FEE_PATHS, MAX_BPS, type FeePath, type FeePlan } from
  * build these schemas at its import.
  */
 
-const feeAmount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const feeAmount = z.int().check(z.minimum(0), z.maximum(Number.MAX_SAFE_INTEGER));
 
 /** A rule as sent: bps, flat and min_fee required; max_fee omitted (or null) means no cap. */
 export const feeRuleInput = z
-  .object({ bps: z.number().int().min(0).max(MAX_BPS), flat: feeAmount, min_fee: feeAmount, max_fee: feeAmount.nullable().optional() })
-  .strict()
-  .refine((rule) => rule.max_fee === undefined || rule.max_fee === null || rule.min_fee <= rule.max_fee, {
-    message: 'min_fee must not exceed max_fee',
-    path: ['min_fee'],
-  });
+  .strictObject({ bps: z.int().check(z.minimum(0), z.maximum(MAX_BPS)), flat: feeAmount, min_fee: feeAmount, max_fee: z.optional(z.nullable(feeAmount)) })
+  .check(
+    z.refine((rule) => rule.max_fee === undefined || rule.max_fee === null || rule.min_fee <= rule.max_fee, {
+      message: 'min_fee must not exceed max_fee',
+      path: ['min_fee'],
+    }),
+  );
 
 export type FeeRuleInput = z.infer<typeof feeRuleInput>;
 
 /** A change: any of the six paths (each replaced whole) and optionally the commission mode. */
 export const feePlanChange = someField(
-  z
-    .object({
-      ...(Object.fromEntries(FEE_PATHS.map((path) => [path, feeRuleInput.optional()])) as Record<FeePath, z.ZodOptional<typeof feeRuleInput>>),
-      commission_mode: z.enum(COMMISSION_MODES).optional(),
-    })
-    .strict(),
+  z.strictObject({
+    ...(Object.fromEntries(FEE_PATHS.map((path) => [path, z.optional(feeRuleInput)])) as Record<FeePath, z.ZodMiniOptional<typeof feeRuleInput>>),
+    commission_mode: z.optional(z.enum(COMMISSION_MODES)),
+  }),
   `name at least one of ${FEE_PATHS.join(', ')} or commission_mode`,
 );
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { defineRoute, idempotencyOptional, type Access } from '../../http/route';
 import { cursor, page, pageLimit, uuid, createdRange } from '../../http/schemas';
 import { feePlanChange } from './fee-schemas';
@@ -167,7 +167,7 @@ export const tenancyRoutes = {
     summary: "The tenant's audit log, newest first (platform staff: a tenant's with tenant_id, else the platform's)",
     tags: ['audit'],
     access: { principals: ['api_key', 'tenant_staff', 'platform_staff', 'vendor_support'], scopes: ['audit:read', 'platform:read'] },
-    request: { query: z.object({ tenant_id: uuid.optional(), ...createdRange, cursor, limit: pageLimit() }).strict() },
+    request: { query: z.strictObject({ tenant_id: z.optional(uuid), ...createdRange, cursor, limit: pageLimit() }) },
     response: { status: 200, body: page(s.auditRecord), description: 'A page of audit records.' },
     errors: ['tenant_not_found'],
     tables: reads,
@@ -182,15 +182,13 @@ export const tenancyRoutes = {
     tags: ['cross-tenant'],
     access: platformRead,
     request: {
-      query: z
-        .object({
-          tenant_id: uuid.optional(),
-          type: z.string().min(1).max(40).optional(),
-          /** The id of the last transaction read. */
-          cursor: uuid.optional(),
-          limit: pageLimit(50, 100),
-        })
-        .strict(),
+      query: z.strictObject({
+        tenant_id: z.optional(uuid),
+        type: z.optional(z.string().check(z.minLength(1), z.maxLength(40))),
+        /** The id of the last transaction read. */
+        cursor: z.optional(uuid),
+        limit: pageLimit(50, 100),
+      }),
     },
     response: {
       status: 200,
@@ -227,9 +225,7 @@ export const tenancyRoutes = {
     tags: ['cross-tenant'],
     access: platformRead,
     request: {
-      query: z
-        .object({ tenant_id: uuid.optional(), q: z.string().trim().min(1).max(200).optional(), cursor, limit: pageLimit() })
-        .strict(),
+      query: z.strictObject({ tenant_id: z.optional(uuid), q: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(200))), cursor, limit: pageLimit() }),
     },
     response: { status: 200, body: page(s.platformUser), description: 'A page of users.' },
     errors: [],

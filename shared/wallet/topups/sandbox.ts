@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { AppError } from '../../kernel/errors';
 import { onFirstUse } from '../../kernel/lazy';
 import type { QueueTransport } from '../../aws/transport';
@@ -21,28 +21,24 @@ export const SANDBOX_CONFIRMATION_DELAY_SECONDS = 1;
 
 /** The sandbox's messages and bodies, checked as they arrive (built on first use: ../../kernel/lazy.ts). */
 const schemas = onFirstUse(() => {
-  const eventId = z.string().min(1).max(200);
-  const processorRef = z.string().min(1).max(200);
-  const currency = z.string().regex(/^[A-Z]{3}$/);
-  const amount = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+  const eventId = z.string().check(z.minLength(1), z.maxLength(200));
+  const processorRef = z.string().check(z.minLength(1), z.maxLength(200));
+  const currency = z.string().check(z.regex(/^[A-Z]{3}$/));
+  const amount = z.int().check(z.minimum(1), z.maximum(Number.MAX_SAFE_INTEGER));
 
   /** What the sandbox queues when it creates an intent: the confirmation it will send. */
-  const confirmationMessage = z
-    .object({ event_id: eventId, topup_id: z.uuid(), processor_ref: processorRef, outcome: z.enum(['succeeded', 'failed']), amount, currency })
-    .strict();
+  const confirmationMessage = z.strictObject({ event_id: eventId, topup_id: z.uuid(), processor_ref: processorRef, outcome: z.enum(['succeeded', 'failed']), amount, currency });
 
   /** The body the sandbox POSTs to the wallet. */
-  const sandboxEvent = z
-    .object({
-      id: eventId,
-      type: z.enum(['intent.succeeded', 'intent.failed']),
-      topup_id: z.uuid(),
-      processor_ref: processorRef,
-      outcome: z.enum(['succeeded', 'failed']),
-      amount,
-      currency,
-    })
-    .strict();
+  const sandboxEvent = z.strictObject({
+    id: eventId,
+    type: z.enum(['intent.succeeded', 'intent.failed']),
+    topup_id: z.uuid(),
+    processor_ref: processorRef,
+    outcome: z.enum(['succeeded', 'failed']),
+    amount,
+    currency,
+  });
   return { confirmationMessage, sandboxEvent };
 });
 type ConfirmationMessage = z.infer<ReturnType<typeof schemas>['confirmationMessage']>;
@@ -92,7 +88,7 @@ export function createSandboxProcessor(options: SandboxProcessorOptions): TopupP
       verifySandboxSignature(headers, rawBody, options.secret, now);
       let parsed: z.infer<ReturnType<typeof schemas>['sandboxEvent']>;
       try {
-        parsed = schemas().sandboxEvent.parse(JSON.parse(rawBody));
+        parsed = z.parse(schemas().sandboxEvent, JSON.parse(rawBody));
       } catch {
         throw new AppError('invalid_request', 'The signed body is not a sandbox event.');
       }
@@ -131,7 +127,7 @@ export function deliverSandboxConfirmations(event: SQSEvent, deps: SandboxDelive
   return deliverSandboxMessages(event, deps, (messageBody) => {
     let message: ConfirmationMessage;
     try {
-      message = schemas().confirmationMessage.parse(JSON.parse(messageBody));
+      message = z.parse(schemas().confirmationMessage, JSON.parse(messageBody));
     } catch {
       return undefined;
     }

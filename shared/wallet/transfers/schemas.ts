@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { cursor, metadata, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 
 /** Request and response shapes of the transfers area: balances, transfers, transactions, limits, credit lines. */
@@ -10,81 +10,80 @@ const direction = z.enum(['debit', 'credit']);
 export const balances = z.object({
   user_id: uuid,
   currency: z.string(),
-  available: z.number().int(),
-  pending: z.number().int(),
-  posted: z.number().int(),
-  credit_limit: z.number().int(),
+  available: z.int(),
+  pending: z.int(),
+  posted: z.int(),
+  credit_limit: z.int(),
 });
 
-export const transferCreate = z
-  .object({
-    /** Optional for a user token (its own user); required otherwise. */
-    from_user_id: uuid.optional(),
-    to_user_id: uuid,
-    amount: z.number().int().min(1).max(MAX_AMOUNT),
-    description: z.string().max(500).optional(),
-    metadata: metadata.optional(),
-  })
-  .strict();
+export const transferCreate = z.strictObject({
+  /** Optional for a user token (its own user); required otherwise. */
+  from_user_id: z.optional(uuid),
+  to_user_id: uuid,
+  amount: z.int().check(z.minimum(1), z.maximum(MAX_AMOUNT)),
+  description: z.optional(z.string().check(z.maxLength(500))),
+  metadata: z.optional(metadata),
+});
 
 export const transfer = z.object({
   id: uuid,
   from_user_id: uuid,
   to_user_id: uuid,
-  amount: z.number().int(),
+  amount: z.int(),
   /** Paid by the sender on top of the amount. */
-  fee: z.number().int(),
+  fee: z.int(),
   currency: z.string(),
   status: z.literal('completed'),
-  description: z.string().nullable(),
+  description: z.nullable(z.string()),
   metadata: z.record(z.string(), z.string()),
   ledger_transaction_id: uuid,
   created_at: timestamp,
 });
 
-export const transferListQuery = z.object({ user_id: uuid.optional(), ...createdRange, cursor, limit: pageLimit() }).strict();
+export const transferListQuery = z.strictObject({ user_id: z.optional(uuid), ...createdRange, cursor, limit: pageLimit() });
 
-export const transactionListQuery = z
-  .object({ user_id: uuid.optional(), type: z.string().min(1).max(40).optional(), cursor: z.string().min(1).max(1500).optional(), limit: pageLimit() })
-  .strict();
+export const transactionListQuery = z.strictObject({
+  user_id: z.optional(uuid),
+  type: z.optional(z.string().check(z.minLength(1), z.maxLength(40))),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(1500))),
+  limit: pageLimit(),
+});
 
 export const walletTransaction = z.object({
   id: uuid,
   type: z.string(),
   currency: z.string(),
-  direction: direction.nullable(),
-  amount: z.number().int(),
-  legs: z
-    .array(z.object({ owner_type: z.string(), owner_id: uuid, purpose: z.string(), direction, amount: z.number().int(), commodity: z.string() }))
-    .optional(),
+  direction: z.nullable(direction),
+  amount: z.int(),
+  legs: z.optional(z.array(z.object({ owner_type: z.string(), owner_id: uuid, purpose: z.string(), direction, amount: z.int(), commodity: z.string() }))),
   effective_at: timestamp,
   created_at: timestamp,
 });
 
-const limitMax = z.number().int().min(0).max(MAX_AMOUNT).nullable();
+const limitMax = z.nullable(z.int().check(z.minimum(0), z.maximum(MAX_AMOUNT)));
 
 /** A window's max, null (or omitted) for none. */
-export const windowLimits = z.object({ daily_max: limitMax.default(null), monthly_max: limitMax.default(null) }).strict();
+export const windowLimits = z.strictObject({ daily_max: z._default(limitMax, null), monthly_max: z._default(limitMax, null) });
 
-export const limitsSet = z.object({ p2p: windowLimits }).strict();
+export const limitsSet = z.strictObject({ p2p: windowLimits });
 
-const windowLimitsOut = z.object({ daily_max: z.number().int().nullable(), monthly_max: z.number().int().nullable() });
+const windowLimitsOut = z.object({ daily_max: z.nullable(z.int()), monthly_max: z.nullable(z.int()) });
 export const limits = z.object({ p2p: windowLimitsOut });
 
-export const userLimitsSet = z.object({ p2p: windowLimits.nullable() }).strict();
+export const userLimitsSet = z.strictObject({ p2p: z.nullable(windowLimits) });
 
 export const userLimits = z.object({
   user_id: uuid,
   /** The user's own limits; null: the tenant's apply. */
-  p2p: windowLimitsOut.nullable(),
+  p2p: z.nullable(windowLimitsOut),
   effective: limits,
 });
 
-export const creditLimitSet = z.object({ credit_limit: z.number().int().min(0).max(MAX_AMOUNT) }).strict();
+export const creditLimitSet = z.strictObject({ credit_limit: z.int().check(z.minimum(0), z.maximum(MAX_AMOUNT)) });
 
 export const creditLimitResult = z.object({
   user_id: uuid,
   account_id: uuid,
-  credit_limit: z.number().int(),
-  previous: z.number().int(),
+  credit_limit: z.int(),
+  previous: z.int(),
 });
