@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../../kernel/zod';
 import { getItem, getItems, queryPage } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
 import type { Outcome } from '../../http/outcome';

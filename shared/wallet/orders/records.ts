@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../../kernel/zod';
 import { getItem, queryPage, type Item, type Page } from '../../aws/store';
 import { bool, codec, int, list, mapOf, nullable, obj, oneOf, opt, str, strList, strMap } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { cursor, metadata, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 
 /** Request and response shapes of orders (docs/orders.md). */
@@ -7,18 +7,15 @@ export const ORDER_STATUSES = ['open', 'paid', 'canceled', 'expired'] as const;
 export const MAX_ORDER_LINES = 25;
 export const MAX_LINE_QUANTITY = 1_000;
 
-export const orderCreate = z
-  .object({
-    client_id: uuid,
-    /** Optional for a user token or IdP token (its own user); required otherwise. */
-    user_id: uuid.optional(),
-    lines: z
-      .array(z.object({ variant_id: uuid, quantity: z.number().int().min(1).max(MAX_LINE_QUANTITY) }).strict())
-      .min(1)
-      .max(MAX_ORDER_LINES),
-    metadata: metadata.optional(),
-  })
-  .strict();
+export const orderCreate = z.strictObject({
+  client_id: uuid,
+  /** Optional for a user token or IdP token (its own user); required otherwise. */
+  user_id: z.optional(uuid),
+  lines: z
+    .array(z.strictObject({ variant_id: uuid, quantity: z.int().check(z.minimum(1), z.maximum(MAX_LINE_QUANTITY)) }))
+    .check(z.minLength(1), z.maxLength(MAX_ORDER_LINES)),
+  metadata: z.optional(metadata),
+});
 
 export const orderLine = z.object({
   variant_id: uuid,
@@ -26,12 +23,12 @@ export const orderLine = z.object({
   sku: z.string(),
   title: z.string(),
   option_values: z.array(z.string()),
-  quantity: z.number().int(),
-  unit_amount: z.number().int(),
+  quantity: z.int(),
+  unit_amount: z.int(),
   /** unit_amount × quantity. */
-  amount: z.number().int(),
+  amount: z.int(),
   /** The commission that applied to this line when the order was created. */
-  commission_bps: z.number().int(),
+  commission_bps: z.int(),
 });
 
 export const order = z
@@ -42,22 +39,27 @@ export const order = z
     status: z.enum(ORDER_STATUSES),
     lines: z.array(orderLine),
     /** The sum of the lines. */
-    amount: z.number().int(),
+    amount: z.int(),
     currency: z.string(),
     /** The marketplace commission, pinned at creation from each line's commission_bps. */
-    commission: z.number().int(),
+    commission: z.int(),
     commission_mode: z.enum(['deduct', 'add']),
     /** The payment fee charged when paid (the tenant's payment rule, pinned at creation); 0 until then. */
-    fee: z.number().int(),
-    payment_id: uuid.nullable(),
+    fee: z.int(),
+    payment_id: z.nullable(uuid),
     metadata: z.record(z.string(), z.string()),
     /** An open order holds its stock until then. */
     expires_at: timestamp,
     created_at: timestamp,
     updated_at: timestamp,
   })
-  .meta({ id: 'Order' });
+  .check(z.meta({ id: 'Order' }));
 
-export const orderListQuery = z
-  .object({ status: z.enum(ORDER_STATUSES).optional(), client_id: uuid.optional(), user_id: uuid.optional(), ...createdRange, cursor, limit: pageLimit() })
-  .strict();
+export const orderListQuery = z.strictObject({
+  status: z.optional(z.enum(ORDER_STATUSES)),
+  client_id: z.optional(uuid),
+  user_id: z.optional(uuid),
+  ...createdRange,
+  cursor,
+  limit: pageLimit(),
+});

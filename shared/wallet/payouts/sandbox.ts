@@ -1,5 +1,5 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import type { QueueTransport } from '../../aws/transport';
 import { AppError } from '../../kernel/errors';
 import { onFirstUse } from '../../kernel/lazy';
@@ -23,15 +23,13 @@ const compactId = (uuid: string) => uuid.replace(/-/g, '');
 
 /** The rail's webhook body (built on first use: ../../kernel/lazy.ts). */
 const railEvent = onFirstUse(() =>
-  z
-    .object({
-      id: z.string().min(1).max(200),
-      type: z.enum(['payout.paid', 'payout.failed']),
-      payout_id: z.uuid(),
-      rail_ref: z.string().min(1).max(200),
-      failure_reason: z.string().max(200).nullable(),
-    })
-    .strict(),
+  z.strictObject({
+    id: z.string().check(z.minLength(1), z.maxLength(200)),
+    type: z.enum(['payout.paid', 'payout.failed']),
+    payout_id: z.uuid(),
+    rail_ref: z.string().check(z.minLength(1), z.maxLength(200)),
+    failure_reason: z.nullable(z.string().check(z.maxLength(200))),
+  }),
 );
 type SandboxRailEvent = z.infer<ReturnType<typeof railEvent>>;
 
@@ -68,7 +66,7 @@ export function createSandboxRail(options: SandboxRailOptions): PayoutRail {
       verifySandboxSignature(headers, rawBody, options.secret, now);
       let parsed: SandboxRailEvent;
       try {
-        parsed = railEvent().parse(JSON.parse(rawBody));
+        parsed = z.parse(railEvent(), JSON.parse(rawBody));
       } catch {
         throw new AppError('invalid_request', 'The signed body is not a sandbox rail event.');
       }
@@ -79,14 +77,14 @@ export function createSandboxRail(options: SandboxRailOptions): PayoutRail {
 
 /** The signed request the sandbox rail sends for one event (also what tests replay or forge). */
 export function sandboxRailRequest(event: SandboxRailEvent, secret: string, nowSeconds: number): { body: string; headers: Record<string, string> } {
-  return signedSandboxRequest(JSON.stringify(railEvent().parse(event)), secret, nowSeconds);
+  return signedSandboxRequest(JSON.stringify(z.parse(railEvent(), event)), secret, nowSeconds);
 }
 
 /** The sandbox rail's queue worker: each queued confirmation, signed, to the wallet's rail webhook. */
 export function deliverSandboxRailConfirmations(event: SQSEvent, deps: SandboxDeliveryDeps): Promise<SQSBatchResponse> {
   return deliverSandboxMessages(event, deps, (messageBody) => {
     try {
-      const parsed = railEvent().parse(JSON.parse(messageBody));
+      const parsed = z.parse(railEvent(), JSON.parse(messageBody));
       return { about: { payout_id: parsed.payout_id }, body: JSON.stringify(parsed) };
     } catch {
       return undefined;

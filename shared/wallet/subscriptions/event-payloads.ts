@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import type { EventPayloads } from '../../events/names';
 import { subscription } from './schemas';
 
@@ -7,11 +7,11 @@ export const subscriptionEventPayloads = {
   'subscription.charged': z
     .object({
       subscription,
-      charge: z.object({ subscription_id: z.string(), period: z.number().int(), amount: z.number().int(), fee: z.number().int(), commission: z.number().int(), ledger_transaction_id: z.string(), charged_at: z.string() }),
+      charge: z.object({ subscription_id: z.string(), period: z.int(), amount: z.int(), fee: z.int(), commission: z.int(), ledger_transaction_id: z.string(), charged_at: z.string() }),
     })
-    .meta({ id: 'SubscriptionChargedEventData' }),
-  'subscription.retry_scheduled': z.object({ subscription, reason: z.string() }).meta({ id: 'SubscriptionRetryScheduledEventData' }),
-  'subscription.paused': z.object({ subscription, reason: z.string() }).meta({ id: 'SubscriptionPausedEventData' }),
-  'subscription.resumed': z.object({ subscription }).meta({ id: 'SubscriptionResumedEventData' }),
-  'subscription.canceled': z.object({ subscription }).meta({ id: 'SubscriptionCanceledEventData' }),
+    .check(z.meta({ id: 'SubscriptionChargedEventData' })),
+  'subscription.retry_scheduled': z.object({ subscription, reason: z.string() }).check(z.meta({ id: 'SubscriptionRetryScheduledEventData' })),
+  'subscription.paused': z.object({ subscription, reason: z.string() }).check(z.meta({ id: 'SubscriptionPausedEventData' })),
+  'subscription.resumed': z.object({ subscription }).check(z.meta({ id: 'SubscriptionResumedEventData' })),
+  'subscription.canceled': z.object({ subscription }).check(z.meta({ id: 'SubscriptionCanceledEventData' })),
 } as const satisfies EventPayloads;

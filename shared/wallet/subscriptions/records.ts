@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../../kernel/zod';
 import { getItem, queryPage, type Item, type Page } from '../../aws/store';
 import { bool, codec, int, nullable, obj, oneOf, opt, str, strMap } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';

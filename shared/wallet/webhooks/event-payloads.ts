@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import type { EventPayloads } from '../../events/names';
 import { DISABLE_REASONS, endpoint } from './schemas';
 
@@ -10,5 +10,5 @@ export const webhookEventPayloads = {
       /** `gone`: the receiver answered 410; `failing`: every attempt failed for 5 days (and 10 deliveries). */
       reason: z.enum(DISABLE_REASONS),
     })
-    .meta({ id: 'WebhookEndpointDisabledEventData' }),
+    .check(z.meta({ id: 'WebhookEndpointDisabledEventData' })),
 } as const satisfies EventPayloads;
