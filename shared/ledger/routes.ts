@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../kernel/zod';
 import type { ErrorCode } from '../kernel/errors';
 import { defineRoute, idempotencyRequired, type Access, type IdempotencyRule } from '../http/route';
 import { page, uuid } from '../http/schemas';
@@ -152,7 +152,7 @@ export const ledgerRoutes = {
     path: '/v1/ledgers/{ledgerId}/pendings/{pendingId}/void',
     handler: 'ledger/void-pending',
     summary: 'Void a pending posting, releasing its reservation',
-    request: { params: pendingParams, body: z.object({}).strict().optional() },
+    request: { params: pendingParams, body: z.optional(z.strictObject({})) },
     response: { status: 200, body: s.pending, description: 'The voided pending posting.' },
     errors: ['ledger_not_found', 'pending_not_found', 'conflict', 'idempotency_key_reuse', 'service_unavailable'],
     idempotency: idempotencyRequired(255),
@@ -202,7 +202,7 @@ export const ledgerRoutes = {
     path: '/v1/ledgers/{ledgerId}/idempotency/{key}',
     handler: 'ledger/get-idempotency',
     summary: 'Read the stored result of an Idempotency-Key',
-    request: { params: z.object({ ledgerId: uuid, key: z.string().min(1).max(255) }) },
+    request: { params: z.object({ ledgerId: uuid, key: z.string().check(z.minLength(1), z.maxLength(255)) }) },
     response: { status: 200, body: s.idempotencyRecord, description: 'The stored status and response.' },
     errors: ['ledger_not_found', 'idempotency_key_not_found'],
     tables: reads,

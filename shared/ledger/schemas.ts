@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../kernel/zod';
 import { cursor, metadata, oneOrMoreOf, type page, pageLimit, someField, timestamp, uuid } from '../http/schemas';
 import { MAX_LEG_AMOUNT } from './limits';
 
@@ -17,15 +17,15 @@ export { MAX_LEG_AMOUNT };
 
 export const commodity = z
   .string()
-  .regex(/^[A-Z][A-Z0-9_]{1,15}$/, 'an upper-case code of 2 to 16 characters, such as USD or POINTS');
-const name = z.string().trim().min(1).max(100);
-const label = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'lower-case letters, digits and underscores, up to 40');
+  .check(z.regex(/^[A-Z][A-Z0-9_]{1,15}$/, 'an upper-case code of 2 to 16 characters, such as USD or POINTS'));
+const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
+const label = z.string().check(z.regex(/^[a-z][a-z0-9_]{0,39}$/, 'lower-case letters, digits and underscores, up to 40'));
 
 export const direction = z.enum(['debit', 'credit']);
-export const legAmount = z.number().int().min(1).max(MAX_LEG_AMOUNT);
+export const legAmount = z.int().check(z.minimum(1), z.maximum(MAX_LEG_AMOUNT));
 
 /** A floor is the lowest balance allowed: 0 forbids a net debit, negative is a credit line, null is no floor. */
-export const floor = z.number().int().min(-MAX_LEG_AMOUNT).max(MAX_LEG_AMOUNT).nullable();
+export const floor = z.nullable(z.int().check(z.minimum(-MAX_LEG_AMOUNT), z.maximum(MAX_LEG_AMOUNT)));
 
 /**
  * How many items a credit-mostly account (revenue, settlement, a rewards pool) is spread over: its
@@ -33,18 +33,15 @@ export const floor = z.number().int().min(-MAX_LEG_AMOUNT).max(MAX_LEG_AMOUNT).n
  * second than one DynamoDB item can; balances sum them; debits and holds use the account's own
  * item, which first sweeps the shards in when it is short. 1: not spread. Can only be raised.
  */
-export const shards = z
-  .number()
-  .int()
-  .min(1)
-  .max(MAX_ACCOUNT_SHARDS)
-  .describe(
+export const shards = z.int().check(
+  z.minimum(1),
+  z.maximum(MAX_ACCOUNT_SHARDS),
+  z.describe(
     'Items the account is spread over (1: not spread). Credits land on one shard, chosen by the transaction, so a credit-mostly account (revenue, settlement) takes more writes per second than one item; balances and entries include every shard; debits, holds and preconditions use the account itself, which sweeps the shards in when short, so floors stay exact. Freezing and closing apply to every shard. Can only be raised; on a sharded account, credits landing on shards do not change `version`.',
-  );
+  ),
+);
 
-export const legInput = z
-  .object({ account_id: uuid, direction, amount: legAmount, commodity })
-  .strict();
+export const legInput = z.strictObject({ account_id: uuid, direction, amount: legAmount, commodity });
 
 export const legOutput = z.object({
   account_id: uuid,
@@ -52,39 +49,35 @@ export const legOutput = z.object({
   owner_id: uuid,
   purpose: z.string(),
   direction,
-  amount: z.number().int(),
+  amount: z.int(),
   commodity: z.string(),
 });
 
-export const ledgerCreate = z
-  .object({ name, commodity, metadata: metadata.optional() })
-  .strict();
+export const ledgerCreate = z.strictObject({ name, commodity, metadata: z.optional(metadata) });
 
 export const ledger = z.object({
   id: uuid,
   name: z.string(),
   commodity: z.string(),
   metadata: z.record(z.string(), z.string()),
-  closed_through: timestamp.nullable(),
+  closed_through: z.nullable(timestamp),
   created_at: timestamp,
 });
 
-export const accountCreate = z
-  .object({
-    owner_type: label,
-    owner_id: uuid,
-    purpose: label,
-    commodity,
-    floor: floor.default(0),
-    shards: shards.default(1),
-    metadata: metadata.optional(),
-  })
-  .strict();
+export const accountCreate = z.strictObject({
+  owner_type: label,
+  owner_id: uuid,
+  purpose: label,
+  commodity,
+  floor: z._default(floor, 0),
+  shards: z._default(shards, 1),
+  metadata: z.optional(metadata),
+});
 
 export const accountStatus = z.enum(['active', 'frozen', 'closed']);
 
 export const accountUpdate = someField(
-  z.object({ floor: floor.optional(), status: accountStatus.optional(), shards: shards.optional() }).strict(),
+  z.strictObject({ floor: z.optional(floor), status: z.optional(accountStatus), shards: z.optional(shards) }),
   'set floor, status, shards or several',
 );
 
@@ -95,21 +88,21 @@ export const account = z.object({
   owner_id: uuid,
   purpose: z.string(),
   commodity: z.string(),
-  floor: z.number().int().nullable(),
+  floor: z.nullable(z.int()),
   status: accountStatus,
   balance: z.object({
     /** Credits minus debits of posted transactions. */
-    posted: z.number().int(),
-    pending_debits: z.number().int(),
-    pending_credits: z.number().int(),
+    posted: z.int(),
+    pending_debits: z.int(),
+    pending_credits: z.int(),
     /** posted minus pending debits: what a new debit may use, down to the floor. */
-    available: z.number().int(),
+    available: z.int(),
   }),
   /**
    * Increases by one on every change of the account's own item; `version_is` on a posting compares
    * against it. On a sharded account, credits landing on shards do not move it.
    */
-  version: z.number().int(),
+  version: z.int(),
   shards,
   metadata: z.record(z.string(), z.string()),
   created_at: timestamp,
@@ -121,7 +114,7 @@ export const entry = z.object({
   account_id: uuid,
   type: z.string(),
   direction,
-  amount: z.number().int(),
+  amount: z.int(),
   commodity: z.string(),
   effective_at: timestamp,
   created_at: timestamp,
@@ -129,46 +122,44 @@ export const entry = z.object({
 
 const postingFields = {
   type: label,
-  legs: z.array(legInput).min(2).max(MAX_LEGS),
-  metadata: metadata.optional(),
-  reference_id: uuid.optional(),
+  legs: z.array(legInput).check(z.minLength(2), z.maxLength(MAX_LEGS)),
+  metadata: z.optional(metadata),
+  reference_id: z.optional(uuid),
 };
 
 /** Each listed account must keep at least this available balance after the posting (or reservation). */
-const minAvailableAfter = z
-  .array(z.object({ account_id: uuid, amount: z.number().int().min(-MAX_LEG_AMOUNT).max(MAX_LEG_AMOUNT) }).strict())
-  .max(MAX_LEGS)
-  .optional();
+const minAvailableAfter = z.optional(
+  z
+    .array(z.strictObject({ account_id: uuid, amount: z.int().check(z.minimum(-MAX_LEG_AMOUNT), z.maximum(MAX_LEG_AMOUNT)) }))
+    .check(z.maxLength(MAX_LEGS)),
+);
 
 export const postingCreate = oneOrMoreOf(
-  z
-  .object({
+  z.strictObject({
     ...postingFields,
-    legs: z.array(legInput).min(2).max(MAX_LEGS).optional(),
-    effective_at: timestamp.optional(),
+    legs: z.optional(z.array(legInput).check(z.minLength(2), z.maxLength(MAX_LEGS))),
+    effective_at: z.optional(timestamp),
     /** Each listed account must still be at this version (optimistic concurrency). */
-    version_is: z.array(z.object({ account_id: uuid, version: z.number().int().min(0) }).strict()).max(MAX_LEGS).optional(),
+    version_is: z.optional(z.array(z.strictObject({ account_id: uuid, version: z.int().check(z.minimum(0)) })).check(z.maxLength(MAX_LEGS))),
     /** Each listed account must keep at least this available balance after the posting. */
     min_available_after: minAvailableAfter,
     /** Consumed with the money: the claim's running total may not pass `max`. */
-    limit_claims: z
-      .array(
-        z
-          .object({
-            key: z.string().regex(/^[A-Za-z0-9:._-]{1,200}$/, 'letters, digits and : . _ - up to 200'),
+    limit_claims: z.optional(
+      z
+        .array(
+          z.strictObject({
+            key: z.string().check(z.regex(/^[A-Za-z0-9:._-]{1,200}$/, 'letters, digits and : . _ - up to 200')),
             amount: legAmount,
-            max: z.number().int().min(0).max(MAX_LEG_AMOUNT),
+            max: z.int().check(z.minimum(0), z.maximum(MAX_LEG_AMOUNT)),
             /** When the claim's window ends; the total is forgotten some time after. */
-            expires_at: timestamp.optional(),
-          })
-          .strict(),
-      )
-      .max(MAX_CLAIMS)
-      .optional(),
+            expires_at: z.optional(timestamp),
+          }),
+        )
+        .check(z.maxLength(MAX_CLAIMS)),
+    ),
     /** Posts this pending reservation: its debits cap the posting's debits; the rest is released. */
-    post_pending_id: uuid.optional(),
-  })
-  .strict(),
+    post_pending_id: z.optional(uuid),
+  }),
   ['legs', 'post_pending_id'],
   'legs are required unless post_pending_id is set',
   ['legs'],
@@ -179,26 +170,24 @@ export const transaction = z.object({
   ledger_id: uuid,
   type: z.string(),
   status: z.literal('posted'),
-  reference_id: uuid.nullable(),
+  reference_id: z.nullable(uuid),
   metadata: z.record(z.string(), z.string()),
-  exchange_id: uuid.nullable(),
-  reverses_txn_id: uuid.nullable(),
-  reversed_by: uuid.nullable(),
-  pending_id: uuid.nullable(),
+  exchange_id: z.nullable(uuid),
+  reverses_txn_id: z.nullable(uuid),
+  reversed_by: z.nullable(uuid),
+  pending_id: z.nullable(uuid),
   legs: z.array(legOutput),
   effective_at: timestamp,
   created_at: timestamp,
 });
 
-export const pendingCreate = z
-  .object({
-    ...postingFields,
-    /** After this time a scheduled worker voids the reservation (status `expired`). */
-    expires_at: timestamp.optional(),
-    /** Each listed account must keep at least this available balance after the reservation (a payout leaves its merchant's refund reserve). */
-    min_available_after: minAvailableAfter,
-  })
-  .strict();
+export const pendingCreate = z.strictObject({
+  ...postingFields,
+  /** After this time a scheduled worker voids the reservation (status `expired`). */
+  expires_at: z.optional(timestamp),
+  /** Each listed account must keep at least this available balance after the reservation (a payout leaves its merchant's refund reserve). */
+  min_available_after: minAvailableAfter,
+});
 
 export const pendingStatus = z.enum(['pending', 'posted', 'voided', 'expired']);
 
@@ -207,27 +196,24 @@ export const pending = z.object({
   ledger_id: uuid,
   type: z.string(),
   status: pendingStatus,
-  reference_id: uuid.nullable(),
+  reference_id: z.nullable(uuid),
   metadata: z.record(z.string(), z.string()),
   legs: z.array(legOutput),
-  expires_at: timestamp.nullable(),
-  transaction_id: uuid.nullable(),
+  expires_at: z.nullable(timestamp),
+  transaction_id: z.nullable(uuid),
   created_at: timestamp,
-  resolved_at: timestamp.nullable(),
+  resolved_at: z.nullable(timestamp),
 });
 
-export const reversalCreate = z
-  .object({ effective_at: timestamp.optional(), metadata: metadata.optional() })
-  .strict()
-  .optional();
+export const reversalCreate = z.optional(z.strictObject({ effective_at: z.optional(timestamp), metadata: z.optional(metadata) }));
 
-export const periodClose = z.object({ closed_through: timestamp }).strict();
+export const periodClose = z.strictObject({ closed_through: timestamp });
 export const period = z.object({ ledger_id: uuid, closed_through: timestamp });
 
 export const idempotencyRecord = z.object({
   key: z.string(),
   operation: z.string(),
-  status_code: z.number().int(),
+  status_code: z.int(),
   response: z.unknown(),
   created_at: timestamp,
   expires_at: timestamp,
@@ -240,13 +226,13 @@ export const rollup = z.object({
       owner_type: z.string(),
       purpose: z.string(),
       commodity: z.string(),
-      balance: z.number().int(),
-      pending_debits: z.number().int(),
-      pending_credits: z.number().int(),
-      accounts: z.number().int(),
+      balance: z.int(),
+      pending_debits: z.int(),
+      pending_credits: z.int(),
+      accounts: z.int(),
     }),
   ),
-  commodities: z.array(z.object({ commodity: z.string(), total: z.number().int(), balanced: z.boolean() })),
+  commodities: z.array(z.object({ commodity: z.string(), total: z.int(), balanced: z.boolean() })),
   /** Every commodity nets to zero across the ledger. */
   balanced: z.boolean(),
 });
@@ -260,9 +246,9 @@ export const feedEvent = z.object({
 });
 
 /** A listing's query; `limit` is clamped to 1..100 (events: 500), not refused. */
-export const listQuery = z.object({ cursor, limit: pageLimit() }).strict();
-export const transactionsQuery = listQuery.extend({ type: z.string().max(40).optional() });
-export const eventsQuery = z.object({ cursor: uuid.optional(), limit: pageLimit(100, 500) }).strict();
+export const listQuery = z.strictObject({ cursor, limit: pageLimit() });
+export const transactionsQuery = z.extend(listQuery, { type: z.optional(z.string().check(z.maxLength(40))) });
+export const eventsQuery = z.strictObject({ cursor: z.optional(uuid), limit: pageLimit(100, 500) });
 
 export type LegInput = z.infer<typeof legInput>;
 export type LegOutput = z.infer<typeof legOutput>;
@@ -291,7 +277,7 @@ export type ListQuery = Partial<z.output<typeof listQuery>>;
 export type TransactionsQuery = Partial<z.output<typeof transactionsQuery>>;
 export type EventsQuery = Partial<z.output<typeof eventsQuery>>;
 /** A page of a listing: `data`, `has_more` and `next_cursor` (null on the last page). */
-export type Page<T extends z.ZodType> = z.output<ReturnType<typeof page<T>>>;
+export type Page<T extends Parameters<typeof page>[0]> = z.output<ReturnType<typeof page<T>>>;
 export type EntryPage = Page<typeof entry>;
 export type TransactionPage = Page<typeof transaction>;
 export type FeedEvent = z.output<typeof feedEvent>;

@@ -1,5 +1,5 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '../kernel/zod';
 import { queueTransport } from '../aws/queue';
 import { getItems, isConditionalCheckFailed, putItem, updateItem } from '../aws/store';
 import { codec, str } from '../kernel/codec';
@@ -39,10 +39,10 @@ const decodeTenantLedger = codec<{ id: string; name: string; ledger_id: string }
 
 /** The queue's messages, checked as they arrive (built on first use: ../kernel/lazy.ts). */
 const schemas = onFirstUse(() => {
-  const text = z.string().min(1).max(1024);
+  const text = z.string().check(z.minLength(1), z.maxLength(1024));
   const timestamp = z.iso.datetime();
 
-  const apiKeyUsed = z.object({ kind: z.literal('api_key_used'), key_id: z.string().regex(/^[0-9a-f-]{32,36}$/i), at: timestamp });
+  const apiKeyUsed = z.object({ kind: z.literal('api_key_used'), key_id: z.string().check(z.regex(/^[0-9a-f-]{32,36}$/i)), at: timestamp });
 
   const supportAccess = z.object({
     kind: z.literal('support_access'),
@@ -61,16 +61,16 @@ const schemas = onFirstUse(() => {
     actor: z.object({ type: text, id: text }),
     operation: text,
     filters: z.record(z.string(), z.union([z.string(), z.number(), z.null()])),
-    count: z.number().int().min(0),
+    count: z.int().check(z.minimum(0)),
     request_id: text,
     created_at: timestamp,
   });
 
   const platformCursor = z.object({
     kind: z.literal('platform_cursor'),
-    filters_hash: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+    filters_hash: z.string().check(z.regex(/^[A-Za-z0-9_-]{43}$/)),
     last_id: z.uuid(),
-    positions: z.array(z.object({ tenant_id: z.uuid(), cursor: z.string().max(2048).nullable() })).max(10_000),
+    positions: z.array(z.object({ tenant_id: z.uuid(), cursor: z.nullable(z.string().check(z.maxLength(2048))) })).check(z.maxLength(10_000)),
     created_at: timestamp,
   });
   return { accessRecord: z.discriminatedUnion('kind', [apiKeyUsed, supportAccess, crossTenantRead, platformCursor]), supportAccess, crossTenantRead, platformCursor };
@@ -182,7 +182,7 @@ export function createAccessRecordsHandler(deps: () => StoreDeps) {
       event.Records.map(async (message) => {
         let parsed: AccessRecord;
         try {
-          parsed = schemas().accessRecord.parse(JSON.parse(message.body));
+          parsed = z.parse(schemas().accessRecord, JSON.parse(message.body));
         } catch (error) {
           logger.error('an access record does not parse; it goes to the dead-letter queue', { message_id: message.messageId, error: error as Error });
           batchItemFailures.push({ itemIdentifier: message.messageId });

@@ -1,6 +1,6 @@
 import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { getItem } from '../../aws/store';
 import { queueTransport } from '../../aws/queue';
 import type { QueueTransport } from '../../aws/transport';
@@ -149,7 +149,7 @@ export function idpLookups(runtime: WalletDeps, queue: QueueTransport = { send: 
   };
 }
 
-const firstContactMessage = onFirstUse(() => z.object({ tenant_id: z.uuid(), external_id: z.string().regex(EXTERNAL_ID_PATTERN), at: z.iso.datetime() }));
+const firstContactMessage = onFirstUse(() => z.object({ tenant_id: z.uuid(), external_id: z.string().check(z.regex(EXTERNAL_ID_PATTERN)), at: z.iso.datetime() }));
 export type FirstContactMessage = z.infer<ReturnType<typeof firstContactMessage>>;
 
 /**
@@ -164,7 +164,7 @@ export function createFirstContactHandler(runtime: () => WalletDeps) {
     const batchItemFailures: SQSBatchItemFailure[] = [];
     for (const record of event.Records) {
       try {
-        const message = firstContactMessage().parse(JSON.parse(record.body));
+        const message = z.parse(firstContactMessage(), JSON.parse(record.body));
         await resolveIdpUser(deps, message.tenant_id, message.external_id);
       } catch (error) {
         logger.warn('an IdP first contact was not provisioned; the queue retries it', { message_id: record.messageId, error: error as Error });

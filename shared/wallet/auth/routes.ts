@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { defineRoute, type Access, idempotencyOptional } from '../../http/route';
 import { cursor, page, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 import { ALL_SCOPES, TENANT_SCOPES } from './scopes';
@@ -13,14 +13,12 @@ const keyManagers: Access = { principals: ['tenant_staff', 'platform_staff'], sc
 
 const tenantScope = z.enum(TENANT_SCOPES);
 
-export const userTokenCreate = z
-  .object({
-    user_external_id: z.string().min(1).max(255),
-    // Any name: one the key does not hold, an unknown one included, is scope_exceeds_key (spec part 5).
-    scopes: z.array(z.string().min(1).max(100)).min(1).max(ALL_SCOPES.length),
-    ttl_seconds: z.number().int().min(60).max(3600).default(900),
-  })
-  .strict();
+export const userTokenCreate = z.strictObject({
+  user_external_id: z.string().check(z.minLength(1), z.maxLength(255)),
+  // Any name: one the key does not hold, an unknown one included, is scope_exceeds_key (spec part 5).
+  scopes: z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.minLength(1), z.maxLength(ALL_SCOPES.length)),
+  ttl_seconds: z._default(z.int().check(z.minimum(60), z.maximum(3600)), 900),
+});
 
 export const userToken = z.object({
   token: z.string(),
@@ -30,14 +28,12 @@ export const userToken = z.object({
   scopes: z.array(z.string()),
 });
 
-export const staffSessionCreate = z
-  .object({
-    email: z.string().min(1).max(320),
-    password: z.string().min(1).max(1024),
-    /** Vendor support only: open the session for this tenant, under a live support access grant. */
-    tenant_id: uuid.optional(),
-  })
-  .strict();
+export const staffSessionCreate = z.strictObject({
+  email: z.string().check(z.minLength(1), z.maxLength(320)),
+  password: z.string().check(z.minLength(1), z.maxLength(1024)),
+  /** Vendor support only: open the session for this tenant, under a live support access grant. */
+  tenant_id: z.optional(uuid),
+});
 
 export const staffSession = z.object({ token: z.string(), expires_at: timestamp });
 
@@ -46,42 +42,40 @@ export const jwks = z.object({ keys: z.array(publicJwk) });
 
 const apiKeyEnv = z.enum(['live', 'sandbox']);
 
-export const apiKeyCreate = z
-  .object({
-    /** Platform staff only: the tenant the key is for. */
-    tenant_id: uuid.optional(),
-    /** For people: what the key is for. */
-    name: z.string().trim().min(1).max(100).optional(),
-    env: apiKeyEnv.default('live'),
-    scopes: z.array(tenantScope).min(1).max(TENANT_SCOPES.length),
-    /** Binds the key to one client (merchant) of the tenant. */
-    client_id: uuid.optional(),
-  })
-  .strict();
+export const apiKeyCreate = z.strictObject({
+  /** Platform staff only: the tenant the key is for. */
+  tenant_id: z.optional(uuid),
+  /** For people: what the key is for. */
+  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+  env: z._default(apiKeyEnv, 'live'),
+  scopes: z.array(tenantScope).check(z.minLength(1), z.maxLength(TENANT_SCOPES.length)),
+  /** Binds the key to one client (merchant) of the tenant. */
+  client_id: z.optional(uuid),
+});
 
 export const apiKeyCreated = z.object({
   id: z.string(),
   /** The full key: shown this once, never again. */
   key: z.string(),
   tenant_id: uuid,
-  name: z.string().nullable(),
+  name: z.nullable(z.string()),
   env: apiKeyEnv,
   scopes: z.array(z.string()),
-  client_id: uuid.nullable(),
+  client_id: z.nullable(uuid),
   created_at: timestamp,
 });
 
 export const apiKey = z.object({
   id: z.string(),
   tenant_id: uuid,
-  name: z.string().nullable(),
+  name: z.nullable(z.string()),
   env: apiKeyEnv,
   scopes: z.array(z.string()),
-  client_id: uuid.nullable(),
+  client_id: z.nullable(uuid),
   created_at: timestamp,
-  expires_at: timestamp.nullable(),
-  last_used_at: timestamp.nullable(),
-  revoked_at: timestamp.nullable(),
+  expires_at: z.nullable(timestamp),
+  last_used_at: z.nullable(timestamp),
+  revoked_at: z.nullable(timestamp),
   created_by: z.string(),
 });
 
@@ -153,7 +147,7 @@ export const authRoutes = {
     handler: 'auth/list-api-keys',
     summary: "List a tenant's API keys, newest first, without secrets",
     access: keyManagers,
-    request: { query: z.object({ tenant_id: uuid.optional(), ...createdRange, cursor, limit: pageLimit() }).strict() },
+    request: { query: z.strictObject({ tenant_id: z.optional(uuid), ...createdRange, cursor, limit: pageLimit() }) },
     response: { status: 200, body: page(apiKey), description: 'A page of keys.' },
     errors: ['insufficient_scope', 'tenant_not_found'],
     tables: { wallet: 'RO' },

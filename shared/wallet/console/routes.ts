@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { defineRoute, type Access, idempotencyOptional } from '../../http/route';
 import { cursor, page, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 
@@ -24,9 +24,9 @@ const grant = z.object({
   created_by_id: z.string(),
   created_at: timestamp,
   expires_at: timestamp,
-  revoked_at: timestamp.nullable(),
-  revoked_by_type: z.string().nullable(),
-  revoked_by_id: z.string().nullable(),
+  revoked_at: z.nullable(timestamp),
+  revoked_by_type: z.nullable(z.string()),
+  revoked_by_id: z.nullable(z.string()),
 });
 
 const grantRequest = z
@@ -40,7 +40,7 @@ const grantRequest = z
     outcome: z.enum(['admitted', 'grant_ended']),
     created_at: timestamp,
   })
-  .meta({ id: 'SupportAccessGrantRequest' });
+  .check(z.meta({ id: 'SupportAccessGrantRequest' }));
 
 const common = { api: 'console', access: partnerAdmin, tags: ['support access'] } as const;
 
@@ -53,14 +53,12 @@ export const consoleRoutes = {
     handler: 'console/create-grant',
     summary: 'Grant a vendor support engineer access: to this tenant, until a time',
     request: {
-      body: z
-        .object({
-          staff_id: z.string().trim().min(1).max(100),
-          reason: z.string().trim().min(1).max(500),
-          ticket_reference: z.string().trim().min(1).max(100),
-          expires_at: timestamp,
-        })
-        .strict(),
+      body: z.strictObject({
+        staff_id: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+        reason: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+        ticket_reference: z.string().check(z.trim(), z.minLength(1), z.maxLength(100)),
+        expires_at: timestamp,
+      }),
     },
     response: { status: 201, body: grant, description: 'The grant.' },
     errors: ['support_access_already_active'],
@@ -74,7 +72,7 @@ export const consoleRoutes = {
     path: '/v1/support_access_grants',
     handler: 'console/list-grants',
     summary: "List this tenant's support access grants, newest first",
-    request: { query: z.object({ ...createdRange, cursor, limit: pageLimit() }).strict() },
+    request: { query: z.strictObject({ ...createdRange, cursor, limit: pageLimit() }) },
     response: { status: 200, body: page(grant), description: 'A page of grants.' },
     errors: [],
     tables: { wallet: 'RO' },
@@ -86,7 +84,7 @@ export const consoleRoutes = {
     path: '/v1/support_access_grants/{grantId}/requests',
     handler: 'console/list-grant-requests',
     summary: "Requests made under a grant: the engineer's, under one of this tenant's grants, newest first (refused ones too)",
-    request: { params: z.object({ grantId: uuid }), query: z.object({ cursor, limit: pageLimit() }).strict() },
+    request: { params: z.object({ grantId: uuid }), query: z.strictObject({ cursor, limit: pageLimit() }) },
     response: { status: 200, body: page(grantRequest), description: 'A page of requests.' },
     errors: ['not_found'],
     tables: { wallet: 'RO' },
@@ -98,7 +96,7 @@ export const consoleRoutes = {
     path: '/v1/support_access_grants/{grantId}/revoke',
     handler: 'console/revoke-grant',
     summary: 'End a support access grant now',
-    request: { params: z.object({ grantId: uuid }), body: z.object({}).strict().optional() },
+    request: { params: z.object({ grantId: uuid }), body: z.optional(z.strictObject({})) },
     response: { status: 200, body: grant, description: 'The revoked grant.' },
     errors: ['not_found'],
     idempotency: idempotencyOptional(),

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { cursor, metadata, pageLimit, someField, timestamp, uuid, createdRange } from '../../http/schemas';
 
 /** Request and response shapes of merchants. */
@@ -7,12 +7,12 @@ import { cursor, metadata, pageLimit, someField, timestamp, uuid, createdRange }
 const MAX_AMOUNT = 2 ** 45;
 
 /** What a payout leaves behind on the settlement account for refunds (docs/payouts.md); 0 by default. */
-const refundReserve = z.number().int().min(0).max(MAX_AMOUNT);
+const refundReserve = z.int().check(z.minimum(0), z.maximum(MAX_AMOUNT));
 
-export const merchantCreate = z.object({ name: z.string().min(1).max(200), metadata: metadata.optional(), refund_reserve: refundReserve.optional() }).strict();
+export const merchantCreate = z.strictObject({ name: z.string().check(z.minLength(1), z.maxLength(200)), metadata: z.optional(metadata), refund_reserve: z.optional(refundReserve) });
 
 export const merchantUpdate = someField(
-  z.object({ name: z.string().min(1).max(200).optional(), metadata: metadata.optional(), refund_reserve: refundReserve.optional() }).strict(),
+  z.strictObject({ name: z.optional(z.string().check(z.minLength(1), z.maxLength(200))), metadata: z.optional(metadata), refund_reserve: z.optional(refundReserve) }),
   'name, metadata or refund_reserve is required',
 );
 
@@ -23,9 +23,9 @@ export const merchant = z
     status: z.literal('active'),
     metadata: z.record(z.string(), z.string()),
     /** The settlement balance payouts leave behind for refunds, in minor units. */
-    refund_reserve: z.number().int(),
+    refund_reserve: z.int(),
     created_at: timestamp,
   })
-  .meta({ id: 'Merchant' });
+  .check(z.meta({ id: 'Merchant' }));
 
-export const merchantListQuery = z.object({ ...createdRange, cursor, limit: pageLimit() }).strict();
+export const merchantListQuery = z.strictObject({ ...createdRange, cursor, limit: pageLimit() });
