@@ -304,7 +304,7 @@ function declared(schema: unknown, into = new Set<string>()): Set<string> {
 type JsonSchema = Record<string, unknown>;
 
 /** The property paths of a zod schema's JSON Schema (`inventory.on_hand`), components followed. */
-function paths(zodSchema: z.ZodType): string[] {
+function paths(zodSchema: z.core.$ZodType): string[] {
   const root = z.toJSONSchema(zodSchema) as JsonSchema;
   const defs = (root.$defs ?? {}) as Record<string, JsonSchema>;
   const resolve = (schema: JsonSchema): JsonSchema => (typeof schema.$ref === 'string' ? resolve(defs[schema.$ref.replace('#/$defs/', '')]!) : schema);
