@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { defineRoute, type Access, idempotencyOptional } from '../../http/route';
 import type { ErrorCode } from '../../kernel/errors';
 import { page, uuid } from '../../http/schemas';

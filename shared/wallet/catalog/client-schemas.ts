@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { createdRange, cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
 import { CLIENT_STATUSES } from './fields';
 
@@ -7,25 +7,23 @@ import { CLIENT_STATUSES } from './fields';
  * schemas (./schemas.ts) so a client function builds only these at import.
  */
 
-export const slug = (max: number) => z.string().regex(new RegExp(`^[a-z0-9][a-z0-9-]{0,${max - 1}}$`), 'lowercase letters, digits and hyphens');
-export const httpsUrl = z.url({ protocol: /^https$/ }).max(2048);
-export const text = (max: number) => z.string().max(max);
+export const slug = (max: number) => z.string().check(z.regex(new RegExp(`^[a-z0-9][a-z0-9-]{0,${max - 1}}$`), 'lowercase letters, digits and hyphens'));
+export const httpsUrl = z.url({ protocol: /^https$/ }).check(z.maxLength(2048));
+export const text = (max: number) => z.string().check(z.maxLength(max));
 
 // ---------------------------------------------------------------------------------------------
 // Clients
 
-export const clientCreate = z
-  .object({
-    merchant_id: uuid,
-    org_alias: slug(63),
-    display_name: z.string().trim().min(1).max(200),
-    category: slug(63),
-    description: text(2000).optional(),
-    logo_url: httpsUrl.optional(),
-    /** Default: the tenant's commission rule's bps. */
-    commission_bps: z.number().int().min(0).max(10_000).optional(),
-  })
-  .strict();
+export const clientCreate = z.strictObject({
+  merchant_id: uuid,
+  org_alias: slug(63),
+  display_name: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  category: slug(63),
+  description: z.optional(text(2000)),
+  logo_url: z.optional(httpsUrl),
+  /** Default: the tenant's commission rule's bps. */
+  commission_bps: z.optional(z.int().check(z.minimum(0), z.maximum(10_000))),
+});
 
 export const client = z
   .object({
@@ -35,18 +33,18 @@ export const client = z
     display_name: z.string(),
     category: z.string(),
     description: z.string(),
-    logo_url: z.string().nullable(),
-    commission_bps: z.number().int(),
+    logo_url: z.nullable(z.string()),
+    commission_bps: z.int(),
     status: z.enum(CLIENT_STATUSES),
     /** Hidden from Explore by platform moderation. */
     hidden: z.boolean(),
-    approved_at: timestamp.nullable(),
+    approved_at: z.nullable(timestamp),
     created_at: timestamp,
     updated_at: timestamp,
   })
-  .meta({ id: 'Client' });
+  .check(z.meta({ id: 'Client' }));
 
-export const clientListQuery = z.object({ status: z.enum(CLIENT_STATUSES).optional(), ...createdRange, cursor, limit: pageLimit() }).strict();
+export const clientListQuery = z.strictObject({ status: z.optional(z.enum(CLIENT_STATUSES)), ...createdRange, cursor, limit: pageLimit() });
 
-export const memberCreate = z.object({ staff_id: uuid }).strict();
-export const member = z.object({ client_id: uuid, staff_id: uuid, created_at: timestamp }).meta({ id: 'ClientMember' });
+export const memberCreate = z.strictObject({ staff_id: uuid });
+export const member = z.object({ client_id: uuid, staff_id: uuid, created_at: timestamp }).check(z.meta({ id: 'ClientMember' }));

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../../kernel/zod';
 import type { TransactItem } from '../../aws/dynamodb';
 import { commitVersioned, withFreshReads } from '../../aws/fresh-reads';
 import { ConditionsFailed, getItem, queryPage, transact, type Item, type Page } from '../../aws/store';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { defineRoute } from '../../http/route';
 import { page, uuid } from '../../http/schemas';
 import { clientParams, explore, wallet } from './client-routes';

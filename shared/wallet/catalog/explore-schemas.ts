@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { cursor, pageLimit, timestamp, uuid } from '../../http/schemas';
 import { slug } from './client-schemas';
 import { CLIENT_STATUSES, INTERVALS, OFFERING_KINDS, OFFERING_STATUSES, PRICING_MODES, VARIANT_STATUSES } from './fields';
@@ -21,34 +21,34 @@ export const exploreClient = z
     display_name: z.string(),
     category: z.string(),
     description: z.string(),
-    logo_url: z.string().nullable(),
+    logo_url: z.nullable(z.string()),
     /** The marketplace commission on its sales (`add` mode charges it to the payer on top). */
-    commission_bps: z.number().int(),
+    commission_bps: z.int(),
     /** Always `active`: Explore shows no other client. */
     status: z.enum(CLIENT_STATUSES),
-    approved_at: timestamp.nullable(),
+    approved_at: z.nullable(timestamp),
     created_at: timestamp,
   })
-  .meta({ id: 'ExploreClient' });
+  .check(z.meta({ id: 'ExploreClient' }));
 
 export const exploreVariant = z
   .object({
     id: uuid,
     offering_id: uuid,
     sku: z.string(),
-    barcode: z.string().nullable(),
+    barcode: z.nullable(z.string()),
     option_values: z.array(z.string()),
-    position: z.number().int(),
+    position: z.int(),
     pricing_mode: z.enum(PRICING_MODES),
-    amount: z.number().int(),
-    image_url: z.string().nullable(),
+    amount: z.int(),
+    image_url: z.nullable(z.string()),
     inventory: z.object({ track_inventory: z.boolean(), in_stock: z.boolean(), low_stock: z.boolean(), allow_backorder: z.boolean() }),
     /** Always `active`: retired variants are not shown. */
     status: z.enum(VARIANT_STATUSES),
     created_at: timestamp,
     updated_at: timestamp,
   })
-  .meta({ id: 'ExploreVariant' });
+  .check(z.meta({ id: 'ExploreVariant' }));
 
 export const exploreOffering = z
   .object({
@@ -57,13 +57,13 @@ export const exploreOffering = z
     kind: z.enum(OFFERING_KINDS),
     title: z.string(),
     description: z.string(),
-    image_url: z.string().nullable(),
-    amount: z.number().int().nullable(),
-    interval: z.enum(INTERVALS).nullable(),
+    image_url: z.nullable(z.string()),
+    amount: z.nullable(z.int()),
+    interval: z.nullable(z.enum(INTERVALS)),
     metadata: z.record(z.string(), z.string()),
     /** The commission that applies: the offering's override, else the client's. */
-    commission_bps: z.number().int(),
-    category_id: uuid.nullable(),
+    commission_bps: z.int(),
+    category_id: z.nullable(uuid),
     options: z.array(z.string()),
     variants: z.array(exploreVariant),
     /** Always `published`: drafts and archived offerings are hidden from Explore. */
@@ -71,10 +71,13 @@ export const exploreOffering = z
     created_at: timestamp,
     updated_at: timestamp,
   })
-  .meta({ id: 'ExploreOffering' });
+  .check(z.meta({ id: 'ExploreOffering' }));
 
-export const exploreClientDetail = z.object({ client: exploreClient, offerings: z.array(exploreOffering) }).meta({ id: 'ExploreClientDetail' });
+export const exploreClientDetail = z.object({ client: exploreClient, offerings: z.array(exploreOffering) }).check(z.meta({ id: 'ExploreClientDetail' }));
 
-export const exploreListQuery = z
-  .object({ category: slug(63).optional(), q: z.string().trim().min(1).max(100).optional(), cursor, limit: pageLimit() })
-  .strict();
+export const exploreListQuery = z.strictObject({
+  category: z.optional(slug(63)),
+  q: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(100))),
+  cursor,
+  limit: pageLimit(),
+});

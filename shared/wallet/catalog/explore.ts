@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../../kernel/zod';
 import { queryPage, type Page } from '../../aws/store';
 import { str } from '../../kernel/codec';
 import { AppError } from '../../kernel/errors';

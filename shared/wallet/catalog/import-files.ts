@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../kernel/zod';
 import { AppError, type FieldError } from '../../kernel/errors';
 import { INTERVALS, OFFERING_KINDS, OFFERING_STATUSES, PRICING_MODES } from './fields';
 import { IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, markup } from './schemas';
@@ -39,44 +39,40 @@ const CSV_COLUMNS = ['ref', 'kind', 'title', 'description', 'status', 'sku', 'op
 /** Columns a CSV file may add after the named ones. */
 const CSV_EXTRA_COLUMNS = ['interval'] as const;
 
-const ref = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]{0,99}$/, 'letters, digits and . _ - / (at most 100)');
-const sku = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]{0,63}$/, 'letters, digits and . _ - / (at most 64)');
-const count = z.number().int().min(0).max(1_000_000_000);
-const money = z.number().int().min(0).max(2 ** 45);
+const ref = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]{0,99}$/, 'letters, digits and . _ - / (at most 100)'));
+const sku = z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._\-/]{0,63}$/, 'letters, digits and . _ - / (at most 64)'));
+const count = z.int().check(z.minimum(0), z.maximum(1_000_000_000));
+const money = z.int().check(z.minimum(0), z.maximum(2 ** 45));
 
-const variantShape = z
-  .object({
-    sku,
-    pricing_mode: z.enum(PRICING_MODES).optional(),
-    amount: money.min(1).optional(),
-    cost_amount: money.optional(),
-    markup: markup.optional(),
-    option_values: z.array(z.string().min(1).max(100)).max(10).optional(),
-    inventory: z.object({ track_inventory: z.boolean(), on_hand: count, low_stock_threshold: count, allow_backorder: z.boolean() }).partial().strict().optional(),
-  })
-  .strict();
+const variantShape = z.strictObject({
+  sku,
+  pricing_mode: z.optional(z.enum(PRICING_MODES)),
+  amount: z.optional(money.check(z.minimum(1))),
+  cost_amount: z.optional(money),
+  markup: z.optional(markup),
+  option_values: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(100))).check(z.maxLength(10))),
+  inventory: z.optional(z.partial(z.strictObject({ track_inventory: z.boolean(), on_hand: count, low_stock_threshold: count, allow_backorder: z.boolean() }))),
+});
 
-const productShape = z
-  .object({
-    ref,
-    kind: z.enum(OFFERING_KINDS),
-    title: z.string().trim().min(1).max(200),
-    description: z.string().max(5000).optional(),
-    status: z.enum(OFFERING_STATUSES).optional(),
-    amount: money.min(1).optional(),
-    interval: z.enum(INTERVALS).optional(),
-    variants: z.array(z.unknown()).max(50).default([]),
-  })
-  .strict();
+const productShape = z.strictObject({
+  ref,
+  kind: z.enum(OFFERING_KINDS),
+  title: z.string().check(z.trim(), z.minLength(1), z.maxLength(200)),
+  description: z.optional(z.string().check(z.maxLength(5000))),
+  status: z.optional(z.enum(OFFERING_STATUSES)),
+  amount: z.optional(money.check(z.minimum(1))),
+  interval: z.optional(z.enum(INTERVALS)),
+  variants: z._default(z.array(z.unknown()).check(z.maxLength(50)), []),
+});
 
-const fileShape = z.object({ products: z.array(z.unknown()).min(1) }).strict();
+const fileShape = z.strictObject({ products: z.array(z.unknown()).check(z.minLength(1)) });
 
 class Collected {
   readonly errors: FieldError[] = [];
   add(field: string, message: string) {
     if (this.errors.length < 100) this.errors.push({ field, message });
   }
-  addIssues(prefix: string, error: z.ZodError) {
+  addIssues(prefix: string, error: z.core.$ZodError) {
     for (const issue of error.issues) this.add([prefix, ...issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))].join('').replace(/^\./, ''), issue.message);
   }
   throwIfAny(): void {
@@ -111,7 +107,7 @@ export function readImportFile(format: 'json' | 'csv', content: unknown): { prod
 }
 
 function fromJson(content: unknown, collected: Collected): ImportProduct[] {
-  const file = fileShape.safeParse(content);
+  const file = z.safeParse(fileShape, content);
   if (!file.success) {
     collected.addIssues('content', file.error);
     collected.throwIfAny();
@@ -119,13 +115,13 @@ function fromJson(content: unknown, collected: Collected): ImportProduct[] {
   const products: ImportProduct[] = [];
   file.data!.products.forEach((raw, index) => {
     const at = `products[${index}]`;
-    const parsed = productShape.safeParse(raw);
+    const parsed = z.safeParse(productShape, raw);
     if (!parsed.success) return collected.addIssues(at, parsed.error);
     const variants: ImportVariant[] = [];
     let invalid = false;
     parsed.data.variants.forEach((rawVariant, variantIndex) => {
       const variantAt = `${at}.variants[${variantIndex}]`;
-      const variant = variantShape.safeParse(rawVariant);
+      const variant = z.safeParse(variantShape, rawVariant);
       if (variant.success) return variants.push({ ...variant.data, at: variantAt });
       invalid = true;
       collected.addIssues(variantAt, variant.error);
@@ -160,7 +156,7 @@ function fromCsv(content: unknown, collected: Collected): ImportProduct[] {
       }
       return Number(cell[name]);
     };
-    const product = productShape.omit({ variants: true }).safeParse({
+    const product = z.safeParse(z.omit(productShape, { variants: true }), {
       ref: cell.ref,
       kind: cell.kind,
       title: cell.title,
@@ -186,7 +182,7 @@ function fromCsv(content: unknown, collected: Collected): ImportProduct[] {
     const amount = integer('amount');
     const onHand = integer('on_hand');
     const threshold = integer('low_stock_threshold');
-    const variant = variantShape.safeParse({
+    const variant = z.safeParse(variantShape, {
       sku: cell.sku,
       ...(amount === undefined ? {} : { amount }),
       ...(integer('cost_amount') === undefined ? {} : { cost_amount: integer('cost_amount') }),

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../../kernel/zod';
 import type { TransactItem } from '../../aws/dynamodb';
 import { MAX_TRANSACT_ITEMS } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';

@@ -25,7 +25,7 @@ import {
   type VariantRecord,
 } from './records';
 import type { OfferingCreate, OfferingPatch, offeringListQuery } from './schemas';
-import type * as z from 'zod';
+import type * as z from '../../kernel/zod';
 import { commitVersioned, StaleRead, versionedPut, withFreshReads } from '../../aws/fresh-reads';
 import { newVariant, newVariantWrites, skuTaken } from './variants';
 

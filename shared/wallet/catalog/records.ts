@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../../kernel/zod';
 import type { TransactItem } from '../../aws/dynamodb';
 import { getItem, queryAll, type Item } from '../../aws/store';
 import { bool, codec, int, nullable, num, obj, oneOf, str, strList, strMap, type Reader } from '../../kernel/codec';

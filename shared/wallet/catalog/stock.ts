@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from '../../kernel/zod';
 import { getItem, queryPage, type Page } from '../../aws/store';
 import type { Principal } from '../../http/principal';
 import { AppError } from '../../kernel/errors';
