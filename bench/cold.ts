@@ -2,9 +2,10 @@
  * `npm run bench:cold`: every Lambda bundle's size and cold import, as Lambda pays it, beside its
  * SDK reference. Bundles every function (scripts/bundle.ts, into a temporary directory) and, for
  * each set of AWS SDK clients a function carries, a reference bundle that imports only those
- * clients and the commands the platform sends of them, built the same way and loaded the same way
- * (DynamoDB at import, as the store does; KMS, Secrets Manager, SQS and EventBridge on first use,
- * as shared/aws/kms.ts, secrets.ts, queue.ts and bus.ts do). No function that calls these clients
+ * clients and the commands the platform sends of them, built the same way (split into chunks and
+ * assembled as a function is) and loaded the same way (DynamoDB at import, as the store does; KMS,
+ * Secrets Manager, SQS and EventBridge on first use, as shared/aws/kms.ts, secrets.ts, queue.ts and
+ * bus.ts do). No function that calls these clients
  * can import faster than its reference: it is the SDK's floor. Then each function and its
  * reference are imported in fresh Node.js processes, interleaved (BENCH_RUNS rounds, default 5), and
  * the medians of the import's CPU (and wall) time are printed with their ratio. Targets: every
@@ -19,8 +20,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build, type Metafile } from 'esbuild';
-import { BUNDLE_OPTIONS, bundle, handlerEntries, repoRoot, SDK_EXPORTS } from '../scripts/bundle';
+import type { Metafile } from 'esbuild';
+import { bundle, buildFunction, entryOutputOf, functionInputs, handlerEntries, repoRoot, SDK_EXPORTS } from '../scripts/bundle';
 import { coldImportPair, median, readBudget, round } from '../scripts/cold-imports';
 import { benchSetting } from './measure';
 
@@ -38,8 +39,7 @@ const only = (process.env.BENCH_FUNCTIONS ?? '').split(',').map((prefix) => pref
 
 /** The SDK packages in one function's bundle (the sdk-exports modules it loaded), sorted. */
 function sdkPackagesOf(metafile: Metafile, handler: string): string[] {
-  const output = metafile.outputs[Object.keys(metafile.outputs).find((file) => file.endsWith(`${handler}/index.mjs`))!]!;
-  return Object.keys(output.inputs)
+  return functionInputs(metafile, entryOutputOf(metafile, handler))
     .filter((input) => input.startsWith('sdk-exports:'))
     .map((input) => input.slice('sdk-exports:'.length))
     .sort();
@@ -81,9 +81,9 @@ try {
     const dir = join(referenceDir, `src${n}`);
     mkdirSync(dir, { recursive: true });
     for (const [name, text] of Object.entries(referenceSources(set.split(',')))) writeFileSync(join(dir, name), text);
-    const result = await build({ ...BUNDLE_OPTIONS, absWorkingDir: repoRoot, entryPoints: { [`ref${n}/index`]: join(dir, 'index.js') }, outdir: referenceDir, metafile: true });
-    const [file, output] = Object.entries(result.metafile.outputs).find(([name]) => name.endsWith(`ref${n}/index.mjs`))!;
-    referenceOf.set(set, { file: join(repoRoot, file), bytes: output.bytes });
+    // Built as a function is: its clients besides DynamoDB in chunks of their own.
+    const { bytes } = await buildFunction(join(dir, 'index.js'), join(referenceDir, `ref${n}`), { sourcemap: false });
+    referenceOf.set(set, { file: join(referenceDir, `ref${n}`, 'index.mjs'), bytes });
   }
 
   const rows = [];

@@ -81,6 +81,16 @@ const NOT_RUNTIME = [
  * lib-dynamodb's document commands (which shared/aws/dynamodb.ts re-exports) and the SDK client's
  * own, and the clients that would send them.
  */
+/**
+ * Shipped code builds its schemas through shared/kernel/zod.ts (zod/mini and zod's English
+ * messages): classic zod's every-method-on-every-schema weighs 100 KiB and about 8 ms of each
+ * function's cold import (docs/performance.md, "Bundles and cold imports").
+ */
+const ZOD_PATHS = ['zod', 'zod/mini', 'zod/v4', 'zod/v4/core', 'zod/v4-mini', 'zod/v4/mini'].map((name) => ({
+  name,
+  message: "Import zod through shared/kernel/zod.ts (`import * as z from '…/kernel/zod'`): zod/mini with English messages, what every function carries.",
+}));
+
 const DYNAMODB_CLIENT_COMMANDS = [
   'DynamoDBClient',
   'GetItemCommand',
@@ -177,13 +187,14 @@ export function layerRules(root) {
     },
     {
       files: ['shared/**/*.ts'],
-      // The store sends; dynamodb.ts builds the clients and names the commands for it.
-      ignores: ['shared/aws/store.ts', 'shared/aws/dynamodb.ts'],
+      // The store sends; dynamodb.ts builds the clients and names the commands for it; kernel/zod.ts is zod.
+      ignores: ['shared/aws/store.ts', 'shared/aws/dynamodb.ts', 'shared/kernel/zod.ts'],
       rules: {
         'no-restricted-imports': [
           'error',
           {
             paths: [
+              ...ZOD_PATHS,
               {
                 name: '@aws-sdk/client-dynamodb',
                 importNames: DYNAMODB_CLIENT_COMMANDS,
@@ -215,6 +226,7 @@ export function layerRules(root) {
         'no-restricted-imports': [
           'error',
           {
+            paths: ZOD_PATHS,
             patterns: [
               {
                 group: ['**/routes', '**/*-routes', '**/routes.ts'],
@@ -226,6 +238,10 @@ export function layerRules(root) {
           },
         ],
       },
+    },
+    {
+      files: ['lib/**/*.ts'],
+      rules: { 'no-restricted-imports': ['error', { paths: ZOD_PATHS }] },
     },
   ];
 }

@@ -1,6 +1,6 @@
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { DOCS_RENDERER_FILE, DOCS_RENDERER_PACKAGE_PATH } from '../shared/http/docs-page';
@@ -11,9 +11,19 @@ import { workers } from '../shared/workers';
 
 /**
  * Bundles every Lambda entry point the manifest names (routes, workers and the gateway fallback)
- * in ONE esbuild pass into dist/<handler>/index.mjs, the directory each function's asset is made
- * from. One pass because esbuild shares parsing across entries: 130 entries cost about what one
- * costs. `npx cdk synth` calls `bundle()` first unless the context says skipBundling=true.
+ * into dist/<handler>/, the directory each function's asset is made from: index.mjs and the chunks
+ * it loads in _chunks/. `npx cdk synth` calls `bundle()` first unless the context says
+ * skipBundling=true.
+ *
+ * Each function is its own esbuild build, split into chunks (esbuild's `splitting`), so what a
+ * function loads on first use (its route's schemas, the KMS, Secrets Manager and SQS clients, rare
+ * paths) is a file of its own, read when first imported: Lambda's init parses only what the
+ * function runs at import. One file per function carried every lazy path in it, parsed at each
+ * cold start, and wrapped each module reachable from an `import()` in a lazy initializer whose code
+ * was parsed twice. One split build of all functions together made a chunk of every set of
+ * functions sharing a module: 54 files at create-transfer's import, each a module for Node to
+ * resolve, read and link, slower than the single file. Measured in docs/performance.md ("Bundles
+ * and cold imports"); the price is the build's time (BUILD_CONCURRENCY builds at a time).
  */
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -83,6 +93,9 @@ export const SDK_EXPORTS: Record<string, Record<string, string>> = {
 
 const requireHere = createRequire(import.meta.url);
 
+/** The directory of a function's chunks, beside its index.mjs. */
+export const CHUNKS = '_chunks';
+
 /** Loads SDK_EXPORTS' narrow module in place of each SDK package's index (see there). */
 export const sdkExports: Plugin = {
   name: 'sdk-exports',
@@ -128,7 +141,7 @@ export interface BundleOptions {
 
 export interface BundleResult {
   outdir: string;
-  /** Bytes of dist/<handler>/index.mjs per handler (without its source map). */
+  /** Bytes of each function's JavaScript: dist/<handler>/index.mjs and its chunks (without source maps). */
   sizes: Record<string, number>;
   elapsedMs: number;
   metafile: Metafile;
@@ -159,7 +172,68 @@ export const BUNDLE_OPTIONS = {
   banner: { js: banner },
   legalComments: 'none',
   logLevel: 'warning',
+  // Chunks, in each function's own _chunks/ (see the top of this file).
+  splitting: true,
+  chunkNames: `${CHUNKS}/[name]-[hash]`,
 } satisfies BuildOptions;
+
+/**
+ * What one function's JavaScript is: its entry's output and every chunk it can load, statically or
+ * on first use (paths as the metafile names its outputs, relative to the repository).
+ */
+export function functionOutputs(metafile: Metafile, entryOutput: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const imported of metafile.outputs[file]!.imports) {
+      if (!imported.external && (imported.kind === 'import-statement' || imported.kind === 'dynamic-import')) visit(imported.path);
+    }
+  };
+  visit(entryOutput);
+  return [...seen];
+}
+
+/** The modules one function's JavaScript carries (the inputs of its entry and of its chunks). */
+export function functionInputs(metafile: Metafile, entryOutput: string): string[] {
+  return [...new Set(functionOutputs(metafile, entryOutput).flatMap((file) => Object.keys(metafile.outputs[file]!.inputs)))];
+}
+
+/** The metafile's name of `<entry>/index.mjs`'s output. */
+export const entryOutputOf = (metafile: Metafile, entry: string): string => Object.keys(metafile.outputs).find((file) => file.endsWith(`/${entry}/index.mjs`))!;
+
+/** Builds at a time: esbuild's own threads share the host's cores; more at once only queue. */
+const BUILD_CONCURRENCY = 4;
+
+/** Runs `work` over `items`, `limit` at a time. */
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  }));
+}
+
+/**
+ * One function's build into `dir`: index.mjs and its chunks in _chunks/, each with its source map
+ * (logged stack traces are mapped through them on the first error, shared/kernel/stack.ts, not by
+ * --enable-source-maps at every cold start; sources are left out to keep the packages small).
+ */
+export async function buildFunction(entryFile: string, dir: string, options: Pick<BuildOptions, 'sourcemap'> = { sourcemap: true }): Promise<{ metafile: Metafile; bytes: number }> {
+  const result = await build({ ...BUNDLE_OPTIONS, ...options, absWorkingDir: repoRoot, entryPoints: { index: entryFile }, outdir: dir, sourcesContent: false, metafile: true });
+  const entryOutput = Object.keys(result.metafile.outputs).find((file) => file.endsWith('/index.mjs'))!;
+  const loaded = functionOutputs(result.metafile, entryOutput);
+  // A chunk no file imports (esbuild makes one for every `import()` it meets, also in code it then
+  // drops: @aws-sdk/core's browser user-agent parser, bowser, 33 KiB) is not shipped.
+  for (const file of Object.keys(result.metafile.outputs)) {
+    if (!file.endsWith('.mjs') || loaded.includes(file)) continue;
+    delete result.metafile.outputs[file];
+    delete result.metafile.outputs[`${file}.map`];
+    rmSync(join(repoRoot, file));
+    rmSync(join(repoRoot, `${file}.map`), { force: true });
+  }
+  const bytes = loaded.reduce((sum, file) => sum + result.metafile.outputs[file]!.bytes, 0);
+  return { metafile: result.metafile, bytes };
+}
 
 export async function bundle(options: BundleOptions = {}): Promise<BundleResult> {
   const outdir = options.outdir ?? defaultOutdir;
@@ -170,24 +244,16 @@ export async function bundle(options: BundleOptions = {}): Promise<BundleResult>
   rmSync(outdir, { recursive: true, force: true });
   mkdirSync(outdir, { recursive: true });
 
-  const result = await build({
-    ...BUNDLE_OPTIONS,
-    absWorkingDir: repoRoot,
-    entryPoints: Object.fromEntries(entries.map((entry) => [`${entry}/index`, join(repoRoot, 'functions', `${entry}.ts`)])),
-    outdir,
-    // Logged stack traces are mapped through them on the first error (shared/kernel/stack.ts), not
-    // by --enable-source-maps at every cold start; sources are left out to keep the packages small.
-    sourcemap: true,
-    sourcesContent: false,
-    metafile: true,
-  });
-
   const sizes: Record<string, number> = {};
-  for (const [file, output] of Object.entries(result.metafile.outputs)) {
-    if (!file.endsWith('/index.mjs')) continue;
-    const handler = relative(outdir, join(repoRoot, file)).replace(/\/index\.mjs$/, '');
-    sizes[handler] = output.bytes;
-  }
+  const metafile: Metafile = { inputs: {}, outputs: {} };
+  await eachLimited(entries, BUILD_CONCURRENCY, async (entry) => {
+    const built = await buildFunction(join(repoRoot, 'functions', `${entry}.ts`), join(outdir, entry));
+    sizes[entry] = built.bytes;
+    Object.assign(metafile.inputs, built.metafile.inputs);
+    Object.assign(metafile.outputs, built.metafile.outputs);
+  });
+  const sorted = Object.fromEntries(entries.map((entry) => [entry, sizes[entry]!]));
+
   for (const [handler, files] of Object.entries(HANDLER_FILES)) {
     if (!entries.includes(handler)) continue;
     for (const file of files) {
@@ -199,12 +265,12 @@ export async function bundle(options: BundleOptions = {}): Promise<BundleResult>
   if (entries.includes(fallbackHandler)) {
     writeFileSync(join(outdir, fallbackHandler, 'routes.json'), JSON.stringify(routes.map(({ api, method, path }) => ({ api, method, path }))));
   }
-  writeFileSync(join(outdir, 'sizes.json'), `${JSON.stringify(sizes, null, 2)}\n`);
-  writeFileSync(join(outdir, 'meta.json'), JSON.stringify(result.metafile));
+  writeFileSync(join(outdir, 'sizes.json'), `${JSON.stringify(sorted, null, 2)}\n`);
+  writeFileSync(join(outdir, 'meta.json'), JSON.stringify(metafile));
 
   const elapsedMs = Math.round(performance.now() - startedAt);
-  if (options.log) printSizes(sizes, elapsedMs);
-  return { outdir, sizes, elapsedMs, metafile: result.metafile };
+  if (options.log) printSizes(sorted, elapsedMs);
+  return { outdir, sizes: sorted, elapsedMs, metafile };
 }
 
 function printSizes(sizes: Record<string, number>, elapsedMs: number): void {
