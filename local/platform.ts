@@ -61,6 +61,13 @@ export interface PlatformOptions {
    * 100/200, console 20/40, ledger none). Tests turn it off or make it tiny.
    */
   throttle?: Partial<Record<GatewayName, ThrottleSettings | null>>;
+  /**
+   * Whether the schedule workers also run on their rates (EventBridge's, in real time); default
+   * true. False for a test that moves an injected clock and runs each one itself
+   * (`scheduler.run`): a run of the rate's landing between its steps on a slow machine would do
+   * the work it is about to check, or race it.
+   */
+  scheduleRates?: boolean;
 }
 
 function maxInFlightFromEnv(): number | undefined {
@@ -317,7 +324,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       scheduled.push({ name: worker.name, handler: (await load(worker.handler)) as ScheduleHandler, rateMinutes: worker.trigger.rateMinutes, timeoutSeconds: worker.timeoutSeconds ?? WORKER_TIMEOUT_SECONDS });
     }
     const scheduler = new LocalScheduler(scheduled, (worker, error) => log(`scheduled worker ${worker} failed: ${String(error)}`));
-    scheduler.start();
+    if (options.scheduleRates !== false) scheduler.start();
     stack.push(() => scheduler.stop());
 
     return { urls, issuer, dynamodbEndpoint: endpoint, tables, queues, events, streams, scheduler, stop };

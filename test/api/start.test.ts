@@ -29,6 +29,31 @@ function run(args: string[], env: Record<string, string> = {}): { status: number
 
 const errorLines = (output: string) => output.split('\n').filter((line) => line.startsWith('error:'));
 
+/**
+ * The output less the sandbox's retries that a busy machine causes and the platform answers by
+ * design (shared/wallet/sandbox-delivery.ts): a confirmation not answered within its 10 s, or
+ * answered 503 (retry), is left for the queue to send again. A refusal of another status, a
+ * connection refused ("fetch failed") and every other warning stay in.
+ */
+function withoutRetriesUnderLoad(output: string): string {
+  const retried = (line: string) => {
+    if (!line.startsWith('{')) return false;
+    let entry: { level?: string; message?: string; error?: string; status?: string };
+    try {
+      entry = JSON.parse(line) as typeof entry;
+    } catch {
+      return false;
+    }
+    if (entry.level !== 'WARN') return false;
+    if (entry.message === 'a sandbox confirmation got no answer; the queue retries it') return /^TimeoutError: /.test(entry.error ?? '');
+    return entry.message === 'the wallet refused a sandbox confirmation; the queue retries it' && entry.status === '503';
+  };
+  return output
+    .split('\n')
+    .filter((line) => !retried(line))
+    .join('\n');
+}
+
 describe('npm start', () => {
   // Real processes (the first may compile the bundle) on a machine other suites load: generous ceilings, no timing assertion.
   it('serves both APIs on loopback, and Ctrl-C stops everything including the JVM', { timeout: 240_000 }, async () => {
@@ -115,7 +140,9 @@ describe('npm start', () => {
     expect(existsSync(join(dataDir, 'platform.lock'))).toBe(false);
   });
 
-  it('Ctrl-C with work in flight answers it, exits 0, and the next start finishes what was queued', { timeout: 240_000 }, async () => {
+  // Its ceiling is the sum of its steps' own (two starts of at most 180 s each, a stop that drains
+  // for at most 15 s, the confirmations' 180 s), so a slow step fails with its own message.
+  it('Ctrl-C with work in flight answers it, exits 0, and the next start finishes what was queued', { timeout: 600_000 }, async () => {
     const ports = () => ({ PORT: String(0), LEDGER_PORT: String(0), CONSOLE_PORT: String(0) });
     const up = async (env: Record<string, string>) => {
       const started = npmStart(env);
@@ -163,7 +190,7 @@ describe('npm start', () => {
       if (available !== accepted * 100) await new Promise((r) => setTimeout(r, 250));
     }
     expect(available).toBe(accepted * 100);
-    expect(second.output()).not.toMatch(/"level":"WARN"|ECONNREFUSED|failed/);
+    expect(withoutRetriesUnderLoad(second.output())).not.toMatch(/"level":"WARN"|ECONNREFUSED|failed/);
   });
 
   it('takes over a lock whose process is gone, refuses a port fetch cannot reach, and names the variable that moves a port', async () => {
