@@ -1740,7 +1740,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "has_more": true,
-                     *       "next_cursor": "example_cursor_opaque"
+                     *       "next_cursor": "01940000-0000-7000-8000-000000000023"
                      *     }
                      */
                     "application/json": {
