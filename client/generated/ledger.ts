@@ -1659,9 +1659,88 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "data": [],
-                     *       "has_more": false,
-                     *       "next_cursor": null
+                     *       "data": [
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000022",
+                     *           "type": "transaction.posted",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "transaction": {
+                     *             "id": "01940000-0000-7000-8000-000000000022",
+                     *             "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *             "type": "transfer",
+                     *             "status": "posted",
+                     *             "reference_id": null,
+                     *             "metadata": {},
+                     *             "exchange_id": null,
+                     *             "reverses_txn_id": null,
+                     *             "reversed_by": "01940000-0000-7000-8000-000000000023",
+                     *             "pending_id": null,
+                     *             "legs": [
+                     *               {
+                     *                 "account_id": "01940000-0000-7000-8000-000000000020",
+                     *                 "owner_type": "user",
+                     *                 "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *                 "purpose": "cash",
+                     *                 "direction": "debit",
+                     *                 "amount": 750,
+                     *                 "commodity": "USD"
+                     *               },
+                     *               {
+                     *                 "account_id": "01940000-0000-7000-8000-000000000021",
+                     *                 "owner_type": "user",
+                     *                 "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *                 "purpose": "cash",
+                     *                 "direction": "credit",
+                     *                 "amount": 750,
+                     *                 "commodity": "USD"
+                     *               }
+                     *             ],
+                     *             "effective_at": "2026-01-15T09:30:00.000Z",
+                     *             "created_at": "2026-01-15T09:30:00.000Z"
+                     *           }
+                     *         },
+                     *         {
+                     *           "id": "01940000-0000-7000-8000-000000000023",
+                     *           "type": "transaction.posted",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "transaction": {
+                     *             "id": "01940000-0000-7000-8000-000000000023",
+                     *             "ledger_id": "01940000-0000-7000-8000-00000000001f",
+                     *             "type": "transfer",
+                     *             "status": "posted",
+                     *             "reference_id": null,
+                     *             "metadata": {},
+                     *             "exchange_id": null,
+                     *             "reverses_txn_id": "01940000-0000-7000-8000-000000000022",
+                     *             "reversed_by": null,
+                     *             "pending_id": null,
+                     *             "legs": [
+                     *               {
+                     *                 "account_id": "01940000-0000-7000-8000-000000000020",
+                     *                 "owner_type": "user",
+                     *                 "owner_id": "01940000-0000-7000-8000-000000000005",
+                     *                 "purpose": "cash",
+                     *                 "direction": "credit",
+                     *                 "amount": 750,
+                     *                 "commodity": "USD"
+                     *               },
+                     *               {
+                     *                 "account_id": "01940000-0000-7000-8000-000000000021",
+                     *                 "owner_type": "user",
+                     *                 "owner_id": "01940000-0000-7000-8000-000000000006",
+                     *                 "purpose": "cash",
+                     *                 "direction": "debit",
+                     *                 "amount": 750,
+                     *                 "commodity": "USD"
+                     *               }
+                     *             ],
+                     *             "effective_at": "2026-01-15T09:30:00.000Z",
+                     *             "created_at": "2026-01-15T09:30:00.000Z"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "01940000-0000-7000-8000-000000000023"
                      *     }
                      */
                     "application/json": {

@@ -116,6 +116,15 @@ beforeAll(async () => {
   profile = mkdtempSync(join(tmpdir(), 'wallet-chromium-'));
   browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: QUIET_FLAGS, viewport: { width: 1280, height: 900 } });
   browser.on('request', (request) => requested.push(request.url()));
+  // Which address the app has taken: the app renders a new address's page (its "Loading…" first)
+  // while the browser dispatches the hashchange (its listener sets the route; Preact renders in a
+  // microtask), so once any hashchange listener has seen the address, the page on screen is that
+  // address's (`loaded`). On a fresh document the app starts from the address it was opened at.
+  await browser.addInitScript(() => {
+    const page = globalThis as any;
+    page.takenHash = page.location.hash;
+    page.addEventListener('hashchange', () => (page.takenHash = page.location.hash));
+  });
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 
@@ -147,8 +156,15 @@ async function signIn(tab: Page, account: { email: string; password: string }, t
   await tab.waitForSelector('[data-testid="who"]');
 }
 
-/** Waits until the page has loaded (rows, an empty state, or a refusal). */
+/**
+ * Waits until the page of the tab's address has loaded (rows, an empty state, or a refusal). The
+ * address changes (a link, a goto, a form) a moment before the browser delivers its hashchange to
+ * the app; until then the previous page is on screen with nothing loading, and on a busy machine
+ * that moment is long enough to read the previous page's rows (issue 30). So first the app must
+ * have taken the address (the init script in beforeAll), then the page must have finished loading.
+ */
 const loaded = async (tab: Page): Promise<void> => {
+  await tab.waitForFunction(() => (globalThis as any).takenHash === (globalThis as any).location.hash);
   await tab.waitForSelector('#page-title');
   await tab.waitForFunction(() => !(globalThis as any).document.querySelector('main [role="status"]')?.textContent?.startsWith('Loading'));
 };
@@ -400,6 +416,7 @@ describe('the dashboard in Chromium', () => {
         await other.close();
       }
       await tab.getByRole('link', { name: 'First page' }).click();
+      await tab.waitForFunction(() => !(globalThis as any).location.hash.includes('cursor='));
       await loaded(tab);
       expect(await tab.locator('[data-testid="rows"] tbody').textContent()).toBe(first);
 

@@ -165,6 +165,11 @@ beforeAll(async () => {
   });
   await ledger('GET', `${L}/pendings/${pending.id}`, 200);
   await ledger('POST', `${L}/pendings/${pending.id}/void`, 200);
+  // The feed lists a transaction once it has settled (committed LEDGER_FEED_SETTLE_MS, 2 s, ago:
+  // shared/ledger/reads.ts), so read at once it answers whatever the calls above left settled, which
+  // depends on the machine's speed (empty on a quick run, the first posting on a slow one). The
+  // example is the settled feed: the posting and its reversal, oldest first.
+  await vi.waitFor(async () => expect((await call(platform.urls.ledger, 'GET', `${L}/events`, { token: consumer })).body.data).toHaveLength(2), { timeout: 30_000, interval: 250 });
   await ledger('GET', `${L}/events`, 200);
   await ledger('GET', `${L}/transactions`, 200);
   await ledger('GET', `${L}/accounts/${target.id}`, 200);

@@ -98,8 +98,13 @@ export const PLACEHOLDERS = {
   cursor: 'example_cursor_opaque',
 } as const;
 
-/** Fields whose values are opaque and change at every run: replaced by a fixed placeholder. */
+/**
+ * Fields whose values are opaque and change at every run: replaced by a fixed placeholder. A value
+ * that is an id is not opaque (the ledger's event feed answers the last event's id as its cursor)
+ * and is mapped as every id is.
+ */
 const OPAQUE_FIELDS: Readonly<Record<string, string>> = { next_cursor: PLACEHOLDERS.cursor };
+const AN_ID = new RegExp(`^${UUID.source}$`, 'i');
 
 /**
  * The recording made stable and safe to commit: every UUID (wherever it appears, also inside a
@@ -149,7 +154,7 @@ export function normalize(recorded: readonly Recorded[]): Record<GatewayName, Re
     return value.replace(UUID, idOf).replace(HEX_RUN, hexOf);
   };
   const rewrite = (value: unknown, key?: string): unknown => {
-    if (key !== undefined && key in OPAQUE_FIELDS && typeof value === 'string') return OPAQUE_FIELDS[key];
+    if (key !== undefined && key in OPAQUE_FIELDS && typeof value === 'string' && !AN_ID.test(value)) return OPAQUE_FIELDS[key];
     if (key !== undefined && SECRET_FIELD.test(key) && typeof value === 'string' && !WEBHOOK_SECRET.test(value)) return secret(value);
     if (typeof value === 'string') return text(value);
     if (Array.isArray(value)) return value.map((item) => rewrite(item));
