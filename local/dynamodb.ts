@@ -187,9 +187,16 @@ async function keepOwnTables(endpoint: string, databases: readonly string[], dat
   rmSync(join(dataDir, SHARED_DATABASE_FILE), { force: true });
 }
 
+/**
+ * How long a starting DynamoDB Local may take to answer. A JVM's start is bounded work, but on two
+ * cores busy with two test suites it took over 30 s (a suite's global setup failed there); a
+ * process that dies is reported at once, whatever this says.
+ */
+const READY_WITHIN_MS = 120_000;
+
 async function waitUntilReady(endpoint: string, child: ChildProcess, output: () => string, database: string): Promise<void> {
   const client = localDatabaseClient(endpoint, database, 1);
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + READY_WITHIN_MS;
   try {
     while (Date.now() < deadline) {
       if (child.exitCode !== null) {
@@ -202,7 +209,7 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, output: () 
         await new Promise((resolve) => setTimeout(resolve, 150));
       }
     }
-    throw new LocalStartError(`DynamoDB Local did not answer within 30 s: ${output().trim().split('\n').pop() ?? ''}`);
+    throw new LocalStartError(`DynamoDB Local did not answer within ${READY_WITHIN_MS / 1000} s: ${output().trim().split('\n').pop() ?? ''}`);
   } finally {
     client.destroy();
   }
