@@ -8,6 +8,12 @@ import { ledgerFixture, leg } from '../support/ledger';
 /**
  * Sharded accounts (shared/ledger/shards.ts): credits spread over shard items, balances summed,
  * floors exact with the shards swept in on demand, status on every shard, history complete.
+ *
+ * Postings sent many at once go as a client sends them (`transferUntilFinal`): they queue on this
+ * process's one client (50 sockets) and on DynamoDB Local's locks, and on a busy machine the store's
+ * attempts run out and it answers 503 service_unavailable, retryable, as it should; the client
+ * sends the posting again under the same Idempotency-Key (issue 30: beside another suite, 200
+ * credits sent once each failed). So these tests also show a resent posting lands once.
  */
 
 type Fixture = Awaited<ReturnType<typeof ledgerFixture>>;
@@ -38,7 +44,7 @@ describe('sharded accounts', () => {
     expect(merchant.shards).toBe(SHARDS);
 
     const amounts = Array.from({ length: 200 }, (_, i) => 1 + (i % 97));
-    const results = await Promise.all(amounts.map((amount, i) => f.transfer(sources[i % sources.length]!.id, merchant.id, amount)));
+    const results = await Promise.all(amounts.map((amount, i) => f.transferUntilFinal(sources[i % sources.length]!.id, merchant.id, amount)));
     expect(results.every((r) => r.status === 201)).toBe(true);
 
     const total = amounts.reduce((sum, amount) => sum + amount, 0);
@@ -76,8 +82,8 @@ describe('sharded accounts', () => {
   it('never breaches the floor under 40 concurrent debits against money on the shards', async () => {
     const source = await f.open({ floor: null });
     const merchant = await f.open({ owner_type: 'merchant', purpose: 'settlement', shards: SHARDS });
-    await Promise.all(Array.from({ length: 20 }, () => f.transfer(source.id, merchant.id, 50)));
-    const debits = await Promise.all(Array.from({ length: 40 }, () => f.transfer(merchant.id, source.id, 50)));
+    await Promise.all(Array.from({ length: 20 }, () => f.transferUntilFinal(source.id, merchant.id, 50)));
+    const debits = await Promise.all(Array.from({ length: 40 }, () => f.transferUntilFinal(merchant.id, source.id, 50)));
     const accepted = debits.filter((d) => d.status === 201).length;
     for (const refused of debits.filter((d) => d.status !== 201)) expect(refused.json.code).toBe('insufficient_funds');
     // Exact: every unit the shards held could be debited, and not one more.
@@ -92,7 +98,7 @@ describe('sharded accounts', () => {
     await f.service.updateAccount(f.consumerId, f.ledgerId, revenue.id, { status: 'frozen' });
     expect((await shardItems(revenue.id)).map((shard) => shard?.status)).toEqual(Array(SHARDS).fill('frozen'));
     // Distinct transactions land on distinct shards; every one of them is refused.
-    const refused = await Promise.all(Array.from({ length: 24 }, () => f.transfer(source.id, revenue.id, 1)));
+    const refused = await Promise.all(Array.from({ length: 24 }, () => f.transferUntilFinal(source.id, revenue.id, 1)));
     expect(refused.map((r) => r.json.code)).toEqual(Array(24).fill('account_frozen'));
     expect(await f.balance(revenue.id)).toMatchObject({ posted: 5 });
 
@@ -175,7 +181,7 @@ describe('sharded accounts', () => {
     expect(frozen.status).toBe('frozen');
     expect((await shardItems(merchant.id, 4)).map((shard) => shard?.status)).toEqual(Array(4).fill('frozen'));
     await f.service.updateAccount(f.consumerId, f.ledgerId, merchant.id, { status: 'active' });
-    const credits = await Promise.all(Array.from({ length: 16 }, () => f.transfer(source.id, merchant.id, 1)));
+    const credits = await Promise.all(Array.from({ length: 16 }, () => f.transferUntilFinal(source.id, merchant.id, 1)));
     expect(credits.map((c) => c.status)).toEqual(Array(16).fill(201));
   });
 
