@@ -36,6 +36,7 @@ it('releases an authorization whose hold has passed and emits payment.expired ex
   const merchant = (await api('POST', '/v1/merchants', { body: { name: 'Hotel' }, key: uuidv7() })).body.id as string;
   const authorized = await api('POST', '/v1/payments', { body: { user_id: payer, merchant_id: merchant, amount: 4_000, currency: 'USD', capture: false }, key: uuidv7() });
   expect(authorized.body.status, authorized.text).toBe('authorized');
+  expect(Date.parse(authorized.body.hold_expires_at) - Date.parse(authorized.body.created_at)).toBe(3_600_000);
 
   await platform.scheduler.run('paymentsExpireHolds');
   expect((await api('GET', `/v1/payments/${authorized.body.id}`)).body.status).toBe('authorized');
@@ -48,4 +49,5 @@ it('releases an authorization whose hold has passed and emits payment.expired ex
   const events = await api('GET', '/v1/webhook_events?type=payment.expired');
   expect(events.body.data.filter((e: { data: { payment: { id: string } } }) => e.data.payment.id === authorized.body.id)).toHaveLength(1);
   expect((await api('POST', `/v1/payments/${authorized.body.id}/capture`, { body: {}, key: uuidv7() })).body.code).toBe('invalid_transition');
+  expect((await api('POST', `/v1/payments/${authorized.body.id}/void`, { body: {}, key: uuidv7() })).body.code).toBe('invalid_transition');
 }, 60_000);
