@@ -18,6 +18,8 @@ import { assertPortFree, freePort } from './ports';
 export interface DynamoDbLocal {
   endpoint: string;
   port: number;
+  /** Its temporary folder (java.io.tmpdir: the SQLite library it copies at each start), removed at stop. */
+  scratchDir: string;
   stop(): Promise<void>;
 }
 
@@ -142,7 +144,7 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     await stop();
     throw error;
   }
-  return { endpoint, port, stop };
+  return { endpoint, port, scratchDir, stop };
 }
 
 /** The file DynamoDB Local keeps everything in with `-sharedDb`, and the one it keeps per access key without. */
