@@ -1,6 +1,6 @@
 import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile, type Plugin } from 'esbuild';
 import { DOCS_RENDERER_FILE, DOCS_RENDERER_PACKAGE_PATH } from '../shared/http/docs-page';
@@ -220,12 +220,12 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
  */
 export async function buildFunction(entryFile: string, dir: string, options: Pick<BuildOptions, 'sourcemap'> = { sourcemap: true }): Promise<{ metafile: Metafile; bytes: number }> {
   const result = await build({ ...BUNDLE_OPTIONS, ...options, absWorkingDir: repoRoot, entryPoints: { index: entryFile }, outdir: dir, sourcesContent: false, metafile: true });
-  const entryOutput = Object.keys(result.metafile.outputs).find((file) => file.endsWith('/index.mjs'))!;
-  const loaded = functionOutputs(result.metafile, entryOutput);
+  const loaded = functionOutputs(result.metafile, entryOutputOf(result.metafile, basename(dir)));
+  const shipped = new Set(loaded);
   // A chunk no file imports (esbuild makes one for every `import()` it meets, also in code it then
   // drops: @aws-sdk/core's browser user-agent parser, bowser, 33 KiB) is not shipped.
   for (const file of Object.keys(result.metafile.outputs)) {
-    if (!file.endsWith('.mjs') || loaded.includes(file)) continue;
+    if (!file.endsWith('.mjs') || shipped.has(file)) continue;
     delete result.metafile.outputs[file];
     delete result.metafile.outputs[`${file}.map`];
     rmSync(join(repoRoot, file));
