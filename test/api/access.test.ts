@@ -123,7 +123,7 @@ const foreignRequests: Record<string, { kind: PrincipalKind; body?: unknown; que
 beforeAll(async () => {
   platform = await startTestPlatform();
   world = await buildWorld(platform);
-}, 120_000);
+});
 
 afterAll(() => platform?.stop());
 

@@ -59,7 +59,7 @@ beforeAll(async () => {
   const user = await api('POST', '/v1/users', { token: fullKey, body: { external_id: externalId } });
   expect(user.status, user.text).toBe(201);
   userId = user.body.id;
-}, 60_000);
+});
 
 afterAll(() => platform?.stop());
 

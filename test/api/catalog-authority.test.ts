@@ -60,7 +60,7 @@ beforeAll(async () => {
   expect((await api('POST', '/v1/users', { token: tenantKey, body: { external_id: 'u' } })).status).toBe(201);
   credentials.userToken = await userTokenFor(platform, tenantKey, 'u', [...TENANT_SCOPES]);
   credentials.otherTenant = await apiKeyFor(platform, otherTenantId, [...TENANT_SCOPES]);
-}, 120_000);
+});
 
 afterAll(() => platform?.stop());
 

@@ -36,7 +36,7 @@ beforeAll(async () => {
   const platformStaff = await staffToken(platform, { role: 'platform' });
   tenantId = await createTenant(api, platformStaff, 'Import');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
-}, 120_000);
+});
 
 afterAll(() => platform?.stop());
 

@@ -26,7 +26,7 @@ beforeAll(async () => {
   const platformStaff = await staffToken(platform, { role: 'platform' });
   apiKey = await apiKeyFor(platform, await createTenant(api, platformStaff, 'Stock'), [...TENANT_SCOPES]);
   clientId = (await clientOf(base, apiKey)).id;
-}, 120_000);
+});
 
 afterAll(() => platform?.stop());
 

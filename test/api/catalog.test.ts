@@ -41,7 +41,7 @@ beforeAll(async () => {
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   expect((await api('POST', '/v1/users', { token: apiKey, body: { external_id: 'shopper' } })).status).toBe(201);
   shopper = await userTokenFor(platform, apiKey, 'shopper', ['catalog:read']);
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

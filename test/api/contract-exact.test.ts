@@ -24,7 +24,7 @@ beforeAll(async () => {
   const staff = await staffToken(platform, { role: 'platform' });
   tenantId = await createTenant(api, staff, 'Contract');
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

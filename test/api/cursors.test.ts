@@ -102,7 +102,7 @@ beforeAll(async () => {
   foreign.listLedgers = await cursorOf(ledger, '/v1/ledgers', other.token);
   foreign.listTransactions = await cursorOf(ledger, `/v1/ledgers/${theirs.ledgerId}/transactions`, other.token);
   foreign.listAccountEntries = await cursorOf(ledger, `/v1/ledgers/${theirs.ledgerId}/accounts/${theirs.accountId}/entries`, other.token);
-}, 120_000);
+});
 afterAll(() => platform?.stop());
 
 describe.each(listings.map((route) => [`${route.operationId} (${route.api})`, route] as const))('%s', (_, route) => {

@@ -126,7 +126,7 @@ beforeAll(async () => {
     page.addEventListener('hashchange', () => (page.takenHash = page.location.hash));
   });
   mkdirSync(ARTIFACTS, { recursive: true });
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();

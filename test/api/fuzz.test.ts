@@ -28,7 +28,7 @@ beforeAll(async () => {
   // The scheduled workers (the saga sweeper's progress marks, reconciliation, expiries) write on
   // their own clock, not because of a request: stopped, so the snapshot holds what requests did.
   await platform.scheduler.stop();
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

@@ -44,7 +44,7 @@ beforeAll(async () => {
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   otherTenantKey = await apiKeyFor(platform, otherTenant, [...TENANT_SCOPES]);
   tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId });
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

@@ -30,7 +30,7 @@ beforeAll(async () => {
   apiKey = await apiKeyFor(platform, tenantA, [...TENANT_SCOPES]);
   tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId: tenantA });
   otherKey = await apiKeyFor(platform, await createTenant(api, platformStaff, 'Listings B'), [...TENANT_SCOPES]);
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

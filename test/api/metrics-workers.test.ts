@@ -47,7 +47,7 @@ beforeAll(async () => {
   const created = await api('POST', `/v1/clients/${clientId}/offerings`, { token: apiKey, body: { kind: 'plan', title: 'Weekly box', amount: 1_000, interval: 'weekly', status: 'published' } });
   expect(created.status, created.text).toBe(201);
   plan = created.body.id;
-}, 120_000);
+});
 
 afterAll(async () => {
   emf.restore();

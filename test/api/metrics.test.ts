@@ -33,7 +33,7 @@ beforeAll(async () => {
   platform = await startTestPlatform({ env: { METRICS: 'stdout' } });
   base = platform.urls.public;
   receiver = await startReceiver();
-}, 120_000);
+});
 
 afterAll(async () => {
   emf.restore();
@@ -85,7 +85,7 @@ describe('EMF metrics through the embedded platform (METRICS=stdout)', () => {
     expect(named(METRIC.relayLag).length).toBeGreaterThan(0);
     expect(named(METRIC.webhookAttempts).length).toBeGreaterThanOrEqual(2);
     expect(named(METRIC.webhookFailures).filter((p) => p.dimensions.Reason === undefined).length).toBeGreaterThanOrEqual(1);
-  }, 120_000);
+  });
 
   it('the sweeper worker, finishing a transfer a crash left after the ledger posting, counts it resumed', async () => {
     const { tenantId, alice, bob } = fixture!;
@@ -108,12 +108,12 @@ describe('EMF metrics through the embedded platform (METRICS=stdout)', () => {
     const swept = (await platform.scheduler.run('walletSweepOperations')) as { finished: number };
     expect(swept.finished).toBeGreaterThanOrEqual(1);
     expect(named(METRIC.moneyResumed, { Operation: 'transfer.create' }).map((p) => p.value)).toEqual(Array(swept.finished).fill(1));
-  }, 120_000);
+  });
 
   it('a reconciliation run (the scheduled worker, as the platform runs it) writes its open orphans: none here', async () => {
     await platform.scheduler.run('walletReconcileLedgers');
     expect(named(METRIC.reconciliationOrphans).map((p) => p.value)).toEqual([0]);
     // Powertools counts a cold start only where Lambda says the init was on demand (AWS_LAMBDA_INITIALIZATION_TYPE).
     expect(named('ColdStart')).toEqual([]);
-  }, 120_000);
+  });
 });

@@ -60,7 +60,7 @@ beforeAll(async () => {
       return { id: user.body.id as string, cash: (await getUserRecord(deps, tenant.id, user.body.id)).cash_account_id };
     }),
   );
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

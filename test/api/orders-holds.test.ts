@@ -41,7 +41,7 @@ beforeAll(async () => {
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   tenantOfTest = { platform, api, tenantId, apiKey };
   clientId = (await clientOf(base, apiKey)).id;
-}, 120_000);
+});
 
 afterAll(() => platform?.stop());
 

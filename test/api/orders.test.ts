@@ -41,7 +41,7 @@ beforeAll(async () => {
   const plan = await api('PUT', '/v1/fee_plan', { token: apiKey, body: { payment: { bps: 100, flat: 0, min_fee: 0 }, commission: { bps: 500, flat: 0, min_fee: 0 } } });
   expect(plan.status, plan.text).toBe(200);
   clientId = (await clientOf(base, apiKey)).id;
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();
@@ -225,7 +225,7 @@ describe('concurrency', () => {
     const log = await stockMovements(api, apiKey, clientId, variant.id);
     expect(log.filter((m) => m.kind === 'reservation')).toHaveLength(10);
     expect(log.filter((m) => m.kind === 'reservation').map((m) => m.reserved_after).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-  }, 120_000);
+  });
 
   it('pay and cancel racing: exactly one wins, and the stock follows the winner', async () => {
     for (let round = 0; round < 5; round += 1) {
@@ -246,7 +246,7 @@ describe('concurrency', () => {
         expect((await api('GET', `/v1/users/${buyer.id}/balances`, { token: apiKey })).body.available).toBe(5_000);
       }
     }
-  }, 120_000);
+  });
 });
 
 describe('a refund of an order\'s payment', () => {
@@ -313,7 +313,7 @@ describe('pay and expiry racing', () => {
         expect(balance).toBe(5_000);
       }
     }
-  }, 60_000);
+  });
 });
 
 describe('expiry', () => {

@@ -22,7 +22,7 @@ beforeAll(async () => {
   const operator = await staffToken(platform, { role: 'platform' });
   const tenant = await call(platform.urls.public, 'POST', '/v1/tenants', { token: operator, body: { name: 'Holds', currency: 'USD' } });
   key = await apiKeyFor(platform, tenant.body.id, [...TENANT_SCOPES], { env: 'sandbox' });
-}, 60_000);
+});
 afterAll(() => platform?.stop());
 
 it('releases an authorization whose hold has passed and emits payment.expired exactly once', async () => {
@@ -50,4 +50,4 @@ it('releases an authorization whose hold has passed and emits payment.expired ex
   expect(events.body.data.filter((e: { data: { payment: { id: string } } }) => e.data.payment.id === authorized.body.id)).toHaveLength(1);
   expect((await api('POST', `/v1/payments/${authorized.body.id}/capture`, { body: {}, key: uuidv7() })).body.code).toBe('invalid_transition');
   expect((await api('POST', `/v1/payments/${authorized.body.id}/void`, { body: {}, key: uuidv7() })).body.code).toBe('invalid_transition');
-}, 60_000);
+});

@@ -28,7 +28,7 @@ beforeAll(async () => {
   const operator = await staffToken(platform, { role: 'platform' });
   const tenant = await call(platform.urls.public, 'POST', '/v1/tenants', { token: operator, body: { name: 'Shop street', currency: 'USD' } });
   key = await apiKeyFor(platform, tenant.body.id, [...TENANT_SCOPES], { env: 'sandbox' });
-}, 60_000);
+});
 
 afterAll(async () => {
   await receiver?.close();
@@ -78,4 +78,4 @@ it('authorizes, captures part, refunds part, delivers each event signed, and the
   expect(balance('merchant', 'settlement')).toBe(6_000 - 60 - 300 - 2_000);
   expect(balance('tenant', 'revenue')).toBe(360);
   expect(rows.reduce((sum, r) => sum + r.balance, 0)).toBe(0);
-}, 60_000);
+});

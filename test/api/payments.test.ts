@@ -62,7 +62,7 @@ beforeAll(async () => {
   feeKey = await apiKeyFor(platform, feeTenantId, [...TENANT_SCOPES]);
   const plan = await api('PUT', '/v1/fee_plan', { token: feeKey, body: { payment: { bps: 250, flat: 10, min_fee: 0, max_fee: null }, commission: { bps: 1_000, flat: 0, min_fee: 0, max_fee: null } } });
   expect(plan.status, plan.text).toBe(200);
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

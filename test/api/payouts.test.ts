@@ -31,7 +31,7 @@ beforeAll(async () => {
   platform = await startTestPlatform();
   receiver = await startReceiver();
   operator = await staffToken(platform, { role: 'platform' });
-}, 60_000);
+});
 
 afterAll(async () => {
   await receiver?.close();

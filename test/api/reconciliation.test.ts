@@ -119,7 +119,7 @@ beforeAll(async () => {
     }
     funded[name] = { tenant, users };
   }
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();
@@ -216,7 +216,7 @@ describe('the reconciliation worker', () => {
     pastTheGrace();
     await reconcile();
     expect((await reconciliation(tenant.key)).orphans).toEqual([expect.objectContaining({ id: transaction.id, detected_at: detected })]);
-  }, 60_000);
+  });
 
   it('lists a transfer whose saga crashed between its posting and its commit, and drops it once the sweeper finishes it', async () => {
     const { tenant, users } = funded.crash;
@@ -252,7 +252,7 @@ describe('the reconciliation worker', () => {
     expect((await reconciliation(tenant.key)).orphans).toEqual([]);
     const transfers = (await api('GET', `/v1/transfers?user_id=${alice.id}`, { token: tenant.key })).body.data;
     expect(transfers).toEqual([expect.objectContaining({ id: posting!.reference_id, ledger_transaction_id: posting!.id })]);
-  }, 60_000);
+  });
 
   it('lists a money record that names a transaction the ledger does not have', async () => {
     const tenant = await newTenant('Records');
@@ -294,7 +294,7 @@ describe('the reconciliation worker', () => {
     const run = await reconcile();
     expect(run.resolved).toBeGreaterThanOrEqual(1);
     expect((await reconciliation(tenant.key)).orphans).toEqual([]);
-  }, 60_000);
+  });
 });
 
 describe('GET /v1/ledger/reconciliation', () => {
@@ -316,7 +316,7 @@ describe('GET /v1/ledger/reconciliation', () => {
     expect((await reconciliation(staff)).orphans.map((orphan) => orphan.id)).toEqual([own.id]);
     expect((await reconciliation(mine.key)).orphans.map((orphan) => orphan.id)).toEqual([own.id]);
     expect((await reconciliation(theirs.key)).orphans.map((orphan) => orphan.id)).toEqual([foreign.id]);
-  }, 60_000);
+  });
 
   it("never takes another tenant's record as the explanation of a posting", async () => {
     const { tenant: payer } = funded.payer;
@@ -333,7 +333,7 @@ describe('GET /v1/ledger/reconciliation', () => {
 
     expect((await reconciliation(payer.key)).orphans).toEqual([]);
     expect((await reconciliation(other.key)).orphans).toEqual([expect.objectContaining({ id: posting.id, type: 'payment', reference_id: payment.body.id, reason: 'no_record' })]);
-  }, 60_000);
+  });
 
   it('pages the orphans, newest first, with the platform cursor', async () => {
     const tenant = await newTenant('Pages');
@@ -354,5 +354,5 @@ describe('GET /v1/ledger/reconciliation', () => {
     expect(second.body.orphans.map((orphan: { id: string }) => orphan.id)).toEqual([postings[0]!.id]);
     expect(second.body.next_cursor).toBeNull();
     expectProblem(await api('GET', '/v1/ledger/reconciliation?cursor=not-a-cursor', { token: tenant.key }), 'invalid_request');
-  }, 60_000);
+  });
 });

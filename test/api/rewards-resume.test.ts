@@ -54,7 +54,7 @@ beforeAll(async () => {
   const settings = await api('PUT', '/v1/rewards/settings', { token: apiKey, body: { points_commodity: 'PTS', conversion_rate: { points: 100, cash: 5 } } });
   expect(settings.status, settings.text).toBe(200);
   ledgerId = (await getTenantRecord(runtimeAt(systemClock), tenantId)).ledger_id;
-}, 120_000);
+});
 
 afterAll(() => platform?.stop());
 

@@ -37,7 +37,7 @@ beforeAll(async () => {
   tenantOfTest = { platform, api, tenantId, apiKey };
   const settings = await api('PUT', '/v1/rewards/settings', { token: apiKey, body: { points_commodity: 'PTS', conversion_rate: { points: 100, cash: 5 } } });
   expect(settings.status, settings.text).toBe(200);
-}, 120_000);
+});
 
 afterAll(() => platform?.stop());
 
@@ -116,7 +116,7 @@ describe('earning', () => {
     for (const result of results) expect(result.status, result.text).toBe(201);
     // 10% of 1000 is 100, capped at 80 a payment; the day's 500 allows six grants (480), not seven.
     expect((await rewardsOf(api, buyer.id, apiKey)).cashback_earned).toBe(480);
-  }, 120_000);
+  });
 });
 
 describe('clawback and conversion', () => {

@@ -50,7 +50,7 @@ beforeAll(async () => {
   const bankId = await openBank({ api, clock }, platform, 1_000_000_000);
   const partial = { platform, api, tenantId: tenant.body.id as string, apiKey, bankId, clock };
   world = { ...partial, shop: await openShop(partial) };
-}, 180_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

@@ -38,7 +38,7 @@ beforeAll(async () => {
   const platformStaff = await staffToken(platform, { role: 'platform' });
   tenantId = await createTenant(api, platformStaff, 'Roles');
   tenantKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

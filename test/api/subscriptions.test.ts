@@ -84,7 +84,7 @@ beforeAll(async () => {
   expect((await api('PUT', '/v1/fee_plan', { token: apiKey, body: { subscription: { bps: 200, flat: 0, min_fee: 0 }, commission: { bps: 500, flat: 0, min_fee: 0 } } })).status).toBe(200);
   clientId = (await clientOf(base, apiKey)).id;
   plan = await offering({ kind: 'plan', title: 'Weekly box', amount: 1_000, interval: 'weekly', status: 'published' });
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

@@ -22,7 +22,7 @@ beforeAll(async () => {
   engineer = await staffAccount(platform, { role: 'vendor_support' });
   const key = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   await call(platform.urls.public, 'POST', '/v1/users', { token: key, body: { external_id: 'supported-user' } });
-}, 60_000);
+});
 afterAll(() => platform?.stop());
 
 const grant = (body: Record<string, unknown> = {}) =>

@@ -48,7 +48,7 @@ beforeAll(async () => {
   otherUserId = (await api('POST', '/v1/users', { token: otherKey, body: { external_id: 'alice' } })).body.id;
   userToken = await userTokenFor(platform, apiKey, 'alice', [...TENANT_SCOPES]);
   await topUps();
-}, 120_000);
+});
 
 /** Money in both tenants' ledgers, posted as the wallet would (its own ledger credentials). */
 async function topUps() {

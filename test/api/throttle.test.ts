@@ -36,7 +36,7 @@ beforeAll(async () => {
   [keyA, keyB] = [await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]), await apiKeyFor(platform, tenantId, [...TENANT_SCOPES])];
   refillAll(); // the logins share the address's bucket of the login route
   partnerAdmin = await staffToken(platform, { role: 'partner_admin', tenantId });
-}, 120_000);
+});
 
 afterAll(() => platform?.stop());
 

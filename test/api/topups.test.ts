@@ -102,7 +102,7 @@ beforeAll(async () => {
     const userId = (await api('POST', '/v1/users', { token: apiKey, body: { external_id: `early-${name}` } })).body.id as string;
     early[name] = { userId, started: await startTopup(apiKey, { user_id: userId, amount, sandbox_outcome: outcome }) };
   }
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

@@ -52,7 +52,7 @@ beforeAll(async () => {
   tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId });
   const plan = await api('PUT', '/v1/fee_plan', { token: apiKey, body: { p2p: { bps: 100, flat: 5, min_fee: 10, max_fee: 500 } } });
   expect(plan.status, plan.text).toBe(200);
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

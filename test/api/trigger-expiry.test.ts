@@ -55,5 +55,5 @@ describe('npm run trigger, where holds are seconds long', () => {
         expect.stringMatching(/then for ordersExpire, which runs every minute: up to \d+ s$/),
       ]),
     );
-  }, 120_000);
+  });
 });

@@ -29,7 +29,7 @@ beforeAll(async () => {
   const tenantId = (await call(platform.urls.public, 'POST', '/v1/tenants', { token: operator, headers: { 'idempotency-key': uuidv7() }, body: { name: 'Closed', currency: 'USD' } })).body.id;
   apiKey = await apiKeyFor(platform, tenantId, [...TENANT_SCOPES]);
   liveKey = await apiKeyFor(platform, tenantId, ['webhooks:manage'], { env: 'live' });
-}, 120_000);
+});
 afterAll(async () => {
   await platform?.stop();
   await receiver?.close();

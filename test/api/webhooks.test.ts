@@ -67,7 +67,7 @@ beforeAll(async () => {
   tenantStaff = await staffToken(platform, { role: 'tenant_staff', tenantId, scopes: ['clients:manage'] });
   expect((await api('POST', '/v1/users', { token: apiKey, body: { external_id: 'alice' } })).status).toBe(201);
   userToken = await userTokenFor(platform, apiKey, 'alice', [...TENANT_SCOPES]);
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

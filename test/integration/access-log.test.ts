@@ -29,7 +29,7 @@ beforeAll(async () => {
   }
   // Each entry is queued by the read and written by the access-records worker.
   await settleQueues(platform);
-}, 120_000);
+});
 
 afterAll(() => platform?.stop());
 

@@ -128,4 +128,4 @@ it('agrees with an in-memory model on every balance and every refusal', async ()
     { numRuns: 12, seed: 20261121 },
   );
   expect((await f.service.rollup(f.consumerId, f.ledgerId)).balanced).toBe(true);
-}, 120_000);
+});

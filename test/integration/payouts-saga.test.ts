@@ -27,7 +27,7 @@ beforeAll(async () => {
   await f.platform.queues.stop();
   clock = new ManualClock(new Date());
   runtime = f.walletRuntime(clock);
-}, 120_000);
+});
 afterAll(() => f?.stop());
 
 const operator = apiKeyPrincipals(['merchants:write'], { sandbox: true });

@@ -66,7 +66,7 @@ beforeAll(async () => {
   const alice = await users.createUser(runtime, tenant.id, { external_id: 'alice' }, { actor: staff, requestId: uuidv7() });
   user = await users.getUserRecord(runtime, tenant.id, alice.user.id);
   operator = { kind: 'api_key', id: 'key', tenantId: tenant.id, sandbox: true, scopes: new Set(['topups:write']) };
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

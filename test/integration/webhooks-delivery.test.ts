@@ -78,7 +78,7 @@ beforeAll(async () => {
   deps = { client, table: platform.tables.wallet.name, clock, ids: uuidv7 };
   relayDeps = { ...deps, bus: platform.events, queue: platform.queues };
   deliveryDeps = { ...deps, queue: platform.queues, http: { resolve: systemResolver, sandboxTargets: 'loopback', timeoutMs: 1_000 } };
-}, 120_000);
+});
 
 afterAll(async () => {
   await platform?.stop();

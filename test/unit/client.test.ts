@@ -76,5 +76,5 @@ describe('the typed client', () => {
 
   it('has generated types that match the committed OpenAPI documents (npm run client:types)', async () => {
     expect(await staleClientTypes()).toEqual([]);
-  }, 60_000);
+  });
 });

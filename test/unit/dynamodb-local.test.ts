@@ -33,7 +33,7 @@ describe('the DynamoDB Local launcher', () => {
     expect(readdirSync(scratchDir).some((name) => name.endsWith('libsqlite4java.so'))).toBe(true);
     await dynamodb.stop();
     expect(existsSync(scratchDir)).toBe(false);
-  }, 60_000);
+  });
 
   it('keeps its temporary files in the data folder when it has one, emptied at the next start (a SIGKILL cleans nothing up)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ddb-data-'));
@@ -49,7 +49,7 @@ describe('the DynamoDB Local launcher', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 
   it('keeps its databases in memory for tests, or in the data folder for npm start, one per access key', () => {
     const inMemory = dynamoDbLocalCommand({ port: 8000, scratchDir: '/tmp/x' }).args;
@@ -85,7 +85,7 @@ describe('a database per table', () => {
     } finally {
       await dynamodb.stop();
     }
-  }, 60_000);
+  });
 
   it('moves a data folder of one shared database (earlier versions) to a database per table, data and all, once', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ddb-shared-'));
@@ -135,5 +135,5 @@ describe('a database per table', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 90_000);
+  });
 });

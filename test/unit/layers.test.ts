@@ -21,7 +21,7 @@ beforeAll(async () => {
   });
   const results = await eslint.lintFiles(['shared/**/*.ts']);
   messages = new Map(results.map((result) => [result.filePath.slice(root.length + 1), result.messages.map((m) => `${m.ruleId}: ${m.message}`)]));
-}, 60_000);
+});
 
 const of = (file: string) => messages.get(join('shared', file)) ?? [];
 

@@ -8,7 +8,7 @@ let eslint: ESLint;
 beforeAll(async () => {
   const tseslint = (await import('typescript-eslint')).default;
   eslint = new ESLint({ overrideConfigFile: true, overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser } }, ...retryRules()] });
-}, 60_000);
+});
 
 const problems = async (filePath: string, code: string) => (await eslint.lintText(code, { filePath })).flatMap((result) => result.messages.map((m) => m.message));
 
