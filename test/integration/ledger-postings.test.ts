@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/kernel/errors';
 import { ManualClock } from '../../shared/kernel/clock';
 import { ledgerFixture, leg } from '../support/ledger';
+import { pause } from '../support/time';
 
 type Fixture = Awaited<ReturnType<typeof ledgerFixture>>;
 let f: Fixture;
@@ -274,5 +275,28 @@ describe('rollup and feed', () => {
     expect(first.data).toHaveLength(3);
     const next = await f.service.feed(f.consumerId, f.ledgerId, first.next_cursor!, 3);
     expect(next.data[0]!.id > first.data[2]!.id).toBe(true);
+  });
+
+  it('answers has_more false for a page cut by the settle window; what was held back is read by polling from next_cursor', async () => {
+    // The window's end is the clock: ids taken after it are younger than the window.
+    const window = new ManualClock(new Date());
+    const g = await ledgerFixture({ clock: window });
+    const source = await g.open({ floor: null });
+    const user = await g.open();
+    const settled = [(await g.transfer(source.id, user.id, 1)).json.id, (await g.transfer(source.id, user.id, 1)).json.id];
+    await pause(3);
+    window.set(new Date());
+    await pause(3);
+    const young = (await g.transfer(source.id, user.id, 1)).json.id;
+
+    const full = await g.service.feed(g.consumerId, g.ledgerId, undefined, 1);
+    const cut = await g.service.feed(g.consumerId, g.ledgerId, undefined, 2);
+    await pause(3);
+    window.set(new Date());
+    const polled = await g.service.feed(g.consumerId, g.ledgerId, cut.next_cursor!, 2);
+
+    expect([full.data.map((event) => event.id), full.has_more]).toEqual([[settled[0]], true]);
+    expect([cut.data.map((event) => event.id), cut.has_more, cut.next_cursor]).toEqual([settled, false, settled[1]]);
+    expect([polled.data.map((event) => event.id), polled.has_more, polled.next_cursor]).toEqual([[young], false, young]);
   });
 });
