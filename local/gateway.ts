@@ -11,6 +11,7 @@ import { ROUTE_TIMEOUT_SECONDS, type AnyRoute } from '../shared/http/route';
 import { uuidv7 } from '../shared/kernel/ids';
 import { systemClock, type Clock } from '../shared/kernel/clock';
 import { workerContext } from './drivers/context';
+import { inInvocation } from './drivers/invocations';
 import { listenError } from './ports';
 import { bucketKey, TokenBuckets } from './throttle';
 
@@ -151,7 +152,8 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
     try {
       const event = proxyEvent(req, url, method, found.route, found.params, body, requestId, options.gateway);
       const handler = await handlerOf(found.route);
-      const result = await handler(event, lambdaContext(found.route, requestId));
+      const context = lambdaContext(found.route, requestId);
+      const result = await inInvocation(context, () => handler(event, context));
       writeResult(res, result);
     } finally {
       inFlight.set(operation, (inFlight.get(operation) ?? 1) - 1);

@@ -14,6 +14,7 @@ import { LocalQueues, type QueueHandler } from './drivers/queue';
 import { dynamoQueueJournal } from './drivers/queue-journal';
 import { LocalScheduler, type ScheduleHandler } from './drivers/schedule';
 import { StreamDriver, type StreamHandler } from './drivers/stream';
+import { installInvocationScopes } from './drivers/invocations';
 import { loadHandler, startGateway, type LambdaHandler, type LocalGateway } from './gateway';
 import { assertPortFree, assertUsablePort, OIDC_DEFAULT_PORT, reservePort } from './ports';
 import { startDevIssuer, type DevIssuer } from './oidc-issuer';
@@ -133,6 +134,8 @@ async function drainGateways(opened: readonly LocalGateway[]): Promise<void> {
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
   const log = options.log ?? (() => undefined);
   const progress = options.progress ?? (() => undefined);
+  // Before any AWS SDK call: the SDK's first call creates the process's InvokeStore.
+  await installInvocationScopes(log);
   const stack: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const close of stack.reverse()) await close().catch(() => undefined);

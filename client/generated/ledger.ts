@@ -1650,7 +1650,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Events after the cursor; pass next_cursor to continue. */
+            /** @description Settled events after the cursor, oldest first. Page with next_cursor while has_more is true; at the end (has_more false) keep next_cursor and poll with it later for newer events. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
@@ -1739,7 +1739,7 @@ export interface operations {
                      *           }
                      *         }
                      *       ],
-                     *       "has_more": true,
+                     *       "has_more": false,
                      *       "next_cursor": "01940000-0000-7000-8000-000000000023"
                      *     }
                      */
@@ -1790,8 +1790,9 @@ export interface operations {
                                 created_at: string;
                             };
                         }[];
-                        /** @description Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more). */
+                        /** @description Whether more events can be read now: true when this page was cut (by `limit`, or by how much one request may read) before the end of what is settled. False at the end of the feed: stop paging, keep `next_cursor`, and poll with it later for newer events. */
                         has_more: boolean;
+                        /** @description Where to resume: the id of the last event of this page, or the `cursor` sent when nothing newer is settled yet. Set at the end of the feed too (poll with it for newer events); null only when the feed is empty and no cursor was sent. */
                         next_cursor: string | null;
                     };
                 };

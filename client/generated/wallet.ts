@@ -4960,8 +4960,8 @@ export interface operations {
                      *         {
                      *           "id": "01940000-0000-7000-8000-000000000002",
                      *           "tenant_id": "01940000-0000-7000-8000-000000000001",
-                     *           "env": "sandbox",
                      *           "name": "backend",
+                     *           "env": "sandbox",
                      *           "scopes": [
                      *             "users:read",
                      *             "balances:read"
@@ -4976,8 +4976,8 @@ export interface operations {
                      *         {
                      *           "id": "01940000-0000-7000-8000-000000000004",
                      *           "tenant_id": "01940000-0000-7000-8000-000000000001",
-                     *           "env": "sandbox",
                      *           "name": "test key",
+                     *           "env": "sandbox",
                      *           "scopes": [
                      *             "users:read",
                      *             "users:write",
@@ -7331,17 +7331,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "fees": {
-                     *         "payout": {
-                     *           "bps": 0,
-                     *           "flat": 0,
-                     *           "min_fee": 0
-                     *         },
                      *         "payment": {
-                     *           "bps": 0,
-                     *           "flat": 0,
-                     *           "min_fee": 0
-                     *         },
-                     *         "commission": {
                      *           "bps": 0,
                      *           "flat": 0,
                      *           "min_fee": 0
@@ -7351,7 +7341,7 @@ export interface operations {
                      *           "flat": 0,
                      *           "min_fee": 0
                      *         },
-                     *         "topup": {
+                     *         "commission": {
                      *           "bps": 0,
                      *           "flat": 0,
                      *           "min_fee": 0
@@ -7361,6 +7351,16 @@ export interface operations {
                      *           "flat": 10,
                      *           "min_fee": 10,
                      *           "max_fee": 500
+                     *         },
+                     *         "topup": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "payout": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
                      *         }
                      *       },
                      *       "commission_mode": "deduct"
@@ -7490,17 +7490,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "fees": {
-                     *         "payout": {
-                     *           "bps": 0,
-                     *           "flat": 0,
-                     *           "min_fee": 0
-                     *         },
                      *         "payment": {
-                     *           "bps": 0,
-                     *           "flat": 0,
-                     *           "min_fee": 0
-                     *         },
-                     *         "commission": {
                      *           "bps": 0,
                      *           "flat": 0,
                      *           "min_fee": 0
@@ -7510,7 +7500,7 @@ export interface operations {
                      *           "flat": 0,
                      *           "min_fee": 0
                      *         },
-                     *         "topup": {
+                     *         "commission": {
                      *           "bps": 0,
                      *           "flat": 0,
                      *           "min_fee": 0
@@ -7520,6 +7510,16 @@ export interface operations {
                      *           "flat": 10,
                      *           "min_fee": 10,
                      *           "max_fee": 500
+                     *         },
+                     *         "topup": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
+                     *         },
+                     *         "payout": {
+                     *           "bps": 0,
+                     *           "flat": 0,
+                     *           "min_fee": 0
                      *         }
                      *       },
                      *       "commission_mode": "deduct"
@@ -8088,14 +8088,14 @@ export interface operations {
                      *           "status": "canceled",
                      *           "lines": [
                      *             {
-                     *               "amount": 3000,
                      *               "variant_id": "01940000-0000-7000-8000-000000000016",
-                     *               "quantity": 2,
-                     *               "option_values": [],
-                     *               "unit_amount": 1500,
+                     *               "offering_id": "01940000-0000-7000-8000-000000000015",
                      *               "sku": "PB-001",
                      *               "title": "Paperback",
-                     *               "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *               "option_values": [],
+                     *               "quantity": 2,
+                     *               "unit_amount": 1500,
+                     *               "amount": 3000,
                      *               "commission_bps": 0
                      *             }
                      *           ],
@@ -8117,14 +8117,14 @@ export interface operations {
                      *           "status": "paid",
                      *           "lines": [
                      *             {
-                     *               "amount": 1500,
                      *               "variant_id": "01940000-0000-7000-8000-000000000016",
-                     *               "quantity": 1,
-                     *               "option_values": [],
-                     *               "unit_amount": 1500,
+                     *               "offering_id": "01940000-0000-7000-8000-000000000015",
                      *               "sku": "PB-001",
                      *               "title": "Paperback",
-                     *               "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *               "option_values": [],
+                     *               "quantity": 1,
+                     *               "unit_amount": 1500,
+                     *               "amount": 1500,
                      *               "commission_bps": 0
                      *             }
                      *           ],
@@ -8282,14 +8282,14 @@ export interface operations {
                      *       "status": "paid",
                      *       "lines": [
                      *         {
-                     *           "amount": 1500,
                      *           "variant_id": "01940000-0000-7000-8000-000000000016",
-                     *           "quantity": 1,
-                     *           "option_values": [],
-                     *           "unit_amount": 1500,
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
                      *           "sku": "PB-001",
                      *           "title": "Paperback",
-                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *           "option_values": [],
+                     *           "quantity": 1,
+                     *           "unit_amount": 1500,
+                     *           "amount": 1500,
                      *           "commission_bps": 0
                      *         }
                      *       ],
@@ -8347,14 +8347,14 @@ export interface operations {
                      *       "status": "canceled",
                      *       "lines": [
                      *         {
-                     *           "amount": 3000,
                      *           "variant_id": "01940000-0000-7000-8000-000000000016",
-                     *           "quantity": 2,
-                     *           "option_values": [],
-                     *           "unit_amount": 1500,
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
                      *           "sku": "PB-001",
                      *           "title": "Paperback",
-                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *           "option_values": [],
+                     *           "quantity": 2,
+                     *           "unit_amount": 1500,
+                     *           "amount": 3000,
                      *           "commission_bps": 0
                      *         }
                      *       ],
@@ -8414,14 +8414,14 @@ export interface operations {
                      *       "status": "paid",
                      *       "lines": [
                      *         {
-                     *           "amount": 1500,
                      *           "variant_id": "01940000-0000-7000-8000-000000000016",
-                     *           "quantity": 1,
-                     *           "option_values": [],
-                     *           "unit_amount": 1500,
+                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
                      *           "sku": "PB-001",
                      *           "title": "Paperback",
-                     *           "offering_id": "01940000-0000-7000-8000-000000000015",
+                     *           "option_values": [],
+                     *           "quantity": 1,
+                     *           "unit_amount": 1500,
+                     *           "amount": 1500,
                      *           "commission_bps": 0
                      *         }
                      *       ],
@@ -9507,8 +9507,8 @@ export interface operations {
                      * @example {
                      *       "points_commodity": "PTS",
                      *       "conversion_rate": {
-                     *         "cash": 1,
-                     *         "points": 100
+                     *         "points": 100,
+                     *         "cash": 1
                      *       },
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
                      *     }

@@ -6,6 +6,7 @@ import { uuidv7 } from '../../shared/kernel/ids';
 import { MAX_QUEUE_DELAY_SECONDS, type QueueTransport } from '../../shared/aws/transport';
 import type { QueueDefinition } from '../../shared/workers';
 import { workerContext } from './context';
+import { inInvocation } from './invocations';
 import type { QueueJournal, StoredMessage } from './queue-journal';
 
 /**
@@ -145,7 +146,8 @@ export class LocalQueues implements QueueTransport {
     await Promise.all(batch.map((message) => this.journal?.save(message)));
     let failed: Set<string>;
     try {
-      const response = await consumer.handler(sqsEvent(queue, batch), workerContext(consumer.name, consumer.timeoutSeconds));
+      const context = workerContext(consumer.name, consumer.timeoutSeconds);
+      const response = await inInvocation(context, () => consumer.handler(sqsEvent(queue, batch), context));
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch {
       failed = new Set(batch.map((m) => m.id));

@@ -1,6 +1,7 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { workerContext } from './context';
+import { inInvocation } from './invocations';
 
 /**
  * EventBridge rate rules, in process: each schedule worker is invoked every `rateMinutes` with the
@@ -36,7 +37,8 @@ export class LocalScheduler {
   async run(name: string, time: Date = new Date()): Promise<unknown> {
     const worker = this.workers.find((w) => w.name === name);
     if (!worker) throw new Error(`unknown scheduled worker ${name}`);
-    const invocation = worker.handler(scheduledEvent(name, time), workerContext(name, worker.timeoutSeconds));
+    const context = workerContext(name, worker.timeoutSeconds);
+    const invocation = inInvocation(context, () => worker.handler(scheduledEvent(name, time), context));
     this.running.add(invocation);
     try {
       return await invocation;

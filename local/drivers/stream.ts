@@ -6,6 +6,7 @@ import { sdkClientConfig } from '../../shared/aws/clients';
 import { localDatabaseCredentials } from '../../shared/aws/dynamodb';
 import { LOCAL_REGION } from '../dynamodb';
 import { workerContext } from './context';
+import { inInvocation } from './invocations';
 
 /**
  * Polls a DynamoDB Local stream for real (DescribeStream, GetShardIterator, GetRecords, through
@@ -191,7 +192,8 @@ export class StreamDriver {
         const lastOfBatch = batch[batch.length - 1]!.dynamodb!.SequenceNumber!;
         this.busy += 1;
         try {
-          const response = await worker.handler({ Records: batch }, workerContext(worker.name, worker.timeoutSeconds));
+          const context = workerContext(worker.name, worker.timeoutSeconds);
+          const response = await inInvocation(context, () => worker.handler({ Records: batch }, context));
           const firstFailed = response?.batchItemFailures?.[0]?.itemIdentifier;
           if (firstFailed) throw new PartialFailure(firstFailed);
           this.checkpoint(worker, shardId, lastOfBatch);

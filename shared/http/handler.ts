@@ -428,18 +428,21 @@ function toResponse(route: AnyRoute, result: HttpResult, requestId: string): API
 }
 
 /**
- * A listing's page as answered: `has_more` (true exactly when `next_cursor` is not null) placed
- * just before `next_cursor`, on every route whose response schema has both (shared/http/schemas.ts
- * `page`). The functions return `next_cursor` only; this is the one place the pair is kept true.
+ * A listing's page as answered: `has_more` placed just before `next_cursor`, on every route whose
+ * response schema has both (shared/http/schemas.ts `page`). A listing's function returns
+ * `next_cursor` only, and `has_more` is true exactly when it is not null: this is the one place
+ * the pair is kept true. A tailing feed (schemas.ts `feedPage`) keeps a `next_cursor` to poll from
+ * at its end, so its function answers `has_more` itself, and a boolean it answers is kept.
  */
 function withHasMore(route: AnyRoute, body: unknown): unknown {
   const shape = (route.response.body as { shape?: Record<string, unknown> }).shape;
   if (!shape || !('has_more' in shape) || !('next_cursor' in shape)) return body;
   if (typeof body !== 'object' || body === null || Array.isArray(body) || !('next_cursor' in body)) return body;
+  const own = 'has_more' in body && typeof body.has_more === 'boolean' ? body.has_more : undefined;
   const answered: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(body)) {
     if (name === 'has_more') continue;
-    if (name === 'next_cursor') answered.has_more = value !== null;
+    if (name === 'next_cursor') answered.has_more = own ?? value !== null;
     answered[name] = value;
   }
   return answered;

@@ -126,6 +126,27 @@ export const page = <T extends z.core.$ZodType>(item: T) =>
  */
 export const hasMore = z.boolean().check(z.describe('Whether there may be more after this page: true exactly when `next_cursor` is not null (a filtered page may hold fewer than `limit` and still have more).'));
 
+/**
+ * A tailing feed's page (the ledger's event feed, TigerBeetle's change stream read with Stripe's
+ * names): `next_cursor` is where to resume and stays set at the end of the feed, so a reader polls
+ * from it later; `has_more` therefore cannot follow from it. The function answers `has_more`
+ * itself, and the handler keeps it (./handler.ts `withHasMore`).
+ */
+export const feedPage = <T extends z.core.$ZodType>(item: T) =>
+  z.object({
+    data: z.array(item),
+    has_more: z.boolean().check(
+      z.describe(
+        'Whether more events can be read now: true when this page was cut (by `limit`, or by how much one request may read) before the end of what is settled. False at the end of the feed: stop paging, keep `next_cursor`, and poll with it later for newer events.',
+      ),
+    ),
+    next_cursor: z.nullable(z.string()).check(
+      z.describe(
+        'Where to resume: the id of the last event of this page, or the `cursor` sent when nothing newer is settled yet. Set at the end of the feed too (poll with it for newer events); null only when the feed is empty and no cursor was sent.',
+      ),
+    ),
+  });
+
 export const problem = z.object({
   type: z.string(),
   title: z.string(),

@@ -116,7 +116,8 @@ export class LedgerClient {
   /**
    * The ledger's feed of committed transactions, oldest first after `cursor` (the id of the last
    * event read); the ledger holds back the last seconds (its settle window), so a reader that keeps
-   * `next_cursor` misses none.
+   * `next_cursor` misses none. `has_more` false is the end of what is settled now; `next_cursor`
+   * stays set there, to poll from later.
    */
   listEvents(ledgerId: string, query: EventsQuery): Promise<FeedPage> {
     const params = new URLSearchParams();

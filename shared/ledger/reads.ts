@@ -7,7 +7,7 @@ import { allAccounts, ledgerOf } from './facts';
 import { ledgerKeys } from './keys';
 import { transactionOf } from './postings';
 import { toPending, toTransaction } from './records';
-import type { Pending, Transaction } from './schemas';
+import type { FeedPage, Pending, Transaction } from './schemas';
 
 /** Reads: transactions, pendings, the event feed, the rollup, idempotency records (refusals documented on LedgerService). */
 
@@ -44,33 +44,33 @@ export async function listTransactions(
 
 const FEED_SETTLE_MS = 2_000;
 
-export async function feed(
-  context: LedgerContext,
-  consumerId: string,
-  ledgerId: string,
-  cursor: string | undefined,
-  limit: number,
-): Promise<{ data: { id: string; type: 'transaction.posted'; created_at: string; transaction: Transaction }[]; next_cursor: string | null }> {
+export async function feed(context: LedgerContext, consumerId: string, ledgerId: string, cursor: string | undefined, limit: number): Promise<FeedPage> {
   const ledger = await ledgerOf(context, consumerId, ledgerId);
   const consumer = await getItem(context.deps, consumerKeys.consumer(consumerId));
   if (consumer?.feed_blocked === true) throw new AppError('event_feed_blocked', "An operator has blocked this consumer's event feed.");
   if (cursor !== undefined && !/^[0-9a-f-]{36}$/.test(cursor)) throw new AppError('invalid', 'cursor must be the id of the last event read.');
   const settledBefore = uuidFloor(context.deps.clock.now().getTime() - (context.deps.feedSettleMs ?? FEED_SETTLE_MS));
-  if (cursor !== undefined && `${cursor}!` >= settledBefore) return { data: [], next_cursor: cursor };
+  if (cursor !== undefined && `${cursor}!` >= settledBefore) return { data: [], has_more: false, next_cursor: cursor };
   // Oldest first across the index shards; no id equals the floor (a UUIDv7's variant bits are set).
-  const { items } = await mergeRange(context.deps, {
+  // One more than the page is read: whether it exists is `has_more`, exactly.
+  const { items, next } = await mergeRange(context.deps, {
     ...ledgerKeys.transactionListing(ledger),
     from: ledgerKeys.transactionRange.from,
     to: settledBefore,
     after: cursor,
-    limit,
+    limit: limit + 1,
     descending: false,
   });
-  const data = items.map((item) => {
+  const data = items.slice(0, limit).map((item) => {
     const transaction = toTransaction(item);
     return { id: transaction.id, type: 'transaction.posted' as const, created_at: transaction.created_at, transaction };
   });
-  return { data, next_cursor: data.length > 0 ? data[data.length - 1]!.id : (cursor ?? null) };
+  // A short page is the end of what is settled (younger transactions wait out the window, and are
+  // read by polling from next_cursor), unless the merge stopped at its request budget (`next` is
+  // then where it stopped): more may be settled, and the next page reads on. A page that read
+  // nothing never says more, so a reader cannot spin on one cursor.
+  const hasMore = items.length > limit || (next !== undefined && data.length > 0);
+  return { data, has_more: hasMore, next_cursor: data.length > 0 ? data[data.length - 1]!.id : (cursor ?? null) };
 }
 
 /** The smallest UUIDv7 of a millisecond: ids below it were taken before that time. */

@@ -1,7 +1,7 @@
 import * as z from '../kernel/zod';
 import type { ErrorCode } from '../kernel/errors';
 import { defineRoute, idempotencyRequired, type Access, type IdempotencyRule } from '../http/route';
-import { page, uuid } from '../http/schemas';
+import { feedPage, page, uuid } from '../http/schemas';
 import * as s from './schemas';
 
 /**
@@ -241,7 +241,7 @@ export const ledgerRoutes = {
     handler: 'ledger/list-events',
     summary: 'The feed of committed transactions, oldest first after a cursor',
     request: { params: ledgerParams, query: s.eventsQuery },
-    response: { status: 200, body: page(s.feedEvent), description: 'Events after the cursor; pass next_cursor to continue.' },
+    response: { status: 200, body: feedPage(s.feedEvent), description: 'Settled events after the cursor, oldest first. Page with next_cursor while has_more is true; at the end (has_more false) keep next_cursor and poll with it later for newer events.' },
     errors: ['ledger_not_found', 'event_feed_blocked'],
     tables: reads,
   }),

@@ -1,5 +1,5 @@
 import * as z from '../kernel/zod';
-import { cursor, metadata, oneOrMoreOf, type page, pageLimit, someField, timestamp, uuid } from '../http/schemas';
+import { cursor, type feedPage, metadata, oneOrMoreOf, type page, pageLimit, someField, timestamp, uuid } from '../http/schemas';
 import { MAX_LEG_AMOUNT } from './limits';
 
 /**
@@ -281,5 +281,6 @@ export type Page<T extends Parameters<typeof page>[0]> = z.output<ReturnType<typ
 export type EntryPage = Page<typeof entry>;
 export type TransactionPage = Page<typeof transaction>;
 export type FeedEvent = z.output<typeof feedEvent>;
-export type FeedPage = Page<typeof feedEvent>;
+/** A page of the event feed: `has_more` says whether more is settled now; `next_cursor` is kept at the end, to poll from. */
+export type FeedPage = z.output<ReturnType<typeof feedPage<typeof feedEvent>>>;
 export type Rollup = z.output<typeof rollup>;

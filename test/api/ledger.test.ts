@@ -220,3 +220,77 @@ describe('postings over HTTP', () => {
     expect((await api('GET', `${L()}/events`)).status).toBe(200);
   });
 });
+
+describe('the event feed over HTTP', () => {
+  type FeedPage = { data: { id: string }[]; has_more: boolean; next_cursor: string | null };
+
+  /** A ledger of its own, so the feed holds exactly the transactions a test posts. */
+  async function quietLedger() {
+    const id = (await api('POST', '/v1/ledgers', { body: { name: 'feed', commodity: 'USD' } })).body.id as string;
+    const account = async (floor: number | null) =>
+      (await api('POST', `/v1/ledgers/${id}/accounts`, { body: { owner_type: 'user', owner_id: uuidv7(), purpose: 'cash', commodity: 'USD', floor } })).body.id as string;
+    const [source, user] = [await account(null), await account(0)];
+    const postOne = async () => {
+      const posted = await api('POST', `/v1/ledgers/${id}/postings`, { body: { type: 'transfer', legs: [leg(source, 'debit', 1), leg(user, 'credit', 1)] }, key: uuidv7() });
+      expect(posted.status).toBe(201);
+      return posted.body.id as string;
+    };
+    const events = async (query: string): Promise<FeedPage> => {
+      const answer = await api('GET', `/v1/ledgers/${id}/events${query}`);
+      expect(answer.status).toBe(200);
+      return answer.body as FeedPage;
+    };
+    return { postOne, events };
+  }
+
+  it('answers has_more true when a full page leaves more, and false on the page that ends the feed, even when it is full', async () => {
+    const { postOne, events } = await quietLedger();
+    const posted = [await postOne(), await postOne(), await postOne(), await postOne()];
+
+    const first = await events('?limit=2');
+    const second = await events(`?limit=2&cursor=${first.next_cursor}`);
+
+    expect(first).toEqual({ data: [expect.objectContaining({ id: posted[0] }), expect.objectContaining({ id: posted[1] })], has_more: true, next_cursor: posted[1] });
+    expect(second).toEqual({ data: [expect.objectContaining({ id: posted[2] }), expect.objectContaining({ id: posted[3] })], has_more: false, next_cursor: posted[3] });
+  });
+
+  it('ends a client that pages until has_more is false, having read every event once, in order', async () => {
+    const { postOne, events } = await quietLedger();
+    const posted: string[] = [];
+    for (let n = 0; n < 5; n += 1) posted.push(await postOne());
+
+    const read: string[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 10; pages += 1) {
+      const page = await events(`?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      read.push(...page.data.map((event) => event.id));
+      cursor = page.next_cursor;
+      if (!page.has_more) break;
+    }
+
+    expect(read).toEqual(posted);
+    expect(cursor).toBe(posted[4]);
+  });
+
+  it('keeps next_cursor at the end of the feed, and polling from it picks up transactions posted since', async () => {
+    const { postOne, events } = await quietLedger();
+    const before = await postOne();
+    const end = await events('?limit=10');
+    expect(end).toMatchObject({ has_more: false, next_cursor: before });
+
+    const idle = await events(`?cursor=${end.next_cursor}`);
+    expect(idle).toEqual({ data: [], has_more: false, next_cursor: before });
+
+    const later = [await postOne(), await postOne()];
+    const polled = await events(`?limit=1&cursor=${idle.next_cursor}`);
+    const rest = await events(`?limit=1&cursor=${polled.next_cursor}`);
+    expect([polled.data.map((event) => event.id), polled.has_more, polled.next_cursor]).toEqual([[later[0]], true, later[0]]);
+    expect([rest.data.map((event) => event.id), rest.has_more, rest.next_cursor]).toEqual([[later[1]], false, later[1]]);
+  });
+
+  it('answers an empty feed read without a cursor with no events, has_more false and next_cursor null', async () => {
+    const { events } = await quietLedger();
+
+    expect(await events('')).toEqual({ data: [], has_more: false, next_cursor: null });
+  });
+});

@@ -10,7 +10,7 @@ import { routes } from '../../shared/routes';
 import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { ledgerConsumer } from '../support/consumers';
 import { apiKeyFor, staffToken } from '../support/credentials';
-import { ExampleRecorder, normalize, PLACEHOLDERS, shapeOf, sortedObject } from '../support/examples';
+import { ExampleRecorder, inSchemaOrder, normalize, PLACEHOLDERS, shapeOf, sortedObject } from '../support/examples';
 import { call, startTestPlatform } from '../support/platform';
 
 /**
@@ -18,7 +18,8 @@ import { call, startTestPlatform } from '../support/platform';
  * operations against the embedded platform (money paths first: users, top-ups, transfers,
  * payments with capture, void and refund, payouts, the ledger's postings; then webhook endpoints,
  * catalog and orders, subscriptions, rewards, and the most-used reads), records each operation's
- * first success and normalizes it (test/support/examples.ts).
+ * first success, puts each response's fields in its schema's order and normalizes it
+ * (test/support/examples.ts), so two runs write the same bytes.
  *
  * `npm run openapi:examples` runs this file with OPENAPI_EXAMPLES=write: it writes
  * docs/openapi/examples/<api>.json, which `npm run openapi` merges into the documents. In the
@@ -193,7 +194,9 @@ beforeAll(async () => {
   await console_('POST', `/v1/support_access_grants/${grant.id}/revoke`, 200);
 
   apiKey = '';
-  recorded = normalize(rec.recorded);
+  // Each response in its schema's field order: stored maps come back from DynamoDB in no fixed order.
+  const documents = Object.fromEntries((['public', 'ledger', 'console'] as const).map((gateway) => [gateway, buildOpenApi(routes, gateway, { version: 'examples' })])) as Record<GatewayName, ReturnType<typeof buildOpenApi>>;
+  recorded = normalize(inSchemaOrder(rec.recorded, documents));
   if (WRITE) {
     mkdirSync(EXAMPLES_DIR, { recursive: true });
     for (const [gateway, examples] of Object.entries(recorded) as [GatewayName, Record<string, unknown>][]) {

@@ -2,6 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../shared/kernel/errors';
 import { ManualClock } from '../../shared/kernel/clock';
 import { ledgerFixture, leg } from '../support/ledger';
+import { pause } from '../support/time';
+import { QueryCommand, type DocumentClient } from '../../shared/aws/dynamodb';
 
 type Fixture = Awaited<ReturnType<typeof ledgerFixture>>;
 let f: Fixture;
@@ -274,5 +276,53 @@ describe('rollup and feed', () => {
     expect(first.data).toHaveLength(3);
     const next = await f.service.feed(f.consumerId, f.ledgerId, first.next_cursor!, 3);
     expect(next.data[0]!.id > first.data[2]!.id).toBe(true);
+  });
+
+  it('answers has_more false for a page cut by the settle window; what was held back is read by polling from next_cursor', async () => {
+    // The window's end is the clock: ids taken after it are younger than the window.
+    const window = new ManualClock(new Date());
+    const g = await ledgerFixture({ clock: window });
+    const source = await g.open({ floor: null });
+    const user = await g.open();
+    const settled = [(await g.transfer(source.id, user.id, 1)).json.id, (await g.transfer(source.id, user.id, 1)).json.id];
+    await pause(3);
+    window.set(new Date());
+    await pause(3);
+    const young = (await g.transfer(source.id, user.id, 1)).json.id;
+
+    const full = await g.service.feed(g.consumerId, g.ledgerId, undefined, 1);
+    const cut = await g.service.feed(g.consumerId, g.ledgerId, undefined, 2);
+    await pause(3);
+    window.set(new Date());
+    const polled = await g.service.feed(g.consumerId, g.ledgerId, cut.next_cursor!, 2);
+
+    expect([full.data.map((event) => event.id), full.has_more]).toEqual([[settled[0]], true]);
+    expect([cut.data.map((event) => event.id), cut.has_more, cut.next_cursor]).toEqual([settled, false, settled[1]]);
+    expect([polled.data.map((event) => event.id), polled.has_more, polled.next_cursor]).toEqual([[young], false, young]);
+  });
+
+  it('answers has_more true for a page cut by the merge\'s request budget, and a reader paging until false reads every event once', async () => {
+    // DynamoDB may answer a query with fewer items than asked (its 1 MB page): here two items per
+    // query (the first the one a partition stopped at), so the 16 partitions' merge spends its
+    // request budget before the page is full.
+    const twoPerQuery = (client: DocumentClient): DocumentClient => ({
+      send: (command) => client.send(command instanceof QueryCommand ? new QueryCommand({ ...command.input, Limit: 2 }) : command) as never,
+    });
+    const g = await ledgerFixture({ wrap: twoPerQuery });
+    const source = await g.open({ floor: null });
+    const user = await g.open();
+    const posted: string[] = [];
+    for (let n = 0; n < 60; n += 1) posted.push((await g.transfer(source.id, user.id, 1)).json.id);
+
+    const first = await g.service.feed(g.consumerId, g.ledgerId, undefined, 100);
+    const read = first.data.map((event) => event.id);
+    let page = first;
+    for (let pages = 0; page.has_more && pages < 20; pages += 1) {
+      page = await g.service.feed(g.consumerId, g.ledgerId, page.next_cursor!, 100);
+      read.push(...page.data.map((event) => event.id));
+    }
+
+    expect([first.data.length < 60, first.has_more]).toEqual([true, true]);
+    expect([read, page.has_more, page.next_cursor]).toEqual([posted, false, posted[59]]);
   });
 });

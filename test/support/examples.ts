@@ -1,5 +1,6 @@
 import { gateways, type GatewayName } from '../../shared/http/gateways';
 import type { OperationExample } from '../../shared/http/openapi/document';
+import type { JsonObject, OpenApiDocument } from '../../shared/http/openapi/schemas';
 import type { AnyRoute } from '../../shared/http/route';
 import { routes as manifestRoutes } from '../../shared/routes';
 import { call, type CallResult } from './platform';
@@ -169,6 +170,74 @@ export function normalize(recorded: readonly Recorded[]): Record<GatewayName, Re
     files[entry.gateway][entry.operationId] = example;
   }
   return files;
+}
+
+/**
+ * Each response example with its fields in the order its schema lists them (the order a reader of
+ * the documents expects, and the same every run): maps stored in DynamoDB come back in no fixed
+ * order (an order's lines, a fee plan's fees, a conversion rate), so the platform's answer alone
+ * would write the files differently each time. Keys the schema does not name, and the keys of a
+ * map, follow sorted. Requests stay as the scenario wrote them, which is already fixed. Before
+ * `normalize`, which numbers ids in the order it meets them.
+ */
+export function inSchemaOrder(recorded: readonly Recorded[], documents: Readonly<Record<GatewayName, OpenApiDocument>>): Recorded[] {
+  return recorded.map((entry) =>
+    entry.response === undefined ? entry : { ...entry, response: orderBy(documents[entry.gateway], entry.response, responseSchema(documents[entry.gateway], entry.operationId, entry.status)) },
+  );
+}
+
+function responseSchema(document: OpenApiDocument, operationId: string, status: number): unknown {
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) {
+      if (operation.operationId !== operationId) continue;
+      const response = resolve(document, (operation.responses as JsonObject | undefined)?.[String(status)]) as JsonObject | undefined;
+      const content = Object.values((response?.content as Record<string, JsonObject> | undefined) ?? {})[0];
+      return content?.schema;
+    }
+  }
+  return undefined;
+}
+
+/** A `$ref` within the document followed to what it names (undefined when it names nothing). */
+function resolve(document: OpenApiDocument, schema: unknown): unknown {
+  let current = schema;
+  for (let hops = 0; hops < 32 && current && typeof current === 'object' && '$ref' in current; hops += 1) {
+    const ref = String((current as JsonObject).$ref);
+    if (!ref.startsWith('#/')) return undefined;
+    current = ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as JsonObject)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), document);
+  }
+  return current;
+}
+
+/** The schemas a value must meet at once or may meet one of: the schema and its allOf/oneOf/anyOf branches, flattened. */
+function branches(document: OpenApiDocument, schema: unknown): JsonObject[] {
+  const resolved = resolve(document, schema);
+  if (!resolved || typeof resolved !== 'object') return [];
+  const node = resolved as JsonObject;
+  const nested = ['allOf', 'oneOf', 'anyOf'].flatMap((key) => (Array.isArray(node[key]) ? (node[key] as unknown[]).flatMap((branch) => branches(document, branch)) : []));
+  return [node, ...nested];
+}
+
+function orderBy(document: OpenApiDocument, value: unknown, schema: unknown): unknown {
+  const all = branches(document, schema);
+  if (Array.isArray(value)) {
+    const items = all.find((node) => node.items !== undefined)?.items;
+    return value.map((item) => orderBy(document, item, items));
+  }
+  if (!value || typeof value !== 'object') return value;
+  const properties = new Map<string, unknown>();
+  for (const node of all) {
+    for (const [name, property] of Object.entries((node.properties as JsonObject | undefined) ?? {})) if (!properties.has(name)) properties.set(name, property);
+  }
+  const additional = all.find((node) => node.additionalProperties && typeof node.additionalProperties === 'object')?.additionalProperties;
+  const entries = Object.entries(value as Record<string, unknown>);
+  const named = [...properties.keys()].filter((name) => name in value);
+  const others = entries.map(([name]) => name).filter((name) => !properties.has(name)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const record = value as Record<string, unknown>;
+  return Object.fromEntries([...named, ...others].map((name) => [name, orderBy(document, record[name], properties.get(name) ?? additional)]));
 }
 
 /** Sorted keys, so a file reads the same whatever order the scenario recorded in. */

@@ -165,7 +165,7 @@ describe('the generated OpenAPI documents', () => {
     const built = documents();
     const headings = (gateway: string) => [...String((built[gateway]!.info as JsonObject).description).matchAll(/^## (.+)$/gm)].map((match) => match[1]);
     expect(headings('public')).toEqual(['Authentication and scopes', 'Errors and codes', 'Pagination', 'Idempotency', 'Webhooks and signatures', 'Sandbox and live keys']);
-    expect(headings('ledger')).toEqual(['Authentication', 'Errors and codes', 'Pagination', 'Idempotency']);
+    expect(headings('ledger')).toEqual(['Authentication', 'Errors and codes', 'Pagination', 'The event feed', 'Idempotency']);
     expect(headings('console')).toEqual(['Authentication and scopes', 'Errors and codes', 'Pagination', 'Idempotency']);
     for (const document of Object.values(built)) {
       for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, JsonObject>>)) {

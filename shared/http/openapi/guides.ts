@@ -82,6 +82,13 @@ const LEDGER_AUTH =
   'matched by its `sub` claim. A consumer sees only the ledgers it created; another\'s is 404. API keys and ' +
   'wallet user tokens are refused.';
 
+const LEDGER_FEED =
+  '## The event feed\n\n' +
+  '`GET /v1/ledgers/{ledgerId}/events` is a tailing feed, oldest first: ask `?cursor=<next_cursor>` while ' +
+  '`has_more` is true. At its end `has_more` is false and `next_cursor` stays set (the last event read, or the ' +
+  'cursor sent): stop paging, keep it, and poll with it later for newer events. The feed holds back its last ' +
+  'seconds (the settle window), so a slow commit never lands behind a cursor already passed.';
+
 const CONSOLE_AUTH =
   '## Authentication and scopes\n\n' +
   'A staff session (`POST /v1/auth/staff_sessions` on the wallet API): platform staff, vendor support, ' +
@@ -99,7 +106,7 @@ const INTRO: Record<GatewayName, string> = {
 
 const SECTIONS: Record<GatewayName, readonly string[]> = {
   public: [WALLET_AUTH, ERRORS, PAGINATION, IDEMPOTENCY, WEBHOOKS, SANDBOX],
-  ledger: [LEDGER_AUTH, ERRORS, PAGINATION, IDEMPOTENCY],
+  ledger: [LEDGER_AUTH, ERRORS, PAGINATION, LEDGER_FEED, IDEMPOTENCY],
   console: [CONSOLE_AUTH, ERRORS, PAGINATION, IDEMPOTENCY],
 };
 

@@ -168,7 +168,8 @@ async function reconcileTenant(runtime: WalletDeps, tenant: TenantRecord, stopAt
       settled.push(event.transaction);
     }
     // The feed ran out (it holds back only its last seconds), or reached the pending ones: checked up to the horizon.
-    const caughtUp = settled.length < page.data.length || page.data.length < FEED_PAGE;
+    // An empty page ends it whatever has_more says (a ledger before has_more meant "more now" said true on every page).
+    const caughtUp = settled.length < page.data.length || !page.has_more || page.data.length === 0;
     if (settled.length > 0) {
       const verdicts = await unexplainedTransactions(runtime, tenant.id, settled);
       const orphans = settled.flatMap((transaction) => {
