@@ -224,11 +224,16 @@ const WRITE_ID_NAME = '#store_write_id';
 const WRITE_ID_VALUE = ':store_write_id';
 const NOT_WRITTEN_YET = `attribute_not_exists(${WRITE_ID_NAME}) OR ${WRITE_ID_NAME} <> ${WRITE_ID_VALUE}`;
 
+/**
+ * The SET keyword of an update expression. SET is a reserved word, never an attribute's literal
+ * name, so a SET that is not part of a placeholder (`#set`, `:set`) or of a longer name is the clause's.
+ */
+const SET_CLAUSE = /(?<![#:\w])SET\s+/i;
+
 /** The update expression with `SET WRITE_ID = <this call's id>` added to its SET clause, or as one. */
 const withWriteId = (expression: string): string => {
   const assignment = `${WRITE_ID_NAME} = ${WRITE_ID_VALUE}`;
-  // SET, REMOVE, ADD and DELETE are reserved words: never an attribute's literal name, so the keyword found is the clause's.
-  return /\bSET\s/i.test(expression) ? expression.replace(/\bSET\s+/i, (keyword) => `${keyword}${assignment}, `) : `SET ${assignment} ${expression}`;
+  return SET_CLAUSE.test(expression) ? expression.replace(SET_CLAUSE, (keyword) => `${keyword}${assignment}, `) : `SET ${assignment} ${expression}`;
 };
 
 /** An item as the store answers it: without the update's write id (in place; an item read is the store's own copy). */
@@ -254,6 +259,8 @@ export function sameItem(stored: Item | undefined, sent: Item): boolean {
 const comparable = (value: unknown): unknown => {
   if (value instanceof Set) return new Set([...value].map(comparable));
   if (value instanceof Uint8Array) return Buffer.from(value);
+  // DynamoDB stores -0 as 0.
+  if (Object.is(value, -0)) return 0;
   if (Array.isArray(value)) return value.filter((entry) => entry !== undefined).map(comparable);
   if (value !== null && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).flatMap(([name, entry]) => (entry === undefined ? [] : [[name, comparable(entry)]])));
