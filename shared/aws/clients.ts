@@ -19,7 +19,6 @@ import { embeddedTimeoutScale, SDK_ATTEMPTS } from '../kernel/retry';
  *    no deadline of ours sees; our full-jitter backoff spreads the retries instead.
  *  - **SQS, EventBridge, KMS, Secrets Manager: the SDK retries, we do not** (no loop of ours
  *    calls them): the adaptive strategy, `SDK_ATTEMPTS` attempts (shared/kernel/retry.ts).
- *
  *  - **Every attempt is abandoned after `ATTEMPT_TIMEOUT_MS`** (`requestTimeout` with
  *    `throwOnRequestTimeout`: without the flag, @smithy/node-http-handler 4.x only logs a warning
  *    when the time passes and keeps waiting; an answer 14 s late still arrived, no error). The
@@ -27,7 +26,9 @@ import { embeddedTimeoutScale, SDK_ATTEMPTS } from '../kernel/retry';
  *    `transientAwsFailure` names `lost`: the store sends the request again (a conditional single
  *    write recognising its own earlier attempt, ./store.ts), the other clients' SDK retry does.
  *    3 s on AWS: DynamoDB answers in milliseconds, so an attempt silent that long is hung (a dead
- *    connection), and a route's 10 s (9 s of deadline) still holds two more. On an emulator
+ *    connection), and a hung first attempt leaves the store two more inside a 10 s route (the
+ *    store's retries stop at its 9 s deadline; the SDK-retried clients' 3 attempts, 9 s at
+ *    worst, at the function's timeout only). On an emulator
  *    reached by an explicit endpoint (DynamoDB Local, its streams) the attempt gets the function's
  *    own 10 s, times `EMBEDDED_TIMEOUT_SCALE` (12 in the test suite) as the deadline does: there
  *    a slow answer is a busy machine queueing work on DynamoDB Local's one thread per database,

@@ -26,12 +26,32 @@ interface CancellationReason {
  *  - `getItem`, `getItems`: items by key, strongly consistent by default;
  *  - `putItem`, `updateItem`: one conditional write, retried like a transaction when held by
  *    another transaction (a failed condition throws the SDK's
- *    ConditionalCheckFailedException: `isConditionalCheckFailed` tells it apart);
+ *    ConditionalCheckFailedException: `isConditionalCheckFailed` tells it apart), and after a
+ *    lost answer without taking its own applied attempt for another writer's (below);
  *  - `putItems`: unconditional puts in batches, for items every writer writes the same;
  *  - `queryPage`: one page of a partition behind an opaque cursor (listings);
  *  - `queryAll`: every item of a key condition, page after page (workers, small partitions);
  *  - `transact`: one TransactWriteItems under the one retry policy, its failed conditions
  *    decoded for the caller to map to its own domain codes.
+ *
+ * **A write sent again after a lost answer.** A timeout, a dropped connection or a 5xx leaves the
+ * outcome unknown: the attempt may have been applied. A transaction sent again keeps its
+ * `ClientRequestToken`, so DynamoDB applies it once. A single write has no token, so its own
+ * earlier attempt would fail the condition of the next one, and the caller would take its own
+ * write for another writer's (409, a refusal, a 500, a claim left held). So, once an attempt of
+ * the call was lost, the next ones ask for the item when their condition fails
+ * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`) and recognise the call's own write:
+ *  - `putItem`: the stored item is the item sent. Our conditional puts carry an id or time of
+ *    their call (a key record's operation id, an audit row's id); where two writers may put the
+ *    same item (a sweep mark, an access record, an orphan, a delivery), either's is as good;
+ *  - `updateItem`: every update also sets `WRITE_ID` to an id of its call, and a send after a
+ *    lost answer adds `WRITE_ID <> <that id>` to its condition: the stored item carrying the id is
+ *    this call's write, which also keeps an update that would pass its condition again (ADD
+ *    counters, unconditional updates) from being applied twice.
+ * The write then counts as done. An item another writer changed is still a failed condition
+ * (`isConditionalCheckFailed`). Not covered: an own write applied and then overwritten by another
+ * writer before the next send (a put then fails its condition; an update's own condition decides
+ * again, as before): the window is one backoff long.
  */
 
 export interface TableDeps {
