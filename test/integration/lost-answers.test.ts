@@ -65,6 +65,8 @@ async function withholdingProxy(target: string, withhold: number) {
     requests: () => requests,
     /** Answers DynamoDB Local gave that the client never received. */
     withheld: () => withheld,
+    /** Settles when DynamoDB Local has answered the first withheld request. */
+    firstWithheld: () => answered[0],
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -133,7 +135,8 @@ describe('an attempt without an answer (the SDK client settings, a withholding p
       expect(error).toMatchObject({ name: 'TimeoutError' });
       expect(transientAwsFailure(error)).toBe('lost');
       expect(proxy.requests()).toBe(1);
-      await expect.poll(() => proxy.withheld()).toBe(1);
+      await proxy.firstWithheld();
+      expect(proxy.withheld()).toBe(1);
       expect(await getItem({ client: local, table }, key)).toEqual({ ...key, n: 1 });
     } finally {
       await proxy.close();
