@@ -36,6 +36,7 @@ async function withholdingProxy(target: string, withhold: number) {
     sockets.add(client).add(upstream);
     const held = index <= withhold;
     let signalAnswered: () => void = () => undefined;
+    let answeredHere = false;
     if (held) answered.push(new Promise<void>((resolve) => (signalAnswered = resolve)));
     const before = held ? Promise.resolve() : Promise.all(answered.slice(0, withhold));
     client.on('data', (chunk: Buffer) => {
@@ -47,6 +48,9 @@ async function withholdingProxy(target: string, withhold: number) {
         client.write(chunk);
         return;
       }
+      // One answer may come in several chunks: counted once per connection (one request each: the client drops it after its timeout).
+      if (answeredHere) return;
+      answeredHere = true;
       withheld += 1;
       signalAnswered();
     });
