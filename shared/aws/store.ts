@@ -272,7 +272,7 @@ function itemOfFailure(error: unknown): Item | undefined {
  * Whether the stored item is the item a put sent: equal values, attributes the marshaller drops
  * (undefined) ignored; numbers, strings, booleans, null, lists, maps, sets and binary compared by value.
  */
-export function sameItem(stored: Item | undefined, sent: Item): boolean {
+function sameItem(stored: Item | undefined, sent: Item): boolean {
   return stored !== undefined && isDeepStrictEqual(comparable(stored), comparable(sent));
 }
 
