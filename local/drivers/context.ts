@@ -1,16 +1,9 @@
 import type { Context } from 'aws-lambda';
 import { uuidv7 } from '../../shared/kernel/ids';
+import { embeddedTimeoutScale } from '../../shared/kernel/retry';
 
-/**
- * How many times its configured timeout a function gets on the embedded platform
- * (`EMBEDDED_TIMEOUT_SCALE`, default 1): the test suite stretches it, since several platforms share
- * a busy 2-core machine there and a test's outcome must not depend on the machine's speed; the
- * deadline itself is tested with injected clocks (test/unit/retry.test.ts).
- */
-export function embeddedTimeoutScale(): number {
-  const scale = Number(process.env.EMBEDDED_TIMEOUT_SCALE ?? 1);
-  return Number.isFinite(scale) && scale > 0 ? scale : 1;
-}
+/** How many times its configured timeout a function gets here (`EMBEDDED_TIMEOUT_SCALE`: shared/kernel/retry.ts). */
+export { embeddedTimeoutScale };
 
 /**
  * The Lambda context a locally invoked function receives: its remaining time counts down from the

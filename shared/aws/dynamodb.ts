@@ -120,6 +120,8 @@ export interface DocumentClientOptions {
   credentials?: SdkCredentials;
   /** SDK attempts per request; default one: DynamoDB requests are retried by the store only (./clients.ts). */
   maxAttempts?: number;
+  /** An attempt's time, ms (tests); default the platform's (./clients.ts: 3 s on AWS, more on DynamoDB Local). */
+  requestTimeoutMs?: number;
   /**
    * Sign each call as its table's database (DynamoDB Local). Default: when an endpoint is given or
    * configured and no credentials are; an operator script aiming at another endpoint with the

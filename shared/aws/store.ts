@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient } from './dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
@@ -25,12 +26,32 @@ interface CancellationReason {
  *  - `getItem`, `getItems`: items by key, strongly consistent by default;
  *  - `putItem`, `updateItem`: one conditional write, retried like a transaction when held by
  *    another transaction (a failed condition throws the SDK's
- *    ConditionalCheckFailedException: `isConditionalCheckFailed` tells it apart);
+ *    ConditionalCheckFailedException: `isConditionalCheckFailed` tells it apart), and after a
+ *    lost answer without taking its own applied attempt for another writer's (below);
  *  - `putItems`: unconditional puts in batches, for items every writer writes the same;
  *  - `queryPage`: one page of a partition behind an opaque cursor (listings);
  *  - `queryAll`: every item of a key condition, page after page (workers, small partitions);
  *  - `transact`: one TransactWriteItems under the one retry policy, its failed conditions
  *    decoded for the caller to map to its own domain codes.
+ *
+ * **A write sent again after a lost answer.** A timeout, a dropped connection or a 5xx leaves the
+ * outcome unknown: the attempt may have been applied. A transaction sent again keeps its
+ * `ClientRequestToken`, so DynamoDB applies it once. A single write has no token, so its own
+ * earlier attempt would fail the condition of the next one, and the caller would take its own
+ * write for another writer's (409, a refusal, a 500, a claim left held). So, once an attempt of
+ * the call was lost, the next ones ask for the item when their condition fails
+ * (`ReturnValuesOnConditionCheckFailure: ALL_OLD`) and recognise the call's own write:
+ *  - `putItem`: the stored item is the item sent. Our conditional puts carry an id or time of
+ *    their call (a key record's operation id, an audit row's id); where two writers may put the
+ *    same item (a sweep mark, an access record, an orphan, a delivery), either's is as good;
+ *  - `updateItem`: every update also sets `WRITE_ID` to an id of its call, and a send after a
+ *    lost answer adds `WRITE_ID <> <that id>` to its condition: the stored item carrying the id is
+ *    this call's write, which also keeps an update that would pass its condition again (ADD
+ *    counters, unconditional updates) from being applied twice.
+ * The write then counts as done. An item another writer changed is still a failed condition
+ * (`isConditionalCheckFailed`). Not covered: an own write applied and then overwritten by another
+ * writer before the next send (a put then fails its condition; an update's own condition decides
+ * again, as before): the window is one backoff long.
  */
 
 export interface TableDeps {
@@ -55,7 +76,7 @@ export async function getItem(
   const result = await sendRetried(deps, () =>
     deps.client.send(new GetCommand({ TableName: deps.table, Key: key, ConsistentRead: options.consistent ?? true, ProjectionExpression: options.projection, ExpressionAttributeNames: options.names })),
   );
-  return result.Item;
+  return withoutWriteId(result.Item);
 }
 
 /** What one BatchGetItem takes. */
@@ -80,7 +101,7 @@ export async function getItems(
         },
       }),
     );
-    for (const item of result.Responses?.[deps.table] ?? []) found.set(`${String(item.pk)}\n${String(item.sk)}`, item);
+    for (const item of result.Responses?.[deps.table] ?? []) found.set(`${String(item.pk)}\n${String(item.sk)}`, withoutWriteId(item));
     return (result.UnprocessedKeys?.[deps.table]?.Keys ?? []) as { pk: string; sk: string }[];
   });
   return keys.map((key) => found.get(`${key.pk}\n${key.sk}`));
@@ -98,19 +119,33 @@ export interface Expression {
   values?: Record<string, unknown>;
 }
 
-/** One put, under a condition when given (`attribute_not_exists(pk)` for "create once"). */
+/**
+ * One put, under a condition when given (`attribute_not_exists(pk)` for "create once"). A
+ * conditional put sent again after a lost answer whose condition then fails asks for the item
+ * (ALL_OLD): the item as sent means the lost attempt was applied, and the put succeeded (see
+ * "A write sent again after a lost answer" above).
+ */
 export async function putItem(deps: TableDeps & TransactOptions, item: Item, options: Expression & { condition?: string } = {}): Promise<void> {
-  await sendRetried(deps, () =>
-    deps.client.send(
-      new PutCommand({
-        TableName: deps.table,
-        Item: item,
-        ConditionExpression: options.condition,
-        ExpressionAttributeNames: options.names,
-        ExpressionAttributeValues: options.values,
-      }),
-    ),
-  );
+  let lostBefore = false;
+  await sendRetried(deps, async () => {
+    const recognise = lostBefore && options.condition !== undefined;
+    try {
+      await deps.client.send(
+        new PutCommand({
+          TableName: deps.table,
+          Item: item,
+          ConditionExpression: options.condition,
+          ExpressionAttributeNames: options.names,
+          ExpressionAttributeValues: options.values,
+          ReturnValuesOnConditionCheckFailure: recognise ? 'ALL_OLD' : undefined,
+        }),
+      );
+    } catch (error) {
+      if (recognise && isConditionalCheckFailed(error) && sameItem(itemOfFailure(error), item)) return;
+      lostBefore ||= transientAwsFailure(error) === 'lost';
+      throw error;
+    }
+  });
 }
 
 /** What one BatchWriteItem takes. */
@@ -158,23 +193,100 @@ export interface Update extends Expression {
   condition?: string;
 }
 
-/** One update, under a condition when given; answers the attributes `returnValues` asks for. */
+/**
+ * One update, under a condition when given; answers the attributes `returnValues` asks for. The
+ * update also sets `WRITE_ID` to an id of this call, and a send after a lost answer adds the
+ * condition that the item does not carry it yet: when the lost attempt was applied, that send's
+ * condition fails, the item (ALL_OLD) shows this call's id, and the update succeeded once (see "A
+ * write sent again after a lost answer" above; `ALL_NEW` and `UPDATED_NEW` then answer the item
+ * as it is, every attribute).
+ */
 export async function updateItem(
   deps: TableDeps & TransactOptions,
   key: { pk: string; sk: string },
-  update: Update & { returnValues?: 'ALL_NEW' | 'ALL_OLD' | 'UPDATED_NEW' | 'UPDATED_OLD'; returnOldOnConditionFailure?: boolean },
+  update: Update & { returnValues?: 'ALL_NEW' | 'UPDATED_NEW'; returnOldOnConditionFailure?: boolean },
 ): Promise<Item | undefined> {
-  const result = await sendRetried(deps, () =>
-    deps.client.send(
-      new UpdateCommand({
-        ...updateInput(deps.table, key, update),
-        ReturnValues: update.returnValues,
-        ReturnValuesOnConditionCheckFailure: update.returnOldOnConditionFailure ? 'ALL_OLD' : undefined,
-      }),
-    ),
-  );
-  return result.Attributes;
+  const writeId = randomUUID();
+  const input = updateInput(deps.table, key, update);
+  let lostBefore = false;
+  return sendRetried(deps, async () => {
+    const recognise = lostBefore;
+    try {
+      const result = await deps.client.send(
+        new UpdateCommand({
+          ...input,
+          UpdateExpression: withWriteId(update.expression),
+          ConditionExpression: recognise ? [update.condition, NOT_WRITTEN_YET].filter(Boolean).map((condition) => `(${condition})`).join(' AND ') : update.condition,
+          ExpressionAttributeNames: { ...update.names, [WRITE_ID_NAME]: WRITE_ID },
+          ExpressionAttributeValues: { ...update.values, [WRITE_ID_VALUE]: writeId },
+          ReturnValues: update.returnValues,
+          ReturnValuesOnConditionCheckFailure: recognise || update.returnOldOnConditionFailure ? 'ALL_OLD' : undefined,
+        }),
+      );
+      return withoutWriteId(result.Attributes);
+    } catch (error) {
+      if (recognise && isConditionalCheckFailed(error)) {
+        const stored = itemOfFailure(error);
+        if (stored?.[WRITE_ID] === writeId) return update.returnValues ? withoutWriteId(stored) : undefined;
+      }
+      lostBefore ||= transientAwsFailure(error) === 'lost';
+      throw error;
+    }
+  });
 }
+
+/**
+ * The attribute an `updateItem` leaves its call's id in (above). The store's reads never return
+ * it (`withoutWriteId`); a transaction's put of the whole item drops it.
+ */
+export const WRITE_ID = 'store_write_id';
+const WRITE_ID_NAME = '#store_write_id';
+const WRITE_ID_VALUE = ':store_write_id';
+const NOT_WRITTEN_YET = `attribute_not_exists(${WRITE_ID_NAME}) OR ${WRITE_ID_NAME} <> ${WRITE_ID_VALUE}`;
+
+/**
+ * The SET keyword of an update expression. SET is a reserved word, never an attribute's literal
+ * name, so a SET that is not part of a placeholder (`#set`, `:set`) or of a longer name is the clause's.
+ */
+const SET_CLAUSE = /(?<![#:\w])SET\s+/i;
+
+/** The update expression with `SET WRITE_ID = <this call's id>` added to its SET clause, or as one. */
+const withWriteId = (expression: string): string => {
+  const assignment = `${WRITE_ID_NAME} = ${WRITE_ID_VALUE}`;
+  return SET_CLAUSE.test(expression) ? expression.replace(SET_CLAUSE, (keyword) => `${keyword}${assignment}, `) : `SET ${assignment} ${expression}`;
+};
+
+/** An item as the store answers it: without the update's write id (in place; an item read is the store's own copy). */
+function withoutWriteId<T extends Item | undefined>(item: T): T {
+  if (item && WRITE_ID in item) delete item[WRITE_ID];
+  return item;
+}
+
+/** The item a failed condition's answer carries (ALL_OLD), in native values. */
+function itemOfFailure(error: unknown): Item | undefined {
+  const stored = (error as { Item?: Record<string, unknown> }).Item;
+  return stored ? unmarshall(stored as never) : undefined;
+}
+
+/**
+ * Whether the stored item is the item a put sent: equal values, attributes the marshaller drops
+ * (undefined) ignored; numbers, strings, booleans, null, lists, maps, sets and binary compared by value.
+ */
+function sameItem(stored: Item | undefined, sent: Item): boolean {
+  return stored !== undefined && isDeepStrictEqual(comparable(stored), comparable(sent));
+}
+
+const comparable = (value: unknown): unknown => {
+  if (value instanceof Set) return new Set([...value].map(comparable));
+  if (value instanceof Uint8Array) return Buffer.from(value);
+  // DynamoDB stores -0 as 0.
+  if (Object.is(value, -0)) return 0;
+  if (Array.isArray(value)) return value.filter((entry) => entry !== undefined).map(comparable);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).flatMap(([name, entry]) => (entry === undefined ? [] : [[name, comparable(entry)]])));
+  }
+  return value;
+};
 
 /** The same update as one action of a `transact` (the item changes with the others or not at all). */
 export const updateAction = (table: string, key: { pk: string; sk: string }, update: Update): TransactItem => ({ Update: updateInput(table, key, update) });
@@ -282,7 +394,7 @@ export async function queryPage(deps: TableDeps & TransactOptions, query: PageQu
         ExclusiveStartKey: start,
         ConsistentRead: query.consistent,
       });
-    items.push(...(result.Items ?? []));
+    items.push(...(result.Items ?? []).map(withoutWriteId));
     budget -= result.ScannedCount ?? pageLimit;
     start = result.LastEvaluatedKey;
   } while (filter && start && items.length < query.limit && budget > 0);
@@ -325,7 +437,7 @@ export async function queryRange(
     ),
   );
   const stopped = result.LastEvaluatedKey?.[sk];
-  return { items: result.Items ?? [], stoppedAt: stopped === undefined ? undefined : String(stopped) };
+  return { items: (result.Items ?? []).map(withoutWriteId), stoppedAt: stopped === undefined ? undefined : String(stopped) };
 }
 
 /**
@@ -338,7 +450,7 @@ export async function* queryAll(deps: TableDeps & TransactOptions, input: Omit<Q
   do {
     const from = start;
     const page = await sendRetried(deps, () => deps.client.send(new QueryCommand({ ...input, TableName: deps.table, ExclusiveStartKey: from })));
-    for (const item of page.Items ?? []) yield item;
+    for (const item of page.Items ?? []) yield withoutWriteId(item);
     start = page.LastEvaluatedKey;
   } while (start);
 }
@@ -411,7 +523,7 @@ export async function transact(deps: Pick<TableDeps, 'client'> & TransactOptions
       const reasons = cancellationReasons(error);
       if (!reasons) throw error;
       const failures = reasons.flatMap((reason, index) =>
-        reason.Code === 'ConditionalCheckFailed' ? [{ index, item: reason.Item ? unmarshall(reason.Item as never) : undefined }] : [],
+        reason.Code === 'ConditionalCheckFailed' ? [{ index, item: reason.Item ? withoutWriteId(unmarshall(reason.Item as never)) : undefined }] : [],
       );
       if (failures.length > 0) throw new ConditionsFailed(failures);
       // Cancelled: nothing was written, so the next send is a new transaction.

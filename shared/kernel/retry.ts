@@ -50,6 +50,18 @@ export const POLICIES = {
  */
 export const SDK_ATTEMPTS = 3;
 
+/**
+ * How many times its configured timeout a function gets on the embedded platform
+ * (`EMBEDDED_TIMEOUT_SCALE`, default 1, never set on AWS): the test suite stretches it, since
+ * several platforms share a busy 2-core machine there and a test's outcome must not depend on the
+ * machine's speed; the deadline itself is tested with injected clocks (test/unit/retry.test.ts).
+ * The SDK clients' per-attempt timeouts scale with it (shared/aws/clients.ts).
+ */
+export function embeddedTimeoutScale(): number {
+  const scale = Number(process.env.EMBEDDED_TIMEOUT_SCALE ?? 1);
+  return Number.isFinite(scale) && scale > 0 ? scale : 1;
+}
+
 /** Kept back from the invocation's remaining time: to answer the 503, log it and flush metrics. */
 export const DEADLINE_MARGIN_MS = 1_000;
 

@@ -15,6 +15,7 @@ import type { WalletDeps } from '../../shared/wallet/deps';
 import { walletKeys } from '../../shared/wallet/keys';
 import { resolvePayment } from '../../shared/wallet/payments/capture';
 import { createMerchant } from '../../shared/wallet/merchants/merchants';
+import { keepAnswer } from '../../shared/wallet/saga/kept-answer';
 import { createPayment } from '../../shared/wallet/payments/payments';
 import { createStaff } from '../../shared/wallet/auth/staff';
 import { createTransfer } from '../../shared/wallet/transfers/transfers';
@@ -88,6 +89,29 @@ function flaky(client: DocumentClient) {
 }
 
 const retried: Failure[][] = [['conflict'], ['throttle'], ['conflict', 'throttle', 'conflict']];
+
+/**
+ * A client that loses the answer of the first attempt of every single write (Put, Update): it is
+ * sent and applied (or refused by its condition), then the client throws as the SDK does after
+ * its request timeout, so the store sends it again (shared/aws/store.ts recognises its own write).
+ */
+function losingFirstAnswers(client: DocumentClient) {
+  const seen = new Set<string>();
+  let lost = 0;
+  const wrapped: DocumentClient = {
+    send: async (command) => {
+      if (!(command instanceof PutCommand || command instanceof UpdateCommand)) return client.send(command);
+      const input = command.input as { Key?: unknown; Item?: { pk?: unknown; sk?: unknown }; UpdateExpression?: string };
+      const write = JSON.stringify([command.constructor.name, input.Key ?? [input.Item?.pk, input.Item?.sk], input.UpdateExpression ?? null]);
+      if (seen.has(write)) return client.send(command);
+      seen.add(write);
+      lost += 1;
+      await client.send(command).catch(() => undefined);
+      throw Object.assign(new Error('a request has exceeded the configured requestTimeout'), { name: 'TimeoutError', code: 'ETIMEDOUT' });
+    },
+  };
+  return { client: wrapped, lost: () => lost };
+}
 
 describe('the store', () => {
   let f: Awaited<ReturnType<typeof ledgerFixture>>;
@@ -469,6 +493,48 @@ describe('wallet writers', () => {
     expect((await fixture.ledger.getAccount(tenant.ledger_id, bob.cash_account_id)).balance.posted).toBe(700);
     expect(await storedEvents(fixture.deps, tenant.id, 'transfer.completed')).toHaveLength(1);
     expect(await partition('gsi2', `USER#${alice.id}#TRANSFERS_SENT`)).toHaveLength(1);
+  });
+
+  it('commit a transfer saga once, answered 201, when the answer of every single write\'s first attempt is lost after it was applied', async () => {
+    const { tenant, alice, bob } = await fundedPair();
+    const losing = losingFirstAnswers(fixture.deps.client);
+
+    const outcome = await createTransfer({ ...runtime, client: losing.client }, operator(tenant.id), tenant.id, { from_user_id: alice.id, to_user_id: bob.id, amount: 700 }, { idempotencyKey: uuidv7(), requestId: uuidv7() });
+
+    expect(outcome.status, outcome.body).toBe(201);
+    expect(losing.lost()).toBeGreaterThan(0);
+    expect((await fixture.ledger.getAccount(tenant.ledger_id, bob.cash_account_id)).balance.posted).toBe(700);
+    expect(await storedEvents(fixture.deps, tenant.id, 'transfer.completed')).toHaveLength(1);
+    expect(await partition('gsi2', `USER#${alice.id}#TRANSFERS_SENT`)).toHaveLength(1);
+  });
+
+  it('answer a kept-answer request (Idempotency-Key) with its own answer, its function run once, when its key\'s writes lose their answers', async () => {
+    const tenant = await fixture.tenant();
+    const losing = losingFirstAnswers(fixture.deps.client);
+    let runs = 0;
+    const request = { operation: 'test.kept', idempotencyKey: uuidv7(), request: { n: 1 }, principal: operator(tenant.id), requestId: uuidv7() };
+
+    const outcome = await keepAnswer({ ...runtime, client: losing.client }, request, async () => {
+      runs += 1;
+      return { status: 201, body: '{"ok":true}' };
+    });
+
+    // Before the store recognised its own write, the key's own "started" record answered 409 idempotency_in_flight.
+    expect(outcome).toMatchObject({ status: 201, body: '{"ok":true}', replayed: false });
+    expect(runs).toBe(1);
+    expect(losing.lost()).toBe(2);
+    const replay = await keepAnswer(runtime, request, async () => ({ status: 500, body: 'not again' }));
+    expect(replay).toMatchObject({ status: 201, body: '{"ok":true}', replayed: true });
+  });
+
+  it('create a merchant (a create-once put) whose answer was lost after it was applied: the merchant, not a failed condition', async () => {
+    const tenant = await fixture.tenant();
+    const losing = losingFirstAnswers(fixture.deps.client);
+
+    const merchant = await createMerchant({ ...runtime, client: losing.client }, tenant.id, { name: 'Lost answer shop' });
+
+    expect(losing.lost()).toBe(1);
+    expect(await getItem(fixture.deps, { pk: `MERCHANT#${merchant.id}`, sk: 'MERCHANT' })).toMatchObject({ id: merchant.id, name: 'Lost answer shop' });
   });
 
   it.each(retried)('authorize and capture a payment once through %s', async (...failures) => {
