@@ -86,6 +86,11 @@ const settings = {
   WALLET_TABLE: optionalText(),
   /** Set only by the embedded platform and tests: DynamoDB Local's address. */
   DYNAMODB_ENDPOINT: optionalUrl(),
+  /**
+   * Set by LocalStack in every Lambda's environment (never on AWS): the SDK sends there by itself;
+   * the platform reads it only to know it talks to an emulator (shared/aws/clients.ts, an attempt's time).
+   */
+  AWS_ENDPOINT_URL: optionalUrl(),
   /** Case-insensitive: `LOG_LEVEL=info npm start` works as `INFO` does. */
   LOG_LEVEL: oneOf(['DEBUG', 'INFO', 'WARN', 'ERROR', 'SILENT'], 'INFO', (value) => value.toUpperCase()),
   PLATFORM_VERSION: textOr('0.1.0'),

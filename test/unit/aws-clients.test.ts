@@ -67,6 +67,32 @@ describe('the SDK clients', () => {
   });
 });
 
+describe("an SDK attempt's time", () => {
+  /** The settings a client is built with, from a fresh module graph (the configuration is read once per process). */
+  const settingsWith = async (env: Record<string, string | undefined>, options: { endpoint?: string } = {}) => {
+    for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+    vi.resetModules();
+    const clients = await import('../../shared/aws/clients');
+    const { embeddedTimeoutScale } = await import('../../shared/kernel/retry');
+    return { handler: clients.sdkClientConfig(options).requestHandler, clients, scale: embeddedTimeoutScale() };
+  };
+
+  it('is abandoned (it throws) after 3 s on AWS, and after a route\'s 10 s on an emulator: DynamoDB Local by its endpoint, LocalStack by the AWS_ENDPOINT_URL it gives its Lambdas', async () => {
+    const aws = await settingsWith({ AWS_ENDPOINT_URL: undefined });
+    expect(aws.handler.throwOnRequestTimeout).toBe(true);
+    expect(aws.handler.requestTimeout).toBe(aws.clients.ATTEMPT_TIMEOUT_MS * aws.scale);
+    expect(aws.clients.ATTEMPT_TIMEOUT_MS).toBe(3_000);
+
+    const local = await settingsWith({ AWS_ENDPOINT_URL: undefined }, { endpoint: 'http://127.0.0.1:8000' });
+    expect(local.handler.requestTimeout).toBe(local.clients.EMULATOR_ATTEMPT_TIMEOUT_MS * local.scale);
+
+    // Inside LocalStack the SDK finds its endpoint in the environment; no explicit endpoint is given.
+    const localstack = await settingsWith({ AWS_ENDPOINT_URL: 'http://localhost.localstack.cloud:4566' });
+    expect(localstack.handler.requestTimeout).toBe(localstack.clients.EMULATOR_ATTEMPT_TIMEOUT_MS * localstack.scale);
+    expect(localstack.clients.EMULATOR_ATTEMPT_TIMEOUT_MS).toBe(10_000);
+  });
+});
+
 describe('the KMS token signer', () => {
   let keys: Map<string, { privateKey: KeyObject; publicKey: KeyObject }>;
 
