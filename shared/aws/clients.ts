@@ -29,8 +29,8 @@ import { embeddedTimeoutScale, SDK_ATTEMPTS } from '../kernel/retry';
  *    connection), and a hung first attempt leaves the store two more inside a 10 s route (the
  *    store's retries stop at its 9 s deadline; the SDK-retried clients' 3 attempts, 9 s at
  *    worst, at the function's timeout only). On an emulator, reached by an explicit endpoint
- *    (DynamoDB Local, its streams) or inside LocalStack (its `AWS_ENDPOINT_URL`: its DynamoDB
- *    starts on the first request, seconds), the attempt gets the function's
+ *    (DynamoDB Local, its streams) or inside LocalStack (its `AWS_ENDPOINT_URL`: DynamoDB Local
+ *    again, behind its gateway), the attempt gets the function's
  *    own 10 s, times `EMBEDDED_TIMEOUT_SCALE` (12 in the test suite) as the deadline does: there
  *    a slow answer is a busy machine queueing work on DynamoDB Local's one thread per database,
  *    never a dead connection, and abandoning it would only add the same work again.
@@ -53,8 +53,8 @@ export const DYNAMODB_SDK_ATTEMPTS = 1;
 export const ATTEMPT_TIMEOUT_MS = 3_000;
 /**
  * An attempt's time on an emulator, reached by an explicit endpoint (DynamoDB Local) or by the
- * `AWS_ENDPOINT_URL` LocalStack puts in its Lambdas' environment (its DynamoDB starts on the first
- * request): a route's whole timeout (ROUTE_TIMEOUT_SECONDS), before the embedded scale.
+ * `AWS_ENDPOINT_URL` LocalStack puts in its Lambdas' environment (DynamoDB Local again, behind its
+ * gateway): a route's whole timeout (ROUTE_TIMEOUT_SECONDS), before the embedded scale.
  */
 export const EMULATOR_ATTEMPT_TIMEOUT_MS = 10_000;
 /** Connecting, within the attempt's time. */
