@@ -61,8 +61,10 @@ export const EMULATOR_ATTEMPT_TIMEOUT_MS = 10_000;
 export const CONNECTION_TIMEOUT_MS = 3_000;
 
 /** The per-attempt timeout of a client (above): `EMBEDDED_TIMEOUT_SCALE` stretches both. */
-export const attemptTimeoutMs = (endpoint: string | undefined, environmentEndpoint: string | undefined = config.AWS_ENDPOINT_URL): number =>
-  (endpoint || environmentEndpoint ? EMULATOR_ATTEMPT_TIMEOUT_MS : ATTEMPT_TIMEOUT_MS) * embeddedTimeoutScale();
+export const attemptTimeoutMs = (endpoint: string | undefined): number =>
+  // The configuration is read only without an explicit endpoint: the embedded platform builds its
+  // clients (with DynamoDB Local's endpoint) before it sets the environment the configuration reads once.
+  (endpoint || config.AWS_ENDPOINT_URL ? EMULATOR_ATTEMPT_TIMEOUT_MS : ATTEMPT_TIMEOUT_MS) * embeddedTimeoutScale();
 
 export interface SdkClientOptions {
   region?: string;
