@@ -36,6 +36,20 @@ describe('metrics (Powertools Metrics, EMF)', () => {
     });
   });
 
+  it("gives each point only its own dimensions and time: nothing of a point, written or refused, carries over to the next", () => {
+    recordMetric(METRIC.refusals, 'Count', 1, { Route: 'createTransfer', Code: 'insufficient_funds' }, new Date(Date.now() - 3_600_000));
+    // A point Powertools refuses (not a number) is not written, and leaves its dimensions to no one.
+    recordMetric(METRIC.requests, 'Count', 'one' as unknown as number, { Route: 'getTransfer', StatusClass: '2xx' });
+    recordMetric(METRIC.moneyCompleted, 'Count', 1, { Operation: 'transfer.create' });
+    const points = lines.map((line) => JSON.parse(line) as Record<string, any>);
+    expect(points.map((point) => point._aws.CloudWatchMetrics[0].Dimensions)).toEqual([[['service', 'Stage', 'Route', 'Code']], [['service', 'Stage', 'Operation']]]);
+    expect(points[1]).not.toHaveProperty('Route');
+    expect(points[1]).not.toHaveProperty('StatusClass');
+    // The hour-old time was the first point's alone.
+    expect(Math.abs(points[0]!._aws.Timestamp - (Date.now() - 3_600_000))).toBeLessThan(5_000);
+    expect(Math.abs(points[1]!._aws.Timestamp - Date.now())).toBeLessThan(5_000);
+  });
+
   it('never names a tenant, user or other id as a dimension: the catalogue of names is fixed', () => {
     expect(Object.values(METRIC).every((name) => /^[A-Z][A-Za-z]+$/.test(name))).toBe(true);
   });
