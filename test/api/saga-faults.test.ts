@@ -34,6 +34,22 @@ const BOUNDARIES: FaultBoundary[] = ['beforeLedger', 'afterLedger', 'beforeCommi
 let platform: Platform;
 let world: World;
 
+/**
+ * The harness's API key lives a year of the world's clock, which the charge sagas move a month or
+ * more a run: before a run, a key older than KEY_RENEWED_AFTER_MS is replaced by one issued on that
+ * clock (a soak of hundreds of runs moves it years).
+ */
+const KEY_RENEWED_AFTER_MS = 300 * 86_400_000;
+let apiKey: string;
+let keyIssuedAt: number;
+
+async function renewOldKey(): Promise<void> {
+  if (clock.now().getTime() - keyIssuedAt < KEY_RENEWED_AFTER_MS) return;
+  apiKey = await apiKeyFor(platform, world.tenantId, [...TENANT_SCOPES], { env: 'sandbox', clock });
+  keyIssuedAt = clock.now().getTime();
+  world.apiKey = apiKey;
+}
+
 beforeAll(async () => {
   platform = await startTestPlatform({ clock });
   // The harness drives the queues and schedules itself: a background delivery or tick would run a
@@ -44,7 +60,8 @@ beforeAll(async () => {
   const admin = apiClient(platform.urls.public);
   const tenant = await admin('POST', '/v1/tenants', { token: staff, key: uuidv7(), body: { name: 'Fault harness', currency: 'USD' } });
   expect(tenant.status, tenant.text).toBe(201);
-  const apiKey = await apiKeyFor(platform, tenant.body.id, [...TENANT_SCOPES], { env: 'sandbox' });
+  apiKey = await apiKeyFor(platform, tenant.body.id, [...TENANT_SCOPES], { env: 'sandbox', clock });
+  keyIssuedAt = clock.now().getTime();
   const api: Api = apiClient(platform.urls.public, () => apiKey);
   expect((await api('PUT', '/v1/fee_plan', { body: { p2p: { bps: 100, flat: 0, min_fee: 0 }, payment: { bps: 200, flat: 0, min_fee: 0 }, commission: { bps: 300, flat: 0, min_fee: 0 } } })).status).toBe(200);
   const bankId = await openBank({ api, clock }, platform, 1_000_000_000);
@@ -94,6 +111,7 @@ interface Seen {
 async function runOnce(chosen: Interleaving): Promise<Seen> {
   const saga = SAGAS[chosen.saga]!;
   if (process.env.SAGA_FAULTS_TRACE) console.info(`run: ${JSON.stringify(chosen)}`);
+  await renewOldKey();
   const entities = await saga.setup(world);
   let fired = false;
   const remove = injectFaults(async (operation, boundary) => {

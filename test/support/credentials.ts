@@ -1,7 +1,7 @@
 import { type DocumentClient } from '../../shared/aws/dynamodb';
 import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
-import { systemClock } from '../../shared/kernel/clock';
+import { systemClock, type Clock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { call } from './platform';
 
@@ -28,12 +28,12 @@ export async function apiKeyFor(
   platform: Platform,
   tenantId: string,
   scopes: readonly string[],
-  options: { env?: 'live' | 'sandbox'; clientId?: string; name?: string } = {},
+  options: { env?: 'live' | 'sandbox'; clientId?: string; name?: string; /** Issued at this clock's now (a test that moves time past a key's year). */ clock?: Clock } = {},
 ): Promise<string> {
   const { createApiKeyRecord } = await import('../../shared/wallet/auth/api-keys');
   return withWalletTable(platform, async ({ client, table }) => {
     const { key } = await createApiKeyRecord(
-      { client, table, clock: systemClock, ids: uuidv7 },
+      { client, table, clock: options.clock ?? systemClock, ids: uuidv7 },
       { tenantId, scopes, env: options.env ?? 'sandbox', clientId: options.clientId ?? null, name: options.name ?? 'test key', createdBy: 'system:test' },
     );
     return key;

@@ -299,7 +299,10 @@ export const SAGAS: Record<string, Saga> = {
     boundaries: ['beforeLedger', 'afterLedger', 'afterCommit'],
     setup: async (world) => {
       // Exactly one period's money: the next charge is refused, and dunning begins (or a credit racing it pays).
-      const subscriber = await paidUser(world, 900);
+      // At the plan's price now: the subscribe scenario's race reprices the plan (500-999).
+      const plan = await world.api('GET', `/v1/clients/${world.shop.clientId}/offerings/${world.shop.planId}`);
+      expect(plan.status, plan.text).toBe(200);
+      const subscriber = await paidUser(world, plan.body.amount);
       const token = await consumer(world, subscriber.externalId, ['subscriptions:write', 'subscriptions:read']);
       const subscribed = await world.api('POST', `/v1/explore/offerings/${world.shop.planId}/subscribe`, { token, key: uuidv7() });
       expect(subscribed.status, subscribed.text).toBe(201);
