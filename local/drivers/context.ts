@@ -2,9 +2,6 @@ import type { Context } from 'aws-lambda';
 import { uuidv7 } from '../../shared/kernel/ids';
 import { embeddedTimeoutScale } from '../../shared/kernel/retry';
 
-/** How many times its configured timeout a function gets here (`EMBEDDED_TIMEOUT_SCALE`: shared/kernel/retry.ts). */
-export { embeddedTimeoutScale };
-
 /**
  * The Lambda context a locally invoked function receives: its remaining time counts down from the
  * function's configured timeout, the deadline of its retries (shared/kernel/retry.ts).
