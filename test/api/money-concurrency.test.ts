@@ -8,13 +8,14 @@ import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { systemClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
 import type { LedgerClient } from '../../shared/ledger-client/client';
-import { getTenantRecord, type TenantRecord } from '../../shared/wallet/tenancy/tenants';
+import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { transferRoutes } from '../../shared/wallet/transfers/routes';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { call, manifestWith, startTestPlatform } from '../support/platform';
 import { storedEvents } from '../support/events';
 import { walletLedgerClient } from '../support/wallet';
+import type { TenantRecord } from '../../shared/wallet/tenancy/records';
 
 /**
  * 500 random concurrent money operations over 20 users of one tenant (16 at a time): P2P

@@ -13,7 +13,7 @@ import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import type { WalletDeps } from '../../shared/wallet/deps';
 import { RECONCILIATION_GRACE_MS } from '../../shared/wallet/reconciliation/reconcile';
 import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
-import { getTenantRecord, type TenantRecord } from '../../shared/wallet/tenancy/tenants';
+import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { transferKeys } from '../../shared/wallet/transfers/keys';
 import { createTransfer } from '../../shared/wallet/transfers/transfers';
@@ -23,6 +23,7 @@ import { apiClient, expectProblem, type Api } from '../support/http';
 import { startTestPlatform } from '../support/platform';
 import { createTenant, newUser } from '../support/tenants';
 import { walletDeps, walletLedgerClient } from '../support/wallet';
+import type { TenantRecord } from '../../shared/wallet/tenancy/records';
 
 /**
  * Reconciliation over HTTP on a clock the test moves: every money flow of the wallet leaves no

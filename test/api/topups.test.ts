@@ -7,7 +7,7 @@ import { TENANT_SCOPES } from '../../shared/wallet/auth/scopes';
 import { signPayload } from '../../shared/events/signature';
 import { uuidv7 } from '../../shared/kernel/ids';
 import type { LedgerClient } from '../../shared/ledger-client/client';
-import { getTenantRecord, type TenantRecord } from '../../shared/wallet/tenancy/tenants';
+import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord } from '../../shared/wallet/tenancy/users';
 import { sandboxWebhookRequest } from '../../shared/wallet/topups/sandbox';
 import { topupRoutes } from '../../shared/wallet/topups/routes';
@@ -17,6 +17,7 @@ import { eventsOfTopup } from '../support/events';
 import { nowSeconds, postSigned, sandboxSecret } from '../support/sandbox';
 import { createTenant } from '../support/tenants';
 import { walletDeps, walletLedgerClient } from '../support/wallet';
+import type { TenantRecord } from '../../shared/wallet/tenancy/records';
 
 /**
  * Top-ups end to end over HTTP on the embedded platform: the client starts a top-up, the sandbox

@@ -13,9 +13,9 @@ import { chargeDueSubscriptions } from '../../shared/wallet/subscriptions/billin
 import { cancelSubscription } from '../../shared/wallet/subscriptions/manage';
 import { subscriptionRecord } from '../../shared/wallet/subscriptions/records';
 import { subscribe } from '../../shared/wallet/subscriptions/subscribe';
-import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { crashAfterLedger, tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 import { requestIds } from '../support/services';
+import type { TenantRecord } from '../../shared/wallet/tenancy/records';
 
 /**
  * Crash safety of subscription charges on DynamoDB Local and the real ledger: the process dies

@@ -5,10 +5,11 @@ import { uuidv7 } from '../../shared/kernel/ids';
 import type { Actor, TenancyDeps, TenancyLedger, WalletDeps } from '../../shared/wallet/deps';
 import { createTenant } from '../../shared/wallet/tenancy/tenants';
 import { getUserRecord, createUser } from '../../shared/wallet/tenancy/users';
-import { getTenantRecord, type TenantRecord } from '../../shared/wallet/tenancy/tenants';
+import { getTenantRecord } from '../../shared/wallet/tenancy/tenants';
 import { startTestPlatform } from '../support/platform';
 import { walletLedgerClient } from '../support/wallet';
 import { exchangeClientCredentials } from '../support/consumers';
+import type { TenantRecord } from '../../shared/wallet/tenancy/records';
 
 /**
  * Tenancy services on the embedded platform: the run's DynamoDB Local with tables of this file,

@@ -3,12 +3,11 @@ import { uuidv7 } from '../../shared/kernel/ids';
 import { listAccessLog } from '../../shared/wallet/tenancy/access-log';
 import { listPlatformTransactions, listPlatformUsers, type CrossTenantTransaction } from '../../shared/wallet/tenancy/platform';
 import { tenancyRoutes } from '../../shared/wallet/tenancy/routes';
-import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
-import type { UserRecord } from '../../shared/wallet/tenancy/users';
 import { settleQueues } from '../support/platform';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 import { refusal } from '../support/services';
 import { idsOf } from '../support/http';
+import type { TenantRecord, UserRecord } from '../../shared/wallet/tenancy/records';
 
 let f: TenancyFixture;
 let tenants: TenantRecord[];

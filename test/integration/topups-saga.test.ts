@@ -6,8 +6,6 @@ import { ManualClock } from '../../shared/kernel/clock';
 import { uuidv7 } from '../../shared/kernel/ids';
 import type { AnyRoute } from '../../shared/http/route';
 import { routes as manifestRoutes } from '../../shared/routes';
-import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
-import type { UserRecord } from '../../shared/wallet/tenancy/users';
 import { topupRoutes } from '../../shared/wallet/topups/routes';
 import { canTransition, isTerminal, TOPUP_STATUSES, type TopupStatus } from '../../shared/wallet/topups/states';
 import type * as Sandbox from '../../shared/wallet/topups/sandbox';
@@ -20,6 +18,7 @@ import type { WalletDeps } from '../../shared/wallet/deps';
 import { startTestPlatform } from '../support/platform';
 import { eventsOfTopup } from '../support/events';
 import { walletLedgerClient } from '../support/wallet';
+import type { TenantRecord, UserRecord } from '../../shared/wallet/tenancy/records';
 
 /**
  * Crash safety of the top-up sagas at service level, on the embedded platform's tables and ledger

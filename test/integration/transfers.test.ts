@@ -5,8 +5,7 @@ import type { EntryPage } from '../../shared/ledger/schemas';
 import { setFeePlan } from '../../shared/wallet/tenancy/fee-plan';
 import { type FeeRule } from '../../shared/wallet/tenancy/fees';
 import { listAuditLog } from '../../shared/wallet/tenancy/audit';
-import type { TenantRecord } from '../../shared/wallet/tenancy/tenants';
-import { createUser, getUserRecord, type UserRecord } from '../../shared/wallet/tenancy/users';
+import { createUser, getUserRecord } from '../../shared/wallet/tenancy/users';
 import { getBalances } from '../../shared/wallet/transfers/balances';
 import type { TransfersDeps, TransfersLedger } from '../../shared/wallet/transfers/deps';
 import { effectiveLimits, getUserLimits, limitClaims, setLimits, setUserLimits } from '../../shared/wallet/transfers/limits';
@@ -22,6 +21,7 @@ import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 import { storedEvents } from '../support/events';
 import { apiKeyPrincipals, refusal } from '../support/services';
 import { exchangeClientCredentials } from '../support/consumers';
+import type { TenantRecord, UserRecord } from '../../shared/wallet/tenancy/records';
 
 type ListEntries = TransfersLedger['listEntries'];
 

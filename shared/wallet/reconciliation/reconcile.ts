@@ -5,11 +5,12 @@ import { METRIC, recordMetric } from '../../kernel/metrics';
 import { logger } from '../../kernel/log';
 import type { Transaction } from '../../ledger-client/contract';
 import type { WalletDeps } from '../deps';
-import { allTenantRecords, type TenantRecord } from '../tenancy/tenants';
+import { allTenantRecords } from '../tenancy/tenants';
 import { claimsOf, moneyEvents, reread, unbackedClaims, type Seen } from './claims';
 import { reconciliationKeys } from './keys';
 import { CLOCK_SKEW_MS, unexplainedTransactions } from './matcher';
 import { countOpenOrphans, listOrphans, openOrphans, recordOrphan, toReconciliationState, transactionOrphan, unlistOrphans, type ReconciliationState, type StoredOrphan } from './orphans';
+import type { TenantRecord } from '../tenancy/records';
 
 /**
  * Reconciliation, continuously (docs/reconciliation.md): per tenant, every ledger transaction is

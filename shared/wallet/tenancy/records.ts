@@ -1,13 +1,42 @@
 import { codec, int, nullable, obj, oneOf, orElse, str, strMap, type Reader } from '../../kernel/codec';
-import { COMMISSION_MODES, FEE_PATHS, type FeePath, type FeeRule, type Fees } from './fees';
-import type { TenantRecord } from './tenants';
-import { USER_KINDS } from './user-fields';
-import type { UserRecord } from './users';
+import { COMMISSION_MODES, FEE_PATHS, type CommissionMode, type FeePath, type FeeRule, type Fees } from './fees';
+import { USER_KINDS, type UserKind } from './user-fields';
 
 /**
- * The codecs of the tenancy's two main rows (../../kernel/codec.ts), apart from their services so
- * a worker that reads a tenant's name does not load them. Fee rules are integers in minor units.
+ * The tenancy's two main rows, as stored, and their codecs (../../kernel/codec.ts), apart from
+ * their services (./tenants.ts, ./users.ts) so a worker that reads a tenant's name does not load
+ * them. Fee rules are integers in minor units.
  */
+
+export type TenantStatus = 'active';
+
+export interface TenantRecord {
+  id: string;
+  name: string;
+  currency: string;
+  status: TenantStatus;
+  ledger_id: string;
+  accounts: { revenue: string; funding: string };
+  fees: Fees;
+  commission_mode: CommissionMode;
+  /** Increases by one on every change; updates are conditioned on it. */
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface UserRecord {
+  id: string;
+  tenant_id: string;
+  external_id: string;
+  kind: UserKind;
+  status: 'active';
+  metadata: Record<string, string>;
+  /** The user's cash account in the tenant's ledger (internal: balances are read through it). */
+  cash_account_id: string;
+  created_at: string;
+  updated_at: string;
+}
 
 /** A fee rule as stored on a tenant, and copied onto each money record it priced. */
 export const feeRule = obj<FeeRule>({ bps: int, flat: int, min_fee: int, max_fee: nullable(int) });

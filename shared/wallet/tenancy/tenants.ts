@@ -7,9 +7,9 @@ import { recordCrossTenantRead } from './access-log';
 import { auditItem } from './audit';
 import { isActiveCurrency } from './currencies';
 import type { Actor, StoreDeps, TenancyDeps } from '../deps';
-import { type CommissionMode, type Fees, type PublicFees, defaultFeePlan, publicFees } from './fees';
+import { type CommissionMode, type PublicFees, defaultFeePlan, publicFees } from './fees';
 import { HOT_ACCOUNT_SHARDS, openAccountOnce } from './ledger-accounts';
-import { decodeTenant } from './records';
+import { decodeTenant, type TenantRecord, type TenantStatus } from './records';
 import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page, type CreatedRange } from '../../aws/store';
 
 /**
@@ -18,23 +18,6 @@ import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage
  * and commissions it earns; floor 0, so it never pays out more than it earned) and `funding` (the
  * source of top-ups; no floor, it goes negative as money enters the wallets).
  */
-
-export type TenantStatus = 'active';
-
-export interface TenantRecord {
-  id: string;
-  name: string;
-  currency: string;
-  status: TenantStatus;
-  ledger_id: string;
-  accounts: { revenue: string; funding: string };
-  fees: Fees;
-  commission_mode: CommissionMode;
-  /** Increases by one on every change; updates are conditioned on it. */
-  version: number;
-  created_at: string;
-  updated_at: string;
-}
 
 /** What the API shows of a tenant. */
 export interface Tenant {

@@ -5,7 +5,7 @@ import type { Actor, StoreDeps, TenancyDeps } from '../deps';
 import { openAccountOnce } from './ledger-accounts';
 import { EXTERNAL_ID_PATTERN, USER_KINDS, type UserKind } from './user-fields';
 import { ConditionsFailed, getItem, isConditionalCheckFailed, putItem, queryPage, transact, type Page, type CreatedRange } from '../../aws/store';
-import { decodeUser } from './records';
+import { decodeUser, type UserRecord } from './records';
 import { getTenantRecord } from './tenants';
 
 /**
@@ -13,19 +13,6 @@ import { getTenantRecord } from './tenants';
  * `external_id`, unique in the tenant. Every user has a cash account in the tenant's ledger,
  * opened before the user row commits, so a committed user always has somewhere to hold money.
  */
-
-export interface UserRecord {
-  id: string;
-  tenant_id: string;
-  external_id: string;
-  kind: UserKind;
-  status: 'active';
-  metadata: Record<string, string>;
-  /** The user's cash account in the tenant's ledger (internal: balances are read through it). */
-  cash_account_id: string;
-  created_at: string;
-  updated_at: string;
-}
 
 /** What the API shows of a user. */
 export interface User {

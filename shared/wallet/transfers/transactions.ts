@@ -3,9 +3,10 @@ import { decodeCursor, encodeCursor, unknownCursor } from '../../http/cursor';
 import type { Entry, Transaction } from '../../ledger-client/contract';
 import { LedgerRefusal } from '../../ledger-client/client';
 import type { Page } from '../../aws/store';
-import { getTenantRecord, type TenantRecord } from '../tenancy/tenants';
+import { getTenantRecord } from '../tenancy/tenants';
 import { getUserRecord } from '../tenancy/users';
 import type { TransfersDeps } from './deps';
+import type { TenantRecord } from '../tenancy/records';
 
 /**
  * GET /v1/transactions (spec part 1: one of the two public views of the ledger). A user's view is
