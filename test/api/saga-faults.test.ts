@@ -9,7 +9,7 @@ import { SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import { apiKeyFor, staffToken } from '../support/credentials';
 import { apiClient, type Api } from '../support/http';
 import { startTestPlatform, type CallResult } from '../support/platform';
-import { openBank, openShop, SAGAS, type World } from '../support/saga-scenarios';
+import { openBank, openShop, picker, SAGAS, type World } from '../support/saga-scenarios';
 import { RECONCILIATION_GRACE_MS } from '../../shared/wallet/reconciliation/reconcile';
 
 /**
@@ -79,6 +79,8 @@ interface Interleaving {
   crash: boolean;
   race: number | null;
   recovery: 'retry' | 'sweeper';
+  /** The values the race makes up (a price, a rate), drawn with the rest so the seed replays them. */
+  draws: number[];
 }
 
 /** `SAGA_FAULTS_SAGAS=refund,orderPay` narrows a run to some sagas (a soak of one, or a failure's). */
@@ -95,6 +97,7 @@ const interleavings = fc
       crash: fc.boolean(),
       race: chosen.races.length === 0 ? fc.constant(null) : fc.option(fc.nat({ max: chosen.races.length - 1 }), { nil: null }),
       recovery: fc.constantFrom<'retry' | 'sweeper'>('retry', 'sweeper'),
+      draws: fc.array(fc.nat(), { minLength: 2, maxLength: 2 }),
     });
   });
 
@@ -118,7 +121,7 @@ async function runOnce(chosen: Interleaving): Promise<Seen> {
     if (process.env.SAGA_FAULTS_TRACE) console.info(`fault point: ${operation} ${boundary}`);
     if (fired || operation !== saga.operation || boundary !== chosen.boundary) return;
     fired = true;
-    if (chosen.race !== null) await saga.races[chosen.race]!.run(world, entities);
+    if (chosen.race !== null) await saga.races[chosen.race]!.run(world, entities, picker(chosen.draws));
     if (chosen.crash) throw new Error(`injected crash at ${boundary} of ${operation}`);
   });
   if (saga.kind === 'worker') {

@@ -43,8 +43,21 @@ export interface SagaRequest {
 
 export interface Race {
   name: string;
-  /** The change, over HTTP; its answer is not asserted (a refusal is a fine outcome of a race). */
-  run(world: World, entities: Entities): Promise<unknown>;
+  /**
+   * The change, over HTTP; its answer is not asserted (a refusal is a fine outcome of a race). The
+   * values it makes up (a new price, a new rate) come from `pick`, drawn by the harness's seed, so
+   * `SAGA_FAULTS_SEED` replays them too.
+   */
+  run(world: World, entities: Entities, pick: Draw): Promise<unknown>;
+}
+
+/** An integer in [0, size), drawn from the run's interleaving. */
+export type Draw = (size: number) => number;
+
+/** A `Draw` that hands out `draws` in turn (again from the first once all are used). */
+export function picker(draws: readonly number[]): Draw {
+  let next = 0;
+  return (size) => draws[next++ % draws.length]! % size;
 }
 
 export type Entities = Record<string, string>;
@@ -109,25 +122,25 @@ export async function openBank(world: Pick<World, 'api' | 'clock'>, platform: Pl
 const consumer = async (world: World, externalId: string, scopes: string[]) => userTokenFor(world.platform, world.apiKey, externalId, scopes);
 
 /** The shop's cashback rule replaced by another (disable, then a new one): a reward-rule edit racing a capture. */
-async function replaceCashbackRule(world: World): Promise<void> {
+async function replaceCashbackRule(world: World, pick: Draw): Promise<void> {
   const rules = await world.api('GET', `/v1/clients/${world.shop.clientId}/reward_rules`);
   for (const rule of rules.body.data ?? rules.body) {
     if (rule.kind === 'cashback' && rule.status === 'active') await world.api('POST', `/v1/clients/${world.shop.clientId}/reward_rules/${rule.id}/disable`);
   }
-  await world.api('POST', `/v1/clients/${world.shop.clientId}/reward_rules`, { body: { kind: 'cashback', params: { bps: 100 + Math.floor(Math.random() * 900) } } });
+  await world.api('POST', `/v1/clients/${world.shop.clientId}/reward_rules`, { body: { kind: 'cashback', params: { bps: 100 + pick(900) } } });
 }
 
 const feePlanChange: Race = {
   name: 'fee plan changed',
-  run: (world) => world.api('PUT', '/v1/fee_plan', { body: { p2p: { bps: 100 + Math.floor(Math.random() * 200), flat: 0, min_fee: 0 }, payment: { bps: 150 + Math.floor(Math.random() * 100), flat: 0, min_fee: 0 } } }),
+  run: (world, _entities, pick) => world.api('PUT', '/v1/fee_plan', { body: { p2p: { bps: 100 + pick(200), flat: 0, min_fee: 0 }, payment: { bps: 150 + pick(100), flat: 0, min_fee: 0 } } }),
 };
 
-const ruleReplaced: Race = { name: 'cashback rule replaced', run: (world) => replaceCashbackRule(world) };
+const ruleReplaced: Race = { name: 'cashback rule replaced', run: (world, _entities, pick) => replaceCashbackRule(world, pick) };
 
 const stockSet: Race = {
   name: 'stock set by hand',
-  run: (world) =>
-    world.api('POST', `/v1/clients/${world.shop.clientId}/offerings/${world.shop.offeringId}/variants/${world.shop.variantId}/stock`, { body: { set_to: 40 + Math.floor(Math.random() * 20), reason: 'count' } }),
+  run: (world, _entities, pick) =>
+    world.api('POST', `/v1/clients/${world.shop.clientId}/offerings/${world.shop.offeringId}/variants/${world.shop.variantId}/stock`, { body: { set_to: 40 + pick(20), reason: 'count' } }),
 };
 
 const trackingToggled: Race = {
@@ -231,7 +244,7 @@ export const SAGAS: Record<string, Saga> = {
       return { subscriber: subscriber.id, token: await consumer(world, subscriber.externalId, ['subscriptions:write', 'subscriptions:read']) };
     },
     request: (world, e) => ({ method: 'POST', path: `/v1/explore/offerings/${world.shop.planId}/subscribe`, token: e.token }),
-    races: [{ name: 'plan repriced', run: (world) => world.api('PATCH', `/v1/clients/${world.shop.clientId}/offerings/${world.shop.planId}`, { body: { amount: 500 + Math.floor(Math.random() * 500) } }) }],
+    races: [{ name: 'plan repriced', run: (world, _entities, pick) => world.api('PATCH', `/v1/clients/${world.shop.clientId}/offerings/${world.shop.planId}`, { body: { amount: 500 + pick(500) } }) }],
   },
   pointsConvert: {
     kind: 'request',
@@ -241,7 +254,7 @@ export const SAGAS: Record<string, Saga> = {
       return { ...earned, token: await consumer(world, earned.payerExternal!, ['rewards:convert', 'rewards:read']) };
     },
     request: (_world, e) => ({ method: 'POST', path: `/v1/users/${e.payer}/rewards/convert`, body: { points: 1_000 }, token: e.token }),
-    races: [{ name: 'rate changed', run: (world) => world.api('PUT', '/v1/rewards/settings', { body: { points_commodity: 'PTS', conversion_rate: { points: 100, cash: 1 + Math.floor(Math.random() * 9) } } }) }],
+    races: [{ name: 'rate changed', run: (world, _entities, pick) => world.api('PUT', '/v1/rewards/settings', { body: { points_commodity: 'PTS', conversion_rate: { points: 100, cash: 1 + pick(9) } } }) }],
   },
   marketingFund: {
     kind: 'request',
