@@ -13,6 +13,9 @@
  * Writes JSON to bench/results/. Nothing in `npm test` measures a time (docs/performance.md,
  * "Bundles and cold imports").
  *
+ * `BENCH_NODE=24` imports the bundles with Node.js 24, the Lambda runtime's (scripts/cold-imports.ts):
+ * the figures of record; unset, with the Node.js running the bench.
+ *
  * `BENCH_FUNCTIONS=transfers/,wallet/sweep-operations` benches only the functions whose name starts
  * with one of the comma-separated prefixes (bundled alone, so it is quick): for iterating on a few;
  * the figures of record are a full run's.
@@ -22,7 +25,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
 import { bundle, buildFunction, entryOutputOf, functionInputs, handlerEntries, repoRoot, SDK_EXPORTS } from '../scripts/bundle';
-import { coldImportPair, median, readBudget, round } from '../scripts/cold-imports';
+import { coldImportPair, importingNode, median, readBudget, round } from '../scripts/cold-imports';
 import { benchSetting } from './measure';
 
 /** A function's import may take at most this many times its SDK reference's. */
@@ -133,7 +136,7 @@ try {
     over_ratio: compared.filter((row) => row.ratio! > REFERENCE_RATIO_TARGET).map((row) => row.handler),
   };
   console.log(
-    `\n${summary.functions} functions (${compared.length} with SDK clients), ${runs} interleaved rounds each: largest ${largest.handler} ${largest.kib} KiB (median ${summary.median_kib}); ` +
+    `\n${summary.functions} functions (${compared.length} with SDK clients), ${runs} interleaved rounds each, Node ${importingNode().version}: largest ${largest.handler} ${largest.kib} KiB (median ${summary.median_kib}); ` +
       `import CPU / reference: max ${summary.ratio_max}, median ${summary.ratio_median}. ` +
       `Targets ${round(budget.max_bytes / 1024)} KiB and ${REFERENCE_RATIO_TARGET}x: ` +
       (summary.over_bytes.length + summary.over_ratio.length === 0
@@ -143,7 +146,7 @@ try {
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `cold-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, `${JSON.stringify({ machine: { cpus: cpus().length, node: process.version }, summary, rows }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ machine: { cpus: cpus().length, node: importingNode().version }, summary, rows }, null, 2)}\n`);
   console.log(`-> ${file}`);
 } finally {
   rmSync(outdir, { recursive: true, force: true });

@@ -26,7 +26,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, startDynamoDbLocal } from '../local/dy
 import { generateSigningKey } from '../local/signing-keys';
 import { ensureTables, localDatabases } from '../local/tables';
 import { bundle, repoRoot } from '../scripts/bundle';
-import { median, round } from '../scripts/cold-imports';
+import { importingNode, median, round } from '../scripts/cold-imports';
 import { benchSetting } from './measure';
 
 const run = promisify(execFile);
@@ -125,7 +125,7 @@ try {
   for (let round = 0; round < runs; round += 1) {
     for (const { dist, subject, name } of cases) {
       const file = pathToFileURL(join(dist, subject.handler, 'index.mjs')).href;
-      const { stderr } = await run(process.execPath, ['--input-type=module', '-e', PROBE, file], { env: { ...env, BENCH_EVENT: JSON.stringify(subject.event(token)) }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
+      const { stderr } = await run(importingNode().path, ['--input-type=module', '-e', PROBE, file], { env: { ...env, BENCH_EVENT: JSON.stringify(subject.event(token)) }, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 });
       const line = stderr.split('\n').find((text) => text.startsWith('BENCH '));
       if (!line) throw new Error(`${subject.handler}: no figures\n${stderr}`);
       samples.get(name)!.push(JSON.parse(line.slice('BENCH '.length)));
@@ -144,11 +144,11 @@ try {
     return row;
   });
   const load = `${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`;
-  console.log(`\n${cpus().length} CPUs, Node ${process.version}, 1-minute load average ${load} during the run`);
+  console.log(`\n${cpus().length} CPUs, Node ${importingNode().version}, 1-minute load average ${load} during the run`);
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `first-request-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, `${JSON.stringify({ machine: { cpus: cpus().length, node: process.version, load }, runs, rows }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ machine: { cpus: cpus().length, node: importingNode().version, load }, runs, rows }, null, 2)}\n`);
   console.log(`-> ${file}`);
 } finally {
   await dynamodb.stop();

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,6 +13,21 @@ import { promisify } from 'node:util';
  */
 
 const run = promisify(execFile);
+
+let node: { path: string; version: string } | undefined;
+
+/**
+ * The Node.js that imports the bundles. `BENCH_NODE` names it: a binary's path, or a major version
+ * (`BENCH_NODE=24`, the major of the Lambda runtime docs/decisions.md names), which npx fetches once
+ * from the npm registry (the `node` package) into its cache. Unset, this process's own Node.
+ */
+export function importingNode(): { path: string; version: string } {
+  if (node) return node;
+  const chosen = process.env.BENCH_NODE?.trim();
+  const path = !chosen ? process.execPath : /^\d+$/.test(chosen) ? execFileSync('npx', ['-y', `node@${chosen}`, '-p', 'process.execPath'], { encoding: 'utf8' }).trim() : chosen;
+  node = { path, version: execFileSync(path, ['--version'], { encoding: 'utf8' }).trim() };
+  return node;
+}
 
 /**
  * What every function finds in its environment at import in AWS (lib/function.ts); the rest is
@@ -58,7 +73,7 @@ export const median = (values: readonly number[]): number => {
 
 async function timeOnce(file: string): Promise<{ wall: number; cpu: number }> {
   // No inherited NODE_OPTIONS (tsx's loader): Lambda starts a plain node (lib/function.ts sets none).
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', PROBE, file], { env: { PATH: process.env.PATH ?? '', ...LAMBDA_ENV }, timeout: 30_000 });
+  const { stdout } = await run(importingNode().path, ['--input-type=module', '-e', PROBE, file], { env: { PATH: process.env.PATH ?? '', ...LAMBDA_ENV }, timeout: 30_000 });
   return JSON.parse(stdout) as { wall: number; cpu: number };
 }
 

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../../lib/function';
 import { gatewayProblems } from '../../lib/gateway-responses';
@@ -213,6 +214,12 @@ describe('functions', () => {
         LoggingConfig: { LogGroup: expect.anything() },
       });
     }
+  });
+
+  it('run on the Node.js major that `npm run test:lambda-node` tests them on', () => {
+    const script = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts['test:lambda-node'];
+    expect(script).toMatch(/^sh scripts\/with-node\.sh \d+ /);
+    expect(`nodejs${script!.split(' ')[2]}.x`).toBe(nodeRuntime.name);
   });
 
   it('keep their logs for a year', () => {
