@@ -16,6 +16,7 @@ export const RUNBOOK = {
   streamFailures: 'stream-failures',
   webhookFailures: 'webhook-failure-rate',
   reconciliationOrphans: 'reconciliation-orphans',
+  scheduledWorkerErrors: 'scheduled-worker-errors',
 } as const;
 
 /** An alarm's description with its runbook section (CloudWatch keeps at most 1024 characters). */

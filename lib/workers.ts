@@ -54,6 +54,27 @@ function metricAlarm(scope: Construct, alarm: WorkerAlarm, stage: string, period
   });
 }
 
+/** How long a scheduled worker fails every run before its alarm: long enough to outlast a blip. */
+export const SCHEDULED_FAILING_MINUTES = 5;
+
+/**
+ * An alarm when a scheduled worker failed in every period of its schedule for
+ * SCHEDULED_FAILING_MINUTES (at least two periods): nothing else watches a schedule, whose failed
+ * runs leave no message in a queue and no record in a stream, only the next run.
+ */
+function scheduledErrorsAlarm(fn: ProjectFunction, name: string, rateMinutes: number): cloudwatch.Alarm {
+  const periods = Math.max(2, Math.ceil(SCHEDULED_FAILING_MINUTES / rateMinutes));
+  return new cloudwatch.Alarm(fn, 'ScheduledErrorsAlarm', {
+    alarmDescription: withRunbook(`Scheduled worker ${name} failed in each of its last ${periods} runs (every ${rateMinutes} min)`, RUNBOOK.scheduledWorkerErrors),
+    metric: fn.function.metricErrors({ period: Duration.minutes(rateMinutes), statistic: 'Sum' }),
+    threshold: 1,
+    comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: periods,
+    datapointsToAlarm: periods,
+    treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+  });
+}
+
 /** A work queue with its dead-letter queue and an alarm on the dead letters. */
 export class ProjectQueue extends Construct {
   readonly queue: sqs.Queue;
@@ -164,6 +185,7 @@ export class Workers extends Construct {
           // The next tick runs the sweep again, so a missed one needs no long retry tail.
           targets: [new targets.LambdaFunction(fn.function, { retryAttempts: 2, maxEventAge: Duration.hours(1) })],
         });
+        this.alarms.push(scheduledErrorsAlarm(fn, worker.name, trigger.rateMinutes));
         return;
       }
     }

@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import type { Context } from 'aws-lambda';
-import { powertoolsLogger } from './log';
+import { logger, powertoolsLogger } from './log';
 import { metricsEnabled, powertoolsMetrics } from './metrics';
 import { withInvocationDeadline } from './retry';
 
@@ -45,8 +45,18 @@ export function observability<E, R, I extends Record<string, unknown> = any>(): 
 
 /**
  * A worker (queue, stream, schedule) as a middy handler with Powertools' middlewares, its retries
- * bounded by the invocation's deadline (./retry.ts).
+ * bounded by the invocation's deadline (./retry.ts). A run that fails is logged as `worker failed`
+ * (ERROR, with the error and the invocation's context) before Lambda records the error: a
+ * scheduled worker's errors raise an alarm (lib/workers.ts, docs/runbook.md) and this line says why.
  */
 export function observed<E, R>(handler: (event: E, context: Context) => Promise<R>): middy.MiddyfiedHandler<E, R, Error, Context> {
-  return middy<E, R, Error, Context>((event: E, context: Context) => withInvocationDeadline(context, () => handler(event, context))).use(observability<E, R>());
+  const run = async (event: E, context: Context): Promise<R> => {
+    try {
+      return await withInvocationDeadline(context, () => handler(event, context));
+    } catch (error) {
+      logger.error('worker failed', { error: error as Error });
+      throw error;
+    }
+  };
+  return middy<E, R, Error, Context>(run).use(observability<E, R>());
 }

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../local/platform';
 import { ledgerConsumer } from '../support/consumers';
+import { linesWritten } from '../support/logs';
 import { call, startTestPlatform } from '../support/platform';
 
 /**
@@ -19,25 +20,6 @@ beforeAll(async () => {
   ledgerId = (await call(platform.urls.ledger, 'POST', '/v1/ledgers', { token, body: { name: 'logs', commodity: 'USD' } })).body.id;
 });
 afterAll(() => platform?.stop());
-
-/** The JSON lines written to stdout while `act` runs. */
-async function linesWritten(act: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
-  const written: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    written.push(String(chunk));
-    return write(chunk, ...(rest as []));
-  });
-  try {
-    await act();
-  } finally {
-    spy.mockRestore();
-  }
-  return written
-    .flatMap((chunk) => chunk.split('\n'))
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
 
 describe('log lines of concurrent invocations', () => {
   it("carry each invocation's own function name, request id and route", async () => {

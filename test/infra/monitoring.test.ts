@@ -68,6 +68,35 @@ describe('alarms', () => {
     expect(withAnchor(RUNBOOK.streamFailures)).toHaveLength(streamWorkers.length);
   });
 
+  it('errors of every scheduled worker, once it failed every run for 5 minutes (two runs of a slower one)', () => {
+    const templates = [...allTemplates(synth.stacks.ledger), ...allTemplates(synth.stacks.wallet)];
+    const scheduled = workers.flatMap((w) => (w.trigger.kind === 'schedule' ? [{ name: w.name, handler: w.handler, rate: w.trigger.rateMinutes }] : []));
+    expect(scheduled.length).toBeGreaterThan(0);
+    expect(withAnchor(RUNBOOK.scheduledWorkerErrors)).toHaveLength(scheduled.length);
+    for (const worker of scheduled) {
+      const found = templates.flatMap((t) => resourcesOfType(t, 'AWS::CloudWatch::Alarm').filter(([, a]) => description(a).startsWith(`Scheduled worker ${worker.name} failed`)).map(([, a]) => ({ template: t, alarm: a })));
+      expect(found, worker.name).toHaveLength(1);
+      const { template, alarm } = found[0]!;
+      const periods = Math.max(2, Math.ceil(5 / worker.rate));
+      expect(alarm.Properties, worker.name).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Statistic: 'Sum',
+        Period: worker.rate * 60,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        EvaluationPeriods: periods,
+        DatapointsToAlarm: periods,
+        TreatMissingData: 'notBreaching',
+      });
+      // On the worker's own function.
+      const dimension = (alarm.Properties?.Dimensions as { Name: string; Value: { Ref: string } }[]).find((d) => d.Name === 'FunctionName')!;
+      const fn = template.Resources[dimension.Value.Ref]!;
+      expect(fn.Type).toBe('AWS::Lambda::Function');
+      expect(String(fn.Properties?.Description)).toContain(`(${worker.handler})`);
+    }
+  });
+
   it('webhook failure rate: failures over attempts (EMF), once enough attempts were made', () => {
     const [[, alarm]] = withAnchor(RUNBOOK.webhookFailures) as [[string, CfnResource]];
     const used = metricsOf(alarm).filter((m) => m.MetricStat).map((m) => m.MetricStat.Metric);
