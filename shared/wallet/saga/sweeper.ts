@@ -3,7 +3,8 @@ import { getItem, isConditionalCheckFailed, putItem } from '../../aws/store';
 import type { WalletDeps } from '../deps';
 import { createdItems, resume } from './engine';
 import { METRIC, recordMetric } from '../../kernel/metrics';
-import { codec, str } from '../../kernel/codec';
+import { codec, str, StoredItemInvalid } from '../../kernel/codec';
+import { logger } from '../../kernel/log';
 import { IDEMPOTENCY_RETENTION_SECONDS, operationKeys, readRecord, reindex, SWEEP_AFTER_MS, SWEEP_SHARDS, toSweepEntry, type StartedRecord, type SweepEntry } from './key-record';
 
 /**
@@ -21,11 +22,19 @@ const SWEEP_RESCAN_MS = 10_000;
  * entries that showed late) up to SWEEP_AFTER_MS ago, reads the items of the `creates` keys it meets in one batch per
  * page, and resumes those with an item missing and every other started key, each from the plan
  * its first try pinned. One it cannot finish (the ledger is down) is indexed again at now, for a later walk.
+ *
+ * A key whose stored item it cannot read (`StoredItemInvalid`: written outside the platform) does
+ * not stop the others: it is logged with its key and passed, the walk finishes every other key,
+ * its shard's mark stays before it, and the sweep then fails with that error. So every run finishes
+ * what it can and fails again until the item is mended, which the scheduled worker's errors alarm
+ * reports (docs/runbook.md, "Scheduled worker errors").
  */
 export async function sweepOperations(runtime: WalletDeps): Promise<number> {
   const now = runtime.clock.now().getTime();
-  const shards = Array.from({ length: SWEEP_SHARDS }, (_, shard) => sweepShard(runtime, shard, now));
-  return (await Promise.all(shards)).reduce((sum, finished) => sum + finished, 0);
+  const shards = await Promise.allSettled(Array.from({ length: SWEEP_SHARDS }, (_, shard) => sweepShard(runtime, shard, now)));
+  const failed = shards.find((shard) => shard.status === 'rejected');
+  if (failed) throw failed.reason;
+  return shards.reduce((sum, shard) => sum + (shard.status === 'fulfilled' ? shard.value : 0), 0);
 }
 
 /** How far the sweeper has walked a shard. */
@@ -60,14 +69,28 @@ async function sweepShard(runtime: WalletDeps, shard: number, now: number): Prom
     names: { '#state': 'state' },
   });
   let finished = 0;
+  /** The first key it could not read, and the instant of its entry: the mark stays before it. */
+  let unreadable: { error: StoredItemInvalid; instant: string } | undefined;
+  const passUnreadable = (error: unknown, pk: unknown, instant: string) => {
+    if (!(error instanceof StoredItemInvalid)) throw error;
+    logger.error('the sweeper cannot read a started operation: passed, the sweep fails after the others', { pk: String(pk), error });
+    if (!unreadable || instant < unreadable.instant) unreadable = { error, instant };
+  };
+  const markBefore = (instant: string) => markThrough(unreadable && unreadable.instant < instant ? unreadable.instant : instant);
   let page: { tenantId: string; key: string; instant: string; record: SweepEntry }[] = [];
   const sweepPage = async () => {
     // Read a while after they were written: an eventually consistent read sees them; whether
     // they are there is all a walk needs.
     const answered = await createdItems(runtime, page, { consistent: false, keysOnly: true });
-    for (const { tenantId, key, record: entry } of page) {
+    for (const { tenantId, key, instant, record: entry } of page) {
       if (answered.has(entry.operation_id)) continue;
-      const record = await readRecord(runtime, tenantId, key);
+      let record: Awaited<ReturnType<typeof readRecord>>;
+      try {
+        record = await readRecord(runtime, tenantId, key);
+      } catch (error) {
+        passUnreadable(error, operationKeys.record(tenantId, key).pk, instant);
+        continue;
+      }
       if (!record || record.state !== 'started' || record.operation_id !== entry.operation_id) continue;
       try {
         await resume(runtime, tenantId, key, record as StartedRecord, {});
@@ -78,14 +101,20 @@ async function sweepShard(runtime: WalletDeps, shard: number, now: number): Prom
         await reindex(runtime, tenantId, key, record.operation_id);
       }
     }
-    await markThrough(page[page.length - 1]!.instant);
+    await markBefore(page[page.length - 1]!.instant);
     page = [];
   };
   for await (const item of entries) {
-    page.push({ ...operationKeys.ofRecord(item.pk), instant: str(item.gsi3sk, 'idempotency', 'gsi3sk').split('#')[0]!, record: toSweepEntry(item) });
+    const instant = str(item.gsi3sk, 'idempotency', 'gsi3sk').split('#')[0]!;
+    try {
+      page.push({ ...operationKeys.ofRecord(item.pk), instant, record: toSweepEntry(item) });
+    } catch (error) {
+      passUnreadable(error, item.pk, instant);
+    }
     if (page.length === 100) await sweepPage();
   }
   if (page.length > 0) await sweepPage();
-  await markThrough(before);
+  await markBefore(before);
+  if (unreadable) throw unreadable.error;
   return finished;
 }
