@@ -1,3 +1,5 @@
+import { StoredItemInvalid } from '../kernel/codec';
+import { logger } from '../kernel/log';
 import type { DocumentClient } from './dynamodb';
 import { queryAll } from './store';
 
@@ -44,4 +46,38 @@ export async function* dueEntries(
     },
   );
   for await (const item of entries) yield { ...item, pk: String(item.pk), sk: String(item.sk) };
+}
+
+/**
+ * What a worker's run does with an item it cannot read (`StoredItemInvalid`: written outside the
+ * platform): `pass` logs it with its key and lets the run go on, so one such item does not stop
+ * the others; `end` then fails the run with the first, every run until the item is mended (the
+ * scheduled worker's errors alarm, docs/runbook.md "Scheduled worker errors"). Any other error is
+ * thrown at once.
+ */
+export class UnreadableItems {
+  private first: StoredItemInvalid | undefined;
+
+  pass(error: unknown, key: { pk: unknown; sk?: unknown }): void {
+    if (!(error instanceof StoredItemInvalid)) throw error;
+    logger.error('an item the worker cannot read: passed, the run fails after the others', { pk: String(key.pk), sk: String(key.sk ?? ''), error });
+    this.first ??= error;
+  }
+
+  end(): void {
+    if (this.first) throw this.first;
+  }
+}
+
+/** `work` on each due key in turn, an unreadable item passed and the run failed after the others (`UnreadableItems`). */
+export async function forEachDue<K extends { pk: string; sk: string }>(due: AsyncIterable<K>, work: (key: K) => Promise<void>): Promise<void> {
+  const unreadable = new UnreadableItems();
+  for await (const key of due) {
+    try {
+      await work(key);
+    } catch (error) {
+      unreadable.pass(error, key);
+    }
+  }
+  unreadable.end();
 }

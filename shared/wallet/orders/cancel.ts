@@ -1,4 +1,4 @@
-import { dueKeys } from '../../aws/due-keys';
+import { dueKeys, forEachDue } from '../../aws/due-keys';
 import type { TransactItem } from '../../aws/dynamodb';
 import { ConditionsFailed, getItem, transact } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
@@ -89,30 +89,34 @@ export const ORDER_EXPIRE = 'order.expire';
 /**
  * The expiry worker: every open order past expires_at is expired and its stock released, exactly
  * once even when two runs overlap (the order's write is conditioned on `open`; the loser skips).
- * An order being paid is left to its payment. Returns how many it expired.
+ * An order being paid is left to its payment. Returns how many it expired; an item it cannot read
+ * is passed and fails the run after the others (`forEachDue`).
  */
 export async function expireOrders(runtime: WalletDeps): Promise<number> {
   const now = runtime.clock.now().toISOString();
   let expired = 0;
-  for await (const due of dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: ORDER_SHARDS, partitionOf: orderKeys.openShard, before: now })) {
-    const done = await withFreshReads(async () => {
-      const item = await getItem(runtime, { pk: due.pk, sk: due.sk });
-      const order = item ? toOrderRecord(item) : undefined;
-      if (!order || order.status !== 'open' || order.expires_at > now) return false;
-      const { items } = await endWrites(runtime, WORKER, order, 'expired');
-      await faultPoint(ORDER_EXPIRE, 'beforeCommit');
-      try {
-        await transact(runtime, items);
-        return true;
-      } catch (error) {
-        if (!(error instanceof ConditionsFailed)) throw error;
-        // The order left `open` first (paid, canceled, or a twin expired it): nothing to do.
-        if (error.indexes.includes(0)) return false;
-        throw new StaleRead();
-      }
+  try {
+    await forEachDue(dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: ORDER_SHARDS, partitionOf: orderKeys.openShard, before: now }), async (due) => {
+      const done = await withFreshReads(async () => {
+        const item = await getItem(runtime, { pk: due.pk, sk: due.sk });
+        const order = item ? toOrderRecord(item) : undefined;
+        if (!order || order.status !== 'open' || order.expires_at > now) return false;
+        const { items } = await endWrites(runtime, WORKER, order, 'expired');
+        await faultPoint(ORDER_EXPIRE, 'beforeCommit');
+        try {
+          await transact(runtime, items);
+          return true;
+        } catch (error) {
+          if (!(error instanceof ConditionsFailed)) throw error;
+          // The order left `open` first (paid, canceled, or a twin expired it): nothing to do.
+          if (error.indexes.includes(0)) return false;
+          throw new StaleRead();
+        }
+      });
+      if (done) expired += 1;
     });
-    if (done) expired += 1;
+  } finally {
+    if (expired > 0) recordMetric(METRIC.orderHoldsExpired, 'Count', expired);
   }
-  if (expired > 0) recordMetric(METRIC.orderHoldsExpired, 'Count', expired);
   return expired;
 }

@@ -1,4 +1,4 @@
-import { dueKeys } from '../../aws/due-keys';
+import { dueKeys, forEachDue } from '../../aws/due-keys';
 import { ConditionsFailed, getItem, transact } from '../../aws/store';
 import { outboxItem } from '../../events/outbox';
 import type { WalletDeps } from '../deps';
@@ -12,14 +12,15 @@ export const PAYMENT_EXPIRE = 'payment.expire';
 
 /**
  * The expiry worker: voids every authorization whose hold has passed (status `expired`, one
- * payment.expired: the status change is conditioned on `authorized`). Returns how many expired.
+ * payment.expired: the status change is conditioned on `authorized`). Returns how many expired; an
+ * item it cannot read is passed and fails the run after the others (`forEachDue`).
  */
 export async function expireHolds(runtime: WalletDeps): Promise<number> {
   const now = runtime.clock.now().toISOString();
   let expired = 0;
-  for await (const hold of dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: HOLD_SHARDS, partitionOf: paymentKeys.holdShard, before: now })) {
+  await forEachDue(dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: HOLD_SHARDS, partitionOf: paymentKeys.holdShard, before: now }), async (hold) => {
     const item = await getItem(runtime, { pk: hold.pk, sk: hold.sk });
-    if (!item || item.status !== 'authorized') continue;
+    if (!item || item.status !== 'authorized') return;
     const record = toPaymentRecord(item);
     const pending = pendingOf(record);
     try {
@@ -27,7 +28,7 @@ export async function expireHolds(runtime: WalletDeps): Promise<number> {
     } catch {
       // Already resolved (ledger `conflict`): a capture or void in flight owns it and its saga
       // commits. Anything else is transient: the next run tries again.
-      continue;
+      return;
     }
     await faultPoint(PAYMENT_EXPIRE, 'afterLedger');
     const at = runtime.clock.now().toISOString();
@@ -40,6 +41,6 @@ export async function expireHolds(runtime: WalletDeps): Promise<number> {
       // A capture or void committed first: the payment is no longer authorized.
       if (!(error instanceof ConditionsFailed)) throw error;
     }
-  }
+  });
   return expired;
 }

@@ -1,10 +1,9 @@
-import { dueEntries } from '../../aws/due-keys';
+import { dueEntries, UnreadableItems } from '../../aws/due-keys';
 import { getItem, isConditionalCheckFailed, putItem } from '../../aws/store';
 import type { WalletDeps } from '../deps';
 import { createdItems, resume } from './engine';
 import { METRIC, recordMetric } from '../../kernel/metrics';
-import { codec, str, StoredItemInvalid } from '../../kernel/codec';
-import { logger } from '../../kernel/log';
+import { codec, str } from '../../kernel/codec';
 import { IDEMPOTENCY_RETENTION_SECONDS, operationKeys, readRecord, reindex, SWEEP_AFTER_MS, SWEEP_SHARDS, toSweepEntry, type StartedRecord, type SweepEntry } from './key-record';
 
 /**
@@ -69,14 +68,14 @@ async function sweepShard(runtime: WalletDeps, shard: number, now: number): Prom
     names: { '#state': 'state' },
   });
   let finished = 0;
-  /** The first key it could not read, and the instant of its entry: the mark stays before it. */
-  let unreadable: { error: StoredItemInvalid; instant: string } | undefined;
-  const passUnreadable = (error: unknown, pk: unknown, instant: string) => {
-    if (!(error instanceof StoredItemInvalid)) throw error;
-    logger.error('the sweeper cannot read a started operation: passed, the sweep fails after the others', { pk: String(pk), error });
-    if (!unreadable || instant < unreadable.instant) unreadable = { error, instant };
+  const unreadable = new UnreadableItems();
+  /** The instant of the earliest entry whose item it could not read: the mark stays before it. */
+  let unreadableAt: string | undefined;
+  const passUnreadable = (error: unknown, key: { pk: unknown; sk?: unknown }, instant: string) => {
+    unreadable.pass(error, key);
+    if (unreadableAt === undefined || instant < unreadableAt) unreadableAt = instant;
   };
-  const markBefore = (instant: string) => markThrough(unreadable && unreadable.instant < instant ? unreadable.instant : instant);
+  const markBefore = (instant: string) => markThrough(unreadableAt !== undefined && unreadableAt < instant ? unreadableAt : instant);
   let page: { tenantId: string; key: string; instant: string; record: SweepEntry }[] = [];
   const sweepPage = async () => {
     // Read a while after they were written: an eventually consistent read sees them; whether
@@ -88,7 +87,7 @@ async function sweepShard(runtime: WalletDeps, shard: number, now: number): Prom
       try {
         record = await readRecord(runtime, tenantId, key);
       } catch (error) {
-        passUnreadable(error, operationKeys.record(tenantId, key).pk, instant);
+        passUnreadable(error, operationKeys.record(tenantId, key), instant);
         continue;
       }
       if (!record || record.state !== 'started' || record.operation_id !== entry.operation_id) continue;
@@ -109,12 +108,12 @@ async function sweepShard(runtime: WalletDeps, shard: number, now: number): Prom
     try {
       page.push({ ...operationKeys.ofRecord(item.pk), instant, record: toSweepEntry(item) });
     } catch (error) {
-      passUnreadable(error, item.pk, instant);
+      passUnreadable(error, item, instant);
     }
     if (page.length === 100) await sweepPage();
   }
   if (page.length > 0) await sweepPage();
   await markBefore(before);
-  if (unreadable) throw unreadable.error;
+  unreadable.end();
   return finished;
 }

@@ -1,4 +1,4 @@
-import { dueKeys } from '../../aws/due-keys';
+import { dueKeys, forEachDue } from '../../aws/due-keys';
 import type { TransactItem } from '../../aws/dynamodb';
 import { commitVersioned, versionedPut, withFreshReads } from '../../aws/fresh-reads';
 import { ConditionsFailed, getItem, transact } from '../../aws/store';
@@ -248,20 +248,24 @@ function dunningHintPut(runtime: WalletDeps, userId: string, now: string): Trans
 
 /**
  * The billing worker: every subscription whose charge (or retry) is due is tried once, and every
- * claim a crash left is finished, whatever the subscription's state. Returns what happened to each.
+ * claim a crash left is finished, whatever the subscription's state. Returns what happened to each;
+ * an item it cannot read is passed and fails the run after the others (`forEachDue`).
  */
 export async function chargeDueSubscriptions(runtime: WalletDeps, faults: ChargeFaults = {}): Promise<Record<ChargeResult, number>> {
   const counts: Record<ChargeResult, number> = { charged: 0, retry_scheduled: 0, paused: 0, canceled: 0, skipped: 0 };
   const now = runtime.clock.now().toISOString();
-  for await (const found of dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: SUBSCRIPTION_SHARDS, partitionOf: subscriptionKeys.dueShard, before: now })) {
-    const item = await getItem(runtime, { pk: found.pk, sk: found.sk });
-    if (!item) continue;
-    const record = toSubscriptionRecord(item);
-    const due = record.charging || (isLive(record) && record.next_charge_at !== null && record.next_charge_at <= now);
-    if (!due) continue;
-    counts[await chargeDue(runtime, record, faults)] += 1;
+  try {
+    await forEachDue(dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: SUBSCRIPTION_SHARDS, partitionOf: subscriptionKeys.dueShard, before: now }), async (found) => {
+      const item = await getItem(runtime, { pk: found.pk, sk: found.sk });
+      if (!item) return;
+      const record = toSubscriptionRecord(item);
+      const due = record.charging || (isLive(record) && record.next_charge_at !== null && record.next_charge_at <= now);
+      if (!due) return;
+      counts[await chargeDue(runtime, record, faults)] += 1;
+    });
+  } finally {
+    recordBillingMetrics(counts);
   }
-  recordBillingMetrics(counts);
   return counts;
 }
 
