@@ -1,4 +1,4 @@
-import { dueKeys } from '../aws/due-keys';
+import { dueKeys, forEachDue } from '../aws/due-keys';
 import { getItem } from '../aws/store';
 import type { Outcome } from '../http/outcome';
 import { AppError } from '../kernel/errors';
@@ -181,9 +181,10 @@ export async function expirePendings(context: LedgerContext): Promise<number> {
     partitionOf: ledgerKeys.openPendingShard,
     before: now.toISOString(),
   });
-  for await (const key of due) {
+  // An item no codec can read is passed and fails the run after the others (`forEachDue`).
+  await forEachDue(due, async (key) => {
     const pending = await getItem(context.deps, { pk: key.pk, sk: key.sk });
-    if (!pending || pending.status !== 'pending') continue;
+    if (!pending || pending.status !== 'pending') return;
     const ledger = await ledgerOfAnyConsumer(context, String(pending.ledger_id));
     try {
       await voidPending(context, ledger.consumer_id, ledger.id, String(pending.id), undefined, 'expired');
@@ -192,6 +193,6 @@ export async function expirePendings(context: LedgerContext): Promise<number> {
       // Posted or voided between the query and now: nothing left to expire.
       if (!(error instanceof AppError && error.code === 'conflict')) throw error;
     }
-  }
+  });
   return expired;
 }
