@@ -1,6 +1,5 @@
 import './local/sdk-node-warning';
 import { defineConfig } from 'vitest/config';
-import LongestFirst from './test/support/sequencer';
 
 export default defineConfig({
   test: {
@@ -8,8 +7,6 @@ export default defineConfig({
     reporters: ['default', './test/support/summary-reporter.ts'],
     // One DynamoDB Local (in memory, free port) for the whole run; each file makes its own tables.
     globalSetup: ['test/support/global-setup.ts'],
-    // The longest files first (a fresh clone has no timings of vitest's own): test/support/sequencer.ts.
-    sequence: { sequencer: LongestFirst },
     pool: 'forks',
     maxWorkers: 2,
     // Caps for a hung test, not measures: a test's outcome never depends on the machine's speed, so
