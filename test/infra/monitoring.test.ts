@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALARM_THRESHOLDS } from '../../lib/monitoring';
 import { RUNBOOK, RUNBOOK_FILE } from '../../lib/runbook';
+import { SCHEDULED_FAILING_MINUTES } from '../../lib/workers';
 import { METRIC, METRICS_NAMESPACE } from '../../shared/kernel/metrics';
 import { queues, workers } from '../../shared/workers';
 import { allTemplates, resourcesOfType, synthesize, type CfnResource, type Synthesized } from './support';
@@ -68,16 +69,17 @@ describe('alarms', () => {
     expect(withAnchor(RUNBOOK.streamFailures)).toHaveLength(streamWorkers.length);
   });
 
-  it('errors of every scheduled worker, once it failed every run for 5 minutes (two runs of a slower one)', () => {
+  it('errors of every scheduled worker, once it failed every run for SCHEDULED_FAILING_MINUTES (5; two runs of a slower one)', () => {
     const templates = [...allTemplates(synth.stacks.ledger), ...allTemplates(synth.stacks.wallet)];
     const scheduled = workers.flatMap((w) => (w.trigger.kind === 'schedule' ? [{ name: w.name, handler: w.handler, rate: w.trigger.rateMinutes }] : []));
     expect(scheduled.length).toBeGreaterThan(0);
+    expect(SCHEDULED_FAILING_MINUTES).toBe(5);
     expect(withAnchor(RUNBOOK.scheduledWorkerErrors)).toHaveLength(scheduled.length);
     for (const worker of scheduled) {
       const found = templates.flatMap((t) => resourcesOfType(t, 'AWS::CloudWatch::Alarm').filter(([, a]) => description(a).startsWith(`Scheduled worker ${worker.name} failed`)).map(([, a]) => ({ template: t, alarm: a })));
       expect(found, worker.name).toHaveLength(1);
       const { template, alarm } = found[0]!;
-      const periods = Math.max(2, Math.ceil(5 / worker.rate));
+      const periods = Math.max(2, Math.ceil(SCHEDULED_FAILING_MINUTES / worker.rate));
       expect(alarm.Properties, worker.name).toMatchObject({
         Namespace: 'AWS/Lambda',
         MetricName: 'Errors',

@@ -4,7 +4,6 @@ import { getItem } from '../../shared/aws/store';
 import { ManualClock } from '../../shared/kernel/clock';
 import { StoredItemInvalid } from '../../shared/kernel/codec';
 import { uuidv7 } from '../../shared/kernel/ids';
-import type { WalletDeps } from '../../shared/wallet/deps';
 import { operationKeys, SWEEP_AFTER_MS } from '../../shared/wallet/saga/key-record';
 import { sweepOperations } from '../../shared/wallet/saga/sweeper';
 import { createTransfer, listTransfers } from '../../shared/wallet/transfers/transfers';
@@ -18,11 +17,9 @@ import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
  */
 
 let f: TenancyFixture;
-let runtime: WalletDeps;
 
 beforeAll(async () => {
   f = await tenancyFixture();
-  runtime = { ...f.deps, signer: () => Promise.reject(new Error('no signer in these tests')), ledger: () => f.ledger };
 });
 afterAll(() => f?.stop());
 
@@ -32,7 +29,7 @@ describe('the sweeper and an item it cannot read', () => {
     const [alice, bob] = [await f.user(tenant.id), await f.user(tenant.id)];
     await f.fund(tenant, alice.cash_account_id, 5_000);
     const clock = new ManualClock(new Date());
-    const clocked: WalletDeps = { ...runtime, clock };
+    const clocked = f.walletRuntime(clock);
     const crash = { afterLedger: () => { throw new Error('crashed after the ledger posting'); } };
     const transfer = (key: string) =>
       createTransfer(clocked, apiKeyPrincipals(['transfers:write'])(tenant.id), tenant.id, { from_user_id: alice.id, to_user_id: bob.id, amount: 900 }, { idempotencyKey: key, requestId: uuidv7() }, crash);
