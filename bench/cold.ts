@@ -36,6 +36,8 @@ const STATIC_PACKAGES = new Set(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynam
 
 const budget = readBudget(repoRoot);
 const runs = benchSetting('BENCH_RUNS', 5, { integer: true });
+// BENCH_NODE is checked (and a major fetched) before anything is built.
+const { version: nodeVersion } = importingNode();
 const outdir = mkdtempSync(join(tmpdir(), 'bench-cold-'));
 /** BENCH_FUNCTIONS: the prefixes of the functions to bench; unset, every function. */
 const only = (process.env.BENCH_FUNCTIONS ?? '').split(',').map((prefix) => prefix.trim()).filter(Boolean);
@@ -136,7 +138,7 @@ try {
     over_ratio: compared.filter((row) => row.ratio! > REFERENCE_RATIO_TARGET).map((row) => row.handler),
   };
   console.log(
-    `\n${summary.functions} functions (${compared.length} with SDK clients), ${runs} interleaved rounds each, Node ${importingNode().version}: largest ${largest.handler} ${largest.kib} KiB (median ${summary.median_kib}); ` +
+    `\n${summary.functions} functions (${compared.length} with SDK clients), ${runs} interleaved rounds each, Node ${nodeVersion}: largest ${largest.handler} ${largest.kib} KiB (median ${summary.median_kib}); ` +
       `import CPU / reference: max ${summary.ratio_max}, median ${summary.ratio_median}. ` +
       `Targets ${round(budget.max_bytes / 1024)} KiB and ${REFERENCE_RATIO_TARGET}x: ` +
       (summary.over_bytes.length + summary.over_ratio.length === 0
@@ -146,7 +148,7 @@ try {
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `cold-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, `${JSON.stringify({ machine: { cpus: cpus().length, node: importingNode().version }, summary, rows }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ machine: { cpus: cpus().length, node: nodeVersion }, summary, rows }, null, 2)}\n`);
   console.log(`-> ${file}`);
 } finally {
   rmSync(outdir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 
 /**
@@ -16,16 +16,25 @@ const run = promisify(execFile);
 
 let node: { path: string; version: string } | undefined;
 
+/** Puts a Node.js major first on PATH (`npm run test:lambda-node` runs the suite through it). */
+const WITH_NODE = join(dirname(fileURLToPath(import.meta.url)), 'with-node.sh');
+
 /**
  * The Node.js that imports the bundles. `BENCH_NODE` names it: a binary's path, or a major version
- * (`BENCH_NODE=24`, the major of the Lambda runtime docs/decisions.md names), which npx fetches once
- * from the npm registry (the `node` package) into its cache. Unset, this process's own Node.
+ * (`BENCH_NODE=24`, the major of the Lambda runtime docs/decisions.md names), which scripts/with-node.sh
+ * fetches once from the npm registry. Unset, this process's own Node.
  */
 export function importingNode(): { path: string; version: string } {
   if (node) return node;
   const chosen = process.env.BENCH_NODE?.trim();
-  const path = !chosen ? process.execPath : /^\d+$/.test(chosen) ? execFileSync('npx', ['-y', `node@${chosen}`, '-p', 'process.execPath'], { encoding: 'utf8' }).trim() : chosen;
-  node = { path, version: execFileSync(path, ['--version'], { encoding: 'utf8' }).trim() };
+  try {
+    const path = !chosen ? process.execPath : /^\d+$/.test(chosen) ? execFileSync('sh', [WITH_NODE, chosen, 'node', '-p', 'process.execPath'], { encoding: 'utf8' }).trim() : chosen;
+    node = { path, version: execFileSync(path, ['--version'], { encoding: 'utf8' }).trim() };
+  } catch (error) {
+    // As the benches' other settings (bench/measure.ts): the setting named, the run stopped.
+    console.error(`BENCH_NODE: ${chosen} is neither a Node.js binary nor a major version npx can fetch (${(error as Error).message.split('\n')[0]})`);
+    process.exit(2);
+  }
   return node;
 }
 
