@@ -97,26 +97,31 @@ export async function expireOrders(runtime: WalletDeps): Promise<number> {
   let expired = 0;
   try {
     await forEachDue(dueKeys(runtime.client, runtime.table, { index: 'gsi3', shards: ORDER_SHARDS, partitionOf: orderKeys.openShard, before: now }), async (due) => {
-      const done = await withFreshReads(async () => {
-        const item = await getItem(runtime, { pk: due.pk, sk: due.sk });
-        const order = item ? toOrderRecord(item) : undefined;
-        if (!order || order.status !== 'open' || order.expires_at > now) return false;
-        const { items } = await endWrites(runtime, WORKER, order, 'expired');
-        await faultPoint(ORDER_EXPIRE, 'beforeCommit');
-        try {
-          await transact(runtime, items);
-          return true;
-        } catch (error) {
-          if (!(error instanceof ConditionsFailed)) throw error;
-          // The order left `open` first (paid, canceled, or a twin expired it): nothing to do.
-          if (error.indexes.includes(0)) return false;
-          throw new StaleRead();
-        }
-      });
-      if (done) expired += 1;
+      if (await expireOrder(runtime, due, now)) expired += 1;
     });
   } finally {
+    // Also for a run that failed after expiring some.
     if (expired > 0) recordMetric(METRIC.orderHoldsExpired, 'Count', expired);
   }
   return expired;
+}
+
+/** Expires one due order if it is still open and past its hold; whether it did. */
+function expireOrder(runtime: WalletDeps, due: { pk: string; sk: string }, now: string): Promise<boolean> {
+  return withFreshReads(async () => {
+    const item = await getItem(runtime, { pk: due.pk, sk: due.sk });
+    const order = item ? toOrderRecord(item) : undefined;
+    if (!order || order.status !== 'open' || order.expires_at > now) return false;
+    const { items } = await endWrites(runtime, WORKER, order, 'expired');
+    await faultPoint(ORDER_EXPIRE, 'beforeCommit');
+    try {
+      await transact(runtime, items);
+      return true;
+    } catch (error) {
+      if (!(error instanceof ConditionsFailed)) throw error;
+      // The order left `open` first (paid, canceled, or a twin expired it): nothing to do.
+      if (error.indexes.includes(0)) return false;
+      throw new StaleRead();
+    }
+  });
 }

@@ -264,6 +264,7 @@ export async function chargeDueSubscriptions(runtime: WalletDeps, faults: Charge
       counts[await chargeDue(runtime, record, faults)] += 1;
     });
   } finally {
+    // Also for a run that failed after charging some.
     recordBillingMetrics(counts);
   }
   return counts;
