@@ -1,5 +1,6 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { Readable } from 'node:stream';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundle, CHUNKS, entryOutputOf, functionInputs, handlerEntries, HANDLER_FILES, repoRoot, SDK_EXPORTS, type BundleResult } from '../../scripts/bundle';
@@ -29,6 +30,21 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 /** The modules one function's JavaScript carries, its chunks' included. */
 const inputsOf = (handler: string) => functionInputs(result.metafile, entryOutputOf(result.metafile, handler));
+
+/** The files of one function's JavaScript loaded at its import: index.mjs and the chunks it imports statically. */
+const staticOutputsOf = (handler: string): string[] => {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const imported of result.metafile.outputs[file]!.imports) if (!imported.external && imported.kind === 'import-statement') visit(imported.path);
+  };
+  visit(entryOutputOf(result.metafile, handler));
+  return [...seen];
+};
+
+/** The modules a function evaluates at its import (not those of the chunks it loads on first use). */
+const loadedAtImport = (handler: string): string[] => [...new Set(staticOutputsOf(handler).flatMap((file) => Object.keys(result.metafile.outputs[file]!.inputs)))];
 
 /** The JavaScript files of one function's directory: index.mjs and its chunks. */
 const scriptsOf = (handler: string): string[] => {
@@ -79,6 +95,29 @@ describe('bundle', () => {
   it('loads what a route needs only on its first request: its schemas are a chunk of their own', () => {
     const code = readFileSync(join(outdir, 'transfers', 'create-transfer', 'index.mjs'), 'utf8');
     expect(code).toMatch(/import\("\.\/_chunks\/routes-[A-Z0-9]+\.mjs"\)/);
+    // No function builds request schemas at import: no module of schemas is reached without an
+    // import() (a record's codec taking an enumeration from its area's schemas.ts once did, 3 ms).
+    const eager = handlerEntries().flatMap((handler) => loadedAtImport(handler).filter((input) => /(^|\/)(schemas|routes)\.ts$/.test(input)).map((input) => `${handler}: ${input}`));
+    expect(eager).toEqual([]);
+  });
+
+  it('imports at a cold start no Node.js builtin whose ES namespace loads what the function does not use', () => {
+    // On Node.js 24 an ES import of a builtin reads every export of its namespace, and these have
+    // lazy ones: node:http's WebSocket loads undici, http2 and worker_threads (about 20 ms of CPU),
+    // node:util's parseArgs and diff, node:timers' promises; node:stream/web is middy's streamed
+    // responses only. Code takes them through process.getBuiltinModule or on first use
+    // (docs/performance.md); middy gets scripts/shims/middy-builtins.ts (scripts/bundle.ts).
+    const trapped = new Set(['node:http', 'node:util', 'node:sys', 'node:stream/web', 'node:timers']);
+    const found = handlerEntries().flatMap((handler) =>
+      staticOutputsOf(handler).flatMap((file) => result.metafile.outputs[file]!.imports.filter((imported) => imported.kind === 'import-statement' && trapped.has(imported.path)).map((imported) => `${handler}: ${imported.path}`)),
+    );
+    expect(found).toEqual([]);
+    // The shim keeps middy's test of a streamed answer: a web stream is one, a Node.js stream is not.
+    return import('../../scripts/shims/middy-builtins').then(({ ReadableStream: Shim, setTimeout: shimTimeout }) => {
+      expect(new ReadableStream() instanceof Shim).toBe(true);
+      expect(Readable.from(['a']) instanceof Shim).toBe(false);
+      expect(shimTimeout).toBe(setTimeout);
+    });
   });
 
   it('emits ES modules that export handler and give CommonJS dependencies a require', () => {

@@ -4,7 +4,9 @@ import type { StoreDeps } from '../deps';
 import { getUserRecord } from '../tenancy/users';
 import { topupKeys } from './keys';
 import { codec, oneOf, str } from '../../kernel/codec';
-import { DEVICE_PLATFORMS, type DeviceCreate } from './schemas';
+import type { DeviceCreate } from './schemas';
+
+export const DEVICE_PLATFORMS = ['ios', 'android', 'web'] as const;
 
 /**
  * Push devices (spec part 4 item 18): where a user's app is told about its top-ups and payments.

@@ -6,8 +6,8 @@ import { codec, int, nullable, oneOf, str } from '../../kernel/codec';
 import type { FeeRule } from '../tenancy/fees';
 import { feeRule } from '../tenancy/records';
 import { topupKeys } from './keys';
-import { RESOLVE_ACTIONS, type ResolveAction, type Topup } from './schemas';
-import { TOPUP_STATUSES, type TopupStatus } from './states';
+import type { Topup } from './schemas';
+import { RESOLVE_ACTIONS, TOPUP_STATUSES, type ResolveAction, type TopupStatus } from './states';
 
 /** The stored top-up and its reads. */
 

@@ -1,16 +1,14 @@
 import * as z from '../../kernel/zod';
 import { cursor, integerJson, pageLimit, timestamp, uuid, createdRange } from '../../http/schemas';
 import { SANDBOX_OUTCOMES } from './processors';
-import { TOPUP_STATUSES } from './states';
+import { DEVICE_PLATFORMS } from './devices';
+import { RESOLVE_ACTIONS, TOPUP_STATUSES } from './states';
 
 /** Request and response shapes of the top-up routes (spec part 4 items 18 and 23, part 6 topup.*). */
 
 /** The ledger's bound on one leg (docs/ledger.md): a top-up is at most one leg's worth. */
 export const MAX_TOPUP_AMOUNT = 2 ** 45;
 export const PUSH_TOKEN_MAX = 4096;
-export const DEVICE_PLATFORMS = ['ios', 'android', 'web'] as const;
-export const RESOLVE_ACTIONS = ['credit_confirmed', 'refund'] as const;
-export type ResolveAction = (typeof RESOLVE_ACTIONS)[number];
 
 
 export const gatewayName = z.string().check(z.regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be a gateway name, such as sandbox'));

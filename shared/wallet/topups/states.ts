@@ -10,6 +10,10 @@ import { AppError } from '../../kernel/errors';
 export const TOPUP_STATUSES = ['pending', 'succeeded', 'failed', 'amount_mismatch', 'refunded'] as const;
 export type TopupStatus = (typeof TOPUP_STATUSES)[number];
 
+/** How a top-up held in amount_mismatch is resolved (POST /v1/topups/{topupId}/resolve). */
+export const RESOLVE_ACTIONS = ['credit_confirmed', 'refund'] as const;
+export type ResolveAction = (typeof RESOLVE_ACTIONS)[number];
+
 const NEXT: Readonly<Record<TopupStatus, readonly TopupStatus[]>> = {
   pending: ['succeeded', 'failed', 'amount_mismatch'],
   amount_mismatch: ['succeeded', 'refunded'],

@@ -1,8 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import http from 'node:http';
+import type http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { bareAddress, classifyAddress, isAllowedAddress, type SandboxTargets } from './addresses';
 
 /**
@@ -185,7 +184,10 @@ function send(url: URL, options: https.RequestOptions, body: string, timeoutMs: 
         retryAfter,
         response: { headers, body: Buffer.concat(chunks).toString('utf8'), body_truncated: truncated },
       });
-    const transport = url.protocol === 'https:' ? https : http;
+    // node:http only for a sandbox's http: target, and through getBuiltinModule: on Node.js 24 an
+    // ES import of node:http reads every export of its namespace, whose lazy WebSocket getters load
+    // undici, http2 and worker_threads (about 20 ms of CPU at every cold start; docs/performance.md).
+    const transport = url.protocol === 'https:' ? https : process.getBuiltinModule('node:http');
     const req = transport.request(options, (res) => {
       responseCode = res.statusCode ?? 0;
       const header = res.headers['retry-after'];
