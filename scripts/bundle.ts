@@ -131,23 +131,6 @@ export const lambdaCredentials: Plugin = {
   },
 };
 
-/**
- * @middy/core imports `ReadableStream` from node:stream/web at its top to recognise a streamed
- * response, a path no function takes (none sets streamifyResponse), and `setTimeout` from
- * node:timers. On Node.js 24 these imports load the web streams, their adapters and worker
- * messaging, and timers/promises: about 1 ms of CPU at every cold start of every function
- * (docs/performance.md). middy is given scripts/shims/middy-builtins.ts for both: the same values,
- * the streams loaded only when asked.
- */
-export const middyBuiltins: Plugin = {
-  name: 'middy-builtins',
-  setup(plugin) {
-    plugin.onResolve({ filter: /^node:(stream\/web|timers)$/ }, (args) =>
-      /[/\\]@middy[/\\]core[/\\]/.test(args.importer) ? { path: join(repoRoot, 'scripts', 'shims', 'middy-builtins.ts') } : undefined,
-    );
-  },
-};
-
 export interface BundleOptions {
   outdir?: string;
   /** Entries to bundle; the manifest's by default. */
@@ -185,7 +168,7 @@ export const BUNDLE_OPTIONS = {
   // than the runtime's copy), tree-shaken to the commands it sends (sdkExports) and pinned to
   // what we tested.
   external: [],
-  plugins: [sdkExports, lambdaCredentials, middyBuiltins],
+  plugins: [sdkExports, lambdaCredentials],
   banner: { js: banner },
   legalComments: 'none',
   logLevel: 'warning',
