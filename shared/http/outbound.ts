@@ -20,10 +20,11 @@ const transports = new Map<string, Promise<Transport>>();
 function transportFor(protocol: string): Promise<Transport> {
   let transport = transports.get(protocol);
   if (!transport) {
-    transport = (protocol === 'https:' ? import('node:https') : import('node:http')).then((module) => ({
-      request: module.request,
-      agent: new module.Agent({ keepAlive: true, maxSockets: 50 }),
-    }));
+    // getBuiltinModule, not import(): on Node.js 24 an ES import of node:http reads every export of
+    // its namespace, whose lazy WebSocket getters load undici, http2 and worker_threads (about 20 ms;
+    // an http: ledger is LocalStack's). Still loaded here, on the first call, not at import.
+    const module = protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
+    transport = Promise.resolve({ request: module.request, agent: new module.Agent({ keepAlive: true, maxSockets: 50 }) });
     transports.set(protocol, transport);
   }
   return transport;
