@@ -306,8 +306,10 @@ describe('who retries what (shared/aws/clients.ts): the store, each request sent
     const tokens: string[] = [];
     client.middlewareStack.add(
       (next) => async (args) => {
-        const request = args.request as { body?: string };
-        tokens.push(String((JSON.parse(request.body ?? '{}') as { ClientRequestToken?: string }).ClientRequestToken));
+        // The serialized body: bytes in the SDK's JSON protocols now (a string method on them is deprecated).
+        const { body } = args.request as { body?: string | Uint8Array };
+        const text = body === undefined ? '{}' : typeof body === 'string' ? body : new TextDecoder().decode(body);
+        tokens.push(String((JSON.parse(text) as { ClientRequestToken?: string }).ClientRequestToken));
         return next(args);
       },
       { step: 'finalizeRequest', priority: 'low', name: 'recordTokens' },
