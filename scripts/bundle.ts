@@ -177,26 +177,32 @@ export const BUNDLE_OPTIONS = {
   chunkNames: `${CHUNKS}/[name]-[hash]`,
 } satisfies BuildOptions;
 
+/** Which of a function's files: all it can load, or only those its import loads (not its `import()`s). */
+export interface Loaded {
+  atImport?: boolean;
+}
+
 /**
  * What one function's JavaScript is: its entry's output and every chunk it can load, statically or
- * on first use (paths as the metafile names its outputs, relative to the repository).
+ * on first use (paths as the metafile names its outputs, relative to the repository); with
+ * `atImport`, only the entry and the chunks it imports statically.
  */
-export function functionOutputs(metafile: Metafile, entryOutput: string): string[] {
+export function functionOutputs(metafile: Metafile, entryOutput: string, { atImport = false }: Loaded = {}): string[] {
   const seen = new Set<string>();
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
     for (const imported of metafile.outputs[file]!.imports) {
-      if (!imported.external && (imported.kind === 'import-statement' || imported.kind === 'dynamic-import')) visit(imported.path);
+      if (!imported.external && (imported.kind === 'import-statement' || (!atImport && imported.kind === 'dynamic-import'))) visit(imported.path);
     }
   };
   visit(entryOutput);
   return [...seen];
 }
 
-/** The modules one function's JavaScript carries (the inputs of its entry and of its chunks). */
-export function functionInputs(metafile: Metafile, entryOutput: string): string[] {
-  return [...new Set(functionOutputs(metafile, entryOutput).flatMap((file) => Object.keys(metafile.outputs[file]!.inputs)))];
+/** The modules one function's JavaScript carries (the inputs of its entry and of its chunks; with `atImport`, of those its import loads). */
+export function functionInputs(metafile: Metafile, entryOutput: string, loaded: Loaded = {}): string[] {
+  return [...new Set(functionOutputs(metafile, entryOutput, loaded).flatMap((file) => Object.keys(metafile.outputs[file]!.inputs)))];
 }
 
 /** The metafile's name of `<entry>/index.mjs`'s output. */

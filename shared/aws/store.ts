@@ -7,9 +7,7 @@ import { AppError } from '../kernel/errors';
 import { POLICIES, retrying, transientAwsFailure, type RetryTiming } from '../kernel/retry';
 import type { TransactItem } from './dynamodb';
 
-// Not `import … from 'node:util'`: on Node.js 24 an ES import of a builtin reads every export of
-// its namespace, and node:util's lazy ones load parseArgs, diff and worker_threads (about 1 ms of
-// every function's cold start; docs/performance.md). getBuiltinModule gives the same function.
+// Through getBuiltinModule, never an ES import (docs/decisions.md, "node:http and node:util").
 const { isDeepStrictEqual } = process.getBuiltinModule('node:util');
 
 /** A transaction's cancellation reason as DynamoDB sends it (`Item` still in wire form). */

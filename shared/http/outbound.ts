@@ -14,17 +14,15 @@ interface Transport {
   agent: HttpAgent;
 }
 
-const transports = new Map<string, Promise<Transport>>();
+const transports = new Map<string, Transport>();
 
 /** Keep-alive connections, as the SDK keeps them: a TLS handshake per call would double a call's latency. */
-function transportFor(protocol: string): Promise<Transport> {
+function transportFor(protocol: string): Transport {
   let transport = transports.get(protocol);
   if (!transport) {
-    // getBuiltinModule, not import(): on Node.js 24 an ES import of node:http reads every export of
-    // its namespace, whose lazy WebSocket getters load undici, http2 and worker_threads (about 20 ms;
-    // an http: ledger is LocalStack's). Still loaded here, on the first call, not at import.
+    // Through getBuiltinModule, never an ES import (docs/decisions.md, "node:http and node:util").
     const module = protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http');
-    transport = Promise.resolve({ request: module.request, agent: new module.Agent({ keepAlive: true, maxSockets: 50 }) });
+    transport = { request: module.request, agent: new module.Agent({ keepAlive: true, maxSockets: 50 }) };
     transports.set(protocol, transport);
   }
   return transport;
@@ -55,7 +53,7 @@ export type HttpSend = (request: OutboundRequest) => Promise<OutboundResponse>;
  */
 export const httpSend: HttpSend = async (request) => {
   const url = new URL(request.url);
-  const transport = await transportFor(url.protocol);
+  const transport = transportFor(url.protocol);
   return new Promise((resolve, reject) => {
     const req = transport.request(
       {

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, CHUNKS, entryOutputOf, functionInputs, handlerEntries, HANDLER_FILES, repoRoot, SDK_EXPORTS, type BundleResult } from '../../scripts/bundle';
+import { bundle, CHUNKS, entryOutputOf, functionInputs, functionOutputs, handlerEntries, HANDLER_FILES, repoRoot, SDK_EXPORTS, type BundleResult } from '../../scripts/bundle';
 import { bundlesOverBudget, readBudget } from '../../scripts/cold-imports';
 import { routes } from '../../shared/routes';
 import { workers } from '../../shared/workers';
@@ -30,20 +30,11 @@ afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 /** The modules one function's JavaScript carries, its chunks' included. */
 const inputsOf = (handler: string) => functionInputs(result.metafile, entryOutputOf(result.metafile, handler));
 
-/** The files of one function's JavaScript loaded at its import: index.mjs and the chunks it imports statically. */
-const staticOutputsOf = (handler: string): string[] => {
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    if (seen.has(file)) return;
-    seen.add(file);
-    for (const imported of result.metafile.outputs[file]!.imports) if (!imported.external && imported.kind === 'import-statement') visit(imported.path);
-  };
-  visit(entryOutputOf(result.metafile, handler));
-  return [...seen];
-};
+/** The files a function's import loads: index.mjs and the chunks it imports statically. */
+const outputsAtImport = (handler: string) => functionOutputs(result.metafile, entryOutputOf(result.metafile, handler), { atImport: true });
 
 /** The modules a function evaluates at its import (not those of the chunks it loads on first use). */
-const loadedAtImport = (handler: string): string[] => [...new Set(staticOutputsOf(handler).flatMap((file) => Object.keys(result.metafile.outputs[file]!.inputs)))];
+const inputsAtImport = (handler: string) => functionInputs(result.metafile, entryOutputOf(result.metafile, handler), { atImport: true });
 
 /** The JavaScript files of one function's directory: index.mjs and its chunks. */
 const scriptsOf = (handler: string): string[] => {
@@ -96,7 +87,7 @@ describe('bundle', () => {
     expect(code).toMatch(/import\("\.\/_chunks\/routes-[A-Z0-9]+\.mjs"\)/);
     // No function builds request schemas at import: no module of schemas is reached without an
     // import() (a record's codec taking an enumeration from its area's schemas.ts once did, 3 ms).
-    const eager = handlerEntries().flatMap((handler) => loadedAtImport(handler).filter((input) => /(^|\/)(schemas|routes)\.ts$/.test(input)).map((input) => `${handler}: ${input}`));
+    const eager = handlerEntries().flatMap((handler) => inputsAtImport(handler).filter((input) => /(^|\/)(schemas|routes)\.ts$/.test(input)).map((input) => `${handler}: ${input}`));
     expect(eager).toEqual([]);
   });
 
@@ -108,7 +99,7 @@ describe('bundle', () => {
     // body against the global ReadableStream, which loads most of it then; moved, not saved.
     const trapped = new Set(['node:http', 'node:util', 'node:sys']);
     const found = handlerEntries().flatMap((handler) =>
-      staticOutputsOf(handler).flatMap((file) => result.metafile.outputs[file]!.imports.filter((imported) => imported.kind === 'import-statement' && trapped.has(imported.path)).map((imported) => `${handler}: ${imported.path}`)),
+      outputsAtImport(handler).flatMap((file) => result.metafile.outputs[file]!.imports.filter((imported) => imported.kind === 'import-statement' && trapped.has(imported.path)).map((imported) => `${handler}: ${imported.path}`)),
     );
     expect(found).toEqual([]);
   });

@@ -19,8 +19,7 @@ import { topupProcessors } from './gateways';
 import { processorEventKey, topupKeys } from './keys';
 import type { ProcessorEvent, ProcessorRefund } from './processors';
 import { findTopupRecord, getTopupRecord, publicTopup, transitionItem, type TopupRecord } from './records';
-import type { ResolveAction } from './states';
-import { assertTransition, type TopupStatus } from './states';
+import { assertTransition, type ResolveAction, type TopupStatus } from './states';
 
 /** Steps 2 and 3 of a top-up (./create.ts tells the whole story): the processor's confirmation and an operator's resolution. */
 

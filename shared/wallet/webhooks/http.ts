@@ -184,9 +184,8 @@ function send(url: URL, options: https.RequestOptions, body: string, timeoutMs: 
         retryAfter,
         response: { headers, body: Buffer.concat(chunks).toString('utf8'), body_truncated: truncated },
       });
-    // node:http only for a sandbox's http: target, and through getBuiltinModule: on Node.js 24 an
-    // ES import of node:http reads every export of its namespace, whose lazy WebSocket getters load
-    // undici, http2 and worker_threads (about 20 ms of CPU at every cold start; docs/performance.md).
+    // node:http only for a sandbox's http: target; through getBuiltinModule, never an ES import
+    // (docs/decisions.md, "node:http and node:util").
     const transport = url.protocol === 'https:' ? https : process.getBuiltinModule('node:http');
     const req = transport.request(options, (res) => {
       responseCode = res.statusCode ?? 0;
