@@ -1,4 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { DescribeStreamCommand, DynamoDBStreamsClient, GetRecordsCommand, GetShardIteratorCommand, type _Record as WireRecord, type AttributeValue } from '@aws-sdk/client-dynamodb-streams';
 import type { StreamFilterNode, StreamFilterPattern } from '../../shared/workers';
@@ -54,6 +55,8 @@ export class StreamDriver {
   private readonly activeShards = new Map<string, Set<string>>();
   private readonly loops: Promise<void>[] = [];
   private stopped = false;
+  /** Aborted by `stop` and `pause`: the loops' waits end at once instead of at their next poll. */
+  private wake = new AbortController();
   private lastActivity = Date.now();
   /** When the last GetRecords that found a shard drained was sent, per worker and shard. */
   private readonly drainedAt = new Map<string, number>();
@@ -76,6 +79,7 @@ export class StreamDriver {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.wake.abort();
     await Promise.allSettled(this.loops);
     this.client.destroy();
   }
@@ -87,12 +91,14 @@ export class StreamDriver {
    */
   async pause(): Promise<void> {
     this.stopped = true;
+    this.wake.abort();
     await Promise.allSettled(this.loops);
     this.loops.length = 0;
   }
 
   resume(): void {
     this.stopped = false;
+    this.wake = new AbortController();
     this.start();
   }
 
@@ -111,6 +117,11 @@ export class StreamDriver {
       await sleep(50);
     }
     throw new Error('stream workers did not settle');
+  }
+
+  /** A loop's wait between polls, cut short by `stop` or `pause`. */
+  private idle(ms: number): Promise<void> {
+    return delay(ms, undefined, { signal: this.wake.signal }).catch(() => undefined);
   }
 
   private async discover(worker: StreamWorker): Promise<void> {
@@ -139,7 +150,7 @@ export class StreamDriver {
       } catch (error) {
         if (!this.stopped) this.options.onError?.(worker.name, error);
       }
-      await sleep(1000);
+      await this.idle(1000);
     }
     await Promise.allSettled(shardLoops);
   }
@@ -154,7 +165,7 @@ export class StreamDriver {
       try {
         page = await this.client.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: RECORDS_PER_READ }));
       } catch (error) {
-        await sleep(pollMs);
+        await this.idle(pollMs);
         const name = (error as { name?: string }).name;
         if (this.trimmedBeforeAnyRecord(error, worker, shardId)) {
           // Expected, not a failure: DynamoDB Local answers a TRIM_HORIZON iterator of a shard that
@@ -179,7 +190,7 @@ export class StreamDriver {
       if (records.length === 0) {
         this.drainedAt.set(drainKey(worker.name, shardId), sentAt);
         iterator = page.NextShardIterator;
-        await sleep(pollMs);
+        await this.idle(pollMs);
         continue;
       }
       // As Lambda's poller: a page of the shard, its records filtered, then the worker invoked with
@@ -205,7 +216,7 @@ export class StreamDriver {
             this.checkpoint(worker, shardId, lastOfBatch);
             failures = 0;
           } else {
-            await sleep(Math.min(5000, 100 * 2 ** failures));
+            await this.idle(Math.min(5000, 100 * 2 ** failures));
             retryFrom = error instanceof PartialFailure ? error.sequenceNumber : batch[0]!.dynamodb!.SequenceNumber!;
           }
         } finally {
@@ -222,7 +233,7 @@ export class StreamDriver {
       iterator = page.NextShardIterator;
       // A short page means the shard is drained: poll again at the polling rate, as Lambda does,
       // not at once, so a burst is handed over in whole batches instead of in ones.
-      if (records.length < RECORDS_PER_READ) await sleep(pollMs);
+      if (records.length < RECORDS_PER_READ) await this.idle(pollMs);
     }
     this.activeShards.get(worker.name)!.delete(shardId);
     this.finishedShards.get(worker.name)!.add(shardId);
@@ -248,7 +259,7 @@ export class StreamDriver {
         // Nothing in the shard yet: as drained as it gets.
         this.drainedAt.set(drainKey(worker.name, shardId), sentAt);
         if (this.stopped) return undefined;
-        await sleep(this.options.pollMs ?? 100);
+        await this.idle(this.options.pollMs ?? 100);
       }
     }
   }
