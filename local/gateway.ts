@@ -171,6 +171,10 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
     url: `http://${host}:${port}`,
     port,
     close: async ({ drainMs = 0 } = {}) => {
+      // What the kernel already holds is read first: the poll phase of two turns of the event loop
+      // accepts the connections waiting in the backlog and parses the requests waiting in their
+      // buffers, which then count as in flight. Closing at once would reset them as idle.
+      for (let turn = 0; turn < 2; turn += 1) await new Promise((resolveTurn) => setImmediate(resolveTurn));
       const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
       server.closeIdleConnections();
       const deadline = Date.now() + drainMs;
