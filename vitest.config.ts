@@ -8,6 +8,7 @@ export default defineConfig({
     // One DynamoDB Local (in memory, free port) for the whole run; each file makes its own tables.
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
+    // Two files at a time on this 2-core machine: three took longer (510 s of vitest against 484, 2026-11-27).
     maxWorkers: 2,
     // Caps for a hung test, not measures: a test's outcome never depends on the machine's speed, so
     // the caps leave room for two suites side by side on a busy 2-core machine (issue 30), where
