@@ -1,6 +1,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { join, resolve } from 'node:path';
+import { setImmediate as nextTurn, setTimeout as delay } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { AppError } from '../shared/kernel/errors';
@@ -174,11 +175,11 @@ export async function startGateway(options: GatewayOptions): Promise<LocalGatewa
       // What the kernel already holds is read first: the poll phase of two turns of the event loop
       // accepts the connections waiting in the backlog and parses the requests waiting in their
       // buffers, which then count as in flight. Closing at once would reset them as idle.
-      for (let turn = 0; turn < 2; turn += 1) await new Promise((resolveTurn) => setImmediate(resolveTurn));
+      for (let turn = 0; turn < 2; turn += 1) await nextTurn();
       const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
       server.closeIdleConnections();
       const deadline = Date.now() + drainMs;
-      while (active > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (active > 0 && Date.now() < deadline) await delay(20);
       server.closeAllConnections();
       await closed;
     },

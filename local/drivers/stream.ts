@@ -78,9 +78,7 @@ export class StreamDriver {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.wake.abort();
-    await Promise.allSettled(this.loops);
+    await this.pause();
     this.client.destroy();
   }
 
@@ -114,7 +112,7 @@ export class StreamDriver {
     while (Date.now() < deadline) {
       const drained = [...this.activeShards].every(([worker, shards]) => [...shards].every((shard) => (this.drainedAt.get(drainKey(worker, shard)) ?? -1) >= since));
       if (drained && this.busy === 0 && Date.now() - this.lastActivity >= quietMs) return;
-      await sleep(50);
+      await delay(50);
     }
     throw new Error('stream workers did not settle');
   }
@@ -383,4 +381,3 @@ function readCheckpoints(file: string | undefined): Checkpoints {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
