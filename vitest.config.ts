@@ -1,4 +1,4 @@
-import './local/sdk-node-warning';
+import './local/sdk-node-warning.ts';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -16,7 +16,9 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 240_000,
     // The embedded platform's invocations get 12 times their function's timeout as the deadline of
-    // their retries (local/drivers/context.ts): 50 writers on one item took over 9 s here.
-    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'SILENT', EMBEDDED_TIMEOUT_SCALE: process.env.EMBEDDED_TIMEOUT_SCALE ?? '12' },
+    // their retries (local/drivers/context.ts): 50 writers on one item took over 9 s here. No EMF
+    // metric lines on the run's output from handlers a test calls directly, as the embedded
+    // platform writes none (local/platform.ts); the metrics tests set METRICS=stdout themselves.
+    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'SILENT', EMBEDDED_TIMEOUT_SCALE: process.env.EMBEDDED_TIMEOUT_SCALE ?? '12', METRICS: process.env.METRICS ?? 'off' },
   },
 });
