@@ -50,8 +50,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  emf.restore();
   await platform?.stop();
+  // After the stop: a worker still running writes its points into the capture, not the run's output.
+  emf.restore();
 });
 
 /** A new funded user, its id kept in `ids`. */
