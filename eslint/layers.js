@@ -78,8 +78,8 @@ const NOT_RUNTIME = [
 ];
 /**
  * DynamoDB commands are sent by the one store (shared/aws/store.ts) and nowhere else in shared/:
- * lib-dynamodb's document commands (which shared/aws/dynamodb.ts re-exports) and the SDK client's
- * own, and the clients that would send them.
+ * the document commands shared/aws/dynamodb.ts defines (and lib-dynamodb's, whose shapes they
+ * take), the SDK client's own, and the clients that would send them.
  */
 /**
  * Shipped code builds its schemas through shared/kernel/zod.ts (zod/mini and zod's English

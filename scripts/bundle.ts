@@ -75,16 +75,8 @@ export const SDK_EXPORTS: Record<string, Record<string, string>> = {
     BatchWriteItemCommand: 'commands/BatchWriteItemCommand',
     TransactWriteItemsCommand: 'commands/TransactWriteItemsCommand',
   },
-  '@aws-sdk/lib-dynamodb': {
-    DynamoDBDocumentClient: 'DynamoDBDocumentClient',
-    GetCommand: 'commands/GetCommand',
-    PutCommand: 'commands/PutCommand',
-    UpdateCommand: 'commands/UpdateCommand',
-    QueryCommand: 'commands/QueryCommand',
-    BatchGetCommand: 'commands/BatchGetCommand',
-    BatchWriteCommand: 'commands/BatchWriteCommand',
-    TransactWriteCommand: 'commands/TransactWriteCommand',
-  },
+  // The document translation of shared/aws/dynamodb.ts (lib-dynamodb's runtime is not shipped: docs/decisions.md).
+  '@aws-sdk/util-dynamodb': { marshall: 'marshall', unmarshall: 'unmarshall' },
   '@aws-sdk/client-kms': { KMSClient: 'KMSClient', SignCommand: 'commands/SignCommand', GetPublicKeyCommand: 'commands/GetPublicKeyCommand' },
   '@aws-sdk/client-secrets-manager': { SecretsManagerClient: 'SecretsManagerClient', GetSecretValueCommand: 'commands/GetSecretValueCommand' },
   '@aws-sdk/client-sqs': { SQSClient: 'SQSClient', SendMessageCommand: 'commands/SendMessageCommand' },

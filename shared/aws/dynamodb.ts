@@ -1,50 +1,87 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
-  BatchWriteCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-  type BatchGetCommandOutput,
-  type BatchWriteCommandOutput,
-  type GetCommandOutput,
-  type PutCommandOutput,
-  type QueryCommandOutput,
-  type TransactWriteCommandInput,
-  type TransactWriteCommandOutput,
-  type UpdateCommandOutput,
+  BatchGetItemCommand,
+  BatchWriteItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand as QueryItemsCommand,
+  TransactWriteItemsCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+} from '@aws-sdk/client-dynamodb';
+// The document client's shapes (native values in, native values out), the SDK's own types; its runtime is not used (below).
+import type {
+  BatchGetCommandInput,
+  BatchGetCommandOutput,
+  BatchWriteCommandInput,
+  BatchWriteCommandOutput,
+  GetCommandInput,
+  GetCommandOutput,
+  PutCommandInput,
+  PutCommandOutput,
+  QueryCommandInput,
+  QueryCommandOutput,
+  TransactWriteCommandInput,
+  TransactWriteCommandOutput,
+  UpdateCommandInput,
+  UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
 import { config } from '../kernel/config';
 import { DYNAMODB_SDK_ATTEMPTS, sdkClientConfig, type SdkCredentials } from './clients';
 
 /**
- * The DynamoDB document client: @aws-sdk/lib-dynamodb over @aws-sdk/client-dynamodb (native values
- * in, native values out), with the commands the platform sends. Services never import this: they
+ * The DynamoDB document client: native values in, native values out, over
+ * @aws-sdk/client-dynamodb, with the commands the platform sends. Services never import this: they
  * take a `DocumentClient` as a parameter (STYLE.md: clients injected), and only ./store.ts sends
  * commands (lint refuses the command classes anywhere else in shared/). The retry split between
  * the SDK and the store is in ./clients.ts.
+ *
+ * The translation is @aws-sdk/util-dynamodb's `marshall` and `unmarshall` on the attributes each
+ * command carries (items, keys, expression values; items, keys and pages answered), the nodes
+ * @aws-sdk/lib-dynamodb translates, with its options below. Not lib-dynamodb itself: it refuses
+ * the client's `cacheMiddleware`, which resolves a command's middleware stack once per client
+ * instead of at every request, a quarter of a call's Node.js CPU (docs/decisions.md,
+ * docs/performance.md "Throughput"). Its types stay the shapes the store speaks.
  */
 
-export { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand };
+/** Native values in, as lib-dynamodb's defaults plus `removeUndefinedValues` and `convertClassInstanceToMap`: a client's map with a key named `constructor` (metadata, say) looks like a class instance to the marshaller, which would otherwise throw on it. The price: a real class instance (a Date) would be stored as a map of its enumerable fields, so items hold ISO strings and numbers, never Dates (every writer already does; the tests read items back). */
+const MARSHALL = { removeUndefinedValues: true, convertEmptyValues: false, convertClassInstanceToMap: true } as const;
+/** Native values out: numbers as numbers. */
+const UNMARSHALL = { wrapNumbers: false } as const;
 
-/**
- * Native values in, native values out, as lib-dynamodb's defaults plus `removeUndefinedValues` and
- * `convertClassInstanceToMap`: a client's map with a key named `constructor` (metadata, say) looks
- * like a class instance to the marshaller, which would otherwise throw on it. The price: a real
- * class instance (a Date) would be stored as a map of its enumerable fields, so items hold ISO
- * strings and numbers, never Dates (every writer already does; the tests read items back).
- */
-const TRANSLATE = {
-  marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false, convertClassInstanceToMap: true },
-  unmarshallOptions: { wrapNumbers: false },
-} as const;
+/** A command the store sends: its input in native values. */
+abstract class DocumentCommandOf<I> {
+  constructor(readonly input: I) {}
+}
+// Each class nominal (a private member of its own), so an update is never taken for a get by its shape.
+export class GetCommand extends DocumentCommandOf<GetCommandInput> {
+  declare private readonly get: never;
+}
+export class PutCommand extends DocumentCommandOf<PutCommandInput> {
+  declare private readonly put: never;
+}
+export class UpdateCommand extends DocumentCommandOf<UpdateCommandInput> {
+  declare private readonly update: never;
+}
+export class QueryCommand extends DocumentCommandOf<QueryCommandInput> {
+  declare private readonly query: never;
+}
+export class BatchGetCommand extends DocumentCommandOf<BatchGetCommandInput> {
+  declare private readonly batchGet: never;
+}
+export class BatchWriteCommand extends DocumentCommandOf<BatchWriteCommandInput> {
+  declare private readonly batchWrite: never;
+}
+export class TransactWriteCommand extends DocumentCommandOf<TransactWriteCommandInput> {
+  declare private readonly transactWrite: never;
+}
+
+export type { QueryCommandInput };
 
 export type DocumentCommand = GetCommand | PutCommand | UpdateCommand | QueryCommand | BatchGetCommand | BatchWriteCommand | TransactWriteCommand;
 
-/** What a command answers (lib-dynamodb's output type of that command). */
+/** What a command answers (the document client's output type of that command). */
 export type OutputOf<C extends DocumentCommand> = C extends GetCommand
   ? GetCommandOutput
   : C extends PutCommand
@@ -61,11 +98,87 @@ export type OutputOf<C extends DocumentCommand> = C extends GetCommand
 
 /**
  * The client services take (deps.client): `send` one of the document commands, get its answer.
- * Narrower than DynamoDBDocumentClient (no callbacks, no other commands), so tests wrap it to
- * inject failures.
+ * Narrower than an SDK client (no callbacks, no other commands), so tests wrap it to inject failures.
  */
 export interface DocumentClient {
   send<C extends DocumentCommand>(command: C): Promise<OutputOf<C>>;
+}
+
+type NativeItem = Record<string, NativeAttributeValue>;
+type WireItem = Record<string, AttributeValue>;
+
+const toWire = (item: NativeItem): WireItem => marshall(item, MARSHALL);
+const toWireIfAny = (item: NativeItem | undefined): WireItem | undefined => (item === undefined ? undefined : toWire(item));
+const toNative = (item: WireItem): NativeItem => unmarshall(item, UNMARSHALL);
+const toNativeIfAny = (item: WireItem | undefined): NativeItem | undefined => (item === undefined ? undefined : toNative(item));
+const mapValues = <A, B>(record: Record<string, A> | undefined, map: (value: A) => B): Record<string, B> | undefined =>
+  record === undefined ? undefined : Object.fromEntries(Object.entries(record).map(([name, value]) => [name, map(value)]));
+
+/** One write request of a batch, either way. */
+type WriteRequestOf<T> = { PutRequest?: { Item: T }; DeleteRequest?: { Key: T } };
+const writeRequest = <A, B>(request: WriteRequestOf<A>, map: (item: A) => B): WriteRequestOf<B> => ({
+  ...(request.PutRequest ? { PutRequest: { Item: map(request.PutRequest.Item) } } : {}),
+  ...(request.DeleteRequest ? { DeleteRequest: { Key: map(request.DeleteRequest.Key) } } : {}),
+});
+
+/** One action of a transaction in wire form: its item, key and expression values marshalled. */
+function transactAction(action: TransactItem): NonNullable<TransactWriteItemsCommand['input']['TransactItems']>[number] {
+  const { Put, Update, Delete, ConditionCheck } = action;
+  return {
+    ...(Put ? { Put: { ...Put, Item: toWire(Put.Item!), ExpressionAttributeValues: toWireIfAny(Put.ExpressionAttributeValues) } } : {}),
+    ...(Update ? { Update: { ...Update, Key: toWire(Update.Key!), ExpressionAttributeValues: toWireIfAny(Update.ExpressionAttributeValues) } } : {}),
+    ...(Delete ? { Delete: { ...Delete, Key: toWire(Delete.Key!), ExpressionAttributeValues: toWireIfAny(Delete.ExpressionAttributeValues) } } : {}),
+    ...(ConditionCheck ? { ConditionCheck: { ...ConditionCheck, Key: toWire(ConditionCheck.Key!), ExpressionAttributeValues: toWireIfAny(ConditionCheck.ExpressionAttributeValues) } } : {}),
+  };
+}
+
+/**
+ * Sends a document command through an SDK client: its attributes marshalled, the answer's
+ * unmarshalled. Failures go to the store as the SDK threw them (a failed condition's `Item` and a
+ * cancellation's reasons in wire form: the store reads them), and it retries what
+ * shared/kernel/retry.ts names, then answers 503.
+ */
+export async function sendDocument<C extends DocumentCommand>(client: DynamoDBClient, command: C): Promise<OutputOf<C>> {
+  return (await sendAny(client, command)) as OutputOf<C>;
+}
+
+async function sendAny(client: DynamoDBClient, command: DocumentCommand): Promise<unknown> {
+  if (command instanceof GetCommand) {
+    const { Key, ...rest } = command.input;
+    const output = await client.send(new GetItemCommand({ ...rest, Key: toWire(Key!) }));
+    return { ...output, Item: toNativeIfAny(output.Item) };
+  }
+  if (command instanceof PutCommand) {
+    const { Item, ExpressionAttributeValues, ...rest } = command.input;
+    const output = await client.send(new PutItemCommand({ ...rest, Item: toWire(Item!), ExpressionAttributeValues: toWireIfAny(ExpressionAttributeValues) }));
+    return { ...output, Attributes: toNativeIfAny(output.Attributes) };
+  }
+  if (command instanceof UpdateCommand) {
+    const { Key, ExpressionAttributeValues, ...rest } = command.input;
+    const output = await client.send(new UpdateItemCommand({ ...rest, Key: toWire(Key!), ExpressionAttributeValues: toWireIfAny(ExpressionAttributeValues) }));
+    return { ...output, Attributes: toNativeIfAny(output.Attributes) };
+  }
+  if (command instanceof QueryCommand) {
+    const { ExclusiveStartKey, ExpressionAttributeValues, ...rest } = command.input;
+    const output = await client.send(new QueryItemsCommand({ ...rest, ExclusiveStartKey: toWireIfAny(ExclusiveStartKey), ExpressionAttributeValues: toWireIfAny(ExpressionAttributeValues) }));
+    return { ...output, Items: output.Items?.map(toNative), LastEvaluatedKey: toNativeIfAny(output.LastEvaluatedKey) };
+  }
+  if (command instanceof BatchGetCommand) {
+    const { RequestItems, ...rest } = command.input;
+    const output = await client.send(new BatchGetItemCommand({ ...rest, RequestItems: mapValues(RequestItems, (asked) => ({ ...asked, Keys: asked.Keys?.map(toWire) })) }));
+    return {
+      ...output,
+      Responses: mapValues(output.Responses, (items) => items.map(toNative)),
+      UnprocessedKeys: mapValues(output.UnprocessedKeys, (left) => ({ ...left, Keys: left.Keys?.map(toNative) })),
+    };
+  }
+  if (command instanceof BatchWriteCommand) {
+    const { RequestItems, ...rest } = command.input;
+    const output = await client.send(new BatchWriteItemCommand({ ...rest, RequestItems: mapValues(RequestItems, (writes) => writes.map((write) => writeRequest(write as WriteRequestOf<NativeItem>, toWire))) }));
+    return { ...output, UnprocessedItems: mapValues(output.UnprocessedItems, (writes) => writes.map((write) => writeRequest(write as WriteRequestOf<WireItem>, toNative))) };
+  }
+  const { TransactItems, ...rest } = command.input;
+  return client.send(new TransactWriteItemsCommand({ ...rest, TransactItems: TransactItems?.map(transactAction) }));
 }
 
 /** The table a command sends to (a batch or transaction: its first; ours never span two databases). */
@@ -76,19 +189,17 @@ function tableOf(command: DocumentCommand): string {
   return String(Object.values(input.TransactItems?.[0] ?? {}).find((action) => action !== undefined)?.TableName ?? '');
 }
 
-/** One SDK document client, or one per DynamoDB Local database, found by the command's table. */
+/** One SDK DynamoDB client, or one per DynamoDB Local database, found by the command's table. */
 class SdkDocumentClient implements DocumentClient {
-  constructor(private readonly clients: DynamoDBDocumentClient | ((table: string) => DynamoDBDocumentClient)) {}
+  constructor(private readonly clients: DynamoDBClient | ((table: string) => DynamoDBClient)) {}
 
-  async send<C extends DocumentCommand>(command: C): Promise<OutputOf<C>> {
-    const client = typeof this.clients === 'function' ? this.clients(tableOf(command)) : this.clients;
-    // Failures go to the store as the SDK threw them: it retries what shared/kernel/retry.ts names, then answers 503.
-    return (await client.send(command as never)) as OutputOf<C>;
+  send<C extends DocumentCommand>(command: C): Promise<OutputOf<C>> {
+    return sendDocument(typeof this.clients === 'function' ? this.clients(tableOf(command)) : this.clients, command);
   }
 }
 
 /** The document client over one SDK DynamoDB client (its retries, credentials and endpoint). */
-export const documentClientOf = (client: DynamoDBClient): DocumentClient => new SdkDocumentClient(DynamoDBDocumentClient.from(client, TRANSLATE));
+export const documentClientOf = (client: DynamoDBClient): DocumentClient => new SdkDocumentClient(client);
 
 /**
  * The database a table lives in on DynamoDB Local, named after the table's kind: the last part of
@@ -136,7 +247,12 @@ export interface DocumentClientOptions {
  * outside the store names its own `maxAttempts` and gets the SDK's adaptive retries.
  */
 export const dynamoDbClient = (options: DocumentClientOptions = {}): DynamoDBClient =>
-  new DynamoDBClient(sdkClientConfig({ ...options, endpoint: options.endpoint ?? config.DYNAMODB_ENDPOINT, maxAttempts: options.maxAttempts ?? DYNAMODB_SDK_ATTEMPTS, retryMode: options.maxAttempts === undefined ? 'standard' : 'adaptive' }));
+  new DynamoDBClient({
+    ...sdkClientConfig({ ...options, endpoint: options.endpoint ?? config.DYNAMODB_ENDPOINT, maxAttempts: options.maxAttempts ?? DYNAMODB_SDK_ATTEMPTS, retryMode: options.maxAttempts === undefined ? 'standard' : 'adaptive' }),
+    // Each command's middleware resolved once per client, not at every send (the top of this file).
+    // A middleware added to the client's stack after its first send of a command is not seen by that command.
+    cacheMiddleware: true,
+  });
 
 /**
  * The document client of a Lambda container (its composition root calls this once, on first use);
@@ -147,13 +263,13 @@ export function createDocumentClient(options: DocumentClientOptions = {}): Docum
   const endpoint = options.endpoint ?? config.DYNAMODB_ENDPOINT;
   if (!(options.localDatabases ?? (endpoint !== undefined && options.credentials === undefined))) return documentClientOf(dynamoDbClient(options));
   // One SDK client per database, found by table name (no name parsed per call).
-  const byDatabase = new Map<string, DynamoDBDocumentClient>();
-  const byTable = new Map<string, DynamoDBDocumentClient>();
+  const byDatabase = new Map<string, DynamoDBClient>();
+  const byTable = new Map<string, DynamoDBClient>();
   return new SdkDocumentClient((table) => {
     let client = byTable.get(table);
     if (!client) {
       const database = localDatabaseOf(table);
-      client = byDatabase.get(database) ?? DynamoDBDocumentClient.from(dynamoDbClient({ ...options, endpoint, credentials: databaseCredentials(database) }), TRANSLATE);
+      client = byDatabase.get(database) ?? dynamoDbClient({ ...options, endpoint, credentials: databaseCredentials(database) });
       byDatabase.set(database, client);
       byTable.set(table, client);
     }

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient } from './dynamodb';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DocumentClient, type QueryCommandInput } from './dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { decodeCursor, encodeCursor, unknownCursor } from '../http/cursor';
 import { AppError } from '../kernel/errors';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from '../../shared/kernel/zod';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '../../shared/aws/dynamodb';
 import { localDocumentClient } from '../../local/dynamodb';
 import type { Platform } from '../../local/platform';
 import { uuidv7 } from '../../shared/kernel/ids';

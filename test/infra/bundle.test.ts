@@ -118,8 +118,10 @@ describe('bundle', () => {
       // Nothing left for the runtime to resolve: the SDK is in the bundle, pinned.
       for (const file of scriptsOf(handler)) expect(readFileSync(file, 'utf8'), file).not.toMatch(/from\s*["']@aws-sdk\//);
     }
-    // Every function that reads or writes a table carries the DynamoDB client, through lib-dynamodb.
-    expect(inputsOf('transfers/create-transfer')).toEqual(expect.arrayContaining(['sdk-exports:@aws-sdk/client-dynamodb', 'sdk-exports:@aws-sdk/lib-dynamodb']));
+    // Every function that reads or writes a table carries the DynamoDB client and util-dynamodb's
+    // translation (shared/aws/dynamodb.ts), and nothing of lib-dynamodb's runtime.
+    expect(inputsOf('transfers/create-transfer')).toEqual(expect.arrayContaining(['sdk-exports:@aws-sdk/client-dynamodb', 'sdk-exports:@aws-sdk/util-dynamodb']));
+    expect(inputs.filter((input) => input.includes('node_modules/@aws-sdk/lib-dynamodb/'))).toEqual([]);
     // No index of an SDK package (which re-exports every command), and no command the platform does not send.
     const commands = inputs.filter((input) => /node_modules\/@aws-sdk\/(client-[a-z-]+|lib-dynamodb)\/dist-es\/commands\/\w+Command\.js$/.test(input)).map((input) => input.replace(/.*@aws-sdk\/([a-z-]+)\/dist-es\/commands\/(\w+)\.js$/, '@aws-sdk/$1 $2'));
     const allowed = [
@@ -129,7 +131,7 @@ describe('bundle', () => {
     ];
     expect(commands.length).toBeGreaterThan(0);
     expect(commands.filter((command) => !allowed.includes(command))).toEqual([]);
-    expect(inputs.filter((input) => /node_modules\/@aws-sdk\/(client-[a-z-]+|lib-dynamodb)\/dist-es\/index\.js$/.test(input))).toEqual([]);
+    expect(inputs.filter((input) => /node_modules\/@aws-sdk\/(client-[a-z-]+|util-dynamodb)\/dist-es\/index\.js$/.test(input))).toEqual([]);
     // The clients besides DynamoDB only where a function calls them: EventBridge in the relay alone.
     const withEventBridge = handlerEntries().filter((handler) => inputsOf(handler).includes('sdk-exports:@aws-sdk/client-eventbridge'));
     expect(withEventBridge).toEqual(['events/relay']);
