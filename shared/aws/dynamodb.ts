@@ -45,7 +45,13 @@ import { DYNAMODB_SDK_ATTEMPTS, sdkClientConfig, type SdkCredentials } from './c
  * docs/performance.md "Throughput"). Its types stay the shapes the store speaks.
  */
 
-/** Native values in, as lib-dynamodb's defaults plus `removeUndefinedValues` and `convertClassInstanceToMap`: a client's map with a key named `constructor` (metadata, say) looks like a class instance to the marshaller, which would otherwise throw on it. The price: a real class instance (a Date) would be stored as a map of its enumerable fields, so items hold ISO strings and numbers, never Dates (every writer already does; the tests read items back). */
+/**
+ * Native values in, as lib-dynamodb's defaults plus `removeUndefinedValues` and
+ * `convertClassInstanceToMap`: a client's map with a key named `constructor` (metadata, say) looks
+ * like a class instance to the marshaller, which would otherwise throw on it. The price: a real
+ * class instance (a Date) would be stored as a map of its enumerable fields, so items hold ISO
+ * strings and numbers, never Dates (every writer already does; the tests read items back).
+ */
 const MARSHALL = { removeUndefinedValues: true, convertEmptyValues: false, convertClassInstanceToMap: true } as const;
 /** Native values out: numbers as numbers. */
 const UNMARSHALL = { wrapNumbers: false } as const;
