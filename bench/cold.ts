@@ -120,7 +120,7 @@ try {
   console.log(`${'function'.padEnd(width)}  ${'KiB'.padStart(6)}  ${'cpu ms'.padStart(6)}  ${'ref KiB'.padStart(7)}  ${'ref ms'.padStart(6)}  ${'ratio'.padStart(5)}  clients (besides DynamoDB: loaded on first use)`);
   for (const row of rows) {
     const cells = [row.handler.padEnd(width), String(row.kib).padStart(6), String(row.cpuMs).padStart(6), String(row.referenceKib ?? '-').padStart(7), String(row.referenceCpuMs ?? '-').padStart(6), String(row.ratio ?? '-').padStart(5)];
-    console.log(`${cells.join('  ')}  ${row.clients.filter((c) => c !== 'client-dynamodb' && c !== 'util-dynamodb').join(' ') || (row.clients.length ? '' : 'no SDK client')}`);
+    console.log(`${cells.join('  ')}  ${row.clients.filter((c) => !STATIC_PACKAGES.has(`@aws-sdk/${c}`)).join(' ') || (row.clients.length ? '' : 'no SDK client')}`);
   }
   const compared = rows.filter((row) => row.ratio !== null);
   const ratios = compared.map((row) => row.ratio!);

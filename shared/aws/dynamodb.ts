@@ -8,6 +8,7 @@ import {
   TransactWriteItemsCommand,
   UpdateItemCommand,
   type AttributeValue,
+  type TransactWriteItem,
 } from '@aws-sdk/client-dynamodb';
 // The document client's shapes (native values in, native values out), the SDK's own types; its runtime is not used (below).
 import type {
@@ -114,11 +115,32 @@ type NativeItem = Record<string, NativeAttributeValue>;
 type WireItem = Record<string, AttributeValue>;
 
 const toWire = (item: NativeItem): WireItem => marshall(item, MARSHALL);
-const toWireIfAny = (item: NativeItem | undefined): WireItem | undefined => (item === undefined ? undefined : toWire(item));
 const toNative = (item: WireItem): NativeItem => unmarshall(item, UNMARSHALL);
-const toNativeIfAny = (item: WireItem | undefined): NativeItem | undefined => (item === undefined ? undefined : toNative(item));
 const mapValues = <A, B>(record: Record<string, A> | undefined, map: (value: A) => B): Record<string, B> | undefined =>
   record === undefined ? undefined : Object.fromEntries(Object.entries(record).map(([name, value]) => [name, map(value)]));
+
+/** The fields of a request or answer that hold one item, key or map of expression values (lib-dynamodb's nodes). */
+const ITEM_FIELDS = ['Item', 'Key', 'ExpressionAttributeValues', 'ExclusiveStartKey', 'Attributes', 'LastEvaluatedKey'] as const;
+type ItemField = (typeof ITEM_FIELDS)[number];
+/** `T` with its item fields in the other form. */
+type Translated<T, To> = { [K in keyof T]: K extends ItemField ? (undefined extends T[K] ? To | undefined : To) : T[K] };
+
+/** A request or answer with each item field present translated by `map`, every other field as it is. */
+function translated<T extends object, From, To>(shape: T, map: (item: From) => To): Translated<T, To> {
+  const copy = { ...shape } as Record<string, unknown>;
+  for (const field of ITEM_FIELDS) if (copy[field] !== undefined) copy[field] = map(copy[field] as From);
+  return copy as Translated<T, To>;
+}
+const wire = <T extends object>(input: T) => translated(input, toWire);
+const native = <T extends object>(output: T) => translated(output, toNative);
+
+/** One action of a transaction with its item, key and expression values marshalled. */
+const transactAction = ({ Put, Update, Delete, ConditionCheck }: TransactItem): TransactWriteItem => ({
+  Put: Put && wire(Put),
+  Update: Update && wire(Update),
+  Delete: Delete && wire(Delete),
+  ConditionCheck: ConditionCheck && wire(ConditionCheck),
+});
 
 /** One write request of a batch, either way. */
 type WriteRequestOf<T> = { PutRequest?: { Item: T }; DeleteRequest?: { Key: T } };
@@ -126,17 +148,6 @@ const writeRequest = <A, B>(request: WriteRequestOf<A>, map: (item: A) => B): Wr
   ...(request.PutRequest ? { PutRequest: { Item: map(request.PutRequest.Item) } } : {}),
   ...(request.DeleteRequest ? { DeleteRequest: { Key: map(request.DeleteRequest.Key) } } : {}),
 });
-
-/** One action of a transaction in wire form: its item, key and expression values marshalled. */
-function transactAction(action: TransactItem): NonNullable<TransactWriteItemsCommand['input']['TransactItems']>[number] {
-  const { Put, Update, Delete, ConditionCheck } = action;
-  return {
-    ...(Put ? { Put: { ...Put, Item: toWire(Put.Item!), ExpressionAttributeValues: toWireIfAny(Put.ExpressionAttributeValues) } } : {}),
-    ...(Update ? { Update: { ...Update, Key: toWire(Update.Key!), ExpressionAttributeValues: toWireIfAny(Update.ExpressionAttributeValues) } } : {}),
-    ...(Delete ? { Delete: { ...Delete, Key: toWire(Delete.Key!), ExpressionAttributeValues: toWireIfAny(Delete.ExpressionAttributeValues) } } : {}),
-    ...(ConditionCheck ? { ConditionCheck: { ...ConditionCheck, Key: toWire(ConditionCheck.Key!), ExpressionAttributeValues: toWireIfAny(ConditionCheck.ExpressionAttributeValues) } } : {}),
-  };
-}
 
 /**
  * Sends a document command through an SDK client: its attributes marshalled, the answer's
@@ -149,25 +160,12 @@ export async function sendDocument<C extends DocumentCommand>(client: DynamoDBCl
 }
 
 async function sendAny(client: DynamoDBClient, command: DocumentCommand): Promise<unknown> {
-  if (command instanceof GetCommand) {
-    const { Key, ...rest } = command.input;
-    const output = await client.send(new GetItemCommand({ ...rest, Key: toWire(Key!) }));
-    return { ...output, Item: toNativeIfAny(output.Item) };
-  }
-  if (command instanceof PutCommand) {
-    const { Item, ExpressionAttributeValues, ...rest } = command.input;
-    const output = await client.send(new PutItemCommand({ ...rest, Item: toWire(Item!), ExpressionAttributeValues: toWireIfAny(ExpressionAttributeValues) }));
-    return { ...output, Attributes: toNativeIfAny(output.Attributes) };
-  }
-  if (command instanceof UpdateCommand) {
-    const { Key, ExpressionAttributeValues, ...rest } = command.input;
-    const output = await client.send(new UpdateItemCommand({ ...rest, Key: toWire(Key!), ExpressionAttributeValues: toWireIfAny(ExpressionAttributeValues) }));
-    return { ...output, Attributes: toNativeIfAny(output.Attributes) };
-  }
+  if (command instanceof GetCommand) return native(await client.send(new GetItemCommand(wire(command.input))));
+  if (command instanceof PutCommand) return native(await client.send(new PutItemCommand(wire(command.input))));
+  if (command instanceof UpdateCommand) return native(await client.send(new UpdateItemCommand(wire(command.input))));
   if (command instanceof QueryCommand) {
-    const { ExclusiveStartKey, ExpressionAttributeValues, ...rest } = command.input;
-    const output = await client.send(new QueryItemsCommand({ ...rest, ExclusiveStartKey: toWireIfAny(ExclusiveStartKey), ExpressionAttributeValues: toWireIfAny(ExpressionAttributeValues) }));
-    return { ...output, Items: output.Items?.map(toNative), LastEvaluatedKey: toNativeIfAny(output.LastEvaluatedKey) };
+    const output = await client.send(new QueryItemsCommand(wire(command.input)));
+    return { ...native(output), Items: output.Items?.map(toNative) };
   }
   if (command instanceof BatchGetCommand) {
     const { RequestItems, ...rest } = command.input;

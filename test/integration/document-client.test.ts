@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LOCAL_REGION } from '../../local/dynamodb';
@@ -16,6 +15,7 @@ import {
   localDatabaseCredentials,
 } from '../../shared/aws/dynamodb';
 import { uuidv7 } from '../../shared/kernel/ids';
+import { dynamoDbAnswer } from '../support/dynamodb-answers';
 
 /**
  * The document client (shared/aws/dynamodb.ts) against DynamoDB Local: native values in and out
@@ -149,10 +149,7 @@ describe('the document client over the SDK client', () => {
 function answeringBelowTheSdk(bodyFor: (context: { commandName: string }) => unknown): DynamoDBClient {
   const client = dynamoDbClient({ endpoint: inject('dynamodbEndpoint'), region: LOCAL_REGION, credentials: localDatabaseCredentials(table) });
   client.middlewareStack.add(
-    (_next, context) => async () => {
-      const body = JSON.stringify(bodyFor({ commandName: String(context.commandName) }));
-      return { response: { statusCode: 200, reason: 'OK', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'made' }, body: Readable.from([Buffer.from(body)]) } } as never;
-    },
+    (_next, context) => async () => dynamoDbAnswer(200, bodyFor({ commandName: String(context.commandName) })),
     { step: 'deserialize', priority: 'low', name: 'answeringBelowTheSdk' },
   );
   return client;

@@ -1,7 +1,6 @@
 import { ThrottlingException, TransactionCanceledException, TransactionConflictException, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, documentClientOf, dynamoDbClient, localDatabaseCredentials, type DocumentClient } from '../../shared/aws/dynamodb';
 import { LOCAL_REGION } from '../../local/dynamodb';
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { getItem, getItems, putItem, putItems, transact, TRANSACT_ATTEMPTS } from '../../shared/aws/store';
 import type { Principal } from '../../shared/http/principal';
@@ -19,6 +18,7 @@ import { keepAnswer } from '../../shared/wallet/saga/kept-answer';
 import { createPayment } from '../../shared/wallet/payments/payments';
 import { createStaff } from '../../shared/wallet/auth/staff';
 import { createTransfer } from '../../shared/wallet/transfers/transfers';
+import { dynamoDbAnswer } from '../support/dynamodb-answers';
 import { ledgerFixture } from '../support/ledger';
 import { tenancyFixture, type TenancyFixture } from './tenancy-fixture';
 import { storedEvents } from '../support/events';
@@ -221,8 +221,7 @@ function refusedBelowTheSdk(client: DynamoDBClient, refusals: readonly (keyof ty
       requests += 1;
       const refusal = left.length > 0 ? left.shift()! : undefined;
       if (!refusal) return next(args);
-      const body = JSON.stringify(REFUSALS[refusal]);
-      return { response: { statusCode: 400, reason: 'Bad Request', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'refused' }, body: Readable.from([Buffer.from(body)]) } } as never;
+      return dynamoDbAnswer(400, REFUSALS[refusal]);
     },
     { step: 'deserialize', priority: 'low', name: 'refusedBelowTheSdk' },
   );
@@ -353,8 +352,7 @@ describe('a posting under sustained throttling (the real SDK client on DynamoDB 
         if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
         state.sends += 1;
         if (state.mode === 'throttle') {
-          const body = JSON.stringify(REFUSALS.throttle);
-          return { response: { statusCode: 400, reason: 'Bad Request', headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'refused' }, body: Readable.from([Buffer.from(body)]) } } as never;
+          return dynamoDbAnswer(400, REFUSALS.throttle);
         }
         const answered = await next(args);
         if (state.mode === 'lose-after-commit') {

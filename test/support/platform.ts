@@ -13,9 +13,6 @@ import { pause } from './time';
  * gateway on a free loopback port. Tests call it over HTTP, like a client.
  */
 export async function startTestPlatform(overrides: Partial<PlatformOptions> = {}): Promise<Platform> {
-  // The platform puts its environment in process.env; what a file asks for of its own (METRICS=stdout,
-  // LOG_LEVEL=INFO) is put back at its stop, so the next file this worker's process runs starts without it.
-  const before = Object.fromEntries(Object.keys(overrides.env ?? {}).map((name) => [name, process.env[name]]));
   const platform = await startPlatform({
     dynamodbEndpoint: inject('dynamodbEndpoint'),
     tablePrefix: `t${uuidv7().replace(/-/g, '').slice(-12)}`,
@@ -36,10 +33,6 @@ export async function startTestPlatform(overrides: Partial<PlatformOptions> = {}
   platform.stop = async () => {
     for (const url of Object.values(platform.urls)) forgetContract(url);
     await stop();
-    for (const [name, value] of Object.entries(before)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
   };
   return platform;
 }

@@ -1,16 +1,8 @@
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-// The configuration is read on first use: the stage and the switch are set before anything reads it,
-// and put back after this file (the next file of this worker's process reads the suite's own).
-const suiteEnv = { STAGE: process.env.STAGE, METRICS: process.env.METRICS };
+// The configuration is read on first use: the stage and the switch are set before anything reads it.
 process.env.STAGE = 'prod';
 process.env.METRICS = 'stdout';
-afterAll(() => {
-  for (const [name, value] of Object.entries(suiteEnv)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
-});
 const { METRIC, METRICS_NAMESPACE, recordMetric } = await import('../../shared/kernel/metrics');
 
 let lines: string[] = [];

@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { workerContext } from '../../local/drivers/context';
 import { observed } from '../../shared/kernel/observability';
 import { linesWritten } from '../support/logs';
@@ -9,13 +9,7 @@ import { linesWritten } from '../support/logs';
  * raise an alarm (lib/workers.ts), and docs/runbook.md ("Scheduled worker errors") finds the runs
  * by this line. The suite runs with LOG_LEVEL=SILENT; this file logs errors.
  */
-const suiteLevel = process.env.LOG_LEVEL;
 process.env.LOG_LEVEL = 'ERROR';
-// Put back for the next file of this worker's process.
-afterAll(() => {
-  if (suiteLevel === undefined) delete process.env.LOG_LEVEL;
-  else process.env.LOG_LEVEL = suiteLevel;
-});
 
 describe('a worker run', () => {
   it('that fails is logged as "worker failed" with its error and function, and still fails', async () => {
